@@ -1,0 +1,92 @@
+// shardcalc CLI: a thin shell over io/api. Exit 0 on success, 2 on invalid input or usage,
+// with the JSON error on stderr.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+#include "io/api.h"
+#include "io/presets.h"
+#include "io/text_format.h"
+#include "version.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv]\n"
+    "       shardcalc presets [--format table|json]\n"
+    "       shardcalc --version\n";
+
+int fail(const std::string& path, const std::string& message) {
+    std::cerr << shardcalc::error_value(path, message).dump() << "\n";
+    return 2;
+}
+
+bool read_input(const std::string& source, std::string& out) {
+    if (source == "-") {
+        out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        return true;
+    }
+    std::ifstream in(source, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out = ss.str();
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string command, input, format;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--version") {
+            std::cout << "shardcalc " << shardcalc::kEngineVersion << "\n";
+            return 0;
+        } else if (arg == "--help" || arg == "-h") {
+            std::cout << kUsage;
+            return 0;
+        } else if (arg == "--format" && i + 1 < argc) {
+            format = argv[++i];
+        } else if (arg.rfind("--format=", 0) == 0) {
+            format = arg.substr(9);
+        } else if (command.empty()) {
+            command = arg;
+        } else if (input.empty() && command == "estimate") {
+            input = arg;
+        } else {
+            std::cerr << kUsage;
+            return fail("", "unexpected argument: " + arg);
+        }
+    }
+
+    if (command == "presets") {
+        if (format.empty() || format == "table") std::cout << shardcalc::format_presets_table(shardcalc::all_presets());
+        else if (format == "json") std::cout << shardcalc::all_presets().dump(2) << "\n";
+        else return fail("", "--format for presets: allowed: table|json");
+        return 0;
+    }
+    if (command != "estimate" || input.empty()) {
+        std::cerr << kUsage;
+        return fail("", command.empty() ? "missing command" : "estimate needs a scenario file or - for stdin");
+    }
+    if (format.empty()) format = "table";
+    if (format != "json" && format != "table" && format != "markdown" && format != "csv")
+        return fail("", "--format: allowed: json|table|markdown|csv");
+
+    std::string text;
+    if (!read_input(input, text)) return fail("", "cannot read scenario file " + input);
+    const nlohmann::json result = nlohmann::json::parse(shardcalc::evaluate_scenario_text(text));
+    if (!result["ok"].get<bool>()) {
+        std::cerr << result.dump() << "\n";
+        return 2;
+    }
+    const nlohmann::json& report = result["report"];
+    if (format == "json") std::cout << report.dump(2) << "\n";
+    else if (format == "table") std::cout << shardcalc::format_table(report);
+    else if (format == "markdown") std::cout << shardcalc::format_markdown(report);
+    else std::cout << shardcalc::format_csv(report);
+    return 0;
+}

@@ -1,0 +1,36 @@
+#pragma once
+// Building blocks shared by the architecture builders. Saved-tensor lists follow
+// Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+// Models", sec. 4.1) generalised to GQA, gated MLPs, flash attention and head_dim*heads != hidden.
+#include "graph/op.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+// What the builders need to know besides the model shape.
+struct BuildContext {
+    const ModelSpec& m;
+    Attention attention;
+    bool dropout;          // dropout probability > 0: masks are saved
+    bool fused_glu;
+    bool fused_cross_entropy;
+    int64_t vocab_padded;
+};
+
+BuildContext build_context(const Config& c);
+
+ParamTensor weight(int64_t out, int64_t in, ParamSplit split);
+ParamTensor vector_param(const char* name, int64_t n, ParamSplit split);
+
+// A linear layer [out, in]; `sharded` says whether tp splits the weight (column- or
+// row-parallel), `bias_sharded` whether it splits the bias (column-parallel only).
+Op linear(const std::string& name, int64_t out, int64_t in, bool bias, bool sharded, bool bias_sharded,
+          SavedSplit input_split, int64_t input_width);
+
+Op norm(const BuildContext& b, const std::string& name, int64_t width);
+Op dropout_add(const BuildContext& b, const std::string& name, int64_t width);
+Module self_attention(const BuildContext& b);
+Module mlp(const BuildContext& b);
+Op cross_entropy(const BuildContext& b);
+
+}  // namespace shardcalc

@@ -1,0 +1,56 @@
+#include "graph/build.h"
+
+#include "graph/blocks.h"
+
+namespace shardcalc {
+
+ModelGraph build_graph(const Config& c) {
+    switch (c.s.model.arch) {
+        case Arch::Decoder: return build_decoder(c);
+        case Arch::Encoder: return build_encoder(c);
+    }
+    return build_decoder(c);
+}
+
+Module embedding_module(const Config& c) {
+    const BuildContext b = build_context(c);
+    const ModelSpec& m = c.s.model;
+    const int64_t e = *m.embedding_dim;
+    Module mod{"embedding", {}, {}};
+    // Vocab-parallel embedding (megatron/core/tensor_parallel/layers.py VocabParallelEmbedding).
+    mod.ops.push_back(Op{"word_embeddings", {weight(c.d.vocab_padded, e, ParamSplit::Sharded)}, {}});
+    if (m.position_embedding == PositionEmbedding::Learned)
+        mod.ops.push_back(Op{"position_embeddings", {weight(m.max_positions, e, ParamSplit::Replicated)}, {}});
+    if (*m.type_vocab > 0)
+        mod.ops.push_back(Op{"token_type_embeddings", {weight(*m.type_vocab, e, ParamSplit::Replicated)}, {}});
+    if (*m.embedding_norm) mod.ops.push_back(norm(b, "embedding_layernorm", e));
+    // Embedding dropout mask, sbh (Korthikanti sec. 4.3).
+    if (b.dropout) mod.ops.push_back(dropout_add(b, "embedding_dropout", e));
+    // ALBERT projects the factorized embedding up to the hidden size (transformers' AlbertTransformer
+    // embedding_hidden_mapping_in).
+    if (e != m.hidden)
+        mod.ops.push_back(linear("embedding_hidden_mapping_in", m.hidden, e, true, false, false, SavedSplit::Sequence, e));
+    return mod;
+}
+
+Module transformer_layer(const Config& c, bool post_norm) {
+    const BuildContext b = build_context(c);
+    const int64_t h = c.s.model.hidden;
+    Module layer{"layer", {}, {}};
+    // Pre-norm (GPT, LLaMA) and post-norm (BERT) layers save the same tensors; only the order differs.
+    auto add_norm = [&](const char* name) {
+        Module n{name, {norm(b, name, h)}, {}};
+        layer.children.push_back(n);
+    };
+    auto add_op = [&](Op op) { layer.children.push_back(Module{op.name, {op}, {}}); };
+    if (!post_norm) add_norm("input_layernorm");
+    layer.children.push_back(self_attention(b));
+    add_op(dropout_add(b, "attention_dropout_add", h));
+    add_norm(post_norm ? "attention_output_layernorm" : "post_attention_layernorm");
+    layer.children.push_back(mlp(b));
+    add_op(dropout_add(b, "mlp_dropout_add", h));
+    if (post_norm) add_norm("output_layernorm");
+    return layer;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,37 @@
+// Encoder-only models: BERT (token types, post-norm layers, pooler, MLM head) and ALBERT
+// (factorized embedding, one set of layer weights shared by all layers).
+#include "graph/blocks.h"
+#include "graph/build.h"
+
+namespace shardcalc {
+
+ModelGraph build_encoder(const Config& c) {
+    const BuildContext b = build_context(c);
+    const ModelSpec& m = c.s.model;
+    const int64_t e = *m.embedding_dim;
+    ModelGraph g;
+    g.pre = embedding_module(c);
+    g.groups.push_back(LayerGroup{transformer_layer(c, true), m.layers, m.shared_layers});
+
+    g.post = Module{"head", {}, {}};
+    // The pooler reads only the first token: its saved input is b*h elements, negligible.
+    if (*m.pooler) g.post.ops.push_back(Op{"pooler", {weight(m.hidden, m.hidden, ParamSplit::Replicated),
+                                                      vector_param("b", m.hidden, ParamSplit::Replicated)}, {}});
+    if (m.head == Head::Lm) {
+        // MLM head (transformers' BertLMPredictionHead / AlbertMLMHead): dense + GeLU + LayerNorm
+        // transform to the embedding size, then the decoder tied to the word embeddings with its own bias.
+        g.post.ops.push_back(linear("mlm_transform", e, m.hidden, true, false, false, SavedSplit::Sequence, m.hidden));
+        g.post.ops.push_back(Op{"mlm_activation", {}, {{"input", SavedKind::Activation, SavedSplit::Sequence, e, false}}});
+        g.post.ops.push_back(norm(b, "mlm_layernorm", e));
+        Op decoder = linear("mlm_decoder", c.d.vocab_padded, e, true, true, true, SavedSplit::Sequence, e);
+        decoder.params[0].tied = m.tied_embeddings;
+        g.post.ops.push_back(decoder);
+        g.post.ops.push_back(cross_entropy(b));
+        // BertForPreTraining / AlbertForPreTraining add a 2-way sentence classifier on the pooled output.
+        if (*m.pooler) g.post.ops.push_back(Op{"sentence_classifier", {weight(2, m.hidden, ParamSplit::Replicated),
+                                                                       vector_param("b", 2, ParamSplit::Replicated)}, {}});
+    }
+    return g;
+}
+
+}  // namespace shardcalc

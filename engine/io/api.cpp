@@ -1,0 +1,38 @@
+#include "io/api.h"
+
+#include "core/error.h"
+#include "io/presets.h"
+#include "io/report_json.h"
+#include "io/scenario_json.h"
+
+namespace shardcalc {
+
+nlohmann::json error_value(const std::string& path, const std::string& message) {
+    return {{"ok", false}, {"error", {{"path", path}, {"message", message}}}};
+}
+
+nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
+    try {
+        const Report r = evaluate(scenario_from_json(scenario));
+        return {{"ok", true}, {"report", report_to_json(r)}};
+    } catch (const InputError& e) {
+        return error_value(e.path(), e.what());
+    } catch (const std::exception& e) {
+        // Anything else is an engine defect; still a value, never a crash.
+        return error_value("", std::string("internal error: ") + e.what());
+    }
+}
+
+std::string evaluate_scenario_text(const std::string& scenario_json) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(scenario_json);
+    } catch (const nlohmann::json::parse_error& e) {
+        return error_value("", std::string("invalid JSON: ") + e.what()).dump();
+    }
+    return evaluate_scenario(j).dump();
+}
+
+std::string presets_text() { return all_presets().dump(); }
+
+}  // namespace shardcalc

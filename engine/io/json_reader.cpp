@@ -1,0 +1,71 @@
+#include "io/json_reader.h"
+
+#include <cmath>
+
+namespace shardcalc {
+
+ObjectReader::ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) throw InputError(path_.empty() ? "/" : path_, "must be a JSON object");
+}
+
+const nlohmann::json* ObjectReader::get(const char* key) {
+    known_.insert(key);
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
+std::optional<int64_t> ObjectReader::integer(const char* key, int64_t min) {
+    const nlohmann::json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number_integer())
+        throw InputError(field(key), "must be an integer >= " + std::to_string(min) + ", got " + v->dump());
+    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+        throw InputError(field(key), "is too large");
+    const int64_t x = v->get<int64_t>();
+    if (x < min) throw InputError(field(key), "must be an integer >= " + std::to_string(min) + ", got " + v->dump());
+    // Sizes beyond 2^40 are certainly typos and would overflow products of shapes.
+    if (x > (int64_t{1} << 40)) throw InputError(field(key), "is implausibly large (" + v->dump() + ")");
+    return x;
+}
+
+std::optional<double> ObjectReader::number(const char* key, double min) {
+    const nlohmann::json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) throw InputError(field(key), "must be a number, got " + v->dump());
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x < min)
+        throw InputError(field(key), "must be a finite number >= " + nlohmann::json(min).dump() + ", got " + v->dump());
+    return x;
+}
+
+std::optional<bool> ObjectReader::boolean(const char* key) {
+    const nlohmann::json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) throw InputError(field(key), "must be true or false, got " + v->dump());
+    return v->get<bool>();
+}
+
+std::optional<std::string> ObjectReader::string(const char* key) {
+    const nlohmann::json* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) throw InputError(field(key), "must be a string, got " + v->dump());
+    return v->get<std::string>();
+}
+
+const nlohmann::json* ObjectReader::object(const char* key) {
+    const nlohmann::json* v = get(key);
+    if (v && !v->is_object()) throw InputError(field(key), "must be a JSON object, got " + v->dump());
+    return v;
+}
+
+void ObjectReader::finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+        if (known_.count(it.key())) continue;
+        std::string allowed;
+        for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
+        throw InputError(path_ + "/" + it.key(), "unknown field; allowed here: " + allowed);
+    }
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,50 @@
+#pragma once
+// Strict reading of one JSON object: every key must be known, every value of the right
+// type and range; failures name the field by JSON pointer and say what is allowed.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "core/error.h"
+#include "scenario/names.h"
+
+namespace shardcalc {
+
+class ObjectReader {
+public:
+    ObjectReader(const nlohmann::json& j, std::string path);
+
+    std::optional<int64_t> integer(const char* key, int64_t min);
+    std::optional<double> number(const char* key, double min);
+    std::optional<bool> boolean(const char* key);
+    std::optional<std::string> string(const char* key);
+    const nlohmann::json* object(const char* key);  // nullptr when absent
+
+    template <class E>
+    std::optional<E> choice(const char* key) {
+        const auto text = string(key);
+        if (!text) return std::nullopt;
+        const auto v = parse_name<E>(*text);
+        if (!v) throw InputError(field(key), "unknown value \"" + *text + "\"; allowed: " + allowed_names<E>());
+        return v;
+    }
+
+    std::string field(const char* key) const { return path_ + "/" + key; }
+
+    // Rejects keys that no accessor asked for.
+    void finish() const;
+
+private:
+    const nlohmann::json* get(const char* key);
+    const nlohmann::json& j_;
+    std::string path_;
+    std::set<std::string> known_;
+};
+
+template <class T>
+void assign(T& target, const std::optional<T>& value) {
+    if (value) target = *value;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,25 @@
+#pragma once
+// Model and hardware presets: the JSON files under presets/, embedded at build time
+// (generated presets_data.cpp) so that the CLI and the WebAssembly page read the same bytes.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace shardcalc {
+
+struct EmbeddedPreset {
+    const char* kind;  // "models" | "hardware"
+    const char* id;
+    const char* json;
+};
+
+const std::vector<EmbeddedPreset>& embedded_presets();  // generated
+
+// Parsed preset file by id, or nullptr.
+const nlohmann::json* model_preset(const std::string& id);
+const nlohmann::json* hardware_preset(const std::string& id);
+
+// {"models": [...], "hardware": [...]}: every preset file in full.
+const nlohmann::json& all_presets();
+
+}  // namespace shardcalc

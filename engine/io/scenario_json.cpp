@@ -1,0 +1,231 @@
+#include "io/scenario_json.h"
+
+#include "io/json_reader.h"
+#include "io/presets.h"
+
+namespace shardcalc {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDefaultHardware = "h100-sxm-80gb";
+
+// The preset's fields overlaid with the user's (explicit fields win).
+json with_preset(const json& user, const json& preset_fields, const char* skip) {
+    json merged = preset_fields;
+    for (auto it = user.begin(); it != user.end(); ++it)
+        if (it.key() != skip) merged[it.key()] = it.value();
+    return merged;
+}
+
+int64_t required(ObjectReader& r, const char* key, int64_t min) {
+    const auto v = r.integer(key, min);
+    if (!v) throw InputError(r.field(key), "required: give it, or name a model.preset");
+    return *v;
+}
+
+ModelSpec parse_model(const json* user) {
+    if (!user) throw InputError("/model", "required: give model.preset or the model's shape (layers, hidden, ...)");
+    ObjectReader probe(*user, "/model");
+    const auto preset_id = probe.string("preset");
+    json merged = *user;
+    if (preset_id) {
+        const json* preset = model_preset(*preset_id);
+        if (!preset)
+            throw InputError("/model/preset", "unknown model preset \"" + *preset_id + "\"; `shardcalc presets` lists them");
+        merged = with_preset(*user, preset->at("model"), "preset");
+    }
+    ObjectReader r(merged, "/model");
+    ModelSpec m;
+    m.preset = preset_id.value_or("");
+    r.string("preset");
+    assign(m.arch, r.choice<Arch>("arch"));
+    m.layers = required(r, "layers", 1);
+    m.hidden = required(r, "hidden", 1);
+    m.heads = required(r, "heads", 1);
+    m.kv_heads = r.integer("kv_heads", 1);
+    m.head_dim = r.integer("head_dim", 1);
+    m.ffn_hidden = r.integer("ffn_hidden", 1);
+    assign(m.mlp, r.choice<Mlp>("mlp"));
+    m.vocab = required(r, "vocab", 1);
+    assign(m.max_positions, r.integer("max_positions", 1));
+    assign(m.position_embedding, r.choice<PositionEmbedding>("position_embedding"));
+    assign(m.norm, r.choice<Norm>("norm"));
+    assign(m.bias, r.boolean("bias"));
+    assign(m.tied_embeddings, r.boolean("tied_embeddings"));
+    m.embedding_dim = r.integer("embedding_dim", 1);
+    assign(m.shared_layers, r.boolean("shared_layers"));
+    m.embedding_norm = r.boolean("embedding_norm");
+    m.type_vocab = r.integer("type_vocab", 0);
+    m.pooler = r.boolean("pooler");
+    assign(m.head, r.choice<Head>("head"));
+    r.finish();
+    return m;
+}
+
+TrainingSpec parse_training(const json* j) {
+    TrainingSpec t;
+    if (!j) return t;
+    ObjectReader r(*j, "/training");
+    t.seq_len = r.integer("seq_len", 1);
+    assign(t.micro_batch, r.integer("micro_batch", 1));
+    t.global_batch = r.integer("global_batch", 1);
+    assign(t.dtype, r.choice<Dtype>("dtype"));
+    t.param_dtype = r.choice<Dtype>("param_dtype");
+    t.grad_dtype = r.choice<Dtype>("grad_dtype");
+    t.master_weights = r.boolean("master_weights");
+    assign(t.optimizer, r.choice<Optimizer>("optimizer"));
+    assign(t.recompute, r.choice<Recompute>("recompute"));
+    assign(t.attention, r.choice<Attention>("attention"));
+    assign(t.dropout, r.number("dropout", 0.0));
+    r.finish();
+    if (t.dtype == Dtype::Fp8)
+        throw InputError("/training/dtype", "fp8 activations are not modelled yet; allowed: fp32|fp16|bf16");
+    return t;
+}
+
+ParallelSpec parse_parallel(const json* j) {
+    ParallelSpec p;
+    if (!j) return p;
+    ObjectReader r(*j, "/parallel");
+    assign(p.dp, r.integer("dp", 1));
+    assign(p.tp, r.integer("tp", 1));
+    assign(p.pp, r.integer("pp", 1));
+    assign(p.vpp, r.integer("vpp", 1));
+    assign(p.sp, r.boolean("sp"));
+    assign(p.cp, r.integer("cp", 1));
+    assign(p.ulysses, r.integer("ulysses", 1));
+    if (const auto z = r.integer("zero", 0)) {
+        if (*z > 3) throw InputError("/parallel/zero", "allowed: 0, 1, 2, 3; got " + std::to_string(*z));
+        p.zero = static_cast<int>(*z);
+    }
+    assign(p.distributed_optimizer, r.boolean("distributed_optimizer"));
+    assign(p.offload_optimizer, r.choice<Offload>("offload_optimizer"));
+    assign(p.offload_params, r.choice<Offload>("offload_params"));
+    p.world_size = r.integer("world_size", 1);
+    r.finish();
+    return p;
+}
+
+void parse_peaks(const json& j, const std::string& path, HardwareSpec& h) {
+    ObjectReader r(j, path);
+    assign(h.peak_tflops_fp32, r.number("fp32", 0));
+    assign(h.peak_tflops_tf32, r.number("tf32", 0));
+    assign(h.peak_tflops_fp16, r.number("fp16", 0));
+    assign(h.peak_tflops_bf16, r.number("bf16", 0));
+    assign(h.peak_tflops_fp8, r.number("fp8", 0));
+    assign(h.peak_tflops_int8, r.number("int8", 0));
+    r.finish();
+}
+
+HardwareSpec parse_hardware(const json* user) {
+    const json empty = json::object();
+    const json& u = user ? *user : empty;
+    ObjectReader probe(u, "/hardware");
+    const auto given = probe.string("preset");
+    const std::string id = given.value_or(kDefaultHardware);
+    const json* preset = hardware_preset(id);
+    if (!preset) throw InputError("/hardware/preset", "unknown hardware preset \"" + id + "\"; `shardcalc presets` lists them");
+    json fields = *preset;
+    for (const char* meta : {"id", "vendor", "sources", "notes"}) fields.erase(meta);
+    // An explicit peak_tflops object replaces single entries, not the whole table.
+    json merged = with_preset(u, fields, "preset");
+    if (u.contains("peak_tflops") && u["peak_tflops"].is_object()) {
+        merged["peak_tflops"] = fields.value("peak_tflops", json::object());
+        for (auto it = u["peak_tflops"].begin(); it != u["peak_tflops"].end(); ++it)
+            merged["peak_tflops"][it.key()] = it.value();
+    }
+    ObjectReader r(merged, "/hardware");
+    HardwareSpec h;
+    h.preset = id;
+    h.preset_defaulted = !given;
+    r.string("preset");
+    assign(h.name, r.string("name"));
+    assign(h.memory_gib, r.number("memory_gib", 0));
+    assign(h.gpus_per_node, r.integer("gpus_per_node", 1));
+    assign(h.overhead_gib, r.number("overhead_gib", 0));
+    assign(h.hbm_gbps, r.number("hbm_gbps", 0));
+    assign(h.l2_mib, r.number("l2_mib", 0));
+    assign(h.intra_node_gbps, r.number("intra_node_gbps", 0));
+    assign(h.inter_node_gbps, r.number("inter_node_gbps", 0));
+    if (const json* peaks = r.object("peak_tflops")) parse_peaks(*peaks, "/hardware/peak_tflops", h);
+    r.finish();
+    return h;
+}
+
+template <class T>
+void put(json& j, const char* key, const std::optional<T>& v) {
+    if (v) j[key] = *v;
+}
+
+template <class E>
+void put_name(json& j, const char* key, const std::optional<E>& v) {
+    if (v) j[key] = name_of(*v);
+}
+
+}  // namespace
+
+json scenario_to_json(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    json model = {{"arch", name_of(m.arch)}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
+                  {"mlp", name_of(m.mlp)}, {"vocab", m.vocab}, {"max_positions", m.max_positions},
+                  {"position_embedding", name_of(m.position_embedding)}, {"norm", name_of(m.norm)},
+                  {"bias", m.bias}, {"tied_embeddings", m.tied_embeddings}, {"shared_layers", m.shared_layers},
+                  {"head", name_of(m.head)}};
+    if (!m.preset.empty()) model["preset"] = m.preset;
+    put(model, "kv_heads", m.kv_heads);
+    put(model, "head_dim", m.head_dim);
+    put(model, "ffn_hidden", m.ffn_hidden);
+    put(model, "embedding_dim", m.embedding_dim);
+    put(model, "embedding_norm", m.embedding_norm);
+    put(model, "type_vocab", m.type_vocab);
+    put(model, "pooler", m.pooler);
+
+    const TrainingSpec& t = s.training;
+    json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},
+                     {"optimizer", name_of(t.optimizer)}, {"recompute", name_of(t.recompute)},
+                     {"attention", name_of(t.attention)}, {"dropout", t.dropout}};
+    put(training, "seq_len", t.seq_len);
+    put(training, "global_batch", t.global_batch);
+    put_name(training, "param_dtype", t.param_dtype);
+    put_name(training, "grad_dtype", t.grad_dtype);
+    put(training, "master_weights", t.master_weights);
+
+    const ParallelSpec& p = s.parallel;
+    json parallel = {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"vpp", p.vpp}, {"sp", p.sp}, {"cp", p.cp},
+                     {"ulysses", p.ulysses}, {"zero", p.zero}, {"distributed_optimizer", p.distributed_optimizer},
+                     {"offload_optimizer", name_of(p.offload_optimizer)},
+                     {"offload_params", name_of(p.offload_params)}};
+    put(parallel, "world_size", p.world_size);
+
+    const HardwareSpec& h = s.hardware;
+    json peaks = json::object();
+    const std::pair<const char*, double> peak_list[] = {{"fp32", h.peak_tflops_fp32}, {"tf32", h.peak_tflops_tf32},
+                                                        {"fp16", h.peak_tflops_fp16}, {"bf16", h.peak_tflops_bf16},
+                                                        {"fp8", h.peak_tflops_fp8},   {"int8", h.peak_tflops_int8}};
+    for (const auto& [k, v] : peak_list)
+        if (v > 0) peaks[k] = v;
+    json hardware = {{"preset", h.preset}, {"name", h.name}, {"memory_gib", h.memory_gib},
+                     {"gpus_per_node", h.gpus_per_node}, {"overhead_gib", h.overhead_gib}, {"hbm_gbps", h.hbm_gbps},
+                     {"l2_mib", h.l2_mib}, {"intra_node_gbps", h.intra_node_gbps},
+                     {"inter_node_gbps", h.inter_node_gbps}, {"peak_tflops", peaks}};
+    return json{{"version", 1}, {"framework", name_of(s.framework)}, {"model", model}, {"training", training},
+                {"parallel", parallel}, {"hardware", hardware}};
+}
+
+Scenario scenario_from_json(const json& j) {
+    ObjectReader r(j, "");
+    Scenario s;
+    if (const auto v = r.integer("version", 1); v && *v != 1)
+        throw InputError("/version", "this engine reads scenario version 1");
+    r.string("name");
+    assign(s.framework, r.choice<Framework>("framework"));
+    s.model = parse_model(r.object("model"));
+    s.training = parse_training(r.object("training"));
+    s.parallel = parse_parallel(r.object("parallel"));
+    s.hardware = parse_hardware(r.object("hardware"));
+    r.finish();
+    return s;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,13 @@
+#pragma once
+// Scenario JSON <-> Scenario. Presets named in the JSON are applied first and explicit
+// fields override them. Field names are the public contract (docs/scenario.md).
+#include <nlohmann/json.hpp>
+
+#include "scenario/scenario.h"
+
+namespace shardcalc {
+
+Scenario scenario_from_json(const nlohmann::json& j);  // throws InputError
+nlohmann::json scenario_to_json(const Scenario& s);    // every field, resolved values where engaged
+
+}  // namespace shardcalc

@@ -1,0 +1,14 @@
+#pragma once
+// Human-readable renderings of a JSON report: the seed-002 style table for terminals,
+// Markdown for docs and CSV for spreadsheets. They read only the public report fields.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace shardcalc {
+
+std::string format_table(const nlohmann::json& report);
+std::string format_markdown(const nlohmann::json& report);
+std::string format_csv(const nlohmann::json& report);
+std::string format_presets_table(const nlohmann::json& presets);
+
+}  // namespace shardcalc

@@ -1,0 +1,67 @@
+#include "memory/activations.h"
+
+#include <algorithm>
+
+namespace shardcalc {
+
+double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const double s = static_cast<double>(c.d.seq_len);
+    const double b = static_cast<double>(c.s.training.micro_batch);
+    const double elem = t.kind == SavedKind::Mask ? 1.0 : t.kind == SavedKind::Fp32 ? 4.0 : bytes_of(c.s.training.dtype);
+    // Context parallelism and Ulysses each hold 1/cp, 1/ulysses of the sequence; inside attention
+    // Ulysses holds 1/ulysses of the heads for the full sequence instead, which is the same count.
+    const double seq_split = static_cast<double>(p.cp * p.ulysses);
+    switch (t.split) {
+        case SavedSplit::Sequence:
+            // Korthikanti Table 2: without sp these are replicated on every tensor-parallel rank (the
+            // "10" of sbh(10 + 24/t)); sequence parallelism splits them by t (sbh*34/t).
+            return s * b * t.width * elem / (seq_split * (p.sp ? p.tp : 1));
+        case SavedSplit::Tensor:
+            return s * b * t.width * elem / (seq_split * p.tp);
+        case SavedSplit::Scores:
+            // 5as^2b/t (Korthikanti Table 2): heads split by tp, and by the Ulysses degree (seed 003:
+            // [h/P, N, N] per device). cp > 1 requires flash attention, so no cp term.
+            return b * t.width * s * s * elem / (p.tp * p.ulysses);
+    }
+    return 0;
+}
+
+double op_activation_bytes(const Op& op, const Config& c, bool in_layer) {
+    const Recompute r = c.s.training.recompute;
+    if (in_layer && r == Recompute::Full) return 0;
+    double sum = 0;
+    for (const auto& t : op.saved) {
+        if (in_layer && r == Recompute::Selective && t.dropped_by_selective) continue;
+        sum += saved_tensor_bytes(t, c);
+    }
+    return sum;
+}
+
+double module_activation_bytes(const Module& m, const Config& c, bool in_layer) {
+    double sum = 0;
+    for (const auto& op : m.ops) sum += op_activation_bytes(op, c, in_layer);
+    for (const auto& child : m.children) sum += module_activation_bytes(child, c, in_layer);
+    return sum;
+}
+
+double layer_checkpoint_bytes(const Config& c) {
+    return saved_tensor_bytes(SavedTensor{"layer_input", SavedKind::Activation, SavedSplit::Sequence,
+                                          c.s.model.hidden, false},
+                              c);
+}
+
+double layer_activation_bytes(const Module& layer, const Config& c) {
+    if (c.s.training.recompute == Recompute::Full) return layer_checkpoint_bytes(c);
+    return module_activation_bytes(layer, c, true);
+}
+
+double largest_saved_tensor_bytes(const Module& m, const Config& c) {
+    double best = 0;
+    for (const auto& op : m.ops)
+        for (const auto& t : op.saved) best = std::max(best, saved_tensor_bytes(t, c));
+    for (const auto& child : m.children) best = std::max(best, largest_saved_tensor_bytes(child, c));
+    return best;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,85 @@
+#include "memory/model_states.h"
+
+namespace shardcalc {
+
+double local_numel(const ParamTensor& p, const Config& c) {
+    const double n = static_cast<double>(p.numel());
+    return p.split == ParamSplit::Sharded ? n / c.s.parallel.tp : n;
+}
+
+double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) {
+    switch (opt) {
+        case Optimizer::Adam:
+        case Optimizer::AdamW: return 2 * local;       // exp_avg, exp_avg_sq (Kingma & Ba 2015)
+        case Optimizer::Sgd: return 0;
+        case Optimizer::SgdMomentum: return local;     // momentum_buffer
+        case Optimizer::Lion: return local;            // exp_avg only (Chen et al. 2023, Alg. 1)
+        case Optimizer::Adafactor:
+            // Factored second moment: one row and one column statistic per matrix, full for vectors;
+            // no first moment by default (Shazeer & Stern 2018; transformers' Adafactor beta1=None).
+            if (p.shape.size() == 2) {
+                const double ratio = local / static_cast<double>(p.numel());  // tp shards one dimension
+                return static_cast<double>(p.shape[0]) * ratio + static_cast<double>(p.shape[1]);
+            }
+            return local;
+    }
+    return 0;
+}
+
+ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
+    ParamTally t;
+    for (const auto& p : op.params) {
+        if (p.tied && !include_tied) continue;
+        const double local = local_numel(p, c);
+        t.params += local;
+        t.optimizer_elems += optimizer_state_elems(p, local, c.s.training.optimizer);
+    }
+    return t;
+}
+
+ParamTally tally_module(const Module& m, const Config& c, bool include_tied) {
+    ParamTally t;
+    for (const auto& op : m.ops) t.add(tally_op(op, c, include_tied));
+    for (const auto& child : m.children) t.add(tally_module(child, c, include_tied));
+    return t;
+}
+
+StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
+    const TrainingSpec& tr = c.s.training;
+    const ParallelSpec& p = c.s.parallel;
+    const double n = static_cast<double>(c.d.replica_degree);
+    // ZeRO (Rajbhandari et al. 2020, sec. 5): stage 1 partitions optimizer states, 2 adds
+    // gradients, 3 adds parameters, across the ranks holding the same weights. Megatron's
+    // distributed optimizer partitions the optimizer states (fp32 master + moments) only:
+    // 6 + 12/d bytes per parameter for bf16 (docs/source/api-guide/dist_optimizer.md).
+    const bool shard_opt = p.zero >= 1 || p.distributed_optimizer;
+    const double weight_div = p.zero >= 3 ? n : 1;
+    const double grad_div = p.zero >= 2 ? n : 1;
+    const double opt_div = shard_opt ? n : 1;
+
+    StateBytes s;
+    s.weights = t.params * bytes_of(*tr.param_dtype) / weight_div;
+    s.gradients = t.params * bytes_of(*tr.grad_dtype) / grad_div;
+    const double master = *tr.master_weights ? 4.0 * t.params : 0.0;
+    s.optimizer = (master + 4.0 * t.optimizer_elems) / opt_div;
+    s.step_transient = c.traits.step_transient_bytes_per_param * t.params / opt_div;
+
+    // Offload (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al. 2021; FSDP CPUOffload):
+    // the optimizer step runs on the host, which also needs an fp32 copy of the gradient partition.
+    if (p.offload_optimizer != Offload::None) {
+        const double fp32_grads = 4.0 * t.params / opt_div;
+        (p.offload_optimizer == Offload::Cpu ? s.host_cpu : s.host_nvme) += s.optimizer;
+        s.host_cpu += fp32_grads;
+        s.optimizer = 0;
+        s.step_transient = 0;
+    }
+    if (p.offload_params != Offload::None) {
+        (p.offload_params == Offload::Cpu ? s.host_cpu : s.host_nvme) += s.weights;
+        s.weights = 0;
+        // FSDP CPUOffload keeps the sharded gradients on the host: they are the fp32 copy counted above.
+        if (c.s.framework == Framework::Fsdp) s.gradients = 0;
+    }
+    return s;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,35 @@
+#pragma once
+// Weights, gradients and optimizer states of the parameters one device holds, after
+// tensor-parallel sharding and ZeRO / distributed-optimizer partitioning, and what moves
+// to the host when offloading.
+#include "graph/op.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+// Parameters on one tensor-parallel rank, before any data-parallel partitioning.
+struct ParamTally {
+    double params = 0;            // elements held by this tp rank
+    double optimizer_elems = 0;   // fp32 optimizer-state elements for those parameters
+    void add(const ParamTally& o) {
+        params += o.params;
+        optimizer_elems += o.optimizer_elems;
+    }
+};
+
+double local_numel(const ParamTensor& p, const Config& c);
+ParamTally tally_op(const Op& op, const Config& c, bool include_tied);
+ParamTally tally_module(const Module& m, const Config& c, bool include_tied);
+
+struct StateBytes {
+    double weights = 0, gradients = 0, optimizer = 0;   // on the device
+    double host_cpu = 0, host_nvme = 0;                  // offloaded, per device
+    double step_transient = 0;                           // optimizer-step temporaries on the device
+};
+
+StateBytes model_state_bytes(const ParamTally& t, const Config& c);
+
+// fp32 optimizer-state elements kept per parameter tensor (exposed for tests).
+double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt);
+
+}  // namespace shardcalc

@@ -1,0 +1,44 @@
+#pragma once
+// The execution plan: which layers each pipeline rank holds (as vpp model chunks) and how
+// many microbatches' activations each chunk keeps alive at the schedule's peak.
+#include <cstdint>
+#include <vector>
+
+#include "graph/op.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+struct ChunkLayers {
+    int64_t group = 0;   // index into ModelGraph::groups
+    int64_t count = 0;   // layers of that group in this chunk
+};
+
+struct Chunk {
+    int64_t global_index = 0;          // position in the model: rank r holds chunks r, r+pp, r+2pp, ...
+    std::vector<ChunkLayers> layers;
+    int64_t inflight = 0;              // microbatches whose activations are alive at the peak
+};
+
+struct StagePlan {
+    int64_t rank = 0;                  // pipeline rank
+    std::vector<Chunk> chunks;         // vpp chunks
+    bool has_pre = false;              // embeddings (first chunk of the model)
+    bool has_post = false;             // final norm, head and loss (last chunk of the model)
+    bool holds_tied_copy = false;      // last stage keeps its own copy of tied word embeddings
+    int64_t pre_inflight = 0;
+    int64_t post_inflight = 0;
+    int64_t layer_count() const;
+};
+
+struct Plan {
+    std::vector<StagePlan> stages;
+};
+
+Plan make_plan(const Config& c, const ModelGraph& g);
+
+// Microbatches in flight per model chunk of one pipeline rank, at the first backward of the
+// steady state (exposed for tests).
+std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches);
+
+}  // namespace shardcalc

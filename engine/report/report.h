@@ -1,0 +1,54 @@
+#pragma once
+// Everything one evaluation produces, as plain data; io/report_json.cpp and
+// io/text_format.cpp render it.
+#include <string>
+#include <vector>
+
+#include "memory/memory.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+struct ParameterCounts {
+    double total = 0;       // unique parameters of the model (tied and shared weights once)
+    double embedding = 0;   // the pre module (word/position/type embeddings, their norm)
+    double layers = 0;      // all transformer layers (shared layers once)
+    double head = 0;        // final norm, pooler, heads (tied weights excluded)
+};
+
+// One row of the per-module table (seed 002). Numbers are per device after tensor
+// parallelism; `parameters` is the unsharded count; rows inside a layer are per layer.
+struct ModuleRow {
+    std::string path;                 // "layer/self_attention/query_key_value"
+    std::string name;
+    int depth = 0;
+    bool is_op = false;
+    int64_t repeat = 1;               // number of layers this row stands for (layer rows)
+    std::vector<std::string> shapes;  // "w=[12288,4096]" (unsharded)
+    double parameters = 0;
+    double params_per_device = 0;
+    double weight_bytes = 0;          // in the parameter dtype, before ZeRO partitioning
+    double activation_bytes = 0;      // saved per microbatch under the recompute policy
+};
+
+struct Report {
+    Config config;
+    ParameterCounts parameters;
+    std::vector<StageMemory> stages;
+    size_t peak_stage = 0;            // the most loaded stage
+    double capacity = 0;              // bytes
+    std::vector<ModuleRow> modules;
+    std::vector<std::string> notes;
+
+    const StageMemory& peak() const { return stages[peak_stage]; }
+    bool fits() const { return peak().total() <= capacity; }
+};
+
+// The whole pipeline: scenario -> config -> graph -> plan -> memory -> report.
+// Throws InputError for invalid scenarios.
+Report evaluate(const Scenario& scenario);
+
+std::vector<ModuleRow> module_table(const Config& c, const struct ModelGraph& g);
+ParameterCounts count_parameters(const ModelGraph& g);
+
+}  // namespace shardcalc

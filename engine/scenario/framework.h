@@ -1,0 +1,33 @@
+#pragma once
+// Named framework profiles. Each encodes how that framework stores weights, gradients and
+// optimizer states and which fused kernels it uses by default; docs/model.md ("Framework
+// profiles") gives the source of every rule.
+#include <cstdint>
+
+#include "scenario/scenario.h"
+
+namespace shardcalc {
+
+// How a framework holds extra gradient/parameter memory for communication.
+enum class BufferPolicy {
+    None,              // Megatron: grads reduce in place in the contiguous main-grad buffer
+    DdpBuckets,        // PyTorch DDP: reducer bucket copies of all gradients
+    DeepSpeedZero,     // DeepSpeed: IPG reduce bucket; ZeRO-3 gathered parameters + prefetch
+    FsdpUnits,         // FSDP: unsharded parameters of the current and prefetched unit
+};
+
+struct FrameworkTraits {
+    bool fused_glu = false;            // SwiGLU/GeGLU backward recomputes from its input (2f saved, not 3f)
+    bool fused_cross_entropy = false;  // vocab-parallel CE keeps only fp32 softmax, no extra fp32 copies
+    int64_t vocab_multiple = 1;        // embedding rows padded to a multiple of this times tp
+    BufferPolicy buffers = BufferPolicy::None;
+    double step_transient_bytes_per_param = 0;  // temporaries of the optimizer step, per local shard param
+    bool autocast_weight_copies = false;        // AMP keeps 16-bit casts of fp32 weights during fwd/bwd
+};
+
+FrameworkTraits traits_of(Framework f);
+
+// Defaults the framework sets for fields the scenario left open.
+void apply_framework_defaults(Scenario& s);
+
+}  // namespace shardcalc

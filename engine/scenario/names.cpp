@@ -1,0 +1,34 @@
+#include "scenario/names.h"
+
+namespace shardcalc {
+
+#define SHARDCALC_NAMES(E, ...)                                          \
+    template <>                                                          \
+    const std::vector<std::pair<E, const char*>>& enum_names<E>() {      \
+        static const std::vector<std::pair<E, const char*>> t{__VA_ARGS__}; \
+        return t;                                                        \
+    }
+
+SHARDCALC_NAMES(Dtype, {Dtype::Fp32, "fp32"}, {Dtype::Fp16, "fp16"}, {Dtype::Bf16, "bf16"},
+                {Dtype::Fp8, "fp8"})
+SHARDCALC_NAMES(Arch, {Arch::Decoder, "decoder"}, {Arch::Encoder, "encoder"})
+SHARDCALC_NAMES(Mlp, {Mlp::Gelu, "gelu"}, {Mlp::Relu, "relu"}, {Mlp::Swiglu, "swiglu"},
+                {Mlp::Geglu, "geglu"})
+SHARDCALC_NAMES(PositionEmbedding, {PositionEmbedding::Learned, "learned"},
+                {PositionEmbedding::Rope, "rope"}, {PositionEmbedding::Alibi, "alibi"},
+                {PositionEmbedding::None, "none"})
+SHARDCALC_NAMES(Norm, {Norm::LayerNorm, "layernorm"}, {Norm::RmsNorm, "rmsnorm"})
+SHARDCALC_NAMES(Head, {Head::Lm, "lm"}, {Head::None, "none"})
+SHARDCALC_NAMES(Optimizer, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"},
+                {Optimizer::Sgd, "sgd"}, {Optimizer::SgdMomentum, "sgd_momentum"},
+                {Optimizer::Lion, "lion"}, {Optimizer::Adafactor, "adafactor"})
+SHARDCALC_NAMES(Recompute, {Recompute::None, "none"}, {Recompute::Selective, "selective"},
+                {Recompute::Full, "full"})
+SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eager"})
+SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offload::Nvme, "nvme"})
+SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},
+                {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"})
+
+#undef SHARDCALC_NAMES
+
+}  // namespace shardcalc

@@ -1,0 +1,83 @@
+#include "scenario/resolve.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "scenario/names.h"
+
+namespace shardcalc {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void apply_model_defaults(ModelSpec& m, std::vector<std::string>& notes) {
+    const bool encoder = m.arch == Arch::Encoder;
+    if (!m.kv_heads) m.kv_heads = m.heads;
+    if (!m.head_dim) {
+        if (m.hidden % m.heads != 0)
+            throw InputError("/model/head_dim", "hidden (" + str(m.hidden) + ") is not divisible by heads (" +
+                                                    str(m.heads) + "); give head_dim explicitly");
+        m.head_dim = m.hidden / m.heads;
+    }
+    if (!m.ffn_hidden) {
+        m.ffn_hidden = 4 * m.hidden;
+        notes.push_back("model.ffn_hidden not given: assumed 4*hidden = " + str(*m.ffn_hidden));
+    }
+    if (!m.embedding_dim) m.embedding_dim = m.hidden;
+    if (!m.embedding_norm) m.embedding_norm = encoder;
+    if (!m.type_vocab) m.type_vocab = encoder ? 2 : 0;
+    if (!m.pooler) m.pooler = encoder;
+}
+
+void apply_training_defaults(Scenario& s, std::vector<std::string>& notes) {
+    TrainingSpec& t = s.training;
+    if (!t.seq_len) {
+        constexpr int64_t cap = 8192;
+        const int64_t mp = s.model.max_positions;
+        t.seq_len = mp > 0 ? std::min(mp, cap) : 2048;
+        notes.push_back("training.seq_len not given: assumed " + str(*t.seq_len) +
+                        (mp > cap ? " (model.max_positions capped at 8192)" : ""));
+    }
+    if (!t.global_batch) t.global_batch = t.micro_batch * s.parallel.dp;
+}
+
+int64_t round_up(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
+
+}  // namespace
+
+void apply_defaults(Scenario& s, std::vector<std::string>& notes) {
+    apply_model_defaults(s.model, notes);
+    apply_training_defaults(s, notes);
+    apply_framework_defaults(s);
+}
+
+Config resolve(Scenario scenario) {
+    Config c;
+    if (scenario.hardware.preset_defaulted)
+        c.notes.push_back("hardware.preset not given: assumed " + scenario.hardware.preset);
+    apply_defaults(scenario, c.notes);
+    c.s = std::move(scenario);
+    c.traits = traits_of(c.s.framework);
+
+    const ParallelSpec& p = c.s.parallel;
+    Derived& d = c.d;
+    d.seq_len = *c.s.training.seq_len;
+    d.world_size = p.dp * p.tp * p.pp * p.cp * p.ulysses;
+    d.samples_per_step = *c.s.training.global_batch;
+    const int64_t per_pass = c.s.training.micro_batch * p.dp;
+    d.microbatches = per_pass > 0 ? d.samples_per_step / per_pass : 0;
+    d.tokens_per_step = d.samples_per_step * d.seq_len;
+    d.replica_degree = p.dp * p.cp * p.ulysses;
+    // Megatron pads the vocabulary so each tensor-parallel shard is a multiple of
+    // make_vocab_size_divisible_by (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding);
+    // any framework needs at least divisibility by tp to shard the embedding.
+    d.vocab_padded = round_up(c.s.model.vocab, c.traits.vocab_multiple * p.tp);
+    d.nodes = (d.world_size + c.s.hardware.gpus_per_node - 1) / std::max<int64_t>(1, c.s.hardware.gpus_per_node);
+    if (d.vocab_padded != c.s.model.vocab)
+        c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
+                          " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
+    validate(c);
+    return c;
+}
+
+}  // namespace shardcalc

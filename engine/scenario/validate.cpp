@@ -1,0 +1,153 @@
+// Constraints between fields. Each failure names the field a user would change and says why.
+#include "core/error.h"
+#include "scenario/names.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void require(bool ok, const char* path, const std::string& message) {
+    if (!ok) throw InputError(path, message);
+}
+
+void divides(int64_t divisor, int64_t value, const char* path, const std::string& what) {
+    require(divisor > 0 && value % divisor == 0, path,
+            "must divide " + what + " (" + str(value) + "), got " + str(divisor));
+}
+
+void validate_model(const Config& c) {
+    const ModelSpec& m = c.s.model;
+    require(*m.kv_heads > 0 && m.heads % *m.kv_heads == 0, "/model/kv_heads",
+            "must be a positive divisor of heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
+    require(*m.head_dim > 0, "/model/head_dim", "must be a positive integer");
+    require(*m.ffn_hidden > 0, "/model/ffn_hidden", "must be a positive integer");
+    require(*m.embedding_dim > 0, "/model/embedding_dim", "must be a positive integer");
+    require(*m.type_vocab >= 0, "/model/type_vocab", "must be 0 or more");
+    require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
+    if (m.position_embedding == PositionEmbedding::Learned)
+        require(m.max_positions > 0, "/model/max_positions",
+                "learned position embeddings need max_positions (the table's row count)");
+}
+
+void validate_training(const Config& c) {
+    const TrainingSpec& t = c.s.training;
+    const ModelSpec& m = c.s.model;
+    require(c.d.seq_len > 0, "/training/seq_len", "must be a positive integer");
+    if (m.position_embedding == PositionEmbedding::Learned)
+        require(c.d.seq_len <= m.max_positions, "/training/seq_len",
+                "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
+    require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
+    require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
+            "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
+    const int64_t per_pass = t.micro_batch * c.s.parallel.dp;
+    require(*t.global_batch > 0 && *t.global_batch % per_pass == 0, "/training/global_batch",
+            "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch));
+}
+
+void validate_sharding(const Config& c) {
+    const ModelSpec& m = c.s.model;
+    const ParallelSpec& p = c.s.parallel;
+    const int64_t seq = c.d.seq_len;
+    // Megatron attention/MLP sharding (megatron/core/transformer/attention.py, mlp.py).
+    divides(p.tp, m.heads, "/parallel/tp", "model.heads");
+    divides(p.tp, *m.kv_heads, "/parallel/tp", "model.kv_heads (query groups are split across tensor-parallel ranks)");
+    divides(p.tp, *m.ffn_hidden, "/parallel/tp", "model.ffn_hidden");
+    if (p.sp) divides(p.tp, seq, "/parallel/sp", "training.seq_len when sequence parallelism splits it by tp");
+    // DeepSpeed-Ulysses scatters heads with an all-to-all (deepspeed/sequence/layer.py).
+    divides(p.ulysses, m.heads / p.tp, "/parallel/ulysses", "the heads per tensor-parallel rank");
+    divides(p.ulysses, *m.kv_heads / p.tp, "/parallel/ulysses", "the key/value heads per tensor-parallel rank");
+    divides(p.ulysses, seq, "/parallel/ulysses", "training.seq_len");
+    // Megatron context parallelism splits the sequence into 2*cp chunks for load balance
+    // (megatron/core/utils.py get_batch_on_this_cp_rank) and needs blockwise (flash) attention.
+    if (p.cp > 1) {
+        divides(2 * p.cp, seq, "/parallel/cp", "training.seq_len (2*cp chunks)");
+        require(c.s.training.attention == Attention::Flash, "/parallel/cp",
+                "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
+    }
+    divides(p.pp * p.vpp, c.s.model.layers, "/parallel/pp",
+            "model.layers together with vpp (layers must split evenly into pp*vpp chunks)");
+    if (p.vpp > 1) {
+        require(p.pp > 1, "/parallel/vpp", "interleaving (vpp > 1) needs pipeline parallelism (pp > 1)");
+        // megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving
+        require(c.d.microbatches % p.pp == 0, "/training/global_batch",
+                "the interleaved schedule needs the number of microbatches (" + str(c.d.microbatches) +
+                    ") to be a multiple of pp (" + str(p.pp) + ")");
+    }
+    if (p.world_size)
+        require(*p.world_size == c.d.world_size, "/parallel/world_size",
+                "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size));
+}
+
+void validate_framework(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const Framework f = c.s.framework;
+    require(p.zero >= 0 && p.zero <= 3, "/parallel/zero", "allowed: 0, 1, 2, 3");
+    switch (f) {
+        case Framework::Megatron:
+            require(p.zero == 0, "/parallel/zero",
+                    "the megatron profile shards optimizer states with distributed_optimizer (ZeRO-1 semantics); "
+                    "stages 2-3 need framework deepspeed or fsdp");
+            require(p.offload_params == Offload::None, "/parallel/offload_params",
+                    "megatron does not offload parameters; allowed: none");
+            require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
+                    "megatron offloads the optimizer to cpu only; allowed: none|cpu");
+            require(p.offload_optimizer == Offload::None || p.distributed_optimizer, "/parallel/offload_optimizer",
+                    "megatron's optimizer CPU offload needs distributed_optimizer = true");
+            break;
+        case Framework::DeepSpeed:
+            require(!p.distributed_optimizer, "/parallel/distributed_optimizer",
+                    "is a megatron option; with deepspeed use zero >= 1");
+            // deepspeed/runtime/pipe/engine.py asserts ZeRO stage < 2 with pipeline parallelism.
+            require(p.pp == 1 || p.zero <= 1, "/parallel/zero",
+                    "DeepSpeed pipeline parallelism (pp > 1) supports ZeRO stage 0 or 1 only");
+            require(p.offload_optimizer == Offload::None || p.zero >= 1, "/parallel/offload_optimizer",
+                    "ZeRO-Offload needs zero >= 1");
+            require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
+                    "parameter offload (ZeRO-Infinity) needs zero = 3");
+            break;
+        case Framework::Fsdp:
+            require(p.zero != 1, "/parallel/zero",
+                    "FSDP sharding strategies are NO_SHARD (0), SHARD_GRAD_OP (2) and FULL_SHARD (3); allowed: 0|2|3");
+            require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
+            require(p.offload_params != Offload::Nvme && p.offload_optimizer != Offload::Nvme,
+                    "/parallel/offload_params", "FSDP offloads to cpu only; allowed: none|cpu");
+            // torch.distributed.fsdp.CPUOffload(offload_params=True) moves parameters and gradients
+            // to the host, so the optimizer step runs there too.
+            require(p.offload_params == p.offload_optimizer, "/parallel/offload_optimizer",
+                    "FSDP CPUOffload moves parameters, gradients and the optimizer together: set offload_params "
+                    "and offload_optimizer to the same value");
+            require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
+                    "FSDP CPU offload needs FULL_SHARD (zero = 3)");
+            break;
+        case Framework::Pytorch:
+            require(p.zero <= 1, "/parallel/zero",
+                    "plain PyTorch DDP offers ZeroRedundancyOptimizer (1) at most; allowed: 0|1");
+            require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
+            require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer",
+                    "plain PyTorch DDP has no offload; allowed: none");
+            require(p.offload_params == Offload::None, "/parallel/offload_params",
+                    "plain PyTorch DDP has no offload; allowed: none");
+            break;
+    }
+}
+
+void validate_hardware(const Config& c) {
+    const HardwareSpec& h = c.s.hardware;
+    require(h.memory_gib > 0, "/hardware/memory_gib", "must be a positive number of GiB");
+    require(h.overhead_gib >= 0, "/hardware/overhead_gib", "must be 0 or more GiB");
+    require(h.gpus_per_node > 0, "/hardware/gpus_per_node", "must be a positive integer");
+}
+
+}  // namespace
+
+void validate(const Config& c) {
+    validate_model(c);
+    validate_training(c);
+    validate_sharding(c);
+    validate_framework(c);
+    validate_hardware(c);
+}
+
+}  // namespace shardcalc

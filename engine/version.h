@@ -1,0 +1,4 @@
+#pragma once
+namespace shardcalc {
+constexpr const char* kEngineVersion = "0.1.0";
+}
