@@ -220,11 +220,15 @@ Scenario scenario_from_json(const json& j) {
         throw InputError("/version", "this engine reads scenario version 1");
     r.string("name");
     assign(s.framework, r.choice<Framework>("framework"));
-    s.model = parse_model(r.object("model"));
-    s.training = parse_training(r.object("training"));
-    s.parallel = parse_parallel(r.object("parallel"));
-    s.hardware = parse_hardware(r.object("hardware"));
-    r.finish();
+    const json* model = r.object("model");
+    const json* training = r.object("training");
+    const json* parallel = r.object("parallel");
+    const json* hardware = r.object("hardware");
+    r.finish();  // a misspelled section is reported before its absence
+    s.model = parse_model(model);
+    s.training = parse_training(training);
+    s.parallel = parse_parallel(parallel);
+    s.hardware = parse_hardware(hardware);
     return s;
 }
 

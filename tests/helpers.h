@@ -1,0 +1,36 @@
+#pragma once
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/error.h"
+#include "graph/build.h"
+#include "io/api.h"
+#include "io/scenario_json.h"
+#include "memory/activations.h"
+#include "report/report.h"
+#include "scenario/resolve.h"
+
+namespace test {
+
+inline shardcalc::Scenario scenario(const std::string& json) {
+    return shardcalc::scenario_from_json(nlohmann::json::parse(json));
+}
+inline shardcalc::Config config(const std::string& json) { return shardcalc::resolve(scenario(json)); }
+inline shardcalc::Report report(const std::string& json) { return shardcalc::evaluate(scenario(json)); }
+
+// The error a scenario produces, as {path, message}; fails the test if it evaluates.
+inline nlohmann::json error_of(const std::string& json) {
+    const nlohmann::json r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(json));
+    REQUIRE_MESSAGE(r["ok"] == false, "expected an error for " << json);
+    return r["error"];
+}
+
+// Relative error |a-b|/|b|.
+inline double rel(double a, double b) { return (a - b) / b < 0 ? (b - a) / b : (a - b) / b; }
+
+constexpr double GB = 1e9;
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace test

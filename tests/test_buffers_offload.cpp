@@ -1,0 +1,89 @@
+// The lines peers leave out: communication buffers, cast copies, transients, overhead, and
+// what offloading moves to the host.
+#include "helpers.h"
+
+using namespace shardcalc;
+
+namespace {
+
+std::string scenario(const char* framework, const std::string& parallel, const std::string& training = "") {
+    return std::string("{\"framework\":\"") + framework +
+           R"(","model":{"preset":"llama-2-7b"},"training":{"seq_len":4096)" + training + "},\"parallel\":" + parallel +
+           R"(,"hardware":{"preset":"a100-sxm-80gb"}})";
+}
+
+}  // namespace
+
+TEST_CASE("PyTorch DDP: reducer buckets copy every gradient; autocast keeps 16-bit weight copies") {
+    const Report r = test::report(scenario("pytorch", "{\"dp\":8}"));
+    const StageMemory& m = r.peak();
+    CHECK(m.other.comm_buffers == doctest::Approx(m.params * 4));
+    CHECK(m.other.cast_weights == doctest::Approx(m.params * 2));
+    // single GPU: no reducer
+    CHECK(test::report(scenario("pytorch", "{\"dp\":1}")).peak().other.comm_buffers == 0);
+}
+
+TEST_CASE("DeepSpeed ZeRO-3: reduce bucket plus gathered layer and prefetch bucket") {
+    const Report r = test::report(scenario("deepspeed", "{\"dp\":8,\"zero\":3}"));
+    const StageMemory& m = r.peak();
+    const double layer = 202383360;  // LLaMA-2-7B layer parameters
+    CHECK(m.other.comm_buffers == doctest::Approx(5e8 * 2 + (layer + 5e7) * 2));
+}
+
+TEST_CASE("FSDP FULL_SHARD: two gathered units and one unsharded unit gradient in bf16") {
+    const Report r = test::report(scenario("fsdp", "{\"dp\":8,\"zero\":3}"));
+    CHECK(r.peak().other.comm_buffers == doctest::Approx(3 * 202383360.0 * 2));
+}
+
+TEST_CASE("Megatron: gradients reduce in place, no extra buffers") {
+    const Report r = test::report(scenario("megatron", "{\"dp\":8,\"distributed_optimizer\":true}"));
+    CHECK(r.peak().other.comm_buffers == 0);
+    CHECK(r.peak().other.cast_weights == 0);
+}
+
+TEST_CASE("overhead is the hardware preset's, overridable, 0 allowed") {
+    const std::string base = R"({"model":{"preset":"gpt2"},"training":{"seq_len":1024},"hardware":{"preset":"a100-sxm-80gb")";
+    CHECK(test::report(base + "}}").peak().other.overhead == doctest::Approx(1.0 * test::GiB));
+    CHECK(test::report(base + ",\"overhead_gib\":0}}").peak().other.overhead == 0);
+    CHECK(test::report(base + ",\"overhead_gib\":2.5}}").peak().other.overhead == doctest::Approx(2.5 * test::GiB));
+}
+
+TEST_CASE("ZeRO-Offload moves optimizer states to the host with an fp32 gradient copy") {
+    const Report on = test::report(scenario("deepspeed", "{\"dp\":8,\"zero\":2,\"offload_optimizer\":\"cpu\"}"));
+    const Report off = test::report(scenario("deepspeed", "{\"dp\":8,\"zero\":2}"));
+    CHECK(on.peak().optimizer == 0);
+    CHECK(on.peak().host_cpu == doctest::Approx(off.peak().optimizer + 4 * off.peak().params / 8));
+    CHECK(on.peak().total() < off.peak().total());
+}
+
+TEST_CASE("ZeRO-Infinity: parameters and optimizer to NVMe") {
+    const Report r = test::report(scenario("deepspeed", "{\"dp\":8,\"zero\":3,\"offload_optimizer\":\"nvme\",\"offload_params\":\"nvme\"}"));
+    CHECK(r.peak().weights == 0);
+    CHECK(r.peak().host_nvme > 0);
+    CHECK(r.peak().host_cpu == doctest::Approx(4 * r.peak().params / 8));  // fp32 grads for the CPU step
+}
+
+TEST_CASE("transient: full recompute rematerialises one layer during backward") {
+    const Report none = test::report(scenario("megatron", "{\"tp\":2}", ",\"recompute\":\"none\""));
+    const Report full = test::report(scenario("megatron", "{\"tp\":2}", ",\"recompute\":\"full\""));
+    // 32 layer inputs plus the final norm's and output layer's inputs, 2sbh each (tp 2, no sp: replicated)
+    CHECK(full.peak().activations == doctest::Approx(34 * 4096.0 * 4096 * 2));
+    CHECK(none.peak().activations > 9 * full.peak().activations);
+    CHECK(full.peak().other.transient > none.peak().other.transient);
+}
+
+TEST_CASE("transient: the optimizer step's temporaries when they exceed the freed activations") {
+    // DeepSpeed ZeRO-0 on one GPU materialises a 4-byte fp32 gradient per parameter for the step.
+    const Report r = test::report(R"({"framework":"deepspeed","model":{"preset":"llama-2-7b"},
+      "training":{"seq_len":128},"hardware":{"preset":"a100-sxm-80gb"}})");
+    const StageMemory& m = r.peak();
+    CHECK(m.other.transient == doctest::Approx(4 * m.params - m.activations - m.other.logits));
+}
+
+TEST_CASE("a plan that does not fit says so and by how much") {
+    const Report r = test::report(scenario("pytorch", "{\"dp\":1}"));
+    CHECK_FALSE(r.fits());
+    const auto j = nlohmann::json::parse(shardcalc::evaluate_scenario_text(scenario("pytorch", "{\"dp\":1}")));
+    CHECK(j["report"]["memory"]["fits"] == false);
+    CHECK(j["report"]["memory"]["headroom"].get<int64_t>() < 0);
+}

@@ -1,0 +1,93 @@
+// Bad input gets an error naming the field by JSON pointer and what is allowed; never a crash.
+#include "helpers.h"
+
+namespace {
+
+const std::string kGood = R"({"model":{"preset":"llama-2-7b"},"training":{"seq_len":4096},"parallel":{"tp":8}})";
+
+std::string path_of(const std::string& json) { return test::error_of(json)["path"]; }
+std::string message_of(const std::string& json) { return test::error_of(json)["message"]; }
+
+}  // namespace
+
+TEST_CASE("the good scenario evaluates") {
+    const auto r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(kGood));
+    CHECK(r["ok"] == true);
+}
+
+TEST_CASE("unknown and misspelled keys") {
+    CHECK(path_of(R"({"model":{"preset":"gpt2","hiden":5}})") == "/model/hiden");
+    CHECK(message_of(R"({"model":{"preset":"gpt2","hiden":5}})").find("hidden") != std::string::npos);
+    CHECK(path_of(R"({"modle":{}})") == "/modle");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"tensor":2}})") == "/parallel/tensor");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"hardware":{"peak_tflops":{"bf32":1}}})") == "/hardware/peak_tflops/bf32");
+}
+
+TEST_CASE("wrong types and out-of-range values") {
+    CHECK(path_of(R"({"model":{"preset":"gpt2","layers":"12"}})") == "/model/layers");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","layers":0}})") == "/model/layers");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","hidden":-768}})") == "/model/hidden");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","hidden":768.5}})") == "/model/hidden");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","bias":"yes"}})") == "/model/bias");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","mlp":"swish"}})") == "/model/mlp");
+    CHECK(message_of(R"({"model":{"preset":"gpt2","mlp":"swish"}})").find("gelu|relu|swiglu|geglu") != std::string::npos);
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":{"dropout":1.5}})") == "/training/dropout");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"zero":4}})") == "/parallel/zero");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"dp":0}})") == "/parallel/dp");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"hardware":{"memory_gib":-1}})") == "/hardware/memory_gib");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":"long"})") == "/training");
+    CHECK(path_of(R"([1,2])") == "/");
+}
+
+TEST_CASE("missing and unknown presets") {
+    CHECK(path_of(R"({})") == "/model");
+    CHECK(path_of(R"({"model":{"hidden":1024}})") == "/model/layers");
+    CHECK(path_of(R"({"model":{"preset":"gpt5"}})") == "/model/preset");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"hardware":{"preset":"h900"}})") == "/hardware/preset");
+}
+
+TEST_CASE("invalid JSON text") {
+    const auto e = test::error_of("{\"model\": ");
+    CHECK(e["path"] == "");
+    CHECK(e["message"].get<std::string>().find("invalid JSON") == 0);
+}
+
+TEST_CASE("non-divisible and inconsistent plans name the field that fails") {
+    // LLaMA-2-7B: 32 heads, 32 layers, seq 4096
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"tp":3}})") == "/parallel/tp");
+    CHECK(path_of(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":16}})") == "/parallel/tp");  // 8 kv heads
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"pp":3}})") == "/parallel/pp");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"pp":4,"vpp":3}})") == "/parallel/pp");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"vpp":2}})") == "/parallel/vpp");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"global_batch":6},"parallel":{"pp":4,"vpp":2}})") ==
+          "/training/global_batch");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"ulysses":3}})") == "/parallel/ulysses");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"seq_len":4095},"parallel":{"cp":2}})") == "/parallel/cp");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"attention":"eager"},"parallel":{"cp":2}})") == "/parallel/cp");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"seq_len":4097},"parallel":{"tp":2,"sp":true}})") == "/parallel/sp");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"global_batch":10,"micro_batch":4}})") == "/training/global_batch");
+    CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"tp":2,"dp":2,"world_size":8}})") == "/parallel/world_size");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":{"seq_len":2048}})") == "/training/seq_len");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","kv_heads":5}})") == "/model/kv_heads");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","head_dim":null,"heads":7}})") == "/model/head_dim");
+}
+
+TEST_CASE("framework rules") {
+    CHECK(path_of(R"({"framework":"megatron","model":{"preset":"gpt2"},"parallel":{"zero":3}})") == "/parallel/zero");
+    CHECK(path_of(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"parallel":{"zero":3,"pp":2}})") == "/parallel/zero");
+    CHECK(path_of(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"parallel":{"offload_params":"cpu","zero":2}})") ==
+          "/parallel/offload_params");
+    CHECK(path_of(R"({"framework":"fsdp","model":{"preset":"gpt2"},"parallel":{"zero":1}})") == "/parallel/zero");
+    CHECK(path_of(R"({"framework":"pytorch","model":{"preset":"gpt2"},"parallel":{"distributed_optimizer":true}})") ==
+          "/parallel/distributed_optimizer");
+    CHECK(path_of(R"({"framework":"megatron","model":{"preset":"gpt2"},"parallel":{"offload_optimizer":"cpu"}})") ==
+          "/parallel/offload_optimizer");
+    CHECK(path_of(R"({"framework":"caffe","model":{"preset":"gpt2"}})") == "/framework");
+}
+
+TEST_CASE("no report number is NaN or infinite for extreme but valid input") {
+    const auto r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(
+        R"({"model":{"layers":1,"hidden":1,"heads":1,"vocab":1,"position_embedding":"none"},"training":{"seq_len":1}})"));
+    REQUIRE(r["ok"] == true);
+    CHECK(r.dump().find("null") == std::string::npos);
+}

@@ -1,0 +1,90 @@
+// Bytes per parameter of the model states under each framework rule.
+#include "helpers.h"
+#include "memory/model_states.h"
+
+using namespace shardcalc;
+
+namespace {
+
+double per_param(const std::string& json, double params = 1e9) {
+    const Config c = test::config(json);
+    const ParamTensor vec{"w", {1}, ParamSplit::Replicated, false};
+    const double elems = optimizer_state_elems(vec, 1, c.s.training.optimizer) * params;
+    const StateBytes s = model_state_bytes(ParamTally{params, elems}, c);
+    return (s.weights + s.gradients + s.optimizer) / params;
+}
+
+const char* kModel = R"("model":{"layers":2,"hidden":512,"heads":8,"vocab":1000,"max_positions":512},"training":{"seq_len":512)";
+
+std::string with(const char* framework, const std::string& training_extra, const std::string& parallel) {
+    return std::string("{\"framework\":\"") + framework + "\"," + kModel + training_extra + "},\"parallel\":" + parallel + "}";
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO paper (Rajbhandari et al. 2020, Figure 1): 7.5B parameters, 64 GPUs, K = 12") {
+    // Published: 120 GB (baseline), 31.4 GB (P_os), 16.6 GB (P_os+g), 1.9 GB (P_os+g+p).
+    const double psi = 7.5e9;
+    const double published[] = {120, 31.4, 16.6, 1.9};
+    for (int stage = 0; stage <= 3; ++stage) {
+        CAPTURE(stage);
+        const std::string j = with("deepspeed", ",\"dtype\":\"fp16\"",
+                                   "{\"dp\":64,\"zero\":" + std::to_string(stage) + "}");
+        const double gb = per_param(j, psi) * psi / test::GB;
+        // The paper rounds to one decimal: 31.41, 16.64, 1.875 GB.
+        CHECK(gb == doctest::Approx(published[stage]).epsilon(0.015));
+    }
+}
+
+TEST_CASE("Megatron: 18 bytes/param, 6 + 12/dp with the distributed optimizer") {
+    // megatron docs (distrib_optimizer.md): bf16 params, fp32 grads: 18 bytes; distributed: 6 + 12/d.
+    CHECK(per_param(with("megatron", "", "{\"dp\":8}")) == doctest::Approx(18));
+    for (int dp : {2, 8, 64}) {
+        CAPTURE(dp);
+        const std::string j = with("megatron", "", "{\"dp\":" + std::to_string(dp) + ",\"distributed_optimizer\":true}");
+        CHECK(per_param(j) == doctest::Approx(6 + 12.0 / dp));
+    }
+    // fp16 params keep the default fp32 main grads: 2 + 4 + 12.
+    CHECK(per_param(with("megatron", ",\"dtype\":\"fp16\"", "{}")) == doctest::Approx(18));
+}
+
+TEST_CASE("ZeRO shards over dp * cp * ulysses: every rank holding the same weights") {
+    const double a = per_param(with("deepspeed", "", "{\"dp\":4,\"zero\":3,\"ulysses\":4}"));
+    const double b = per_param(with("deepspeed", "", "{\"dp\":16,\"zero\":3}"));
+    CHECK(a == doctest::Approx(b));
+    CHECK(a == doctest::Approx(16.0 / 16));
+}
+
+TEST_CASE("optimizers: states per parameter") {
+    auto opt = [](const char* name) {
+        return per_param(with("deepspeed", std::string(",\"optimizer\":\"") + name + "\"", "{}"));
+    };
+    CHECK(opt("adamw") == doctest::Approx(2 + 2 + 4 + 8));
+    CHECK(opt("adam") == doctest::Approx(16));
+    CHECK(opt("sgd") == doctest::Approx(2 + 2 + 4));
+    CHECK(opt("sgd_momentum") == doctest::Approx(2 + 2 + 4 + 4));
+    CHECK(opt("lion") == doctest::Approx(2 + 2 + 4 + 4));
+}
+
+TEST_CASE("Adafactor keeps row + column statistics per matrix") {
+    const ParamTensor w{"w", {4096, 1024}, ParamSplit::Replicated, false};
+    CHECK(optimizer_state_elems(w, 4096.0 * 1024, Optimizer::Adafactor) == 4096 + 1024);
+    const ParamTensor v{"b", {4096}, ParamSplit::Replicated, false};
+    CHECK(optimizer_state_elems(v, 4096, Optimizer::Adafactor) == 4096);
+    // tensor-parallel shard of dim 0
+    const ParamTensor ws{"w", {4096, 1024}, ParamSplit::Sharded, false};
+    CHECK(optimizer_state_elems(ws, 4096.0 * 1024 / 4, Optimizer::Adafactor) == 1024 + 1024);
+}
+
+TEST_CASE("fp32 weights (pytorch AMP, FSDP) have no separate master copy") {
+    CHECK(per_param(with("pytorch", "", "{}")) == doctest::Approx(4 + 4 + 8));
+    CHECK(per_param(with("fsdp", "", "{\"dp\":8,\"zero\":3}")) == doctest::Approx(16.0 / 8));
+    CHECK(test::error_of(with("pytorch", ",\"master_weights\":true", "{}"))["path"] == "/training/master_weights");
+}
+
+TEST_CASE("seed 004: DeepSpeed's 20 bytes/param = 16 resident + 4 fp32 gradient for the step") {
+    const Config c = test::config(with("deepspeed", ",\"dtype\":\"fp16\"", "{}"));
+    const StateBytes s = model_state_bytes(ParamTally{1, 2}, c);
+    CHECK(s.weights + s.gradients + s.optimizer == doctest::Approx(16));
+    CHECK(s.step_transient == doctest::Approx(4));
+}
