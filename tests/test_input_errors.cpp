@@ -36,7 +36,10 @@ TEST_CASE("wrong types and out-of-range values") {
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"dp":0}})") == "/parallel/dp");
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"hardware":{"memory_gib":-1}})") == "/hardware/memory_gib");
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":"long"})") == "/training");
-    CHECK(path_of(R"([1,2])") == "/");
+    CHECK(path_of(R"([1,2])") == "");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"a/b~":1})") == "/a~1b~0");
+    CHECK(path_of(R"({"version":0,"model":{"preset":"gpt2"}})") == "/version");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":{"param_dtype":"fp8"}})") == "/training/param_dtype");
 }
 
 TEST_CASE("missing and unknown presets") {
@@ -67,6 +70,11 @@ TEST_CASE("non-divisible and inconsistent plans name the field that fails") {
     CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"seq_len":4097},"parallel":{"tp":2,"sp":true}})") == "/parallel/sp");
     CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"training":{"global_batch":10,"micro_batch":4}})") == "/training/global_batch");
     CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"tp":2,"dp":2,"world_size":8}})") == "/parallel/world_size");
+    // each split divides 4100 (= 4 * 1025) on its own, together 2*cp*ulysses = 8 does not
+    CHECK(path_of(R"({"framework":"deepspeed","model":{"preset":"llama-2-7b"},
+      "training":{"seq_len":4100},"parallel":{"cp":2,"ulysses":2}})") == "/training/seq_len");
+    CHECK(path_of(R"({"framework":"fsdp","model":{"preset":"gpt2"},"parallel":{"zero":3,"offload_params":"cpu","offload_optimizer":"nvme"}})") ==
+          "/parallel/offload_optimizer");
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":{"seq_len":2048}})") == "/training/seq_len");
     CHECK(path_of(R"({"model":{"preset":"gpt2","kv_heads":5}})") == "/model/kv_heads");
     CHECK(path_of(R"({"model":{"preset":"gpt2","head_dim":null,"heads":7}})") == "/model/head_dim");

@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
         } else if (input.empty() && command == "estimate") {
             input = arg;
         } else {
-            std::cerr << kUsage;
-            return fail("", "unexpected argument: " + arg);
+            return fail("", "unexpected argument: " + arg + "; see shardcalc --help");
         }
     }
 
@@ -68,10 +67,9 @@ int main(int argc, char** argv) {
         else return fail("", "--format for presets: allowed: table|json");
         return 0;
     }
-    if (command != "estimate" || input.empty()) {
-        std::cerr << kUsage;
-        return fail("", command.empty() ? "missing command" : "estimate needs a scenario file or - for stdin");
-    }
+    if (command.empty()) return fail("", "missing command; see shardcalc --help");
+    if (command != "estimate") return fail("", "unknown command: " + command + "; see shardcalc --help");
+    if (input.empty()) return fail("", "estimate needs a scenario file or - for stdin");
     if (format.empty()) format = "table";
     if (format != "json" && format != "table" && format != "markdown" && format != "csv")
         return fail("", "--format: allowed: json|table|markdown|csv");

@@ -23,14 +23,19 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
     }
 }
 
+std::string to_text(const nlohmann::json& j) {
+    // Invalid UTF-8 (from a user's key echoed in an error) is replaced, never thrown.
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string evaluate_scenario_text(const std::string& scenario_json) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(scenario_json);
     } catch (const nlohmann::json::parse_error& e) {
-        return error_value("", std::string("invalid JSON: ") + e.what()).dump();
+        return to_text(error_value("", std::string("invalid JSON: ") + e.what()));
     }
-    return evaluate_scenario(j).dump();
+    return to_text(evaluate_scenario(j));
 }
 
 std::string presets_text() { return all_presets().dump(); }

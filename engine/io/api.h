@@ -10,5 +10,6 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": tru
 std::string evaluate_scenario_text(const std::string& scenario_json);
 nlohmann::json error_value(const std::string& path, const std::string& message);
 std::string presets_text();  // all_presets() serialised
+std::string to_text(const nlohmann::json& j);  // compact, invalid UTF-8 replaced
 
 }  // namespace shardcalc

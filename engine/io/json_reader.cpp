@@ -3,9 +3,19 @@
 #include <cmath>
 
 namespace shardcalc {
+namespace {
+
+// RFC 6901: "~" and "/" inside a key are escaped as "~0" and "~1".
+std::string pointer_token(const std::string& key) {
+    std::string out;
+    for (char ch : key) out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+    return out;
+}
+
+}  // namespace
 
 ObjectReader::ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) throw InputError(path_.empty() ? "/" : path_, "must be a JSON object");
+    if (!j_.is_object()) throw InputError(path_, path_.empty() ? "the scenario must be a JSON object" : "must be a JSON object");
 }
 
 const nlohmann::json* ObjectReader::get(const char* key) {
@@ -64,7 +74,7 @@ void ObjectReader::finish() const {
         if (known_.count(it.key())) continue;
         std::string allowed;
         for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
-        throw InputError(path_ + "/" + it.key(), "unknown field; allowed here: " + allowed);
+        throw InputError(path_ + "/" + pointer_token(it.key()), "unknown field; allowed here: " + allowed);
     }
 }
 

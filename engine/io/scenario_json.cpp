@@ -79,8 +79,10 @@ TrainingSpec parse_training(const json* j) {
     assign(t.attention, r.choice<Attention>("attention"));
     assign(t.dropout, r.number("dropout", 0.0));
     r.finish();
-    if (t.dtype == Dtype::Fp8)
-        throw InputError("/training/dtype", "fp8 activations are not modelled yet; allowed: fp32|fp16|bf16");
+    const char* fp8_msg = "fp8 training is not modelled yet; allowed: fp32|fp16|bf16";
+    if (t.dtype == Dtype::Fp8) throw InputError("/training/dtype", fp8_msg);
+    if (t.param_dtype == Dtype::Fp8) throw InputError("/training/param_dtype", fp8_msg);
+    if (t.grad_dtype == Dtype::Fp8) throw InputError("/training/grad_dtype", fp8_msg);
     return t;
 }
 
@@ -216,7 +218,7 @@ json scenario_to_json(const Scenario& s) {
 Scenario scenario_from_json(const json& j) {
     ObjectReader r(j, "");
     Scenario s;
-    if (const auto v = r.integer("version", 1); v && *v != 1)
+    if (const auto v = r.integer("version", 0); v && *v != 1)
         throw InputError("/version", "this engine reads scenario version 1");
     r.string("name");
     assign(s.framework, r.choice<Framework>("framework"));

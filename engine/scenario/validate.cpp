@@ -19,12 +19,9 @@ void divides(int64_t divisor, int64_t value, const char* path, const std::string
 
 void validate_model(const Config& c) {
     const ModelSpec& m = c.s.model;
-    require(*m.kv_heads > 0 && m.heads % *m.kv_heads == 0, "/model/kv_heads",
-            "must be a positive divisor of heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
-    require(*m.head_dim > 0, "/model/head_dim", "must be a positive integer");
-    require(*m.ffn_hidden > 0, "/model/ffn_hidden", "must be a positive integer");
-    require(*m.embedding_dim > 0, "/model/embedding_dim", "must be a positive integer");
-    require(*m.type_vocab >= 0, "/model/type_vocab", "must be 0 or more");
+    // Ranges are checked while parsing; here only relations between fields.
+    require(m.heads % *m.kv_heads == 0, "/model/kv_heads",
+            "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
     require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
     if (m.position_embedding == PositionEmbedding::Learned)
         require(m.max_positions > 0, "/model/max_positions",
@@ -66,6 +63,11 @@ void validate_sharding(const Config& c) {
         require(c.s.training.attention == Attention::Flash, "/parallel/cp",
                 "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
     }
+    // Together the sequence splits must still divide the sequence.
+    const int64_t seq_split = (p.cp > 1 ? 2 * p.cp : 1) * p.ulysses * (p.sp ? p.tp : 1);
+    divides(seq_split, seq, "/training/seq_len",
+            "nothing: the sequence is split (2*cp if cp > 1) * ulysses * (tp if sp) = " + std::to_string(seq_split) +
+                " ways and seq_len");
     divides(p.pp * p.vpp, c.s.model.layers, "/parallel/pp",
             "model.layers together with vpp (layers must split evenly into pp*vpp chunks)");
     if (p.vpp > 1) {
@@ -83,7 +85,6 @@ void validate_sharding(const Config& c) {
 void validate_framework(const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     const Framework f = c.s.framework;
-    require(p.zero >= 0 && p.zero <= 3, "/parallel/zero", "allowed: 0, 1, 2, 3");
     switch (f) {
         case Framework::Megatron:
             require(p.zero == 0, "/parallel/zero",
@@ -111,8 +112,9 @@ void validate_framework(const Config& c) {
             require(p.zero != 1, "/parallel/zero",
                     "FSDP sharding strategies are NO_SHARD (0), SHARD_GRAD_OP (2) and FULL_SHARD (3); allowed: 0|2|3");
             require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
-            require(p.offload_params != Offload::Nvme && p.offload_optimizer != Offload::Nvme,
-                    "/parallel/offload_params", "FSDP offloads to cpu only; allowed: none|cpu");
+            require(p.offload_params != Offload::Nvme, "/parallel/offload_params", "FSDP offloads to cpu only; allowed: none|cpu");
+            require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
+                    "FSDP offloads to cpu only; allowed: none|cpu");
             // torch.distributed.fsdp.CPUOffload(offload_params=True) moves parameters and gradients
             // to the host, so the optimizer step runs there too.
             require(p.offload_params == p.offload_optimizer, "/parallel/offload_optimizer",
@@ -137,7 +139,6 @@ void validate_hardware(const Config& c) {
     const HardwareSpec& h = c.s.hardware;
     require(h.memory_gib > 0, "/hardware/memory_gib", "must be a positive number of GiB");
     require(h.overhead_gib >= 0, "/hardware/overhead_gib", "must be 0 or more GiB");
-    require(h.gpus_per_node > 0, "/hardware/gpus_per_node", "must be a positive integer");
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// embind surface of the engine: strings in, strings out. Errors are values
+// ({"ok":false,"error":{path,message}}); no C++ exception crosses into JavaScript.
+#include <emscripten/bind.h>
+
+#include <string>
+
+#include "io/api.h"
+#include "version.h"
+
+namespace {
+
+std::string guarded(std::string (*f)()) {
+    try {
+        return f();
+    } catch (...) {
+        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
+    }
+}
+
+std::string evaluate(const std::string& scenario_json) {
+    try {
+        return shardcalc::evaluate_scenario_text(scenario_json);
+    } catch (...) {
+        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
+    }
+}
+
+std::string presets() { return guarded(&shardcalc::presets_text); }
+std::string version() { return shardcalc::kEngineVersion; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(shardcalc) {
+    emscripten::function("evaluate", &evaluate);
+    emscripten::function("presets", &presets);
+    emscripten::function("version", &version);
+}

@@ -1,0 +1,61 @@
+// The page's only door to the engine: a Web Worker running the same WebAssembly module as the
+// CLI's engine. The page never computes a number itself.
+//
+//   const engine = await createEngine();
+//   engine.presets            -> {models: [...preset files], hardware: [...]}
+//   engine.version            -> "0.1.0"
+//   await engine.evaluate(scenarioObject) -> {ok: true, report} | {ok: false, error: {path, message}}
+//
+// The standalone single-file build defines globalThis.SHARDCALC_STANDALONE = {workerSource, wasmBase64};
+// the worker is then created from a Blob and receives the wasm bytes in its first message.
+
+function decodeBase64(b64) {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i += 1) bytes[i] = bin.charCodeAt(i);
+  return bytes.buffer;
+}
+
+function spawnWorker() {
+  const standalone = globalThis.SHARDCALC_STANDALONE;
+  if (standalone) {
+    const url = URL.createObjectURL(new Blob([standalone.workerSource], { type: 'text/javascript' }));
+    return { worker: new Worker(url, { type: 'module' }), wasm: decodeBase64(standalone.wasmBase64) };
+  }
+  return { worker: new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }), wasm: null };
+}
+
+export async function createEngine() {
+  const { worker, wasm } = spawnWorker();
+  let next = 1;
+  const pending = new Map();
+  worker.onmessage = ({ data }) => {
+    const waiter = pending.get(data.id);
+    if (!waiter) return;
+    pending.delete(data.id);
+    if (data.error !== undefined) waiter.reject(new Error(data.error));
+    else waiter.resolve(data.result);
+  };
+  worker.onerror = (event) => {
+    const error = new Error(`engine worker failed: ${event.message || 'unknown error'}`);
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+  const call = (op, extra = {}, transfer = []) =>
+    new Promise((resolve, reject) => {
+      const id = next;
+      next += 1;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, op, ...extra }, transfer);
+    });
+
+  const version = await call('init', { wasm }, wasm ? [wasm] : []);
+  const presets = JSON.parse(await call('presets'));
+  return {
+    version,
+    presets,
+    async evaluate(scenario) {
+      return JSON.parse(await call('evaluate', { text: JSON.stringify(scenario) }));
+    },
+  };
+}
