@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prints evaluations per second (a measurement, not a test).
+# Prints evaluations per second natively, and the page budget (bytes, time to first result).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh native
-scripts/build.sh
+scripts/deps.sh all
+scripts/build-web.sh
 ./build/engine/shardcalc_bench
+node scripts/budget.mjs

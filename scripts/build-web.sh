@@ -3,5 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh wasm
-[ -x node_modules/.bin/esbuild ] || npm install --no-audit --no-fund --loglevel=error
 node web/build.mjs

@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
-# Installs the Debian packages shardcalc needs, skipping what is already there.
-# Usage: scripts/deps.sh [native|wasm|all]   (default: all)
+# Installs the Debian packages shardcalc needs, skipping what is already there, then the npm
+# tooling (esbuild, playwright-core) for the page.  Usage: scripts/deps.sh [native|web|all]
 set -euo pipefail
+cd "$(dirname "$0")/.."
 want=${1:-all}
 native=(g++ make cmake python3 ca-certificates nlohmann-json3-dev doctest-dev)
-wasm=(emscripten wabt binaryen nodejs)
+web=(emscripten wabt binaryen)
+browser=(chromium fonts-dejavu-core)
 case "$want" in
   native) pkgs=("${native[@]}") ;;
-  wasm) pkgs=("${wasm[@]}") ;;
-  all) pkgs=("${native[@]}" "${wasm[@]}") ;;
-  *) echo "usage: $0 [native|wasm|all]" >&2; exit 2 ;;
+  web) pkgs=("${native[@]}" "${web[@]}") ;;
+  all) pkgs=("${native[@]}" "${web[@]}" "${browser[@]}") ;;
+  *) echo "usage: $0 [native|web|all]" >&2; exit 2 ;;
 esac
+# Node and npm: any on PATH will do (these machines carry Node 20; Debian's is 18).
+if [ "$want" != native ]; then
+  command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+  command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
-  # nodejs: any node on PATH will do (CI machines may carry a newer one than Debian's)
-  if [ "$p" = nodejs ] && command -v node >/dev/null 2>&1; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "installing: ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "$want" != native ]; then
+  [ -x node_modules/.bin/esbuild ] && [ -d node_modules/playwright-core ] ||
+    npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# The main job: install, build, and estimate an example scenario (LLaMA-3.1-70B on H100s).
+# The main job: install, build the engine (native CLI and WebAssembly) and the page, and serve
+# the page on localhost. PORT=8000 by default.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh native
-scripts/build.sh
-./build/engine/shardcalc estimate "${1:-examples/llama-3.1-70b-h100.json}"
+scripts/deps.sh web
+scripts/build-web.sh
+port=${PORT:-8000}
+echo
+echo "shardcalc is at http://localhost:${port}/   (Ctrl-C to stop)"
+echo "single-file build: web/dist/shardcalc-standalone.html; CLI: build/engine/shardcalc"
+exec python3 -m http.server --bind 127.0.0.1 --directory web/dist "$port"

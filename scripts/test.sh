@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Every test: installs what it needs, builds natively and for WebAssembly, runs CTest.
+# Every test: installs what it needs, builds natively, for WebAssembly and the page, then runs
+# the doctest suite and CLI test (CTest), the wasm-vs-CLI tests (node:test) and the browser
+# tests (Debian chromium via playwright-core). Screenshots: artifacts/screenshots/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh all
-scripts/build.sh wasm
+scripts/build-web.sh
 ctest --test-dir build --output-on-failure
+node --test --test-concurrency=1 tests/web/wasm.test.mjs tests/web/page.test.mjs
