@@ -72,6 +72,10 @@ StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
         s.host_cpu += fp32_grads;
         s.optimizer = 0;
         s.step_transient = 0;
+        // ZeRO-Offload with partitioned gradients copies each reduced partition to the host as soon as
+        // it is ready (Ren et al. 2021, sec. 4.1; deepspeed estimate_zero2/3 "cpu_offload": no gradients
+        // on the GPU); only the reduce bucket (comm_buffers) stays.
+        if (c.s.framework == Framework::DeepSpeed && p.zero >= 2) s.gradients = 0;
     }
     if (p.offload_params != Offload::None) {
         (p.offload_params == Offload::Cpu ? s.host_cpu : s.host_nvme) += s.weights;
