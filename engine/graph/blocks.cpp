@@ -4,20 +4,41 @@ namespace shardcalc {
 
 BuildContext build_context(const Config& c) {
     return BuildContext{c.s.model,          c.s.training.attention,        c.s.training.dropout > 0,
-                        c.traits.fused_glu, c.traits.fused_cross_entropy, c.d.vocab_padded};
+                        c.traits.fused_glu, c.traits.fused_cross_entropy, c.d.vocab_padded,
+                        bytes_of(c.s.training.dtype), c.s.model.arch == Arch::Decoder};
 }
 
 ParamTensor weight(int64_t out, int64_t in, ParamSplit split) { return ParamTensor{"w", {out, in}, split, false}; }
 
 ParamTensor vector_param(const char* name, int64_t n, ParamSplit split) { return ParamTensor{name, {n}, split, false}; }
 
-Op linear(const std::string& name, int64_t out, int64_t in, bool bias, bool sharded, bool bias_sharded,
-          SavedSplit input_split, int64_t input_width) {
+Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_bytes) {
+    Work w;
+    w.kind = WorkKind::Elementwise;
+    w.width = width;
+    w.split = split;
+    w.fwd_bytes = fwd_bytes;
+    w.bwd_bytes = bwd_bytes;
+    return w;
+}
+
+Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
+          int64_t input_width) {
     Op op{name, {}, {}};
+    const bool sharded = kind != Parallel::None;
     op.params.push_back(weight(out, in, sharded ? ParamSplit::Sharded : ParamSplit::Replicated));
-    if (bias) op.params.push_back(vector_param("b", out, bias_sharded ? ParamSplit::Sharded : ParamSplit::Replicated));
+    // Row-parallel biases are added after the all-reduce, so they stay whole.
+    if (bias)
+        op.params.push_back(vector_param("b", out, kind == Parallel::Column ? ParamSplit::Sharded : ParamSplit::Replicated));
     // A linear layer keeps its input for the weight gradient (Korthikanti sec. 4.1).
     op.saved.push_back({"input", SavedKind::Activation, input_split, input_width, false});
+    Work w;
+    w.kind = WorkKind::Matmul;
+    w.in = in;
+    w.out = out;
+    w.sharded = sharded;
+    w.split_in = kind == Parallel::Row;
+    op.work.push_back(w);
     return op;
 }
 
@@ -27,6 +48,8 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     // Layer norm stores its input, 2sbh (Korthikanti sec. 4.1); the per-token mean/rstd
     // statistics (2 fp32 values per token) are below the formula's resolution and omitted.
     op.saved.push_back({"input", SavedKind::Activation, SavedSplit::Sequence, width, false});
+    // Forward reads x and writes y; backward reads dy and x and writes dx.
+    op.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
     return op;
 }
 
@@ -34,6 +57,10 @@ Op dropout_add(const BuildContext& b, const std::string& name, int64_t width) {
     Op op{name, {}, {}};
     // Residual dropout keeps a 1-byte mask per element, sbh (Korthikanti sec. 4.1).
     if (b.dropout) op.saved.push_back({"mask", SavedKind::Mask, SavedSplit::Sequence, width, false});
+    // Forward reads the branch and the residual and writes the sum (and the mask); backward applies
+    // the mask to dy only when there is dropout (a plain residual add passes the gradient through).
+    const double a = b.act_bytes;
+    op.work.push_back(elementwise(width, SavedSplit::Sequence, b.dropout ? 3 * a + 1 : 3 * a, b.dropout ? 2 * a + 1 : 0));
     return op;
 }
 
@@ -43,7 +70,7 @@ Module self_attention(const BuildContext& b) {
     const int64_t kv_width = *m.kv_heads * *m.head_dim;
     Module mod{"self_attention", {}, {}};
     // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
-    mod.ops.push_back(linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias, true, true,
+    mod.ops.push_back(linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias, Parallel::Column,
                              SavedSplit::Sequence, m.hidden));
 
     Op core{"core_attention", {}, {}};
@@ -67,10 +94,21 @@ Module self_attention(const BuildContext& b) {
             core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
         }
         core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
+        // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
+        // backward reads probabilities and their gradient and writes the score gradient.
+        const double a = b.act_bytes;
+        core.work.push_back(elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a,
+                                        b.dropout ? 5 * a + 1 : 3 * a));
     }
+    Work scores;
+    scores.kind = WorkKind::Attention;
+    scores.heads = m.heads;
+    scores.head_dim = *m.head_dim;
+    scores.causal = b.causal;
+    scores.flash = b.attention == Attention::Flash;
+    core.work.insert(core.work.begin(), scores);
     mod.ops.push_back(core);
-    // Output projection, row-parallel: the bias is added after the all-reduce, so it is replicated.
-    mod.ops.push_back(linear("dense", m.hidden, q_width, m.bias, true, false, SavedSplit::Tensor, q_width));
+    mod.ops.push_back(linear("dense", m.hidden, q_width, m.bias, Parallel::Row, SavedSplit::Tensor, q_width));
     return mod;
 }
 
@@ -80,15 +118,21 @@ Module mlp(const BuildContext& b) {
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     const int64_t up_width = gated ? 2 * f : f;
     Module mod{"mlp", {}, {}};
-    mod.ops.push_back(linear("dense_h_to_4h", up_width, m.hidden, m.bias, true, true, SavedSplit::Sequence, m.hidden));
+    mod.ops.push_back(linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
     Op act{gated ? "glu_activation" : "activation", {}, {}};
     // GeLU keeps its input, 8sbh for f = 4h (Korthikanti sec. 4.1). A fused GLU keeps the 2f-wide input and
     // recomputes the rest (megatron/core/fusions/fused_bias_swiglu.py); the eager form keeps the gate
     // input, the activated gate and the up projection for the product (3f).
     const int64_t act_width = !gated ? f : (b.fused_glu ? 2 * f : 3 * f);
     act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Tensor, act_width, false});
+    // Per output element: GeLU reads x, writes y (bwd: dy, x -> dx); a fused GLU reads 2 and writes 1
+    // (bwd: dy and 2 inputs -> 2 gradients); eager GLU runs activation and product as two kernels.
+    const double a = b.act_bytes;
+    const double fwd = !gated ? 2 : (b.fused_glu ? 3 : 5);
+    const double bwd = !gated ? 3 : (b.fused_glu ? 5 : 8);
+    act.work.push_back(elementwise(f, SavedSplit::Tensor, fwd * a, bwd * a));
     mod.ops.push_back(act);
-    mod.ops.push_back(linear("dense_4h_to_h", m.hidden, f, m.bias, true, false, SavedSplit::Tensor, f));
+    mod.ops.push_back(linear("dense_4h_to_h", m.hidden, f, m.bias, Parallel::Row, SavedSplit::Tensor, f));
     return mod;
 }
 
@@ -101,6 +145,9 @@ Op cross_entropy(const BuildContext& b) {
     op.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Tensor, b.vocab_padded, false});
     if (!b.fused_cross_entropy)
         op.saved.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, b.vocab_padded, false});
+    // Forward reads the 16-bit logits and makes two fp32 passes (max and exp-sum); backward reads the
+    // fp32 softmax and writes the 16-bit logit gradient.
+    op.work.push_back(elementwise(b.vocab_padded, SavedSplit::Tensor, b.act_bytes + 8, 4 + b.act_bytes));
     return op;
 }
 

@@ -15,6 +15,8 @@ struct BuildContext {
     bool fused_glu;
     bool fused_cross_entropy;
     int64_t vocab_padded;
+    double act_bytes;   // bytes of one activation element in the training dtype
+    bool causal;        // decoder self-attention masks the future
 };
 
 BuildContext build_context(const Config& c);
@@ -24,8 +26,13 @@ ParamTensor vector_param(const char* name, int64_t n, ParamSplit split);
 
 // A linear layer [out, in]; `sharded` says whether tp splits the weight (column- or
 // row-parallel), `bias_sharded` whether it splits the bias (column-parallel only).
-Op linear(const std::string& name, int64_t out, int64_t in, bool bias, bool sharded, bool bias_sharded,
-          SavedSplit input_split, int64_t input_width);
+enum class Parallel { None, Column, Row };  // Megatron linear kinds; None: replicated on every tp rank
+
+Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
+          int64_t input_width);
+
+// Memory-bound work of `width` elements per token, with HBM bytes per element forward and backward.
+Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_bytes);
 
 Op norm(const BuildContext& b, const std::string& name, int64_t width);
 Op dropout_add(const BuildContext& b, const std::string& name, int64_t width);

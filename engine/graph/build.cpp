@@ -18,7 +18,11 @@ Module embedding_module(const Config& c) {
     const int64_t e = *m.embedding_dim;
     Module mod{"embedding", {}, {}};
     // Vocab-parallel embedding (megatron/core/tensor_parallel/layers.py VocabParallelEmbedding).
-    mod.ops.push_back(Op{"word_embeddings", {weight(c.d.vocab_padded, e, ParamSplit::Sharded)}, {}});
+    Op word{"word_embeddings", {weight(c.d.vocab_padded, e, ParamSplit::Sharded)}, {}};
+    // Forward gathers rows (read and write e per token); backward accumulates dy into the fp32
+    // embedding gradient (read dy, read-modify-write the gradient row).
+    word.work.push_back(elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, b.act_bytes + 8));
+    mod.ops.push_back(word);
     if (m.position_embedding == PositionEmbedding::Learned)
         mod.ops.push_back(Op{"position_embeddings", {weight(m.max_positions, e, ParamSplit::Replicated)}, {}});
     if (*m.type_vocab > 0)
@@ -29,7 +33,7 @@ Module embedding_module(const Config& c) {
     // ALBERT projects the factorized embedding up to the hidden size (transformers' AlbertTransformer
     // embedding_hidden_mapping_in).
     if (e != m.hidden)
-        mod.ops.push_back(linear("embedding_hidden_mapping_in", m.hidden, e, true, false, false, SavedSplit::Sequence, e));
+        mod.ops.push_back(linear("embedding_hidden_mapping_in", m.hidden, e, true, Parallel::None, SavedSplit::Sequence, e));
     return mod;
 }
 

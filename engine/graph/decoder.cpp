@@ -16,7 +16,7 @@ ModelGraph build_decoder(const Config& c) {
     g.post = Module{"head", {}, {}};
     g.post.ops.push_back(norm(b, "final_layernorm", m.hidden));
     if (m.head == Head::Lm) {
-        Op out = linear("output_layer", c.d.vocab_padded, m.hidden, false, true, false, SavedSplit::Sequence, m.hidden);
+        Op out = linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden);
         out.params[0].tied = m.tied_embeddings;
         g.post.ops.push_back(out);
         g.post.ops.push_back(cross_entropy(b));

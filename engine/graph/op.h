@@ -50,11 +50,36 @@ struct SavedTensor {
     bool dropped_by_selective = false;  // recomputed under selective recompute (Korthikanti et al. 2022, sec. 5)
 };
 
+// What an op computes, for FLOPs and time. Matmul and attention FLOPs are the model FLOPs
+// (the MFU convention of Chowdhery et al. 2022, app. B); elementwise work is timed by its
+// memory traffic only.
+enum class WorkKind { Matmul, Attention, Elementwise };
+
+struct Work {
+    WorkKind kind = WorkKind::Elementwise;
+    // Matmul: each token's [in] vector times a weight [in, out]; `sharded`: tp splits the weight.
+    int64_t in = 0, out = 0;
+    bool sharded = true;
+    bool split_in = false;  // row-parallel: tp splits the inner dimension instead of the output
+    // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
+    int64_t heads = 0, head_dim = 0;
+    bool causal = false, flash = true;
+    // Elementwise: `width` elements per token (heads per score row for SavedSplit::Scores),
+    // moving fwd_bytes / bwd_bytes of HBM traffic per element.
+    int64_t width = 0;
+    SavedSplit split = SavedSplit::Sequence;
+    double fwd_bytes = 0, bwd_bytes = 0;
+};
+
 struct Op {
+    Op(std::string n = "", std::vector<ParamTensor> p = {}, std::vector<SavedTensor> s = {}, bool loss = false,
+       std::vector<Work> w = {})
+        : name(std::move(n)), params(std::move(p)), saved(std::move(s)), is_loss(loss), work(std::move(w)) {}
     std::string name;
     std::vector<ParamTensor> params;
     std::vector<SavedTensor> saved;
     bool is_loss = false;  // its saved tensors are reported as the "logits" line, not activations
+    std::vector<Work> work;
 };
 
 struct Module {

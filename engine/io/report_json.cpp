@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "compute/roofline.h"
 #include "io/scenario_json.h"
 #include "scenario/names.h"
 #include "version.h"
@@ -34,8 +35,17 @@ json stage_json(const StageMemory& m) {
                 {"host", {{"cpu", whole(m.host_cpu)}, {"nvme", whole(m.host_nvme)}}}};
 }
 
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
 json module_json(const ModuleRow& r) {
     return json{{"path", r.path},
+                {"fwd_flops", r.fwd_flops},
+                {"bwd_flops", r.bwd_flops},
+                {"fwd_bytes", r.fwd_bytes},
+                {"bwd_bytes", r.bwd_bytes},
+                {"fwd_seconds", r.fwd_seconds},
+                {"bwd_seconds", r.bwd_seconds},
+                {"bound", r.fwd_flops > 0 || r.fwd_bytes > 0 ? (r.compute_bound ? "compute" : "memory") : "none"},
                 {"name", r.name},
                 {"depth", r.depth},
                 {"kind", r.is_op ? "op" : "module"},
@@ -45,6 +55,94 @@ json module_json(const ModuleRow& r) {
                 {"parameters_per_device", whole(r.params_per_device)},
                 {"weight_bytes", whole(r.weight_bytes)},
                 {"activation_bytes", whole(r.activation_bytes)}};
+}
+
+json communication_json(const Report& r) {
+    json list = json::array();
+    const StageComm& sc = r.perf.comm[r.perf.comm_stage];
+    for (const auto& e : sc.entries)
+        list.push_back({{"dimension", e.dimension},
+                        {"collective", collective_name(e.kind)},
+                        {"purpose", e.purpose},
+                        {"bytes", whole(e.bytes)},
+                        {"count_per_iteration", e.count},
+                        {"volume_per_iteration", whole(e.bytes * e.count)},
+                        {"group_size", e.group.size},
+                        {"crosses_nodes", e.group.crosses_nodes},
+                        {"first_group", e.group.first},
+                        {"algorithm", e.algorithm},
+                        {"seconds", finite(e.seconds())},
+                        {"overlapped", e.overlapped},
+                        {"exposed_seconds", finite(e.exposed_seconds)}});
+    return list;
+}
+
+json performance_json(const Report& r) {
+    const Config& c = r.config;
+    const Performance& p = r.perf;
+    const double world = static_cast<double>(c.d.world_size);
+    const double step = p.step_seconds;
+    const double peak = peak_flops(c);
+    json breakdown = json::object();
+    for (const auto& [name, seconds] : p.breakdown) breakdown[name] = finite(seconds);
+    json stages = json::array();
+    for (size_t i = 0; i < p.stage_times.size(); ++i)
+        stages.push_back({{"stage", i},
+                          {"forward_seconds", finite(p.stage_times[i].fwd)},
+                          {"backward_seconds", finite(p.stage_times[i].bwd)},
+                          {"model_flops_per_microbatch", p.compute[i].cost.model_flops}});
+    json timeline = json::array();
+    for (const auto& e : p.timeline)
+        timeline.push_back({{"stage", e.stage}, {"kind", e.forward ? "F" : "B"}, {"microbatch", e.microbatch},
+                            {"chunk", e.chunk}, {"start", e.start}, {"end", e.end}});
+    const double tokens_per_s = step > 0 ? static_cast<double>(c.d.tokens_per_step) / step : 0;
+    json out = {
+        {"time",
+         {{"step_seconds", finite(step)},
+          {"breakdown", breakdown},
+          {"mfu", finite(p.model_flops / (step * world * peak))},
+          {"hfu", finite(p.hardware_flops / (step * world * peak))},
+          {"peak_flops_per_device", peak},
+          {"critical_stage", p.pipeline.critical_stage}}},
+        {"throughput",
+         {{"tokens_per_second", finite(tokens_per_s)},
+          {"samples_per_second", finite(static_cast<double>(c.d.samples_per_step) / step)},
+          {"tflops_per_device", finite(p.model_flops / (step * world) / 1e12)},
+          {"hardware_tflops_per_device", finite(p.hardware_flops / (step * world) / 1e12)}}},
+        {"flops",
+         {{"model_per_iteration", p.model_flops},
+          {"hardware_per_iteration", p.hardware_flops},
+          {"model_per_iteration_full_attention", p.model_flops_full_attention},
+          {"convention",
+           "model: forward + backward matmul and attention FLOPs (2 per multiply-add), attention halved under causal "
+           "masking, no recompute, tensor-parallel replicas counted once; model_per_iteration_full_attention counts all "
+           "s^2 attention pairs (Megatron papers, PaLM); hardware: what the kernels execute, including recompute and "
+           "FlashAttention's backward recompute, eager attention over all pairs"}}},
+        {"communication", communication_json(r)},
+        {"pipeline",
+         {{"schedule", c.s.parallel.vpp > 1 ? "interleaved-1f1b" : name_of(c.s.parallel.schedule)},
+          {"bubble_seconds", finite(p.pipeline.bubble)},
+          {"bubble_fraction", finite(step > 0 ? p.pipeline.bubble / step : 0)},
+          {"stages", stages},
+          {"timeline", timeline},
+          {"timeline_complete", !p.timeline.empty() || c.s.parallel.pp == 1}}},
+        {"roofline",
+         {{"peak_flops", peak},
+          {"hbm_bytes_per_second", hbm_bytes_per_s(c)},
+          {"ridge_intensity", peak / hbm_bytes_per_s(c)}}},
+    };
+    const TrainingSpec& t = c.s.training;
+    if (t.train_tokens > 0 && tokens_per_s > 0) {
+        const double seconds = t.train_tokens / tokens_per_s;
+        const double gpu_hours = seconds * world / 3600;
+        out["training_run"] = {{"tokens", t.train_tokens},
+                               {"seconds", seconds},
+                               {"days", seconds / 86400},
+                               {"gpu_hours", gpu_hours},
+                               {"cost", gpu_hours * c.s.hardware.price_per_gpu_hour},
+                               {"price_per_gpu_hour", c.s.hardware.price_per_gpu_hour}};
+    }
+    return out;
 }
 
 }  // namespace
@@ -64,7 +162,7 @@ json report_to_json(const Report& r) {
     }
     const StageMemory& peak = r.peak();
     const int64_t per_node = std::min(c.s.hardware.gpus_per_node, d.world_size);
-    return json{
+    json out{
         {"engine", {{"name", "shardcalc"}, {"version", kEngineVersion}}},
         {"scenario", scenario_to_json(c.s)},
         {"derived",
@@ -94,6 +192,8 @@ json report_to_json(const Report& r) {
             {"cpu_per_node", whole(host_cpu * static_cast<double>(per_node))}}}}},
         {"modules", modules},
         {"notes", r.notes}};
+    out.update(performance_json(r));
+    return out;
 }
 
 }  // namespace shardcalc

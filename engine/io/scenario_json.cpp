@@ -78,6 +78,7 @@ TrainingSpec parse_training(const json* j) {
     assign(t.recompute, r.choice<Recompute>("recompute"));
     assign(t.attention, r.choice<Attention>("attention"));
     assign(t.dropout, r.number("dropout", 0.0));
+    assign(t.train_tokens, r.number("train_tokens", 0.0));
     r.finish();
     const char* fp8_msg = "fp8 training is not modelled yet; allowed: fp32|fp16|bf16";
     if (t.dtype == Dtype::Fp8) throw InputError("/training/dtype", fp8_msg);
@@ -105,6 +106,7 @@ ParallelSpec parse_parallel(const json* j) {
     assign(p.offload_optimizer, r.choice<Offload>("offload_optimizer"));
     assign(p.offload_params, r.choice<Offload>("offload_params"));
     p.world_size = r.integer("world_size", 1);
+    assign(p.schedule, r.choice<Schedule>("schedule"));
     r.finish();
     return p;
 }
@@ -150,6 +152,16 @@ HardwareSpec parse_hardware(const json* user) {
     assign(h.l2_mib, r.number("l2_mib", 0));
     assign(h.intra_node_gbps, r.number("intra_node_gbps", 0));
     assign(h.inter_node_gbps, r.number("inter_node_gbps", 0));
+    assign(h.sm_count, r.integer("sm_count", 0));
+    assign(h.matmul_efficiency, r.number("matmul_efficiency", 0));
+    assign(h.attention_efficiency, r.number("attention_efficiency", 0));
+    assign(h.hbm_efficiency, r.number("hbm_efficiency", 0));
+    assign(h.kernel_launch_us, r.number("kernel_launch_us", 0));
+    assign(h.intra_node_latency_us, r.number("intra_node_latency_us", 0));
+    assign(h.inter_node_latency_us, r.number("inter_node_latency_us", 0));
+    assign(h.intra_node_efficiency, r.number("intra_node_efficiency", 0));
+    assign(h.inter_node_efficiency, r.number("inter_node_efficiency", 0));
+    assign(h.price_per_gpu_hour, r.number("price_per_gpu_hour", 0));
     if (const json* peaks = r.object("peak_tflops")) parse_peaks(*peaks, "/hardware/peak_tflops", h);
     r.finish();
     return h;
@@ -186,7 +198,7 @@ json scenario_to_json(const Scenario& s) {
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},
                      {"optimizer", name_of(t.optimizer)}, {"recompute", name_of(t.recompute)},
-                     {"attention", name_of(t.attention)}, {"dropout", t.dropout}};
+                     {"attention", name_of(t.attention)}, {"dropout", t.dropout}, {"train_tokens", t.train_tokens}};
     put(training, "seq_len", t.seq_len);
     put(training, "global_batch", t.global_batch);
     put_name(training, "param_dtype", t.param_dtype);
@@ -197,7 +209,7 @@ json scenario_to_json(const Scenario& s) {
     json parallel = {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"vpp", p.vpp}, {"sp", p.sp}, {"cp", p.cp},
                      {"ulysses", p.ulysses}, {"zero", p.zero}, {"distributed_optimizer", p.distributed_optimizer},
                      {"offload_optimizer", name_of(p.offload_optimizer)},
-                     {"offload_params", name_of(p.offload_params)}};
+                     {"offload_params", name_of(p.offload_params)}, {"schedule", name_of(p.schedule)}};
     put(parallel, "world_size", p.world_size);
 
     const HardwareSpec& h = s.hardware;
@@ -210,7 +222,14 @@ json scenario_to_json(const Scenario& s) {
     json hardware = {{"preset", h.preset}, {"name", h.name}, {"memory_gib", h.memory_gib},
                      {"gpus_per_node", h.gpus_per_node}, {"overhead_gib", h.overhead_gib}, {"hbm_gbps", h.hbm_gbps},
                      {"l2_mib", h.l2_mib}, {"intra_node_gbps", h.intra_node_gbps},
-                     {"inter_node_gbps", h.inter_node_gbps}, {"peak_tflops", peaks}};
+                     {"inter_node_gbps", h.inter_node_gbps}, {"peak_tflops", peaks}, {"sm_count", h.sm_count},
+                     {"matmul_efficiency", h.matmul_efficiency}, {"attention_efficiency", h.attention_efficiency},
+                     {"hbm_efficiency", h.hbm_efficiency}, {"kernel_launch_us", h.kernel_launch_us},
+                     {"intra_node_latency_us", h.intra_node_latency_us},
+                     {"inter_node_latency_us", h.inter_node_latency_us},
+                     {"intra_node_efficiency", h.intra_node_efficiency},
+                     {"inter_node_efficiency", h.inter_node_efficiency},
+                     {"price_per_gpu_hour", h.price_per_gpu_hour}};
     return json{{"version", 1}, {"framework", name_of(s.framework)}, {"model", model}, {"training", training},
                 {"parallel", parallel}, {"hardware", hardware}};
 }

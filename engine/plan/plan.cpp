@@ -35,7 +35,10 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
     for (int64_t r = 0; r < pp; ++r) {
         StagePlan st;
         st.rank = r;
-        const std::vector<int64_t> inflight = inflight_per_chunk(pp, vpp, r, c.d.microbatches);
+        // GPipe runs every forward before any backward: all microbatches stay alive (Huang et al. 2019).
+        const std::vector<int64_t> inflight = c.s.parallel.schedule == Schedule::GPipe
+                                                  ? std::vector<int64_t>{c.d.microbatches}
+                                                  : inflight_per_chunk(pp, vpp, r, c.d.microbatches);
         for (int64_t k = 0; k < vpp; ++k) {
             Chunk ch;
             ch.global_index = k * pp + r;

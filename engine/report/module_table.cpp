@@ -1,5 +1,6 @@
 // The per-module table of seed 002: a depth-first walk of the graph with parameter shapes,
 // counts and bytes, and saved activations, after tensor-parallel sharding.
+#include "compute/op_cost.h"
 #include "graph/op.h"
 #include "memory/activations.h"
 #include "memory/model_states.h"
@@ -32,6 +33,14 @@ struct Walker {
         }
         r.weight_bytes = r.params_per_device * bytes_of(*c.s.training.param_dtype);
         r.activation_bytes = op_activation_bytes(op, c, in_layer);
+        const OpCost cost = op_cost(op, c, in_layer);
+        r.fwd_flops = cost.fwd.flops;
+        r.bwd_flops = cost.bwd.flops;
+        r.fwd_bytes = cost.fwd.bytes;
+        r.bwd_bytes = cost.bwd.bytes;
+        r.fwd_seconds = cost.fwd.seconds;
+        r.bwd_seconds = cost.bwd.seconds;
+        r.compute_bound = cost.fwd.compute_bound;
         return r;
     }
 
@@ -49,6 +58,12 @@ struct Walker {
             total.params_per_device += r.params_per_device;
             total.weight_bytes += r.weight_bytes;
             total.activation_bytes += r.activation_bytes;
+            total.fwd_flops += r.fwd_flops;
+            total.bwd_flops += r.bwd_flops;
+            total.fwd_bytes += r.fwd_bytes;
+            total.bwd_bytes += r.bwd_bytes;
+            total.fwd_seconds += r.fwd_seconds;
+            total.bwd_seconds += r.bwd_seconds;
         };
         const std::string child_prefix = total.path + "/";
         // A module that is a single op of the same name (norms, dropout-add) is shown as one row.

@@ -6,6 +6,7 @@
 
 #include "memory/memory.h"
 #include "scenario/resolve.h"
+#include "schedule/step.h"
 
 namespace shardcalc {
 
@@ -29,6 +30,9 @@ struct ModuleRow {
     double params_per_device = 0;
     double weight_bytes = 0;          // in the parameter dtype, before ZeRO partitioning
     double activation_bytes = 0;      // saved per microbatch under the recompute policy
+    // Per microbatch on one device: hardware FLOPs, HBM bytes and roofline seconds.
+    double fwd_flops = 0, bwd_flops = 0, fwd_bytes = 0, bwd_bytes = 0, fwd_seconds = 0, bwd_seconds = 0;
+    bool compute_bound = false;
 };
 
 struct Report {
@@ -39,6 +43,7 @@ struct Report {
     double capacity = 0;              // bytes
     std::vector<ModuleRow> modules;
     std::vector<std::string> notes;
+    Performance perf;
 
     const StageMemory& peak() const { return stages[peak_stage]; }
     bool fits() const { return peak().total() <= capacity; }

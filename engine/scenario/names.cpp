@@ -29,6 +29,8 @@ SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offloa
 SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},
                 {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"})
 
+SHARDCALC_NAMES(Schedule, {Schedule::OneFOneB, "1f1b"}, {Schedule::GPipe, "gpipe"})
+
 #undef SHARDCALC_NAMES
 
 }  // namespace shardcalc

@@ -77,6 +77,13 @@ Config resolve(Scenario scenario) {
         c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
                           " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
     validate(c);
+    const HardwareSpec& h = c.s.hardware;
+    const Dtype dt = c.s.training.dtype;
+    if ((dt == Dtype::Bf16 && h.peak_tflops_bf16 <= 0) || (dt == Dtype::Fp16 && h.peak_tflops_fp16 <= 0))
+        c.notes.push_back(std::string(name_of(dt)) + " has no matrix peak on " + h.preset +
+                          ": step time uses the fp32 peak");
+    if (c.s.parallel.offload_optimizer != Offload::None)
+        c.notes.push_back("the offloaded optimizer step runs on the host and is not timed");
     return c;
 }
 

@@ -20,6 +20,7 @@ enum class Recompute { None, Selective, Full };
 enum class Attention { Flash, Eager };
 enum class Offload { None, Cpu, Nvme };
 enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch };
+enum class Schedule { OneFOneB, GPipe };  // interleaved 1F1B is OneFOneB with vpp > 1
 
 struct ModelSpec {
     std::string preset;  // informational once resolved
@@ -57,6 +58,7 @@ struct TrainingSpec {
     Recompute recompute = Recompute::None;
     Attention attention = Attention::Flash;
     double dropout = 0.0;
+    double train_tokens = 0;  // tokens to train for time-to-train and cost; 0: not reported
 };
 
 struct ParallelSpec {
@@ -67,6 +69,7 @@ struct ParallelSpec {
     Offload offload_optimizer = Offload::None;
     Offload offload_params = Offload::None;
     std::optional<int64_t> world_size;      // when given, must equal dp*tp*pp*cp*ulysses
+    Schedule schedule = Schedule::OneFOneB;
 };
 
 struct HardwareSpec {
@@ -82,6 +85,16 @@ struct HardwareSpec {
     double inter_node_gbps = 0;
     double peak_tflops_fp32 = 0, peak_tflops_tf32 = 0, peak_tflops_fp16 = 0,
            peak_tflops_bf16 = 0, peak_tflops_fp8 = 0, peak_tflops_int8 = 0;
+    // Achievable-performance figures for the roofline and the alpha-beta model (each sourced in
+    // the preset): fraction of peak a large GEMM / attention kernel / streaming kernel reaches,
+    // streaming multiprocessors (wave quantization), kernel launch cost, collective latency and
+    // the fraction of link bandwidth NCCL reaches as bus bandwidth.
+    int64_t sm_count = 0;
+    double matmul_efficiency = 0, attention_efficiency = 0, hbm_efficiency = 0;
+    double kernel_launch_us = 0;
+    double intra_node_latency_us = 0, inter_node_latency_us = 0;
+    double intra_node_efficiency = 0, inter_node_efficiency = 0;
+    double price_per_gpu_hour = 0;  // user input; 0: no cost figures
 };
 
 struct Scenario {

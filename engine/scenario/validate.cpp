@@ -77,6 +77,8 @@ void validate_sharding(const Config& c) {
                 "the interleaved schedule needs the number of microbatches (" + str(c.d.microbatches) +
                     ") to be a multiple of pp (" + str(p.pp) + ")");
     }
+    require(p.schedule != Schedule::GPipe || p.vpp == 1, "/parallel/schedule",
+            "gpipe has no interleaved variant: use 1f1b with vpp > 1, or vpp = 1");
     if (p.world_size)
         require(*p.world_size == c.d.world_size, "/parallel/world_size",
                 "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size));
@@ -139,6 +141,18 @@ void validate_hardware(const Config& c) {
     const HardwareSpec& h = c.s.hardware;
     require(h.memory_gib > 0, "/hardware/memory_gib", "must be a positive number of GiB");
     require(h.overhead_gib >= 0, "/hardware/overhead_gib", "must be 0 or more GiB");
+    // The performance model divides by these; a preset always sets them, a user may override.
+    require(h.hbm_gbps > 0, "/hardware/hbm_gbps", "must be a positive bandwidth in GB/s");
+    require(h.intra_node_gbps > 0, "/hardware/intra_node_gbps", "must be a positive bandwidth in GB/s");
+    require(h.inter_node_gbps > 0, "/hardware/inter_node_gbps", "must be a positive bandwidth in GB/s");
+    for (const auto& [value, path] : {std::pair<double, const char*>{h.matmul_efficiency, "/hardware/matmul_efficiency"},
+                                      {h.attention_efficiency, "/hardware/attention_efficiency"},
+                                      {h.hbm_efficiency, "/hardware/hbm_efficiency"},
+                                      {h.intra_node_efficiency, "/hardware/intra_node_efficiency"},
+                                      {h.inter_node_efficiency, "/hardware/inter_node_efficiency"}})
+        require(value > 0 && value <= 1, path, "must be a fraction in (0, 1]");
+    require(h.peak_tflops_fp32 > 0 || h.peak_tflops_bf16 > 0 || h.peak_tflops_fp16 > 0, "/hardware/peak_tflops",
+            "needs at least one peak (fp32, fp16 or bf16) in TFLOP/s");
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+#pragma once
+// Every collective one device of a pipeline stage takes part in per iteration, per parallel
+// dimension, as seed 002's "Cluster Communication Summary", with its alpha-beta time and what
+// of it compute hides.
+#include <string>
+#include <vector>
+
+#include "comm/collective_time.h"
+#include "compute/stage_cost.h"
+
+namespace shardcalc {
+
+struct CommEntry {
+    std::string dimension;    // dp | tp | pp | cp | ulysses | zero3
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    std::string purpose;
+    double bytes = 0;         // message per call, per device
+    double count = 0;         // calls per iteration
+    Group group;
+    std::string algorithm;
+    double seconds_each = 0;
+    bool overlapped = false;
+    double exposed_seconds = 0;  // per iteration, not hidden behind compute
+    double seconds() const { return seconds_each * count; }
+};
+
+struct StageComm {
+    std::vector<CommEntry> entries;
+    double fwd_exposed = 0;   // per microbatch, lengthens the stage's forward (tp, ulysses, cp, pp)
+    double bwd_exposed = 0;   // per microbatch, lengthens the stage's backward
+    double step_exposed = 0;  // per iteration, after the pipeline drains (dp, zero3, tied embeddings)
+};
+
+// `params`: parameters on one device of the stage (after tp, before ZeRO).
+StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params);
+
+}  // namespace shardcalc

@@ -1,0 +1,129 @@
+#include "compute/op_cost.h"
+
+#include <algorithm>
+
+namespace shardcalc {
+namespace {
+
+Kernel scale(const Kernel& k, double f) {
+    Kernel out = k;
+    out.flops *= f;
+    out.bytes *= f;
+    out.seconds *= f;
+    return out;
+}
+
+double tp(const Config& c) { return static_cast<double>(c.s.parallel.tp); }
+
+double elements(const Work& w, const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
+    switch (w.split) {
+        case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width;
+        case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c);
+        case SavedSplit::Scores: return b * w.width * s * s / (tp(c) * p.cp * p.ulysses);
+    }
+    return 0;
+}
+
+OpCost matmul(const Work& w, const Config& c) {
+    // Sharded GEMMs see every token of the (gathered) sequence shard and 1/tp of the weight;
+    // replicated ones run on each tp rank, on the sequence shard under sp.
+    const double m = tokens_per_device(c, w.sharded);
+    const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
+    const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
+    OpCost cost;
+    cost.fwd = gemm_kernel(m, k, n, c);
+    cost.bwd = gemm_kernel(m, n, k, c);   // data gradient
+    cost.bwd += gemm_kernel(k, m, n, c);  // weight gradient
+    // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
+    // without sp repeat the same work on every tp rank: count it once.
+    const bool redundant = !w.sharded && !c.s.parallel.sp;
+    cost.model_flops = 3 * cost.fwd.flops / (redundant ? tp(c) : 1);
+    cost.model_flops_full_attention = cost.model_flops;
+    return cost;
+}
+
+OpCost attention(const Work& w, const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
+    // Score pairs per device: heads split by tp (and Ulysses), queries by cp (Ulysses keeps the
+    // full sequence for its heads), QK^T and AV each 2*d FLOPs per pair (Narayanan sec. 5.1).
+    const double pairs = b * w.heads * s * s / (tp(c) * p.cp * p.ulysses);
+    const double full = 4 * pairs * w.head_dim;
+    const double useful = w.causal ? full / 2 : full;  // causal masking: half the pairs matter
+    const double a = bytes_of(c.s.training.dtype);
+    const double tokens = tokens_per_device(c, true);
+    const double qkvo = 4 * tokens * (w.heads / tp(c)) * w.head_dim * a;
+    OpCost cost;
+    if (w.flash) {
+        // FlashAttention skips fully masked blocks and recomputes QK^T in backward: 2.5x the forward
+        // FLOPs (Dao 2023, FlashAttention-2, sec. 3.1 / 4.1).
+        cost.fwd = attention_kernel(useful, qkvo, c);
+        cost.bwd = attention_kernel(2.5 * useful, 2 * qkvo, c);
+    } else {
+        // Eager attention computes every pair, masked or not: two batched GEMMs forward, four backward.
+        const double rows = b * (w.heads / (tp(c) * p.ulysses)) * (s / p.cp);
+        cost.fwd = gemm_kernel(rows, w.head_dim, s, c);
+        cost.fwd += gemm_kernel(rows, s, w.head_dim, c);
+        cost.bwd = scale(cost.fwd, 2);
+    }
+    cost.model_flops = 3 * useful;
+    cost.model_flops_full_attention = 3 * full;
+    return cost;
+}
+
+OpCost work_cost(const Work& w, const Config& c) {
+    switch (w.kind) {
+        case WorkKind::Matmul: return matmul(w, c);
+        case WorkKind::Attention: return attention(w, c);
+        case WorkKind::Elementwise: {
+            const double n = elements(w, c);
+            OpCost cost;
+            cost.fwd = memory_kernel(n * w.fwd_bytes, c);
+            if (w.bwd_bytes > 0) cost.bwd = memory_kernel(n * w.bwd_bytes, c);
+            return cost;
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+OpCost OpCost::scaled(double k) const {
+    OpCost o;
+    o.fwd = scale(fwd, k);
+    o.bwd = scale(bwd, k);
+    o.recompute = scale(recompute, k);
+    o.model_flops = model_flops * k;
+    o.model_flops_full_attention = model_flops_full_attention * k;
+    return o;
+}
+
+double tokens_per_device(const Config& c, bool tensor_region) {
+    const ParallelSpec& p = c.s.parallel;
+    const double tokens = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses);
+    return tensor_region || !p.sp ? tokens : tokens / p.tp;
+}
+
+OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
+    OpCost cost;
+    for (const auto& w : op.work) cost += work_cost(w, c);
+    if (in_layer) {
+        // Full recompute re-runs every forward kernel of the layer; selective re-runs core attention's
+        // score computation where it was dropped (eager only: flash already recomputes in backward).
+        const Recompute r = c.s.training.recompute;
+        const bool drops = std::any_of(op.saved.begin(), op.saved.end(), [](const SavedTensor& t) { return t.dropped_by_selective; });
+        if (r == Recompute::Full || (r == Recompute::Selective && drops)) cost.recompute = cost.fwd;
+    }
+    return cost;
+}
+
+OpCost module_cost(const Module& m, const Config& c, bool in_layer) {
+    OpCost cost;
+    for (const auto& op : m.ops) cost += op_cost(op, c, in_layer);
+    for (const auto& child : m.children) cost += module_cost(child, c, in_layer);
+    return cost;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,74 @@
+#include "compute/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardcalc {
+namespace {
+
+constexpr double kCtaTile = 128;  // output tile of one thread block in cuBLAS's large-GEMM kernels
+
+double launch(const Config& c) { return c.s.hardware.kernel_launch_us * 1e-6; }
+
+Kernel finish(double flops, double bytes, double flop_rate, const Config& c) {
+    Kernel k;
+    k.flops = flops;
+    k.bytes = bytes;
+    const double t_compute = flop_rate > 0 ? flops / flop_rate : 0;
+    const double t_memory = bytes / hbm_bytes_per_s(c);
+    k.compute_bound = t_compute >= t_memory;
+    k.seconds = std::max(t_compute, t_memory) + launch(c);
+    return k;
+}
+
+}  // namespace
+
+double peak_flops(const Config& c) {
+    const HardwareSpec& h = c.s.hardware;
+    double tflops = 0;
+    switch (c.s.training.dtype) {
+        case Dtype::Bf16: tflops = h.peak_tflops_bf16; break;
+        case Dtype::Fp16: tflops = h.peak_tflops_fp16; break;
+        case Dtype::Fp8: tflops = h.peak_tflops_fp8; break;
+        // fp32 training runs its matmuls in TF32 where the hardware has it (Megatron sets
+        // torch.backends.cuda.matmul.allow_tf32); otherwise on the fp32 units.
+        case Dtype::Fp32: tflops = h.peak_tflops_tf32 > 0 ? h.peak_tflops_tf32 : h.peak_tflops_fp32; break;
+    }
+    if (tflops <= 0) tflops = h.peak_tflops_fp32;  // resolve() notes the fallback
+    return tflops * 1e12;
+}
+
+double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency; }
+
+double l2_tile(const Config& c) {
+    // Three tiles (A, B and C) share half of the L2; the other half serves other streams.
+    const double l2 = c.s.hardware.l2_mib * 1024 * 1024;
+    const double t = std::floor(std::sqrt(l2 / (6 * bytes_of(c.s.training.dtype))));
+    return std::max(kCtaTile, t);
+}
+
+Kernel gemm_kernel(double m, double k, double n, const Config& c) {
+    const double a = bytes_of(c.s.training.dtype);
+    const double t = l2_tile(c);
+    // DeepFlow (seed 001): A is re-read once per column of C tiles, B once per row of C tiles.
+    const double bytes = a * (m * k * std::ceil(n / t) + k * n * std::ceil(m / t) + m * n);
+    double efficiency = c.s.hardware.matmul_efficiency;
+    const int64_t sms = c.s.hardware.sm_count;
+    if (sms > 0) {
+        const double tiles_m = std::ceil(m / kCtaTile), tiles_n = std::ceil(n / kCtaTile);
+        const double tiles = tiles_m * tiles_n;
+        const double waves = std::ceil(tiles / static_cast<double>(sms));
+        const double wave_quantization = tiles / (waves * static_cast<double>(sms));
+        const double tile_quantization = (m * n) / (tiles * kCtaTile * kCtaTile);
+        efficiency *= wave_quantization * tile_quantization;
+    }
+    return finish(2 * m * k * n, bytes, peak_flops(c) * efficiency, c);
+}
+
+Kernel attention_kernel(double flops, double bytes, const Config& c) {
+    return finish(flops, bytes, peak_flops(c) * c.s.hardware.attention_efficiency, c);
+}
+
+Kernel memory_kernel(double bytes, const Config& c) { return finish(0, bytes, 0, c); }
+
+}  // namespace shardcalc

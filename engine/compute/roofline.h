@@ -1,0 +1,35 @@
+#pragma once
+// Time of one kernel on one device: the larger of its FLOPs against the achievable matrix
+// peak and its HBM traffic against the achievable bandwidth (Williams et al. 2009, roofline),
+// plus a launch cost. GEMM traffic follows DeepFlow's L2 tiling (seed 001: reload counts) and
+// GEMM efficiency drops with wave quantization on small problems (NVIDIA, "Matrix
+// Multiplication Background User's Guide", wave and tile quantization).
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+struct Kernel {
+    double flops = 0;
+    double bytes = 0;      // HBM traffic
+    double seconds = 0;
+    bool compute_bound = false;
+    Kernel& operator+=(const Kernel& o) {
+        flops += o.flops;
+        bytes += o.bytes;
+        seconds += o.seconds;
+        compute_bound = compute_bound || o.compute_bound;
+        return *this;
+    }
+};
+
+double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
+double hbm_bytes_per_s(const Config& c); // achievable
+
+Kernel gemm_kernel(double m, double k, double n, const Config& c);
+Kernel attention_kernel(double flops, double bytes, const Config& c);
+Kernel memory_kernel(double bytes, const Config& c);
+
+// Rows of one L2-resident square tile of the GEMM (exposed for tests).
+double l2_tile(const Config& c);
+
+}  // namespace shardcalc

@@ -1,0 +1,34 @@
+#include "compute/stage_cost.h"
+
+namespace shardcalc {
+namespace {
+
+void attention_seconds(const Module& m, const Config& c, double count, StageCompute& out) {
+    for (const auto& op : m.ops)
+        for (const auto& w : op.work)
+            if (w.kind == WorkKind::Attention) {
+                Op alone{op.name, {}, {}, false, {w}};
+                const OpCost k = op_cost(alone, c, false);
+                out.attention_fwd += count * k.fwd.seconds;
+                out.attention_bwd += count * k.bwd.seconds;
+            }
+    for (const auto& child : m.children) attention_seconds(child, c, count, out);
+}
+
+}  // namespace
+
+StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st) {
+    StageCompute out;
+    for (const auto& ch : st.chunks)
+        for (const auto& cl : ch.layers) {
+            const Module& layer = g.groups[static_cast<size_t>(cl.group)].layer;
+            out.cost += module_cost(layer, c, true).scaled(static_cast<double>(cl.count));
+            attention_seconds(layer, c, static_cast<double>(cl.count), out);
+            out.layers += cl.count;
+        }
+    if (st.has_pre) out.cost += module_cost(g.pre, c, false);
+    if (st.has_post) out.cost += module_cost(g.post, c, false);
+    return out;
+}
+
+}  // namespace shardcalc

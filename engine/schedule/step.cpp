@@ -1,0 +1,92 @@
+#include "schedule/step.h"
+
+#include <algorithm>
+
+namespace shardcalc {
+namespace {
+
+// HBM traffic of the optimizer step per device: read and write the weights, master copy and
+// states it updates, read the gradients (seed 001's applyGrad_mem; a memory-bound multi-tensor kernel).
+double optimizer_seconds(const Config& c, const StageMemory& m) {
+    const ParallelSpec& p = c.s.parallel;
+    if (p.offload_optimizer != Offload::None) return 0;  // runs on the host; see notes
+    const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
+    const double params = m.params / shard;
+    const double bytes = 2 * m.optimizer + 2 * params * bytes_of(*c.s.training.param_dtype) +
+                         params * bytes_of(*c.s.training.grad_dtype);
+    return bytes / (c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency);
+}
+
+double exposed(const StageComm& sc, const std::string& dim, bool step_level) {
+    double sum = 0;
+    for (const auto& e : sc.entries) {
+        const bool is_step =
+            e.dimension == "dp" || e.dimension == "zero3" || (e.kind == CollectiveKind::AllReduce && e.dimension == "pp");
+        if (e.dimension == dim && is_step == step_level) sum += e.exposed_seconds;
+    }
+    return sum;
+}
+
+}  // namespace
+
+Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem) {
+    Performance perf;
+    const double mb = static_cast<double>(c.d.microbatches);
+    const double devices_per_stage = static_cast<double>(c.d.world_size / c.s.parallel.pp);
+    double p2p = 0;
+    for (size_t i = 0; i < plan.stages.size(); ++i) {
+        const StageCompute sc = stage_compute(c, g, plan.stages[i]);
+        const StageComm comm = stage_communication(c, plan.stages[i], sc, mem[i].params);
+        perf.stage_times.push_back({sc.cost.fwd.seconds + comm.fwd_exposed,
+                                    sc.cost.bwd.seconds + sc.cost.recompute.seconds + comm.bwd_exposed});
+        for (const auto& e : comm.entries)
+            if (e.dimension == "pp" && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
+        perf.model_flops += sc.cost.model_flops * mb * devices_per_stage;
+        perf.model_flops_full_attention += sc.cost.model_flops_full_attention * mb * devices_per_stage;
+        perf.hardware_flops +=
+            (sc.cost.fwd.flops + sc.cost.bwd.flops + sc.cost.recompute.flops) * mb * devices_per_stage;
+        perf.compute.push_back(sc);
+        perf.comm.push_back(comm);
+    }
+    perf.pipeline = pipeline_time(perf.stage_times, c.d.microbatches, c.s.parallel.vpp);
+
+    // After the pipeline drains: exposed gradient/parameter collectives and the optimizer step.
+    size_t tail_stage = 0;
+    double tail = -1;
+    for (size_t i = 0; i < plan.stages.size(); ++i) {
+        const double t = perf.comm[i].step_exposed + optimizer_seconds(c, mem[i]);
+        if (t > tail) {
+            tail = t;
+            tail_stage = i;
+        }
+    }
+    perf.step_seconds = perf.pipeline.seconds + tail;
+
+    const size_t k = perf.pipeline.critical_stage;
+    perf.comm_stage = k;
+    const StageCompute& sc = perf.compute[k];
+    const StageComm& cm = perf.comm[k];
+    const StageComm& tail_comm = perf.comm[tail_stage];
+    double pp_p2p = 0;
+    for (const auto& e : cm.entries)
+        if (e.dimension == "pp" && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
+    perf.breakdown = {
+        {"forward_compute", mb * sc.cost.fwd.seconds},
+        {"backward_compute", mb * sc.cost.bwd.seconds},
+        {"recompute", mb * sc.cost.recompute.seconds},
+        {"tp_exposed", exposed(cm, "tp", false)},
+        {"cp_exposed", exposed(cm, "cp", false)},
+        {"ulysses_exposed", exposed(cm, "ulysses", false)},
+        {"pp_p2p", pp_p2p},
+        {"pipeline_bubble", perf.pipeline.bubble},
+        {"dp_exposed", exposed(tail_comm, "dp", true)},
+        {"zero3_exposed", exposed(tail_comm, "zero3", true)},
+        {"embedding_sync", exposed(tail_comm, "pp", true)},
+        {"optimizer_step", optimizer_seconds(c, mem[tail_stage])},
+    };
+    perf.timeline = simulate_schedule(perf.stage_times, c.d.microbatches, c.s.parallel.vpp, c.s.parallel.schedule, p2p,
+                                      kMaxTimelineEvents);
+    return perf;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,33 @@
+#pragma once
+// One training iteration: per-stage compute and exposed communication, the pipeline schedule,
+// the optimizer step, and the totals (FLOPs, throughput, MFU/HFU).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "comm/communication.h"
+#include "compute/stage_cost.h"
+#include "memory/memory.h"
+#include "schedule/pipeline.h"
+
+namespace shardcalc {
+
+struct Performance {
+    std::vector<StageCompute> compute;
+    std::vector<StageComm> comm;
+    std::vector<StageTime> stage_times;
+    PipelineTime pipeline;
+    double step_seconds = 0;
+    std::vector<std::pair<std::string, double>> breakdown;  // named parts of the step, they sum to it
+    size_t comm_stage = 0;               // the stage whose communication is reported (the critical one)
+    double model_flops = 0;              // per iteration, whole cluster, causal-aware attention
+    double model_flops_full_attention = 0;
+    double hardware_flops = 0;           // including recompute and flash's backward recompute
+    std::vector<TimelineEvent> timeline; // empty when the schedule is too long to draw
+};
+
+Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem);
+
+constexpr size_t kMaxTimelineEvents = 4096;
+
+}  // namespace shardcalc
