@@ -46,11 +46,12 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
     const double alpha = (g.crosses_nodes ? h.inter_node_latency_us : h.intra_node_latency_us) * 1e-6;
     switch (kind) {
         case CollectiveKind::AllReduce: {
-            // Ring: 2(n-1) steps moving 2(n-1)/n of the buffer; tree: 2 log2(n) latency steps with the
-            // same bus bandwidth (NCCL picks the faster; tree wins for small messages).
+            // Ring: 2(n-1) steps moving 2(n-1)/n of the buffer. Across nodes NCCL may use its double binary
+            // tree: 2 log2(n) latency steps at the same bus bandwidth, which wins for small messages;
+            // inside a node it uses rings (NCCL src/graph/tuning.cc).
             const double ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * bytes / bw;
             const double tree = 2 * std::ceil(std::log2(n)) * alpha + 2 * (n - 1) / n * bytes / bw;
-            return ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
+            return !g.crosses_nodes || ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
         }
         case CollectiveKind::AllGather:
         case CollectiveKind::ReduceScatter:

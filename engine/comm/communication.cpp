@@ -55,7 +55,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     const double a = bytes_of(t.dtype);
     const double tokens = tokens_per_device(c, true);
     const bool full = t.recompute == Recompute::Full;
-    const double fwd_passes = full ? 2 : 1;  // full recompute repeats the forward collectives
+    // Full recompute repeats the forward collectives, inside the backward pass.
+    const double fwd_passes = full ? 2 : 1;
 
     if (p.tp > 1) {
         // Megatron tensor parallelism: two collectives per layer forward and two backward, each over
@@ -67,10 +68,15 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             budget += calls_per_mb * e.seconds_each;
             e.exposed_seconds = e.seconds();
         };
+        // Forward collectives of a layer: the first pass lengthens the forward, the recompute pass the backward.
+        auto forward_layer = [&](CommEntry& e) {
+            b.out.fwd_exposed += 2 * layers * e.seconds_each;
+            b.out.bwd_exposed += 2 * layers * (fwd_passes - 1) * e.seconds_each;
+            e.exposed_seconds = e.seconds();
+        };
         if (!p.sp) {
-            exposed(b.add("tp", CollectiveKind::AllReduce, "attention and MLP outputs (forward)", bytes,
-                          2 * layers * mb * fwd_passes, g),
-                    b.out.fwd_exposed, 2 * layers * fwd_passes);
+            forward_layer(b.add("tp", CollectiveKind::AllReduce, "attention and MLP outputs (forward)", bytes,
+                                2 * layers * mb * fwd_passes, g));
             exposed(b.add("tp", CollectiveKind::AllReduce, "attention and MLP input gradients (backward)", bytes,
                           2 * layers * mb, g),
                     b.out.bwd_exposed, 2 * layers);
@@ -81,12 +87,10 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                 exposed(b.add("tp", CollectiveKind::AllReduce, "output-layer input gradient", bytes, mb, g),
                         b.out.bwd_exposed, 1);
         } else {
-            exposed(b.add("tp", CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
-                          bytes, 2 * layers * mb * fwd_passes, g),
-                    b.out.fwd_exposed, 2 * layers * fwd_passes);
-            exposed(b.add("tp", CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
-                          2 * layers * mb * fwd_passes, g),
-                    b.out.fwd_exposed, 2 * layers * fwd_passes);
+            forward_layer(b.add("tp", CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
+                                bytes, 2 * layers * mb * fwd_passes, g));
+            forward_layer(b.add("tp", CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
+                                2 * layers * mb * fwd_passes, g));
             exposed(b.add("tp", CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
                     b.out.bwd_exposed, 2 * layers);
             exposed(b.add("tp", CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
@@ -118,7 +122,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             CommEntry& f = b.add("ulysses", CollectiveKind::AllToAll, std::string(what) + " (forward)", bytes,
                                  layers * mb * fwd_passes, g);
             f.exposed_seconds = f.seconds();
-            b.out.fwd_exposed += layers * fwd_passes * f.seconds_each;
+            b.out.fwd_exposed += layers * f.seconds_each;
+            b.out.bwd_exposed += layers * (fwd_passes - 1) * f.seconds_each;
             CommEntry& bw = b.add("ulysses", CollectiveKind::AllToAll, std::string(what) + " gradients (backward)", bytes,
                                   layers * mb, g);
             bw.exposed_seconds = bw.seconds();
@@ -137,12 +142,12 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         CommEntry& bw = b.add("cp", CollectiveKind::SendRecv, "k/v and their gradients around the ring (backward)",
                               2 * kv, steps * layers * mb, g);
         f.overlapped = bw.overlapped = true;
-        const double f_mb = std::max(0.0, steps * layers * fwd_passes * f.seconds_each - fwd_passes * sc.attention_fwd);
+        const double f_mb = std::max(0.0, steps * layers * f.seconds_each - sc.attention_fwd);
         const double b_mb = std::max(0.0, steps * layers * bw.seconds_each - sc.attention_bwd);
-        f.exposed_seconds = f_mb * mb;
+        f.exposed_seconds = f_mb * mb * fwd_passes;
         bw.exposed_seconds = b_mb * mb;
         b.out.fwd_exposed += f_mb;
-        b.out.bwd_exposed += b_mb;
+        b.out.bwd_exposed += b_mb + (fwd_passes - 1) * f_mb;
     }
 
     if (p.pp > 1) {
@@ -176,17 +181,21 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         const double microbatch = sc.cost.fwd.seconds + b.out.fwd_exposed + backward;
         if (p.zero == 3) {
             // ZeRO-3 / FSDP FULL_SHARD gather each layer's parameters before its forward and again before
-            // its backward, and reduce-scatter its gradients, every microbatch; prefetching overlaps them
-            // with compute (Rajbhandari et al. 2020, sec. 5.3).
-            const double gather = params * bytes_of(t.dtype);
-            CommEntry& f = b.add("zero3", CollectiveKind::AllGather, "parameters before forward", gather, mb, g);
-            CommEntry& bw = b.add("zero3", CollectiveKind::AllGather, "parameters before backward", gather, mb, g);
-            CommEntry& rs = b.add("zero3", CollectiveKind::ReduceScatter, "gradients", params * bytes_of(t.dtype), mb, g);
+            // its backward, and reduce-scatter its gradients, every microbatch, one collective per layer
+            // (module); prefetching overlaps them with compute (Rajbhandari et al. 2020, sec. 5.3).
+            const double units = std::max(1.0, layers);
+            const double gather = params / units * bytes_of(t.dtype);
+            CommEntry& f = b.add("zero3", CollectiveKind::AllGather, "parameters before forward (per layer)", gather,
+                                 units * mb, g);
+            CommEntry& bw = b.add("zero3", CollectiveKind::AllGather, "parameters before backward (per layer)", gather,
+                                  units * mb, g);
+            CommEntry& rs = b.add("zero3", CollectiveKind::ReduceScatter, "gradients (per layer)", gather, units * mb, g);
             f.overlapped = bw.overlapped = rs.overlapped = true;
-            const double per_mb = f.seconds_each + bw.seconds_each + rs.seconds_each;
+            const double per_mb = units * (f.seconds_each + bw.seconds_each + rs.seconds_each);
             const double exposed = std::max(0.0, per_mb - microbatch) * mb;
             // Attribute the exposed part proportionally.
-            for (CommEntry* e : {&f, &bw, &rs}) e->exposed_seconds = per_mb > 0 ? exposed * e->seconds_each / per_mb : 0;
+            for (CommEntry* e : {&f, &bw, &rs})
+                e->exposed_seconds = per_mb > 0 ? exposed * units * e->seconds_each / per_mb : 0;
             b.out.step_exposed += exposed;
         } else {
             // Gradient reduction overlaps the backward pass that produces the gradients (Megatron

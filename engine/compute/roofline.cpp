@@ -59,7 +59,9 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c) {
         const double tiles = tiles_m * tiles_n;
         const double waves = std::ceil(tiles / static_cast<double>(sms));
         const double wave_quantization = tiles / (waves * static_cast<double>(sms));
-        const double tile_quantization = (m * n) / (tiles * kCtaTile * kCtaTile);
+        // Partial tiles waste work; a dimension under one tile gets a narrower kernel instead.
+        auto used = [](double d) { return d < kCtaTile ? 1.0 : d / (std::ceil(d / kCtaTile) * kCtaTile); };
+        const double tile_quantization = used(m) * used(n);
         efficiency *= wave_quantization * tile_quantization;
     }
     return finish(2 * m * k * n, bytes, peak_flops(c) * efficiency, c);

@@ -1,0 +1,161 @@
+// Unit tests of the performance model: FLOP conventions, roofline, alpha-beta collectives,
+// pipeline schedules and the step breakdown.
+#include "comm/collective_time.h"
+#include "compute/op_cost.h"
+#include "compute/roofline.h"
+#include "helpers.h"
+#include "schedule/pipeline.h"
+
+using namespace shardcalc;
+
+namespace {
+
+const char* kGpt = R"({"framework":"megatron","model":{"layers":4,"hidden":4096,"heads":32,"vocab":51200,
+  "max_positions":2048},"training":{"seq_len":2048,"micro_batch":1},"hardware":{"preset":"a100-sxm-80gb"}})";
+
+}  // namespace
+
+TEST_CASE("model FLOPs: 6 per parameter per token for the matmuls plus attention (Narayanan et al. 2021, eq. 3)") {
+    const Report r = test::report(kGpt);
+    const double L = 4, h = 4096, s = 2048, V = 51200 + 0.0;  // 51200 is already a multiple of 128
+    // Forward matmuls of a GPT layer: 24 s h^2 (QKV 6, dense 2, MLP 16); attention 4 s^2 h; logits 2 s h V.
+    const double full_attention = 3 * (L * (24 * s * h * h + 4 * s * s * h) + 2 * s * h * V);
+    const double causal = 3 * (L * (24 * s * h * h + 2 * s * s * h) + 2 * s * h * V);
+    CHECK(r.perf.model_flops_full_attention == doctest::Approx(full_attention));
+    CHECK(r.perf.model_flops == doctest::Approx(causal));
+}
+
+TEST_CASE("hardware FLOPs add recompute: full recompute is 4 forward passes (eq. 3's factor 96 = 4 x 24)") {
+    const std::string full = std::string(kGpt).replace(std::string(kGpt).find("\"micro_batch\":1"), 15,
+                                                       "\"micro_batch\":1,\"recompute\":\"full\",\"attention\":\"eager\"");
+    const Report r = test::report(full);
+    const double L = 4, h = 4096, s = 2048, V = 51200;
+    const double eq3 = 96.0 * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+    // Elementwise kernels carry no FLOPs in either count; eager attention computes all s^2 pairs.
+    CHECK(r.perf.hardware_flops == doctest::Approx(eq3).epsilon(1e-9));
+}
+
+TEST_CASE("roofline: big GEMMs are compute bound at the efficiency, skinny ones memory bound") {
+    const Config c = test::config(kGpt);
+    const Kernel big = gemm_kernel(8192, 8192, 8192, c);
+    CHECK(big.compute_bound);
+    const double rate = big.flops / (big.seconds - 5e-6);
+    CHECK(rate == doctest::Approx(312e12 * 0.86).epsilon(0.01));
+    const Kernel skinny = gemm_kernel(8192, 8192, 8, c);  // a GEMV-like shape
+    CHECK_FALSE(skinny.compute_bound);
+    // wave quantization: 108 SMs, 128x128 tiles; 12x9 = 108 tiles run in one wave, 10x11 = 110 in two
+    const Kernel one_wave = gemm_kernel(128 * 12, 16384, 128 * 9, c);
+    const Kernel two_waves = gemm_kernel(128 * 10, 16384, 128 * 11, c);
+    CHECK(one_wave.compute_bound);
+    CHECK(two_waves.seconds > one_wave.seconds * 1.5);
+}
+
+TEST_CASE("roofline: elementwise time is bytes over achievable HBM bandwidth plus a launch") {
+    const Config c = test::config(kGpt);
+    const Kernel k = memory_kernel(2039e9 * 0.84, c);  // one second of traffic
+    CHECK(k.seconds == doctest::Approx(1 + 5e-6));
+}
+
+TEST_CASE("alpha-beta: ring all-reduce moves 2(n-1)/n of the buffer; groups inside a node use NVLink") {
+    const Config c = test::config(kGpt);
+    const Group tp = make_group(8, 1, c);
+    CHECK_FALSE(tp.crosses_nodes);
+    CHECK(tp.first.front() == "n0_g0");
+    CHECK(tp.first.back() == "n0_g7");
+    const double bytes = 1e9;
+    const CollectiveTime ar = collective_time(CollectiveKind::AllReduce, bytes, tp, c);
+    const double bw = 300e9 * 0.6;
+    CHECK(ar.algorithm == "ring");
+    CHECK(ar.seconds == doctest::Approx(2 * 7 * 3.4e-6 + 2.0 * 7 / 8 * bytes / bw));
+    const CollectiveTime ag = collective_time(CollectiveKind::AllGather, bytes, tp, c);
+    CHECK(ag.seconds == doctest::Approx(7 * 3.4e-6 + 7.0 / 8 * bytes / bw));
+    // small messages take the tree
+    CHECK(collective_time(CollectiveKind::AllReduce, 1e3, make_group(64, 8, c), c).algorithm == "tree");
+}
+
+TEST_CASE("alpha-beta: a data-parallel group strided by tp crosses nodes over one NIC per GPU") {
+    const Config c = test::config(kGpt);
+    const Group dp = make_group(16, 8, c);
+    CHECK(dp.crosses_nodes);
+    CHECK(dp.members_per_node == 1);
+    CHECK(dp.first[1] == "n1_g0");
+    const CollectiveTime t = collective_time(CollectiveKind::ReduceScatter, 1e9, dp, c);
+    CHECK(t.seconds == doctest::Approx(15 * 14e-6 + 15.0 / 16 * 1e9 / (25e9 * 0.9)));
+    // stride 2 puts 4 members in a node: they share 4 NICs
+    CHECK(make_group(16, 2, c).members_per_node == 4);
+}
+
+TEST_CASE("pipeline: 1F1B bubble is (p-1)(f+b), interleaving divides it by v (Narayanan et al. 2021, sec. 2.2)") {
+    const std::vector<StageTime> stages(4, StageTime{1.0, 2.0});
+    const PipelineTime t = pipeline_time(stages, 8, 1);
+    CHECK(t.bubble == doctest::Approx(3 * 3.0));
+    CHECK(t.seconds == doctest::Approx(8 * 3.0 + 9.0));
+    CHECK(pipeline_time(stages, 8, 2).bubble == doctest::Approx(4.5));
+}
+
+TEST_CASE("pipeline: the event simulation of each schedule agrees with the analytic step") {
+    const std::vector<StageTime> stages(4, StageTime{1.0, 2.0});
+    for (auto [schedule, vpp] : {std::pair{Schedule::OneFOneB, int64_t{1}}, {Schedule::GPipe, int64_t{1}},
+                                 {Schedule::OneFOneB, int64_t{2}}}) {
+        CAPTURE(vpp);
+        const auto events = simulate_schedule(stages, 8, vpp, schedule, 0.0, 4096);
+        REQUIRE(events.size() == static_cast<size_t>(2 * 8 * 4 * vpp));
+        double end = 0;
+        for (const auto& e : events) end = std::max(end, e.end);
+        CHECK(end == doctest::Approx(pipeline_time(stages, 8, vpp).seconds));
+        // no rank runs two things at once
+        for (int64_t r = 0; r < 4; ++r) {
+            std::vector<std::pair<double, double>> spans;
+            for (const auto& e : events)
+                if (e.stage == r) spans.push_back({e.start, e.end});
+            std::sort(spans.begin(), spans.end());
+            for (size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first >= spans[i - 1].second - 1e-12);
+        }
+    }
+    CHECK(simulate_schedule(stages, 1000, 1, Schedule::OneFOneB, 0, 100).empty());
+}
+
+TEST_CASE("GPipe keeps every microbatch's activations alive") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"gpt2-xl"},"training":{"seq_len":1024,"global_batch":16},
+      "parallel":{"pp":4)";
+    const Report f1b = test::report(base + "}}");
+    const Report gpipe = test::report(base + R"(,"schedule":"gpipe"}})");
+    CHECK(gpipe.stages[0].inflight[0] == 16);
+    CHECK(f1b.stages[0].inflight[0] == 4);
+    CHECK(test::error_of(base + R"(,"schedule":"gpipe","vpp":2}})")["path"] == "/parallel/schedule");
+}
+
+TEST_CASE("the step breakdown sums to the step time and every dimension appears in the communication list") {
+    const Report r = test::report(R"({"framework":"megatron","model":{"preset":"llama-3.1-70b"},
+      "training":{"seq_len":8192,"global_batch":64,"recompute":"selective"},
+      "parallel":{"dp":2,"tp":8,"pp":4,"vpp":2,"sp":true,"cp":2,"distributed_optimizer":true}})");
+    double sum = 0;
+    for (const auto& [name, seconds] : r.perf.breakdown) sum += seconds;
+    CHECK(sum == doctest::Approx(r.perf.step_seconds));
+    std::set<std::string> dims;
+    for (const auto& e : r.perf.comm[r.perf.comm_stage].entries) dims.insert(e.dimension);
+    CHECK(dims == std::set<std::string>{"dp", "tp", "pp", "cp"});
+    const auto j = nlohmann::json::parse(shardcalc::evaluate_scenario_text(R"({"model":{"preset":"llama-2-7b"},
+      "training":{"seq_len":4096,"train_tokens":1e12},"parallel":{"dp":8,"zero":3},"framework":"deepspeed",
+      "hardware":{"preset":"h100-sxm-80gb","price_per_gpu_hour":2.5}})"));
+    const auto& rep = j["report"];
+    CHECK(rep["communication"][0]["dimension"] == "zero3");
+    CHECK(rep["training_run"]["gpu_hours"].get<double>() ==
+          doctest::Approx(1e12 / rep["throughput"]["tokens_per_second"].get<double>() * 8 / 3600));
+    CHECK(rep["training_run"]["cost"].get<double>() == doctest::Approx(2.5 * rep["training_run"]["gpu_hours"].get<double>()));
+    CHECK(rep["time"]["mfu"].get<double>() > 0.2);
+    CHECK(rep["time"]["mfu"].get<double>() < 0.8);
+}
+
+TEST_CASE("Ulysses adds four all-to-alls per layer each way; context parallelism hides its ring behind attention") {
+    const Report u = test::report(R"({"framework":"deepspeed","model":{"preset":"llama-2-7b"},
+      "training":{"seq_len":32768},"parallel":{"ulysses":8}})");
+    double calls = 0;
+    for (const auto& e : u.perf.comm[0].entries)
+        if (e.dimension == "ulysses") calls += e.count;
+    CHECK(calls == 4 * 32);
+    const Report cp = test::report(R"({"framework":"megatron","model":{"preset":"llama-2-7b"},
+      "training":{"seq_len":32768},"parallel":{"cp":4}})");
+    for (const auto& e : cp.perf.comm[0].entries)
+        if (e.dimension == "cp") CHECK(e.overlapped);
+}
