@@ -122,6 +122,63 @@ std::vector<Row> module_rows(const json& report, bool tree, bool raw) {
     return rows;
 }
 
+std::string human_bytes(double b) {
+    if (b >= kGiB) return fixed(b / kGiB, 2) + " GiB";
+    if (b >= kMiB) return fixed(b / kMiB, 1) + " MiB";
+    return fixed(b / 1024, 1) + " KiB";
+}
+
+std::string seconds_text(double s) { return s >= 1 ? fixed(s, 3) + " s" : fixed(s * 1e3, 2) + " ms"; }
+
+std::vector<Row> time_rows(const json& r, bool raw) {
+    std::vector<Row> rows{{"part of the step", raw ? "seconds" : "time", "share"}};
+    const double step = r["time"]["step_seconds"].get<double>();
+    for (const auto& [name, v] : r["time"]["breakdown"].items()) {
+        const double s = v.get<double>();
+        if (!raw && s <= 0) continue;
+        rows.push_back({name, raw ? json(s).dump() : seconds_text(s), fixed(step > 0 ? 100 * s / step : 0, 1) + "%"});
+    }
+    rows.push_back({"step", raw ? json(step).dump() : seconds_text(step), "100.0%"});
+    return rows;
+}
+
+std::vector<Row> comm_rows(const json& r, bool raw) {
+    std::vector<Row> rows{{"dimension", "collective", "purpose", "group", "first group", "crosses nodes", "message",
+                           "count/iteration", "volume/iteration", "time", "exposed"}};
+    for (const auto& e : r["communication"]) {
+        std::string members;
+        for (size_t i = 0; i < e["first_group"].size() && i < 4; ++i) members += (i ? " " : "") + e["first_group"][i].get<std::string>();
+        if (e["first_group"].size() > 4) members += " ...";
+        auto bytes = [&](const json& v) { return raw ? v.dump() : human_bytes(v.get<double>()); };
+        auto secs = [&](const json& v) { return raw ? v.dump() : seconds_text(v.get<double>()); };
+        rows.push_back({e["dimension"].get<std::string>(), e["collective"].get<std::string>(), e["purpose"].get<std::string>(),
+                        e["group_size"].dump(), "[" + members + "]", e["crosses_nodes"].get<bool>() ? "yes" : "no",
+                        bytes(e["bytes"]), fixed(e["count_per_iteration"].get<double>(), 0), bytes(e["volume_per_iteration"]),
+                        secs(e["seconds"]), secs(e["exposed_seconds"])});
+    }
+    return rows;
+}
+
+std::string performance_line(const json& r) {
+    const json& t = r["time"];
+    const json& th = r["throughput"];
+    std::string out = "step: " + seconds_text(t["step_seconds"].get<double>()) + ", " +
+                      thousands(static_cast<int64_t>(th["tokens_per_second"].get<double>())) + " tokens/s, " +
+                      fixed(th["tflops_per_device"].get<double>(), 1) + " model TFLOP/s per device, MFU " +
+                      fixed(100 * t["mfu"].get<double>(), 1) + "%, HFU " + fixed(100 * t["hfu"].get<double>(), 1) +
+                      "%, pipeline bubble " + fixed(100 * r["pipeline"]["bubble_fraction"].get<double>(), 1) + "%\n";
+    if (r.contains("training_run")) {
+        const json& run = r["training_run"];
+        out += "training run: " + fixed(run["days"].get<double>(), 1) + " days, " +
+               thousands(static_cast<int64_t>(run["gpu_hours"].get<double>())) + " GPU-hours" +
+               (run["price_per_gpu_hour"].get<double>() > 0
+                    ? ", cost " + thousands(static_cast<int64_t>(run["cost"].get<double>()))
+                    : std::string()) +
+               "\n";
+    }
+    return out;
+}
+
 std::string headline(const json& r) {
     const json& sc = r["scenario"];
     const json& d = r["derived"];
@@ -168,6 +225,10 @@ std::string format_table(const json& r) {
     out += "\nMemory per device, by pipeline stage (GiB = 2^30 bytes)\n" + aligned(stage_rows(r, false));
     out += "\nModules (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n" +
            aligned(module_rows(r, true, false));
+    out += "\n" + performance_line(r) + "\nStep time (critical stage " + r["time"]["critical_stage"].dump() + ")\n" +
+           aligned(time_rows(r, false));
+    out += "\nCommunication per iteration, one device of stage " + r["time"]["critical_stage"].dump() + "\n" +
+           aligned(comm_rows(r, false));
     if (!r["notes"].empty()) out += "\nNotes\n" + notes_text(r, "- ");
     return out;
 }
@@ -178,12 +239,15 @@ std::string format_markdown(const json& r) {
     out += "\n**Memory per device, by pipeline stage** (GiB = 2^30 bytes)\n\n" + markdown(stage_rows(r, false));
     out += "\n**Modules** (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n\n" +
            markdown(module_rows(r, false, false));
+    out += "\n" + performance_line(r) + "\n**Step time**\n\n" + markdown(time_rows(r, false));
+    out += "\n**Communication per iteration**\n\n" + markdown(comm_rows(r, false));
     if (!r["notes"].empty()) out += "\n**Notes**\n\n" + notes_text(r, "- ");
     return out;
 }
 
 std::string format_csv(const json& r) {
-    return csv(stage_rows(r, true)) + "\n" + csv(module_rows(r, false, true));
+    return csv(stage_rows(r, true)) + "\n" + csv(module_rows(r, false, true)) + "\n" + csv(time_rows(r, true)) + "\n" +
+           csv(comm_rows(r, true));
 }
 
 std::string format_presets_table(const json& presets) {
