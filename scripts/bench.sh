@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh all
 scripts/build-web.sh
 ./build/engine/shardcalc_bench
+node scripts/bench-wasm.mjs
 node scripts/budget.mjs

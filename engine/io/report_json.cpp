@@ -91,10 +91,24 @@ json performance_json(const Report& r) {
                           {"forward_seconds", finite(p.stage_times[i].fwd)},
                           {"backward_seconds", finite(p.stage_times[i].bwd)},
                           {"model_flops_per_microbatch", p.compute[i].cost.model_flops}});
-    json timeline = json::array();
-    for (const auto& e : p.timeline)
-        timeline.push_back({{"stage", e.stage}, {"kind", e.forward ? "F" : "B"}, {"microbatch", e.microbatch},
-                            {"chunk", e.chunk}, {"start", e.start}, {"end", e.end}});
+    // Columns, not one object per event: thousands of events stay cheap to build and to send.
+    json stage_col = json::array(), kind_col = json::array(), mb_col = json::array(), chunk_col = json::array(),
+         start_col = json::array(), end_col = json::array();
+    for (const auto& e : p.timeline) {
+        stage_col.emplace_back(e.stage);
+        kind_col.emplace_back(e.forward ? "F" : "B");
+        mb_col.emplace_back(e.microbatch);
+        chunk_col.emplace_back(e.chunk);
+        start_col.emplace_back(e.start);
+        end_col.emplace_back(e.end);
+    }
+    json timeline = json::object();
+    timeline["stage"] = std::move(stage_col);
+    timeline["kind"] = std::move(kind_col);
+    timeline["microbatch"] = std::move(mb_col);
+    timeline["chunk"] = std::move(chunk_col);
+    timeline["start"] = std::move(start_col);
+    timeline["end"] = std::move(end_col);
     const double tokens_per_s = step > 0 ? static_cast<double>(c.d.tokens_per_step) / step : 0;
     json out = {
         {"time",
@@ -118,19 +132,21 @@ json performance_json(const Report& r) {
            "masking, no recompute, tensor-parallel replicas counted once; model_per_iteration_full_attention counts all "
            "s^2 attention pairs (Megatron papers, PaLM); hardware: what the kernels execute, including recompute and "
            "FlashAttention's backward recompute, eager attention over all pairs"}}},
-        {"communication", communication_json(r)},
         {"pipeline",
          {{"schedule", c.s.parallel.vpp > 1 ? "interleaved-1f1b" : name_of(c.s.parallel.schedule)},
           {"bubble_seconds", finite(p.pipeline.bubble)},
           {"bubble_fraction", finite(step > 0 ? p.pipeline.bubble / step : 0)},
-          {"stages", stages},
-          {"timeline", timeline},
+          {"timeline_events", p.timeline.size()},
           {"timeline_complete", !p.timeline.empty() || c.s.parallel.pp == 1}}},
         {"roofline",
          {{"peak_flops", peak},
           {"hbm_bytes_per_second", hbm_bytes_per_s(c)},
           {"ridge_intensity", peak / hbm_bytes_per_s(c)}}},
     };
+    // Large arrays are moved in: nlohmann's initializer lists deep-copy their elements.
+    out["communication"] = communication_json(r);
+    out["pipeline"]["stages"] = std::move(stages);
+    out["pipeline"]["timeline"] = std::move(timeline);
     const TrainingSpec& t = c.s.training;
     if (t.train_tokens > 0 && tokens_per_s > 0) {
         const double seconds = t.train_tokens / tokens_per_s;
@@ -190,9 +206,10 @@ json report_to_json(const Report& r) {
            {{"cpu_per_device", whole(host_cpu)},
             {"nvme_per_device", whole(host_nvme)},
             {"cpu_per_node", whole(host_cpu * static_cast<double>(per_node))}}}}},
-        {"modules", modules},
         {"notes", r.notes}};
-    out.update(performance_json(r));
+    out["modules"] = std::move(modules);
+    json perf = performance_json(r);
+    for (auto it = perf.begin(); it != perf.end(); ++it) out[it.key()] = std::move(it.value());
     return out;
 }
 
