@@ -8,6 +8,8 @@
 //
 // The standalone single-file build defines globalThis.SHARDCALC_STANDALONE = {workerSource, wasmBase64};
 // the worker is then created from a Blob and receives the wasm bytes in its first message.
+// Fallback: where the worker cannot start (Chromium refuses module workers from blob: URLs on
+// file:// pages), the same engine module is imported and run on the main thread instead.
 
 function decodeBase64(b64) {
   const bin = atob(b64);
@@ -25,7 +27,28 @@ function spawnWorker() {
   return { worker: new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }), wasm: null };
 }
 
+async function mainThreadEngine() {
+  const standalone = globalThis.SHARDCALC_STANDALONE;
+  const { default: createShardcalc } = await import('../engine/shardcalc.mjs');
+  const module = await createShardcalc(standalone ? { wasmBinary: decodeBase64(standalone.wasmBase64) } : {});
+  return {
+    version: module.version(),
+    presets: JSON.parse(module.presets()),
+    async evaluate(scenario) {
+      return JSON.parse(module.evaluate(JSON.stringify(scenario)));
+    },
+  };
+}
+
 export async function createEngine() {
+  try {
+    return await workerEngine();
+  } catch {
+    return mainThreadEngine();
+  }
+}
+
+async function workerEngine() {
   const { worker, wasm } = spawnWorker();
   let next = 1;
   const pending = new Map();
@@ -49,7 +72,13 @@ export async function createEngine() {
       worker.postMessage({ id, op, ...extra }, transfer);
     });
 
-  const version = await call('init', { wasm }, wasm ? [wasm] : []);
+  let version;
+  try {
+    version = await call('init', { wasm }, wasm ? [wasm] : []);
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
   const presets = JSON.parse(await call('presets'));
   return {
     version,

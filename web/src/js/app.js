@@ -1,0 +1,225 @@
+// Wires the page: state <-> form <-> URL fragment, one engine evaluation per animation frame,
+// and the rendering of the latest answer. The page never computes a figure; the engine does.
+import { $ } from './dom.js';
+import { FIELDS } from './fields.js';
+import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldError, showResolved, syncForm } from './form.js';
+import { renderChart, renderLegend } from './chart.js';
+import { renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable } from './render.js';
+import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
+import { mapHfConfig } from './hf-import.js';
+import { decodeFragment, defaultState, encodeFragment, setField, setPreset, toScenario } from './state.js';
+
+const embed = new URLSearchParams(window.location.search).get('embed') === '1';
+const form = $('#scenario-form');
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0 };
+
+function setStatus(state, text) {
+  const el = $('#status');
+  el.dataset.state = state;
+  el.textContent = text;
+}
+
+// Loads the state from the fragment; a link that cannot be read says why and loads the defaults.
+function loadFragment() {
+  const banner = $('#link-error');
+  try {
+    Object.assign(app, decodeFragment(window.location.hash, app.presets));
+    banner.hidden = true;
+    banner.textContent = '';
+  } catch (err) {
+    Object.assign(app, defaultState());
+    banner.hidden = false;
+    banner.textContent = `This link could not be read: ${err.message}. Showing the defaults instead.`;
+  }
+  $('#unit').value = app.unit;
+  if (form?.firstChild) syncForm(form, app.presets, app.entries, true);
+}
+
+function fragment() {
+  return encodeFragment(app.entries, app.unit);
+}
+
+function updateShareFields() {
+  $('#share-url').value = pageUrl(fragment(), false);
+  $('#iframe-snippet').value = iframeSnippet(fragment());
+  $('#open-full').href = pageUrl(fragment(), false);
+}
+
+// The URL follows every change, at once. Chromium ignores (with a console warning) more than
+// 200 history calls in 10 s, which a held-down arrow key in a number input can reach; past 150
+// writes in 10 s the next one waits for the window to clear (the latest state still lands).
+const writes = [];
+let pendingWrite = 0;
+function writeFragment() {
+  clearTimeout(pendingWrite);
+  const now = performance.now();
+  while (writes.length && writes[0] < now - 10000) writes.shift();
+  if (writes.length >= 150) {
+    pendingWrite = setTimeout(writeFragment, writes[0] + 10000 - now);
+    return;
+  }
+  const next = fragment();
+  if (window.location.hash === next) return;
+  window.history.replaceState(null, '', next);
+  writes.push(now);
+}
+
+function changed(evaluate = true) {
+  writeFragment();
+  updateShareFields();
+  if (evaluate) evaluateSoon();
+}
+
+function evaluateSoon() {
+  if (!app.frame) app.frame = requestAnimationFrame(evaluateNow);
+}
+
+async function evaluateNow() {
+  app.frame = 0;
+  const id = ++app.seq;
+  let answer;
+  try {
+    answer = await app.engine.evaluate(toScenario(app.entries));
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  if (id !== app.seq) return; // a newer request was sent meanwhile; only the latest is shown
+  if (answer.ok) showReport(answer.report);
+  else showError(answer.error);
+}
+
+function renderResults() {
+  const r = app.report;
+  if (!r) return;
+  renderHeadline($('#headline'), r, app.unit, app.presets);
+  renderChart($('#stage-chart'), r, app.unit, $('#chart-box').clientWidth);
+  renderStageTable($('#stage-table'), r, app.unit);
+  renderModuleTable($('#module-table'), r, app.unit);
+  renderNotes($('#notes'), r);
+  $('#markdown-output').value = markdown(r, app.unit, app.presets);
+}
+
+function showReport(report) {
+  app.report = report;
+  $('#engine-error').hidden = true;
+  $('#engine-error').textContent = '';
+  $('#results').classList.remove('stale');
+  $('#results').classList.add('has-report');
+  if (!embed) {
+    clearFieldErrors(form);
+    renderDerived($('#derived'), report);
+    $('#derived').classList.remove('stale');
+    showResolved(form, report.scenario);
+  }
+  renderResults();
+  setStatus('ready', 'Up to date');
+}
+
+function showError(error) {
+  if (!embed) {
+    showFieldError(form, error);
+    $('#derived').classList.add('stale');
+  }
+  const box = $('#engine-error');
+  box.hidden = false;
+  box.textContent = error.path ? `${error.path}: ${error.message}` : error.message;
+  $('#results').classList.add('stale');
+  if (!app.report) $('#headline').textContent = 'No result yet: the engine rejected the input.';
+  setStatus('error', 'Input error');
+}
+
+function onInput(event) {
+  const el = event.target;
+  const path = el.dataset?.path;
+  if (!path) return;
+  const value = readInput(el);
+  if (FIELDS.get(path).type === 'preset') {
+    const section = path.split('.')[0];
+    if (app.entries[path] === value) return;
+    setPreset(app.presets, app.entries, section, value, inputPaths(form, section));
+  } else setField(app.presets, app.entries, path, value);
+  syncForm(form, app.presets, app.entries);
+  changed();
+}
+
+function importHf() {
+  const note = $('#hf-import-message');
+  const result = mapHfConfig($('#hf-config').value);
+  if (result.error) {
+    note.textContent = result.error;
+    return;
+  }
+  for (const p of Object.keys(app.entries)) if (p.startsWith('model.')) delete app.entries[p];
+  app.entries['model.preset'] = '';
+  for (const [k, v] of Object.entries(result.model)) app.entries[`model.${k}`] = v;
+  syncForm(form, app.presets, app.entries, true);
+  note.textContent = `Imported the ${result.label} config as a Custom model.` +
+    (result.unknown.length ? ` Not understood: ${result.unknown.join(', ')}.` : '');
+  changed();
+}
+
+function wireForm() {
+  buildForm(form, app.presets);
+  form.addEventListener('input', onInput); // selects and checkboxes fire 'input' too
+  form.addEventListener('submit', (e) => e.preventDefault());
+  $('#hf-import').addEventListener('click', importHf);
+  const area = $('#hf-config');
+  area.addEventListener('dragover', (e) => e.preventDefault());
+  area.addEventListener('drop', async (e) => {
+    const file = e.dataTransfer?.files?.[0];
+    if (!file) return;
+    e.preventDefault();
+    area.value = await file.text();
+    importHf();
+  });
+}
+
+function wireShare() {
+  const note = $('#share-note');
+  $('#copy-link').addEventListener('click', () => copyText(pageUrl(fragment(), false), $('#share-url'), note));
+  $('#copy-iframe').addEventListener('click', () => copyText(iframeSnippet(fragment()), $('#iframe-snippet'), note));
+  $('#copy-markdown').addEventListener('click', () => {
+    if (app.report) copyText(markdown(app.report, app.unit, app.presets), $('#markdown-output'), note);
+  });
+}
+
+// `enginePromise`: createEngine(), started by main.js before this module graph loaded.
+export async function start(enginePromise) {
+  document.body.classList.toggle('embed', embed);
+  if (embed) $('#inputs').remove();
+  renderLegend($('#chart-legend'));
+  try {
+    app.engine = await enginePromise;
+  } catch (err) {
+    setStatus('error', `The engine could not start: ${err.message}`);
+    return;
+  }
+  app.presets = app.engine.presets;
+  $('#engine-version').textContent = `Engine ${app.engine.version}.`;
+  loadFragment();
+  evaluateNow(); // the engine computes the first answer while the form is built
+  if (!embed) {
+    wireForm();
+    syncForm(form, app.presets, app.entries, true);
+  }
+  wireShare();
+  updateShareFields();
+  $('#unit').addEventListener('change', () => {
+    app.unit = $('#unit').value;
+    renderResults();
+    changed(false);
+  });
+  window.addEventListener('hashchange', () => {
+    if (window.location.hash === fragment()) return;
+    loadFragment();
+    changed();
+  });
+  // The chart is drawn at the container's width; redraw when that changes.
+  let width = 0;
+  new ResizeObserver(([entry]) => {
+    const w = Math.round(entry.contentRect.width);
+    if (w === width || !app.report) return;
+    width = w;
+    renderChart($('#stage-chart'), app.report, app.unit, w);
+  }).observe($('#chart-box'));
+}

@@ -1,0 +1,114 @@
+// The field catalogue: every scenario field the page knows, keyed by its dotted path
+// ("parallel.tp"). Input fields appear in the form in this order; `more` ones sit in the
+// collapsed "More" group. Extra fields have no input: they are accepted from links (any valid
+// engine scenario) and passed through unchanged. Spellings and defaults: docs/scenario.md §2.
+
+const DTYPES = ['fp32', 'fp16', 'bf16', 'fp8'];
+const OFFLOAD = ['none', 'cpu', 'nvme'];
+
+// type: int | num | bool | enum | preset | string. `options` makes a select (an empty
+// "default" option first unless `required`); `def` is the engine default a checkbox shows unset.
+const int = (key, label, more) => ({ key, type: 'int', label, more });
+const num = (key, label, more) => ({ key, type: 'num', label, more });
+const bool = (key, label, def, more) => ({ key, type: 'bool', label, def, more });
+const pick = (key, label, options, more, fw) => ({ key, type: 'enum', label, options, more, fw });
+
+export const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch'];
+
+export const SECTIONS = [
+  {
+    id: 'model',
+    legend: 'Model',
+    fields: [
+      { key: 'preset', type: 'preset', label: 'Model preset' },
+      int('layers', 'Layers'),
+      int('hidden', 'Hidden size'),
+      int('heads', 'Attention heads'),
+      int('kv_heads', 'KV heads'),
+      int('ffn_hidden', 'FFN hidden'),
+      int('vocab', 'Vocabulary'),
+      pick('mlp', 'MLP', ['gelu', 'relu', 'swiglu', 'geglu']),
+      pick('arch', 'Architecture', ['decoder', 'encoder'], true),
+      int('head_dim', 'Head dim', true),
+      int('max_positions', 'Max positions', true),
+      pick('position_embedding', 'Positions', ['learned', 'rope', 'alibi', 'none'], true),
+      pick('norm', 'Norm', ['layernorm', 'rmsnorm'], true),
+      int('embedding_dim', 'Embedding dim', true),
+      bool('bias', 'Bias', true, true),
+      bool('tied_embeddings', 'Tied embeddings', true, true),
+      bool('shared_layers', 'Shared layers', false, true),
+    ],
+  },
+  {
+    id: 'training',
+    legend: 'Training',
+    fields: [
+      int('seq_len', 'Sequence length'),
+      int('micro_batch', 'Micro batch'),
+      int('global_batch', 'Global batch'),
+      pick('dtype', 'Activation dtype', ['fp32', 'fp16', 'bf16']),
+      pick('optimizer', 'Optimizer', ['adam', 'adamw', 'sgd', 'sgd_momentum', 'lion', 'adafactor']),
+      pick('recompute', 'Recompute', ['none', 'selective', 'full']),
+      pick('param_dtype', 'Param dtype', DTYPES, true, true),
+      pick('grad_dtype', 'Grad dtype', DTYPES, true, true),
+      { key: 'master_weights', type: 'bool', label: 'Master weights', options: ['true', 'false'], more: true, fw: true },
+      pick('attention', 'Attention', ['flash', 'eager'], true),
+      num('dropout', 'Dropout', true),
+    ],
+  },
+  {
+    id: 'parallel',
+    legend: 'Parallelism',
+    fields: [
+      int('dp', 'Data parallel (dp)'),
+      int('tp', 'Tensor parallel (tp)'),
+      int('pp', 'Pipeline parallel (pp)'),
+      { key: 'zero', type: 'int', label: 'ZeRO stage', options: ['0', '1', '2', '3'] },
+      bool('sp', 'Sequence parallel (sp)', false),
+      bool('distributed_optimizer', 'Distributed optimizer', false),
+      int('vpp', 'Virtual pipeline (vpp)', true),
+      int('cp', 'Context parallel (cp)', true),
+      int('ulysses', 'Ulysses degree', true),
+      pick('offload_optimizer', 'Offload optimizer', OFFLOAD, true),
+      pick('offload_params', 'Offload params', OFFLOAD, true),
+    ],
+  },
+  {
+    id: 'hardware',
+    legend: 'Hardware',
+    fields: [
+      { key: 'preset', type: 'preset', label: 'Device' },
+      num('memory_gib', 'Memory (GiB)'),
+      int('gpus_per_node', 'GPUs per node'),
+      num('overhead_gib', 'Overhead (GiB)'),
+    ],
+  },
+];
+
+// Engine fields without an input (kept when they come in a link).
+const EXTRAS = [
+  ['name', { type: 'string' }],
+  ['model.embedding_norm', { type: 'bool' }],
+  ['model.type_vocab', { type: 'int' }],
+  ['model.pooler', { type: 'bool' }],
+  ['model.head', { type: 'enum', options: ['lm', 'none'] }],
+  ['parallel.world_size', { type: 'int' }],
+  ['hardware.name', { type: 'string' }],
+  ['hardware.hbm_gbps', { type: 'num' }],
+  ['hardware.l2_mib', { type: 'num' }],
+  ['hardware.intra_node_gbps', { type: 'num' }],
+  ['hardware.inter_node_gbps', { type: 'num' }],
+  ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
+];
+
+// path -> spec, in a stable order (the order links and scenarios are written in).
+export const FIELDS = new Map([['framework', { type: 'enum', options: FRAMEWORKS, input: true, label: 'Framework' }]]);
+for (const section of SECTIONS)
+  for (const f of section.fields) FIELDS.set(`${section.id}.${f.key}`, { ...f, section: section.id, input: true });
+for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.split('.')[0] });
+
+export const pointer = (path) => `/${path.replaceAll('.', '/')}`;
+export const inputId = (path) => `f-${path.replaceAll('.', '-')}`;
+// Model and hardware fields are overrides on top of a preset.
+export const PRESET_SECTIONS = ['model', 'hardware'];
+export const isOverride = (path) => PRESET_SECTIONS.includes(path.split('.')[0]) && !path.endsWith('.preset');

@@ -1,0 +1,107 @@
+// Maps a Hugging Face config.json onto the page's model fields (a Custom model). Families:
+// LLaMA/Mistral-style (gated MLP, RoPE, RMSNorm), GPT-2, BERT and ALBERT. Keys that do not
+// change memory are ignored; anything else is reported as not understood.
+
+// Known keys with no effect on the memory model.
+const IGNORED = new Set(`_name_or_path architectures model_type transformers_version torch_dtype dtype use_cache
+ initializer_range initializer_factor rms_norm_eps layer_norm_eps layer_norm_epsilon rope_theta rope_scaling
+ attention_dropout hidden_dropout hidden_dropout_prob attention_probs_dropout_prob classifier_dropout
+ classifier_dropout_prob embd_pdrop attn_pdrop resid_pdrop summary_type summary_use_proj summary_activation
+ summary_proj_to_labels summary_first_dropout bos_token_id eos_token_id pad_token_id sep_token_id cls_token_id
+ unk_token_id mask_token_id decoder_start_token_id pretraining_tp sliding_window max_window_layers
+ use_sliding_window mlp_bias n_ctx scale_attn_weights scale_attn_by_inverse_layer_idx reorder_and_upcast_attn
+ task_specific_params id2label label2id num_labels problem_type finetuning_task output_past gradient_checkpointing
+ type_vocab_size attn_implementation tokenizer_class return_dict output_attentions output_hidden_states
+ torchscript is_decoder is_encoder_decoder add_cross_attention tie_encoder_decoder chunk_size_feed_forward
+ pruned_heads prefix use_bfloat16 quantization_config down_scale_factor gap_size net_structure_type
+ num_memory_blocks`.split(/\s+/));
+
+const gelu = (v) => /^gelu/.test(v);
+
+// Per family: config key -> model field, or a function(value, out) returning false when not understood.
+const COMMON = {
+  num_hidden_layers: 'layers',
+  hidden_size: 'hidden',
+  num_attention_heads: 'heads',
+  intermediate_size: 'ffn_hidden',
+  vocab_size: 'vocab',
+  max_position_embeddings: 'max_positions',
+  tie_word_embeddings: 'tied_embeddings',
+};
+
+const encoderAct = (v, out) => (gelu(v) || v === 'relu') && (out.mlp = gelu(v) ? 'gelu' : 'relu');
+
+const FAMILIES = {
+  llama: {
+    label: 'LLaMA/Mistral-style',
+    fixed: { arch: 'decoder', mlp: 'swiglu', position_embedding: 'rope', norm: 'rmsnorm', bias: false, tied_embeddings: false },
+    keys: {
+      ...COMMON,
+      num_key_value_heads: 'kv_heads',
+      head_dim: 'head_dim',
+      attention_bias: 'bias',
+      hidden_act: (v, out) => (['silu', 'swish'].includes(v) ? (out.mlp = 'swiglu') : gelu(v) && (out.mlp = 'geglu')),
+    },
+  },
+  gpt2: {
+    label: 'GPT-2',
+    fixed: { arch: 'decoder', mlp: 'gelu', position_embedding: 'learned', norm: 'layernorm', bias: true, tied_embeddings: true },
+    keys: {
+      n_layer: 'layers',
+      n_embd: 'hidden',
+      n_head: 'heads',
+      n_inner: (v, out) => (v === null ? true : Number.isInteger(v) && (out.ffn_hidden = v)),
+      vocab_size: 'vocab',
+      n_positions: 'max_positions',
+      tie_word_embeddings: 'tied_embeddings',
+      activation_function: encoderAct,
+    },
+    finish: (cfg, out) => {
+      if (cfg.n_inner == null && Number.isInteger(cfg.n_embd)) out.ffn_hidden = 4 * cfg.n_embd;
+    },
+  },
+  bert: {
+    label: 'BERT',
+    fixed: { arch: 'encoder', mlp: 'gelu', position_embedding: 'learned', norm: 'layernorm', bias: true, tied_embeddings: true },
+    keys: { ...COMMON, hidden_act: encoderAct, position_embedding_type: (v) => v === 'absolute' },
+  },
+};
+FAMILIES.albert = {
+  label: 'ALBERT',
+  fixed: { ...FAMILIES.bert.fixed, shared_layers: true },
+  keys: { ...FAMILIES.bert.keys, embedding_size: 'embedding_dim', num_hidden_groups: (v) => v === 1, inner_group_num: (v) => v === 1 },
+};
+
+function family(cfg) {
+  const type = String(cfg.model_type || '').toLowerCase();
+  if (type === 'gpt2' || (!type && 'n_layer' in cfg)) return 'gpt2';
+  if (type === 'albert' || (!type && 'embedding_size' in cfg)) return 'albert';
+  if (['bert', 'roberta'].includes(type) || (!type && 'type_vocab_size' in cfg)) return 'bert';
+  return 'llama';
+}
+
+// Returns {model: {field: value}, label, unknown: [keys]} or {error}.
+export function mapHfConfig(text) {
+  let cfg;
+  try {
+    cfg = JSON.parse(text);
+  } catch (err) {
+    return { error: `Invalid JSON: ${err.message}` };
+  }
+  if (cfg === null || typeof cfg !== 'object' || Array.isArray(cfg)) return { error: 'Expected a JSON object (the contents of config.json).' };
+  const fam = FAMILIES[family(cfg)];
+  const out = { ...fam.fixed };
+  const unknown = [];
+  for (const [key, value] of Object.entries(cfg)) {
+    const rule = fam.keys[key];
+    if (typeof rule === 'string') {
+      const want = fam.fixed[rule] === undefined ? 'number' : typeof fam.fixed[rule];
+      if (typeof value === want) out[rule] = value;
+      else if (value !== null) unknown.push(`${key}=${JSON.stringify(value)}`);
+    } else if (rule) {
+      if (!rule(value, out)) unknown.push(`${key}=${JSON.stringify(value)}`);
+    } else if (!IGNORED.has(key)) unknown.push(key);
+  }
+  fam.finish?.(cfg, out);
+  return { model: out, label: fam.label, unknown };
+}

@@ -1,0 +1,157 @@
+// Results from the engine's report: headline, derived values, stage table, module tree, notes.
+// Every number from the report is an element with data-metric = its report path and
+// data-value = the raw value, so what is shown can be traced (and tested) against the report.
+import { h } from './dom.js';
+import { bytes, count } from './format.js';
+
+const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+
+// One number from the report, formatted as bytes (in `unit`) or as a count.
+export function metric(report, path, unit, tag = 'span', attrs = {}) {
+  const value = dig(report, path);
+  const text = unit ? bytes(value, unit) : count(value);
+  return h(tag, { ...attrs, class: `num ${attrs.class || ''}`.trim(), 'data-metric': path, 'data-value': String(value ?? '') }, text);
+}
+
+// "Llama 3.1 70B · megatron · dp 8 × tp 8 × pp 4 · ..." from the resolved scenario; the numbers
+// are traceable elements (the Markdown export uses the same nodes' text).
+export function planNodes(report, presets) {
+  const s = report.scenario;
+  const num = (label, path) => [label, metric(report, path)];
+  const model = s.model.preset ? presets.models.find((p) => p.id === s.model.preset)?.name || s.model.preset : 'Custom model';
+  const par = ['dp', 'tp', 'pp', 'vpp', 'cp', 'ulysses']
+    .filter((k) => ['dp', 'tp', 'pp'].includes(k) || s.parallel[k] > 1)
+    .flatMap((k, j) => [j ? ' × ' : '', ...num(`${k} `, `scenario.parallel.${k}`)]);
+  const parts = [[model], [s.framework], par, s.parallel.zero ? num('ZeRO-', 'scenario.parallel.zero') : null,
+    num('seq ', 'scenario.training.seq_len'), num('micro-batch ', 'scenario.training.micro_batch'),
+    num('global batch ', 'scenario.training.global_batch'), [s.training.dtype], [`recompute ${s.training.recompute}`],
+    [s.hardware.name || s.hardware.preset || 'custom device']];
+  return parts.filter(Boolean).flatMap((p, i) => (i ? [' · ', ...p] : p));
+}
+
+export function renderHeadline(el, report, unit, presets) {
+  const m = report.memory;
+  const fits = m.fits === true;
+  const host = m.host || {};
+  el.replaceChildren(...[
+    h('p', { class: 'plan' }, planNodes(report, presets)),
+    h('p', { class: 'big' }, metric(report, 'memory.per_device.total', unit, 'strong'), ` ${unit} per device`,
+      h('span', { class: 'of' }, ' of ', metric(report, 'memory.capacity', unit), ` ${unit}`)),
+    h('p', { class: `verdict ${fits ? 'fits' : 'oom'}` },
+      h('span', { 'data-metric': 'memory.fits', 'data-value': String(m.fits) }, fits ? 'Fits' : 'Out of memory'),
+      ' · headroom ', metric(report, 'memory.headroom', unit), ` ${unit}`),
+    h('p', { class: 'sub' }, 'Peak on pipeline stage ', metric(report, 'memory.per_device.stage'),
+      ' · parameters ', metric(report, 'parameters.total')),
+    host.cpu_per_device > 0 || host.nvme_per_device > 0
+      ? h('p', { class: 'sub' }, 'Offload: host CPU ', metric(report, 'memory.host.cpu_per_device', unit), ` ${unit} per device, `,
+        metric(report, 'memory.host.cpu_per_node', unit), ` ${unit} per node · NVMe `, metric(report, 'memory.host.nvme_per_device', unit), ` ${unit} per device`)
+      : null,
+  ].filter(Boolean));
+}
+
+const DERIVED = [
+  ['World size', 'world_size'],
+  ['Nodes', 'nodes'],
+  ['Gradient accumulation steps', 'gradient_accumulation'],
+  ['Global batch (samples)', 'samples_per_step'],
+  ['Tokens per step', 'tokens_per_step'],
+];
+
+export function renderDerived(el, report) {
+  el.replaceChildren(h('dl', {}, DERIVED.map(([label, key]) => h('div', {}, h('dt', {}, label), h('dd', {}, metric(report, `derived.${key}`))))));
+}
+
+// Stage table columns: [header, stage field, bytes?]. Host columns only appear when used.
+const STAGE_COLS = [
+  ['Weights', 'weights'],
+  ['Gradients', 'gradients'],
+  ['Optimizer', 'optimizer'],
+  ['Activations', 'activations'],
+  ['Other', 'other'],
+  ['Logits', 'other_detail.logits'],
+  ['Comm buffers', 'other_detail.comm_buffers'],
+  ['Cast weights', 'other_detail.cast_weights'],
+  ['Transient', 'other_detail.transient'],
+  ['Overhead', 'other_detail.overhead'],
+  ['Total', 'total'],
+  ['Host CPU', 'host.cpu'],
+  ['Host NVMe', 'host.nvme'],
+];
+
+export function stageColumns(report) {
+  const stages = report.memory.stages;
+  return STAGE_COLS.filter(([, f]) => !f.startsWith('host.') || stages.some((s) => dig(s, f) > 0));
+}
+
+export function renderStageTable(table, report, unit) {
+  const cols = stageColumns(report);
+  const peak = report.memory.per_device.stage;
+  table.replaceChildren(
+    h('caption', { class: 'sr-only' }, `Memory per device for each pipeline stage, in ${unit}`),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Stage'), h('th', { scope: 'col', class: 'num' }, 'Layers'),
+      h('th', { scope: 'col', class: 'num' }, 'In-flight'), cols.map(([label, f]) => h('th', { scope: 'col', class: f === 'total' ? 'num total' : 'num' }, `${label} (${unit})`)))),
+    h('tbody', {}, report.memory.stages.map((s, i) => {
+      const base = `memory.stages.${i}`;
+      const inflight = (s.inflight_microbatches || []).flatMap((_, j) => [j ? '/' : '', metric(report, `${base}.inflight_microbatches.${j}`)]);
+      return h('tr', { class: s.stage === peak ? 'peak' : null },
+        metric(report, `${base}.stage`, null, 'th', { scope: 'row' }),
+        metric(report, `${base}.layers`, null, 'td'),
+        h('td', { class: 'num' }, inflight),
+        cols.map(([, f]) => metric(report, `${base}.${f}`, unit, 'td', { class: f === 'total' ? 'total' : '' })));
+    })),
+  );
+}
+
+// Module tree: rows follow report.modules (depth-first); a module row's button hides its
+// descendants. Collapsed paths survive re-renders so typing elsewhere does not reset the tree.
+const collapsed = new Set();
+
+function applyCollapse(tbody) {
+  let hideBelow = Infinity;
+  for (const row of tbody.rows) {
+    const depth = Number(row.dataset.depth);
+    if (depth <= hideBelow) hideBelow = Infinity;
+    row.hidden = depth > hideBelow;
+    if (!row.hidden && collapsed.has(row.dataset.path)) hideBelow = depth;
+  }
+}
+
+export function renderModuleTable(table, report, unit) {
+  const mods = report.modules || [];
+  const tbody = h('tbody', {}, mods.map((m, i) => {
+    const base = `modules.${i}`;
+    const parent = mods[i + 1]?.depth > m.depth;
+    const open = !collapsed.has(m.path);
+    const name = parent
+      ? h('button', { type: 'button', class: 'tree', 'aria-expanded': String(open), onclick: (e) => {
+          const now = e.currentTarget.getAttribute('aria-expanded') !== 'true';
+          e.currentTarget.setAttribute('aria-expanded', String(now));
+          if (now) collapsed.delete(m.path);
+          else collapsed.add(m.path);
+          applyCollapse(tbody);
+        } }, m.name)
+      : h('span', { class: 'leaf' }, m.name);
+    const repeat = m.path === 'layer' || m.repeat > 1
+      ? h('span', { class: 'repeat' }, ' × ', metric(report, `${base}.repeat`), ' (per layer)')
+      : null;
+    return h('tr', { 'data-depth': m.depth, 'data-path': m.path, class: m.kind },
+      h('th', { scope: 'row', style: `padding-left:${0.4 + m.depth * 1.1}rem` }, name, repeat),
+      h('td', { class: 'shape' }, (m.param_shapes || []).join(', ')),
+      metric(report, `${base}.parameters`, null, 'td'),
+      metric(report, `${base}.weight_bytes`, unit, 'td'),
+      metric(report, `${base}.activation_bytes`, unit, 'td'));
+  }));
+  table.replaceChildren(
+    h('caption', { class: 'sr-only' }, `Parameters and memory per module, per device after tensor parallelism, in ${unit}`),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Module'), h('th', { scope: 'col', class: 'shape' }, 'Param shape'), h('th', { scope: 'col', class: 'num' }, 'Parameters'),
+      h('th', { scope: 'col', class: 'num' }, `Weights (${unit})`), h('th', { scope: 'col', class: 'num' }, `Activations per microbatch (${unit})`))),
+    tbody,
+  );
+  applyCollapse(tbody);
+}
+
+export function renderNotes(list, report) {
+  const notes = report.notes || [];
+  list.replaceChildren(...notes.map((n) => h('li', {}, n)));
+  list.nextElementSibling?.toggleAttribute('hidden', notes.length > 0);
+}

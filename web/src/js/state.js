@@ -1,0 +1,192 @@
+// The page state is a flat map of dotted paths to values ("entries"):
+//   framework, model.preset, hardware.preset: always present ('' preset = Custom);
+//   model.* / hardware.*: overrides of the chosen preset only (null = unset: it drops the
+//     preset's value so the engine default applies);
+//   everything else: the fields that are set.
+// The engine scenario, the share fragment and the form are all views of this map.
+import { FIELDS, isOverride } from './fields.js';
+
+export const DEFAULTS = Object.freeze({
+  framework: 'megatron',
+  'model.preset': 'llama-3.1-8b',
+  'training.seq_len': 4096,
+  'training.micro_batch': 1,
+  'parallel.dp': 1,
+  'parallel.tp': 1,
+  'parallel.pp': 1,
+  'hardware.preset': 'h100-sxm-80gb',
+});
+export const UNITS = ['GiB', 'GB'];
+export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0] });
+
+const dig = (obj, keys) => keys.reduce((o, k) => o?.[k], obj);
+const presetFile = (presets, section, id) => presets[section === 'model' ? 'models' : 'hardware'].find((p) => p.id === id);
+
+// The chosen preset's value for a model/hardware field (undefined for Custom or a missing key).
+export function baseOf(presets, entries, path) {
+  if (!isOverride(path)) return undefined;
+  const [section, ...keys] = path.split('.');
+  const file = presetFile(presets, section, entries[`${section}.preset`]);
+  return dig(section === 'model' ? file?.model : file, keys);
+}
+
+// What the form shows: the override or set value, else the preset's value.
+export const effective = (presets, entries, path) => (path in entries ? entries[path] : baseOf(presets, entries, path));
+
+// Sets one field from the form; `value` undefined = the input is empty.
+export function setField(presets, entries, path, value) {
+  const spec = FIELDS.get(path);
+  const base = baseOf(presets, entries, path);
+  if (value === undefined) {
+    if (base !== undefined) entries[path] = null;
+    else delete entries[path];
+  } else if (value === base || (base === undefined && spec.type === 'bool' && !spec.options && value === spec.def)) {
+    delete entries[path]; // a checkbox back at what it shows when unset is unset again
+  } else entries[path] = value;
+}
+
+// A preset clears its section's overrides; Custom keeps what the form shows, now explicit.
+export function setPreset(presets, entries, section, id, inputPaths) {
+  const shown = id === '' ? inputPaths.map((p) => [p, effective(presets, entries, p)]) : [];
+  for (const p of Object.keys(entries)) if (p.startsWith(`${section}.`)) delete entries[p];
+  entries[`${section}.preset`] = id;
+  for (const [p, v] of shown) if (v != null) entries[p] = v;
+}
+
+// Overrides equal to the preset are not overrides; unsetting what the preset lacks is a no-op.
+function canonical(presets, entries) {
+  for (const [p, v] of Object.entries(entries)) {
+    const base = baseOf(presets, entries, p);
+    if (isOverride(p) && (v === base || (v === null && base === undefined))) delete entries[p];
+  }
+  return entries;
+}
+
+// The engine scenario: {framework, model: {preset, ...overrides}, training, parallel, hardware}.
+export function toScenario(entries) {
+  const scenario = { framework: entries.framework, name: entries.name };
+  for (const section of ['model', 'training', 'parallel', 'hardware']) {
+    const obj = entries[`${section}.preset`] ? { preset: entries[`${section}.preset`] } : {};
+    for (const path of FIELDS.keys()) {
+      if (!path.startsWith(`${section}.`) || path.endsWith('.preset') || !(path in entries)) continue;
+      const keys = path.split('.').slice(1);
+      const last = keys.pop();
+      let target = obj;
+      for (const k of keys) target = target[k] ??= {};
+      target[last] = entries[path];
+    }
+    scenario[section] = obj;
+  }
+  if (scenario.name === undefined) delete scenario.name;
+  return scenario;
+}
+
+// ---- Share fragment: #v=1&<path>=<value>&... with only what differs from the page defaults
+// (model/hardware: only the overrides). An empty value means "unset".
+export function encodeFragment(entries, unit) {
+  const parts = ['v=1'];
+  for (const path of FIELDS.keys()) {
+    const differs = isOverride(path) || path === 'name' ? path in entries : entries[path] !== DEFAULTS[path];
+    if (differs) parts.push(`${path}=${encodeURIComponent(entries[path] ?? '')}`);
+  }
+  if (unit !== UNITS[0]) parts.push(`unit=${unit}`);
+  return `#${parts.join('&')}`;
+}
+
+const fail = (message) => {
+  throw new Error(message);
+};
+
+// Checks a value's type for its field (a select can only show its own options).
+function check(path, v, presets) {
+  const { type, options } = FIELDS.get(path);
+  const numeric = type === 'int' || type === 'num';
+  if (numeric ? !Number.isFinite(v) : typeof v !== (type === 'bool' ? 'boolean' : 'string'))
+    fail(`${path} must be ${numeric ? 'a number' : type === 'bool' ? 'true or false' : 'a string'}, got ${JSON.stringify(v)}`);
+  if (type === 'preset' && !presetFile(presets, path.split('.')[0], v)) fail(`unknown ${path} "${v}"`);
+  if (options && !options.includes(String(v))) fail(`${path} must be one of ${options.join('|')}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+// One fragment value, typed by its field.
+function parseText(path, text, presets) {
+  const { type } = FIELDS.get(path);
+  if (type === 'int' || type === 'num') return check(path, Number.isFinite(Number(text)) ? Number(text) : text, presets);
+  if (type === 'bool') return check(path, { true: true, false: false }[text] ?? text, presets);
+  return check(path, text, presets);
+}
+
+function decodeV1(text, presets) {
+  const pairs = text.split('&').filter(Boolean).map((part) => {
+    const i = part.indexOf('=');
+    if (i < 0) fail(`"${part}" has no value`);
+    try {
+      return [part.slice(0, i), decodeURIComponent(part.slice(i + 1))];
+    } catch {
+      return fail(`the value of ${part.slice(0, i)} is not valid percent-encoding`);
+    }
+  });
+  const map = new Map(pairs);
+  if (map.get('v') !== '1') fail(map.has('v') ? `link version v=${map.get('v')} is not supported (this page reads v=1)` : 'the link has no v=1');
+  const unit = map.get('unit') ?? UNITS[0];
+  if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got "${unit}"`);
+  map.delete('v');
+  map.delete('unit');
+  const entries = { ...DEFAULTS };
+  // Presets first: overrides are relative to them whatever the order in the link.
+  for (const [path, text] of [...map].sort(([a], [b]) => b.endsWith('.preset') - a.endsWith('.preset'))) {
+    const spec = FIELDS.get(path);
+    if (!spec) fail(`unknown key "${path}"`);
+    if (text !== '' || spec.type === 'preset') entries[path] = text && parseText(path, text, presets);
+    else if (path === 'framework') fail('framework must not be empty');
+    else if (isOverride(path)) entries[path] = null;
+    else delete entries[path];
+  }
+  return { entries: canonical(presets, entries), unit };
+}
+
+// #scenario=<JSON>: any engine scenario, by the engine's public field names.
+function decodeScenario(json, presets) {
+  let scenario;
+  try {
+    scenario = JSON.parse(json);
+  } catch (err) {
+    fail(`the scenario is not valid JSON (${err.message})`);
+  }
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(scenario)) fail('the scenario must be a JSON object');
+  const entries = { framework: 'megatron', 'model.preset': '', 'hardware.preset': '' };
+  const put = (path, v) => {
+    if (!FIELDS.has(path)) fail(`unknown field "${path}"`);
+    if (v !== null) entries[path] = check(path, v, presets);
+    else if (isOverride(path)) entries[path] = null;
+  };
+  for (const [key, value] of Object.entries(scenario)) {
+    if (key === 'version') {
+      if (value !== 1) fail(`version must be 1, got ${JSON.stringify(value)}`);
+    } else if (key === 'framework' || key === 'name') put(key, value);
+    else if (!['model', 'training', 'parallel', 'hardware'].includes(key)) fail(`unknown field "${key}"`);
+    else if (isObject(value)) {
+      for (const [k, v] of Object.entries(value)) {
+        if (key !== 'hardware' || k !== 'peak_tflops') put(`${key}.${k}`, v);
+        else if (isObject(v)) for (const [t, x] of Object.entries(v)) put(`hardware.peak_tflops.${t}`, x);
+        else if (v !== null) fail('hardware.peak_tflops must be an object');
+      }
+    } else if (value !== null) fail(`${key} must be an object`);
+  }
+  return { entries: canonical(presets, entries), unit: UNITS[0] };
+}
+
+// Reads location.hash into {entries, unit}; throws an Error with a readable message.
+export function decodeFragment(hash, presets) {
+  const text = hash.replace(/^#/, '');
+  if (!text) return defaultState();
+  if (!text.startsWith('scenario=')) return decodeV1(text, presets);
+  let json;
+  try {
+    json = decodeURIComponent(text.slice('scenario='.length));
+  } catch {
+    fail('the scenario is not valid percent-encoding');
+  }
+  return decodeScenario(json, presets);
+}
