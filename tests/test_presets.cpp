@@ -24,10 +24,17 @@ TEST_CASE("the embedded presets are exactly the files under presets/") {
     CHECK(shardcalc::all_presets()["hardware"].size() >= 12);
 }
 
+TEST_CASE("the preset document the page reads is the same presets, verbatim") {
+    CHECK(nlohmann::json::parse(shardcalc::embedded_presets_document()) == shardcalc::all_presets());
+}
+
 TEST_CASE("every hardware preset names a source for every number") {
     for (const auto& p : shardcalc::all_presets()["hardware"]) {
         CAPTURE(p["id"].get<std::string>());
-        for (const char* key : {"memory_gib", "peak_tflops", "hbm_gbps", "intra_node_gbps", "inter_node_gbps"}) {
+        for (const char* key : {"memory_gib", "peak_tflops", "hbm_gbps", "intra_node_gbps", "inter_node_gbps", "sm_count",
+                                "matmul_efficiency", "attention_efficiency", "hbm_efficiency", "kernel_launch_us",
+                                "intra_node_latency_us", "inter_node_latency_us", "intra_node_efficiency",
+                                "inter_node_efficiency"}) {
             CHECK(p.contains(key));
             CHECK(p["sources"].contains(key));
         }

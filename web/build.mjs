@@ -44,6 +44,7 @@ const standaloneConfig = `globalThis.SHARDCALC_STANDALONE = ${scriptSafe(
   JSON.stringify({ workerSource: workerJs, wasmBase64 }),
 )};`;
 html = html.replace(/<link[^>]*rel="stylesheet"[^>]*>/, () => `<style>\n${css}\n</style>`);
+html = html.replace(/<script id="early-worker">[\s\S]*?<\/script>/, '');
 html = html.replace(
   /<script[^>]*type="module"[^>]*src="[^"]*main\.js"[^>]*><\/script>/,
   () => `<script>${standaloneConfig}</script>\n<script type="module">${scriptSafe(pageJs)}</script>`,

@@ -38,6 +38,6 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
     return to_text(evaluate_scenario(j));
 }
 
-std::string presets_text() { return all_presets().dump(); }
+std::string presets_text() { return embedded_presets_document(); }
 
 }  // namespace shardcalc

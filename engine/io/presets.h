@@ -14,6 +14,9 @@ struct EmbeddedPreset {
 };
 
 const std::vector<EmbeddedPreset>& embedded_presets();  // generated
+// {"models": [...], "hardware": [...]} as one JSON text of the files verbatim: the page reads it
+// without the engine parsing and re-serialising every preset.
+const std::string& embedded_presets_document();
 
 // Parsed preset file by id, or nullptr.
 const nlohmann::json* model_preset(const std::string& id);

@@ -24,7 +24,9 @@ function spawnWorker() {
     const url = URL.createObjectURL(new Blob([standalone.workerSource], { type: 'text/javascript' }));
     return { worker: new Worker(url, { type: 'module' }), wasm: decodeBase64(standalone.wasmBase64) };
   }
-  return { worker: new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }), wasm: null };
+  const early = globalThis.__shardcalcWorker;  // started by index.html's first script
+  globalThis.__shardcalcWorker = undefined;
+  return { worker: early || new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }), wasm: null };
 }
 
 async function mainThreadEngine() {
