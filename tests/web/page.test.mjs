@@ -253,3 +253,207 @@ test('dark theme and a phone screen render', async () => {
   await phone.screenshot({ path: join(shots, 'phone.png'), fullPage: true });
   await close(phone);
 });
+
+// ---- Time and communication --------------------------------------------------------------
+
+// LLaMA-3.1-70B on H100s with tp=8, pp=4, dp=2 and a global batch of 16, as an engine scenario.
+function plan70b() {
+  const scenario = structuredClone(DEFAULTS);
+  scenario.model.preset = 'llama-3.1-70b';
+  Object.assign(scenario.parallel, { tp: 8, pp: 4, dp: 2 });
+  scenario.training.global_batch = 16;
+  return scenario;
+}
+
+async function fillPlan70b(page) {
+  await page.selectOption('#f-model-preset', 'llama-3.1-70b');
+  await page.fill('#f-parallel-tp', '8');
+  await page.fill('#f-parallel-pp', '4');
+  await page.fill('#f-parallel-dp', '2');
+  await page.fill('#f-training-global_batch', '16');
+}
+
+// Step time, throughput, every breakdown part and every collective's exposed time.
+async function expectTime(page, report) {
+  await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
+  await expectMetric(page, 'time.mfu', report.time.mfu);
+  await expectMetric(page, 'time.hfu', report.time.hfu);
+  await expectMetric(page, 'throughput.tokens_per_second', report.throughput.tokens_per_second);
+  await expectMetric(page, 'throughput.tflops_per_device', report.throughput.tflops_per_device);
+  await expectMetric(page, 'pipeline.bubble_fraction', report.pipeline.bubble_fraction);
+  for (const [name, seconds] of Object.entries(report.time.breakdown)) await expectMetric(page, `time.breakdown.${name}`, seconds);
+  for (const [i, c] of report.communication.entries()) {
+    await expectMetric(page, `communication.${i}.exposed_seconds`, c.exposed_seconds);
+    await expectMetric(page, `communication.${i}.volume_per_iteration`, c.volume_per_iteration);
+  }
+}
+
+async function openMore(page, section) {
+  const details = page.locator(`#section-${section} details.more`);
+  if (!(await details.getAttribute('open').then((v) => v !== null))) await details.locator('summary').click();
+}
+
+test('time and communication for LLaMA-3.1-70B tp=8 pp=4 dp=2 equal the CLI; Gantt and roofline follow the report', async () => {
+  const page = await open();
+  await fillPlan70b(page);
+  const report = cliReport(plan70b());
+  assert.ok(report.communication.length > 0 && report.pipeline.timeline_complete);
+  await expectStages(page, report);
+  await expectTime(page, report);
+
+  // The step bar: one segment per non-zero part; the table: every part.
+  const parts = Object.entries(report.time.breakdown);
+  assert.equal(await page.locator('#time-chart rect.seg').count(), parts.filter(([, v]) => v > 0).length);
+  assert.equal(await page.locator('#time-table tbody tr').count(), parts.length);
+  assert.equal(await page.locator('#comm-table tbody tr:not(.subtotal)').count(), report.communication.length);
+  assert.equal(await page.locator('#comm-table tr.subtotal').count(), new Set(report.communication.map((c) => c.dimension)).size);
+
+  // Gantt: one row per stage, every timeline event one block with its title, F and B both drawn.
+  const t = report.pipeline.timeline;
+  assert.equal(await page.locator('#gantt .gantt-row').count(), report.pipeline.stages.length);
+  const forward = t.kind.filter((k) => k === 'F').length;
+  assert.ok(forward > 0 && forward < t.kind.length);
+  assert.equal(await page.locator('#gantt rect.block-F').count(), forward);
+  assert.equal(await page.locator('#gantt rect.block-B').count(), t.kind.length - forward);
+  assert.equal(await page.locator('#gantt rect.block > title').count(), report.pipeline.timeline_events);
+  const first = await page.locator('#gantt .gantt-row[data-stage="0"] rect.block > title').first().textContent();
+  assert.match(first, /^stage 0, F microbatch 0 chunk 0, 0–[\d.]+ (s|ms)$/);
+
+  // Roofline: one dot per op with forward FLOPs.
+  const ops = report.modules.filter((m) => m.kind === 'op' && m.fwd_flops > 0);
+  assert.ok(ops.length > 3);
+  assert.equal(await page.locator('#roofline circle.dot').count(), ops.length);
+  assert.match(await page.textContent('#roofline'), /Arithmetic intensity \(FLOP\/byte\)/);
+
+  const text = await page.textContent('#time-section');
+  assert.ok(!/\bNaN\b|Infinity|undefined|null/.test(text), 'no NaN/Infinity/undefined/null in the time section');
+  assert.ok(text.includes(report.flops.convention), 'the FLOPs convention is shown');
+  await page.locator('#time-section').screenshot({ path: join(shots, 'time-light.png') });
+  await close(page);
+});
+
+test('train_tokens and price_per_gpu_hour add the training run: days, GPU-hours and cost equal the CLI', async () => {
+  const page = await open();
+  await page.fill('#f-training-train_tokens', '1e12');
+  await page.fill('#f-hardware-price_per_gpu_hour', '2');
+  const scenario = structuredClone(DEFAULTS);
+  scenario.training.train_tokens = 1e12;
+  scenario.hardware.price_per_gpu_hour = 2;
+  const report = cliReport(scenario);
+  assert.ok(report.training_run.cost > 0);
+  for (const field of ['gpu_hours', 'cost', 'days', 'tokens'])
+    await expectMetric(page, `training_run.${field}`, report.training_run[field]);
+  await expectTime(page, report);
+  await page.fill('#f-training-train_tokens', '');
+  await page.waitForFunction(() => !document.querySelector('[data-metric="training_run.gpu_hours"]'));
+  await close(page);
+});
+
+test('the new fields round-trip through a copied share link', async () => {
+  const page = await open();
+  await fillPlan70b(page);
+  await page.fill('#f-training-train_tokens', '2e12');
+  await page.fill('#f-hardware-price_per_gpu_hour', '2.5');
+  await openMore(page, 'parallel');
+  await page.selectOption('#f-parallel-schedule', 'gpipe');
+  await openMore(page, 'hardware');
+  assert.equal(await page.inputValue('#f-hardware-matmul_efficiency'), '0.8', 'preset value shown');
+  await page.fill('#f-hardware-matmul_efficiency', '0.7');
+  await page.fill('#f-hardware-inter_node_gbps', '25');
+  await page.fill('#f-hardware-sm_count', '114');
+  const scenario = plan70b();
+  scenario.training.train_tokens = 2e12;
+  scenario.parallel.schedule = 'gpipe';
+  Object.assign(scenario.hardware, { price_per_gpu_hour: 2.5, matmul_efficiency: 0.7, inter_node_gbps: 25, sm_count: 114 });
+  const report = cliReport(scenario);
+  await expectStages(page, report);
+  await expectTime(page, report);
+  await expectMetric(page, 'training_run.cost', report.training_run.cost);
+  assert.ok(await page.locator('[data-field="hardware.matmul_efficiency"]').evaluate((n) => n.classList.contains('is-override')));
+
+  await page.click('#copy-link');
+  await page.waitForFunction(() => document.querySelector('#share-url')?.value.includes('schedule'));
+  const link = await page.inputValue('#share-url');
+  for (const key of ['training.train_tokens=2000000000000', 'parallel.schedule=gpipe', 'hardware.price_per_gpu_hour=2.5',
+    'hardware.matmul_efficiency=0.7', 'hardware.inter_node_gbps=25', 'hardware.sm_count=114'])
+    assert.ok(link.includes(key), `${key} in ${link}`);
+  const before = await metrics(page);
+  assert.ok(Object.keys(before).some((k) => k.startsWith('communication.')));
+
+  const other = await open(link.slice(server.url.length));
+  await expectStages(other, report);
+  await expectTime(other, report);
+  assert.deepEqual(await metrics(other), before);
+  assert.equal(await other.inputValue('#f-parallel-schedule'), 'gpipe');
+  assert.equal(await other.inputValue('#f-training-train_tokens'), '2000000000000');
+  assert.equal(await other.inputValue('#f-hardware-price_per_gpu_hour'), '2.5');
+  assert.equal(await other.inputValue('#f-hardware-matmul_efficiency'), '0.7');
+  assert.equal(await other.inputValue('#f-hardware-hbm_gbps'), '3350', 'untouched preset values still shown');
+  await close(other);
+  await close(page);
+});
+
+test('schedule=gpipe changes memory and time to the CLI values', async () => {
+  const page = await open();
+  await fillPlan70b(page);
+  const scenario = plan70b();
+  const oneF = cliReport(scenario);
+  await expectStages(page, oneF);
+  await openMore(page, 'parallel');
+  await page.selectOption('#f-parallel-schedule', 'gpipe');
+  scenario.parallel.schedule = 'gpipe';
+  const gpipe = cliReport(scenario);
+  assert.notEqual(gpipe.memory.per_device.total, oneF.memory.per_device.total);
+  await expectStages(page, gpipe);
+  await expectTime(page, gpipe);
+  assert.match(await page.textContent('#gantt-legend'), /gpipe/);
+  assert.equal(await page.locator('#gantt rect.block').count(), gpipe.pipeline.timeline_events);
+  await close(page);
+});
+
+test('time section: dark theme, a phone screen, a long schedule and embed mode', async () => {
+  const link = `#v=1&model.preset=llama-3.1-70b&training.global_batch=16&parallel.dp=2&parallel.tp=8&parallel.pp=4`;
+  const report = cliReport(plan70b());
+  const dark = await open(link, { colorScheme: 'dark' });
+  await expectTime(dark, report);
+  await dark.locator('#time-section').screenshot({ path: join(shots, 'time-dark.png') });
+  await close(dark);
+
+  const phone = await open(link, { viewport: { width: 390, height: 844 } });
+  await expectTime(phone, report);
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `no horizontal page scroll on a phone (overflow ${overflow}px)`);
+  await phone.locator('#time-section').screenshot({ path: join(shots, 'time-phone.png') });
+  await close(phone);
+
+  // More than 800 blocks: one path per colour, no per-block titles; past the engine's limit, a message.
+  const long = structuredClone(DEFAULTS);
+  long.model.preset = 'llama-3.1-70b';
+  Object.assign(long.parallel, { tp: 8, pp: 4 });
+  long.training.global_batch = 256;
+  const longReport = cliReport(long);
+  assert.ok(longReport.pipeline.timeline_events > 800 && longReport.pipeline.timeline_complete);
+  const page = await open(`#scenario=${encodeURIComponent(JSON.stringify(long))}`);
+  await expectTime(page, longReport);
+  assert.equal(await page.getAttribute('#gantt svg', 'data-blocks'), String(longReport.pipeline.timeline_events));
+  assert.equal(await page.locator('#gantt rect.block').count(), 0);
+  assert.ok((await page.locator('#gantt path.block-F').count()) >= 1 && (await page.locator('#gantt path.block-B').count()) >= 1);
+  await page.fill('#f-training-global_batch', '4096');
+  long.training.global_batch = 4096;
+  const huge = cliReport(long);
+  assert.equal(huge.pipeline.timeline_complete, false);
+  await expectMetric(page, 'time.step_seconds', huge.time.step_seconds);
+  assert.match(await page.textContent('#gantt'), /too many blocks/);
+  await close(page);
+
+  const embed = await open(`?embed=1${link}`, { viewport: { width: 800, height: 600 } });
+  await expectMetric(embed, 'time.step_seconds', report.time.step_seconds);
+  for (const m of ['time.step_seconds', 'time.mfu', 'throughput.tokens_per_second'])
+    assert.ok(await embed.isVisible(`[data-metric="${m}"]`), `${m} visible in embed mode`);
+  for (const sel of ['#comm-table', '#time-table', '#gantt', '#roofline'])
+    assert.equal(await embed.isVisible(sel), false, `${sel} hidden in embed mode`);
+  await embed.click('#copy-markdown');
+  await embed.waitForFunction(() => document.querySelector('#markdown-output')?.value.includes('tokens/s'));
+  assert.match(await embed.inputValue('#markdown-output'), /Step time \*\*[\d.]+ (s|ms)\*\*, [\d,]+ tokens\/s, MFU [\d.]+ %/);
+  await close(embed);
+});

@@ -6,6 +6,9 @@ import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldError, sho
 import { renderChart, renderLegend } from './chart.js';
 import { renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable } from './render.js';
 import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
+import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
+import { renderGantt } from './gantt.js';
+import { renderRoofline } from './roofline.js';
 import { mapHfConfig } from './hf-import.js';
 import { decodeFragment, defaultState, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
@@ -88,13 +91,33 @@ async function evaluateNow() {
   else showError(answer.error);
 }
 
+// The charts drawn at their container's width (again when it changes). Embed mode shows no
+// time charts, so they are not drawn there.
+function renderCharts() {
+  const r = app.report;
+  // Read every width before drawing anything: each read after a DOM write forces a layout.
+  const width = (sel) => $(sel).clientWidth;
+  const widths = embed ? [width('#chart-box')]
+    : [width('#chart-box'), width('#time-chart-box'), width('#gantt'), width('#roofline')];
+  renderChart($('#stage-chart'), r, app.unit, widths[0]);
+  if (embed) return;
+  renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[1]);
+  renderGantt($('#gantt'), $('#gantt-legend'), r, widths[2]);
+  renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[3]);
+}
+
 function renderResults() {
   const r = app.report;
   if (!r) return;
   renderHeadline($('#headline'), r, app.unit, app.presets);
-  renderChart($('#stage-chart'), r, app.unit, $('#chart-box').clientWidth);
   renderStageTable($('#stage-table'), r, app.unit);
   renderModuleTable($('#module-table'), r, app.unit);
+  renderTimeHeadline($('#time-headline'), r);
+  if (!embed) {
+    renderTimeTable($('#time-table'), r);
+    renderCommTable($('#comm-table'), r, app.unit);
+  }
+  renderCharts();
   renderNotes($('#notes'), r);
   $('#markdown-output').value = markdown(r, app.unit, app.presets);
 }
@@ -214,12 +237,12 @@ export async function start(enginePromise) {
     loadFragment();
     changed();
   });
-  // The chart is drawn at the container's width; redraw when that changes.
+  // The charts are drawn at the container's width; redraw when that changes.
   let width = 0;
   new ResizeObserver(([entry]) => {
     const w = Math.round(entry.contentRect.width);
     if (w === width || !app.report) return;
     width = w;
-    renderChart($('#stage-chart'), app.report, app.unit, w);
+    renderCharts();
   }).observe($('#chart-box'));
 }

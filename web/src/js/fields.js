@@ -54,6 +54,7 @@ export const SECTIONS = [
       { key: 'master_weights', type: 'bool', label: 'Master weights', options: ['true', 'false'], more: true, fw: true },
       pick('attention', 'Attention', ['flash', 'eager'], true),
       num('dropout', 'Dropout', true),
+      num('train_tokens', 'Train tokens'),
     ],
   },
   {
@@ -71,6 +72,7 @@ export const SECTIONS = [
       int('ulysses', 'Ulysses degree', true),
       pick('offload_optimizer', 'Offload optimizer', OFFLOAD, true),
       pick('offload_params', 'Offload params', OFFLOAD, true),
+      pick('schedule', 'Pipeline schedule', ['1f1b', 'gpipe'], true),
     ],
   },
   {
@@ -81,6 +83,19 @@ export const SECTIONS = [
       num('memory_gib', 'Memory (GiB)'),
       int('gpus_per_node', 'GPUs per node'),
       num('overhead_gib', 'Overhead (GiB)'),
+      num('price_per_gpu_hour', 'Price per GPU-hour'),
+      num('hbm_gbps', 'HBM (GB/s)', true),
+      num('intra_node_gbps', 'Intra-node (GB/s)', true),
+      num('inter_node_gbps', 'Inter-node (GB/s)', true),
+      int('sm_count', 'SM count', true),
+      num('matmul_efficiency', 'Matmul efficiency', true),
+      num('attention_efficiency', 'Attention efficiency', true),
+      num('hbm_efficiency', 'HBM efficiency', true),
+      num('kernel_launch_us', 'Kernel launch (µs)', true),
+      num('intra_node_latency_us', 'Intra-node latency (µs)', true),
+      num('inter_node_latency_us', 'Inter-node latency (µs)', true),
+      num('intra_node_efficiency', 'Intra-node efficiency', true),
+      num('inter_node_efficiency', 'Inter-node efficiency', true),
     ],
   },
 ];
@@ -94,10 +109,7 @@ const EXTRAS = [
   ['model.head', { type: 'enum', options: ['lm', 'none'] }],
   ['parallel.world_size', { type: 'int' }],
   ['hardware.name', { type: 'string' }],
-  ['hardware.hbm_gbps', { type: 'num' }],
   ['hardware.l2_mib', { type: 'num' }],
-  ['hardware.intra_node_gbps', { type: 'num' }],
-  ['hardware.inter_node_gbps', { type: 'num' }],
   ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
 ];
 

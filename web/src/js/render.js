@@ -4,12 +4,12 @@
 import { h } from './dom.js';
 import { bytes, count } from './format.js';
 
-const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+export const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
-// One number from the report, formatted as bytes (in `unit`) or as a count.
+// One number from the report, formatted as bytes (in `unit`), by a formatter function, or as a count.
 export function metric(report, path, unit, tag = 'span', attrs = {}) {
   const value = dig(report, path);
-  const text = unit ? bytes(value, unit) : count(value);
+  const text = typeof unit === 'function' ? unit(value) : unit ? bytes(value, unit) : count(value);
   return h(tag, { ...attrs, class: `num ${attrs.class || ''}`.trim(), 'data-metric': path, 'data-value': String(value ?? '') }, text);
 }
 

@@ -1,7 +1,7 @@
 // Sharing: the page URL with the state fragment, an iframe snippet for the embed view, and the
 // results as Markdown. Copying falls back to selecting the text when the clipboard is refused.
 import { h } from './dom.js';
-import { bytes, count } from './format.js';
+import { bytes, count, duration, fixed, percent } from './format.js';
 import { planNodes, stageColumns } from './render.js';
 
 export function pageUrl(fragment, embed) {
@@ -26,6 +26,9 @@ export function markdown(report, unit, presets) {
     '',
     `Per-device peak **${bytes(m.per_device.total, unit)} ${unit}** of ${bytes(m.capacity, unit)} ${unit}: ` +
       `${m.fits ? 'fits' : 'out of memory'}, headroom ${bytes(m.headroom, unit)} ${unit}; parameters ${count(report.parameters.total)}.`,
+    '',
+    `Step time **${duration(report.time?.step_seconds)}**, ${fixed(report.throughput?.tokens_per_second, 0)} tokens/s, ` +
+      `MFU ${percent(report.time?.mfu)} (HFU ${percent(report.time?.hfu)}).`,
     '',
     row(['Stage', 'Layers', 'In-flight', ...cols.map(([label]) => `${label} (${unit})`)]),
     row(['---:', '---:', '---:', ...cols.map(() => '---:')]),

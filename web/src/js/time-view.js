@@ -1,0 +1,138 @@
+// "Time and communication": headline figures, the step-time bar and table, and the
+// communication table. Every figure is the report's (data-metric = its report path); the only
+// arithmetic here is layout, the share of the step a part takes, and per-dimension subtotals.
+import { h, svg } from './dom.js';
+import { timeAxis } from './axis.js';
+import { bytes, bytesSmall, count, duration, fixed, ms, percent, short } from './format.js';
+import { metric } from './render.js';
+
+// The parts of time.breakdown, in the order they happen in a step; unknown parts come last.
+export const PARTS = [
+  ['forward_compute', 'Forward compute'],
+  ['backward_compute', 'Backward compute'],
+  ['recompute', 'Recompute'],
+  ['tp_exposed', 'Tensor-parallel comm (exposed)'],
+  ['cp_exposed', 'Context-parallel comm (exposed)'],
+  ['ulysses_exposed', 'Ulysses all-to-all (exposed)'],
+  ['pp_p2p', 'Pipeline send/recv'],
+  ['pipeline_bubble', 'Pipeline bubble'],
+  ['dp_exposed', 'Data-parallel comm (exposed)'],
+  ['zero3_exposed', 'ZeRO-3 gathers (exposed)'],
+  ['embedding_sync', 'Embedding sync'],
+  ['optimizer_step', 'Optimizer step'],
+];
+
+function parts(report) {
+  const b = report.time?.breakdown || {};
+  const known = PARTS.filter(([k]) => k in b);
+  const extra = Object.keys(b).filter((k) => !PARTS.some(([p]) => p === k)).map((k) => [k, k.replaceAll('_', ' ')]);
+  return [...known, ...extra].map(([key, label]) => ({ key, label, value: b[key], cls: PARTS.some(([p]) => p === key) ? `t-${key}` : 't-other' }));
+}
+
+const share = (value, step) => percent(step > 0 ? value / step : undefined);
+const whole = (v) => fixed(v, 0);
+const tflops = (v) => fixed(v, 1);
+
+// Step time, throughput, MFU/HFU, bubble and the training run. In embed mode only the first
+// line (step time, tokens/s, MFU) shows.
+export function renderTimeHeadline(el, report) {
+  if (!report.time) {
+    el.replaceChildren(h('p', { class: 'muted' }, 'This engine reports no step time.'));
+    return;
+  }
+  const m = (path, fmt, tag) => metric(report, path, fmt, tag);
+  const run = report.training_run;
+  el.replaceChildren(...[
+    h('p', { class: 'time-main' }, 'Step time ', m('time.step_seconds', duration, 'strong'),
+      ' · ', m('throughput.tokens_per_second', whole, 'strong'), ' tokens/s · MFU ', m('time.mfu', percent, 'strong')),
+    h('small', { class: 'convention time-extra' }, 'MFU and HFU count FLOPs this way: ', report.flops?.convention || '—', '.'),
+    h('p', { class: 'sub time-extra' }, 'HFU ', m('time.hfu', percent), ' · ', m('throughput.tflops_per_device', tflops),
+      ' model TFLOP/s per device (', m('throughput.hardware_tflops_per_device', tflops), ' executed) · ',
+      m('throughput.samples_per_second', (v) => fixed(v, 2)), ' samples/s'),
+    h('p', { class: 'sub time-extra' }, 'Pipeline bubble ', m('pipeline.bubble_fraction', percent), ' of the step (',
+      m('pipeline.bubble_seconds', duration), `, ${report.pipeline?.schedule || 'schedule'}) · slowest stage `, m('time.critical_stage', count)),
+    run ? h('p', { class: 'sub time-extra' }, 'Training on ', m('training_run.tokens', short), ' tokens: ',
+      m('training_run.days', (v) => fixed(v, 1)), ' days · ', m('training_run.gpu_hours', whole), ' GPU-hours · cost ',
+      m('training_run.cost', whole), run.price_per_gpu_hour > 0
+        ? [' at ', m('training_run.price_per_gpu_hour', count), ' per GPU-hour']
+        : ' (set a price per GPU-hour under Hardware)') : null,
+  ].filter(Boolean));
+}
+
+// One horizontal bar of the step's non-zero parts, with a time axis, and its legend.
+export function renderTimeChart(el, legend, report, width) {
+  const step = report.time?.step_seconds;
+  const shown = parts(report).filter((p) => p.value > 0);
+  const W = Math.max(300, Math.round(width) || 640);
+  const [left, right, top, bar] = [4, 40, 6, 30];
+  const H = top + bar + 26;
+  const max = step > 0 ? step : 1;
+  const x = (s) => left + (s / max) * (W - left - right);
+  let at = 0;
+  const segs = shown.map((p) => {
+    const x0 = x(at);
+    at += p.value;
+    return svg('rect', { class: `seg ${p.cls}`, x: x0.toFixed(2), y: top, width: Math.max(0, x(at) - x0).toFixed(2), height: bar,
+      'data-chart-metric': `time.breakdown.${p.key}`, 'data-value': p.value },
+    svg('title', {}, `${p.label}: ${duration(p.value)} (${share(p.value, step)} of the step)`));
+  });
+  el.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  el.setAttribute('width', W);
+  el.setAttribute('height', H);
+  el.replaceChildren(svg('title', {}, `Step time ${duration(step)} by part`), timeAxis(max, left, W - right, top + bar + 2, top), ...segs);
+  legend.replaceChildren(...shown.map((p) => h('span', { class: 'key' }, h('i', { class: `swatch ${p.cls}`, 'aria-hidden': 'true' }), `${p.label} ${duration(p.value)}`)));
+}
+
+export function renderTimeTable(table, report) {
+  const step = report.time?.step_seconds;
+  const col = (text) => h('th', { scope: 'col', class: 'num' }, text);
+  table.replaceChildren(
+    h('caption', { class: 'sr-only' }, 'Parts of one step on the slowest stage, in milliseconds'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Part of the step'), col('Time (ms)'), col('Share of step'))),
+    h('tbody', {}, parts(report).map((p) => h('tr', { 'data-part': p.key },
+      h('th', { scope: 'row' }, h('i', { class: `swatch ${p.cls}`, 'aria-hidden': 'true' }), p.label),
+      metric(report, `time.breakdown.${p.key}`, ms, 'td'),
+      h('td', { class: 'num' }, share(p.value, step))))),
+    h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Step'), metric(report, 'time.step_seconds', ms, 'td'), h('td', { class: 'num' }, share(step, step)))),
+  );
+}
+
+const COMM_HEAD = (unit) => ['Dimension', 'Collective', 'Purpose', 'Group size', 'First group', 'Crosses nodes',
+  `Message (${unit})`, 'Calls per iteration', `Volume per iteration (${unit})`, 'Time (ms)', 'Exposed (ms)'];
+const NUMERIC = new Set([3, 6, 7, 8, 9, 10]);
+
+function members(list = []) {
+  const text = list.slice(0, 4).join(', ') + (list.length > 4 ? `,\u00a0…\u00a0+${list.length - 4}` : '');
+  return h('td', { class: 'group', title: list.join(', ') }, text);
+}
+
+// One row per communication[] entry, grouped by dimension (in report order), each group closed
+// by a subtotal row of volume and exposed time.
+export function renderCommTable(table, report, unit) {
+  const comm = report.communication || [];
+  const head = COMM_HEAD(unit);
+  const dims = [...new Set(comm.map((c) => c.dimension))];
+  const groups = dims.map((dim) => {
+    const rows = comm.map((c, i) => [c, i]).filter(([c]) => c.dimension === dim);
+    const sum = (f) => rows.reduce((s, [c]) => s + (Number.isFinite(c[f]) ? c[f] : 0), 0);
+    return h('tbody', { 'data-dimension': dim },
+      rows.map(([c, i]) => {
+        const m = (field, fmt) => metric(report, `communication.${i}.${field}`, fmt, 'td');
+        return h('tr', { class: c.overlapped ? 'overlapped' : null },
+          h('th', { scope: 'row' }, c.dimension),
+          h('td', {}, c.collective, h('span', { class: 'muted' }, ` ${c.algorithm || ''}`)),
+          h('td', { class: 'purpose' }, c.purpose),
+          m('group_size', count), members(c.first_group),
+          h('td', {}, c.crosses_nodes ? 'yes' : 'no'),
+          m('bytes', (v) => bytesSmall(v, unit)), m('count_per_iteration', count), m('volume_per_iteration', (v) => bytes(v, unit)),
+          m('seconds', ms), metric(report, `communication.${i}.exposed_seconds`, ms, 'td', { title: c.overlapped ? 'partly hidden behind compute' : null }));
+      }),
+      h('tr', { class: 'subtotal' }, h('th', { scope: 'row', colspan: 8 }, `${dim} subtotal`),
+        h('td', { class: 'num' }, bytes(sum('volume_per_iteration'), unit)), h('td', {}), h('td', { class: 'num' }, ms(sum('exposed_seconds')))));
+  });
+  table.replaceChildren(
+    h('caption', { class: 'sr-only' }, `Collectives per iteration on one device of the slowest stage; sizes in ${unit}, times in ms`),
+    h('thead', {}, h('tr', {}, head.map((text, i) => h('th', { scope: 'col', class: NUMERIC.has(i) ? 'num' : null }, text)))),
+    ...(groups.length ? groups : [h('tbody', {}, h('tr', {}, h('td', { colspan: head.length, class: 'muted' }, 'No communication: one device holds the whole model and batch.')))]),
+  );
+}
