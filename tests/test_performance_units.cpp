@@ -140,6 +140,9 @@ TEST_CASE("the step breakdown sums to the step time and every dimension appears 
       "hardware":{"preset":"h100-sxm-80gb","price_per_gpu_hour":2.5}})"));
     const auto& rep = j["report"];
     CHECK(rep["communication"][0]["dimension"] == "zero3");
+    double exposed = 0;
+    for (const auto& e : rep["communication"]) exposed += e["exposed_seconds"].get<double>();
+    CHECK(rep["communication_summary"]["zero3"]["exposed_seconds"].get<double>() == doctest::Approx(exposed));
     CHECK(rep["training_run"]["gpu_hours"].get<double>() ==
           doctest::Approx(1e12 / rep["throughput"]["tokens_per_second"].get<double>() * 8 / 3600));
     CHECK(rep["training_run"]["cost"].get<double>() == doctest::Approx(2.5 * rep["training_run"]["gpu_hours"].get<double>()));

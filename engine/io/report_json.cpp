@@ -46,6 +46,9 @@ json module_json(const ModuleRow& r) {
                 {"fwd_seconds", r.fwd_seconds},
                 {"bwd_seconds", r.bwd_seconds},
                 {"bound", r.fwd_flops > 0 || r.fwd_bytes > 0 ? (r.compute_bound ? "compute" : "memory") : "none"},
+                // The roofline plot's coordinates: FLOP per HBM byte, and achieved FLOP/s, of the forward kernels.
+                {"fwd_intensity", r.fwd_bytes > 0 ? r.fwd_flops / r.fwd_bytes : 0.0},
+                {"fwd_flops_per_second", r.fwd_seconds > 0 ? r.fwd_flops / r.fwd_seconds : 0.0},
                 {"name", r.name},
                 {"depth", r.depth},
                 {"kind", r.is_op ? "op" : "module"},
@@ -75,6 +78,20 @@ json communication_json(const Report& r) {
                         {"overlapped", e.overlapped},
                         {"exposed_seconds", finite(e.exposed_seconds)}});
     return list;
+}
+
+// Seed 002's "Cluster Communication Summary": calls, volume and time per parallel dimension.
+json communication_summary_json(const Report& r) {
+    json summary = json::object();
+    for (const auto& e : r.perf.comm[r.perf.comm_stage].entries) {
+        json& d = summary[e.dimension];
+        if (d.is_null()) d = {{"count_per_iteration", 0.0}, {"volume_per_iteration", 0}, {"seconds", 0.0}, {"exposed_seconds", 0.0}};
+        d["count_per_iteration"] = d["count_per_iteration"].get<double>() + e.count;
+        d["volume_per_iteration"] = d["volume_per_iteration"].get<int64_t>() + whole(e.bytes * e.count);
+        d["seconds"] = d["seconds"].get<double>() + finite(e.seconds());
+        d["exposed_seconds"] = d["exposed_seconds"].get<double>() + finite(e.exposed_seconds);
+    }
+    return summary;
 }
 
 json performance_json(const Report& r) {
@@ -145,6 +162,7 @@ json performance_json(const Report& r) {
     };
     // Large arrays are moved in: nlohmann's initializer lists deep-copy their elements.
     out["communication"] = communication_json(r);
+    out["communication_summary"] = communication_summary_json(r);
     out["pipeline"]["stages"] = std::move(stages);
     out["pipeline"]["timeline"] = std::move(timeline);
     const TrainingSpec& t = c.s.training;

@@ -286,6 +286,10 @@ async function expectTime(page, report) {
     await expectMetric(page, `communication.${i}.exposed_seconds`, c.exposed_seconds);
     await expectMetric(page, `communication.${i}.volume_per_iteration`, c.volume_per_iteration);
   }
+  for (const [dim, d] of Object.entries(report.communication_summary)) {
+    await expectMetric(page, `communication_summary.${dim}.volume_per_iteration`, d.volume_per_iteration);
+    await expectMetric(page, `communication_summary.${dim}.exposed_seconds`, d.exposed_seconds);
+  }
 }
 
 async function openMore(page, section) {

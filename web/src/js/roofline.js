@@ -1,6 +1,6 @@
 // A log-log roofline: the memory roof (slope roofline.hbm_bytes_per_second) and the compute
 // roof (roofline.peak_flops) meeting at roofline.ridge_intensity, and one dot per op row of
-// report.modules with forward FLOPs: x = fwd_flops / fwd_bytes, y = fwd_flops / fwd_seconds.
+// report.modules with forward FLOPs: x = fwd_intensity, y = fwd_flops_per_second (both from the engine).
 import { h, svg } from './dom.js';
 import { fixed, short } from './format.js';
 
@@ -15,7 +15,7 @@ export function renderRoofline(box, legend, report, width) {
     legend.replaceChildren();
     return;
   }
-  const pts = ops.map(([m, i]) => ({ m, i, ai: m.fwd_flops / m.fwd_bytes, perf: m.fwd_flops / m.fwd_seconds }));
+  const pts = ops.map(([m, i]) => ({ m, i, ai: m.fwd_intensity, perf: m.fwd_flops_per_second }));
   const { peak_flops: peak, hbm_bytes_per_second: bw, ridge_intensity: ridge } = rf;
   // Log bounds a little beyond the dots, the ridge and the peak; at least two decades each way.
   const ais = [ridge, ...pts.map((p) => p.ai)];

@@ -107,14 +107,14 @@ function members(list = []) {
 }
 
 // One row per communication[] entry, grouped by dimension (in report order), each group closed
-// by a subtotal row of volume and exposed time.
+// by the engine's communication_summary row for that dimension (volume and exposed time).
 export function renderCommTable(table, report, unit) {
   const comm = report.communication || [];
   const head = COMM_HEAD(unit);
   const dims = [...new Set(comm.map((c) => c.dimension))];
   const groups = dims.map((dim) => {
     const rows = comm.map((c, i) => [c, i]).filter(([c]) => c.dimension === dim);
-    const sum = (f) => rows.reduce((s, [c]) => s + (Number.isFinite(c[f]) ? c[f] : 0), 0);
+    const total = (field, fmt) => metric(report, `communication_summary.${dim}.${field}`, fmt, 'td');
     return h('tbody', { 'data-dimension': dim },
       rows.map(([c, i]) => {
         const m = (field, fmt) => metric(report, `communication.${i}.${field}`, fmt, 'td');
@@ -128,7 +128,7 @@ export function renderCommTable(table, report, unit) {
           m('seconds', ms), metric(report, `communication.${i}.exposed_seconds`, ms, 'td', { title: c.overlapped ? 'partly hidden behind compute' : null }));
       }),
       h('tr', { class: 'subtotal' }, h('th', { scope: 'row', colspan: 8 }, `${dim} subtotal`),
-        h('td', { class: 'num' }, bytes(sum('volume_per_iteration'), unit)), h('td', {}), h('td', { class: 'num' }, ms(sum('exposed_seconds')))));
+        total('volume_per_iteration', (v) => bytes(v, unit)), h('td', {}), total('exposed_seconds', ms)));
   });
   table.replaceChildren(
     h('caption', { class: 'sr-only' }, `Collectives per iteration on one device of the slowest stage; sizes in ${unit}, times in ms`),
