@@ -461,3 +461,17 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   assert.match(await embed.inputValue('#markdown-output'), /Step time \*\*[\d.]+ (s|ms)\*\*, [\d,]+ tokens\/s, MFU [\d.]+ %/);
   await close(embed);
 });
+
+test('the price per GPU-hour survives a change of device', async () => {
+  const page = await open();
+  await page.fill('#f-training-train_tokens', '1e12');
+  await page.fill('#f-hardware-price_per_gpu_hour', '2');
+  await page.selectOption('#f-hardware-preset', 'a100-sxm-80gb');
+  const scenario = structuredClone(DEFAULTS);
+  scenario.training.train_tokens = 1e12;
+  scenario.hardware = { preset: 'a100-sxm-80gb', price_per_gpu_hour: 2 };
+  const report = cliReport(scenario);
+  await expectMetric(page, 'training_run.cost', report.training_run.cost);
+  assert.equal(await page.inputValue('#f-hardware-price_per_gpu_hour'), '2');
+  await close(page);
+});

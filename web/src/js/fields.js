@@ -121,6 +121,9 @@ for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.spl
 
 export const pointer = (path) => `/${path.replaceAll('.', '/')}`;
 export const inputId = (path) => `f-${path.replaceAll('.', '-')}`;
-// Model and hardware fields are overrides on top of a preset.
+// Model and hardware fields are overrides on top of a preset, except the ones no preset carries
+// (the price is the user's, and survives a change of device).
 export const PRESET_SECTIONS = ['model', 'hardware'];
-export const isOverride = (path) => PRESET_SECTIONS.includes(path.split('.')[0]) && !path.endsWith('.preset');
+const USER_ONLY = new Set(['hardware.price_per_gpu_hour']);
+export const isOverride = (path) =>
+  PRESET_SECTIONS.includes(path.split('.')[0]) && !path.endsWith('.preset') && !USER_ONLY.has(path);

@@ -48,7 +48,7 @@ export function setField(presets, entries, path, value) {
 // A preset clears its section's overrides; Custom keeps what the form shows, now explicit.
 export function setPreset(presets, entries, section, id, inputPaths) {
   const shown = id === '' ? inputPaths.map((p) => [p, effective(presets, entries, p)]) : [];
-  for (const p of Object.keys(entries)) if (p.startsWith(`${section}.`)) delete entries[p];
+  for (const p of Object.keys(entries)) if (p.startsWith(`${section}.`) && isOverride(p)) delete entries[p];
   entries[`${section}.preset`] = id;
   for (const [p, v] of shown) if (v != null) entries[p] = v;
 }
