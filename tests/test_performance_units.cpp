@@ -1,6 +1,7 @@
 // Unit tests of the performance model: FLOP conventions, roofline, alpha-beta collectives,
 // pipeline schedules and the step breakdown.
 #include "comm/collective_time.h"
+#include "comm/communication.h"
 #include "compute/op_cost.h"
 #include "compute/roofline.h"
 #include "helpers.h"
@@ -161,4 +162,24 @@ TEST_CASE("Ulysses adds four all-to-alls per layer each way; context parallelism
       "training":{"seq_len":32768},"parallel":{"cp":4}})");
     for (const auto& e : cp.perf.comm[0].entries)
         if (e.dimension == "cp") CHECK(e.overlapped);
+}
+
+TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (framework defaults)") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-2-7b"},"training":{"seq_len":4096,"global_batch":64},
+      "parallel":{"dp":8)";
+    const Report serial = test::report(base + "}}");
+    const Report overlapped = test::report(base + R"(,"overlap_grad_reduce":true}})");
+    CHECK_FALSE(*serial.config.s.parallel.overlap_grad_reduce);  // Megatron-LM's default
+    const auto dp_entry = [](const Report& r) {
+        for (const auto& e : r.perf.comm[0].entries)
+            if (e.dimension == "dp") return e;
+        FAIL("no dp entry");
+        return CommEntry{};
+    };
+    CHECK(dp_entry(serial).exposed_seconds == doctest::Approx(dp_entry(serial).seconds()));
+    CHECK(dp_entry(overlapped).exposed_seconds < dp_entry(serial).exposed_seconds);
+    CHECK(overlapped.perf.step_seconds < serial.perf.step_seconds);
+    CHECK(*test::config(R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":512}})").s.parallel.overlap_grad_reduce);
+    CHECK(*test::config(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"training":{"seq_len":512},"parallel":{"zero":3}})")
+               .s.parallel.overlap_grad_reduce);
 }

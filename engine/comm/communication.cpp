@@ -198,15 +198,16 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                 e->exposed_seconds = per_mb > 0 ? exposed * units * e->seconds_each / per_mb : 0;
             b.out.step_exposed += exposed;
         } else {
-            // Gradient reduction overlaps the backward pass that produces the gradients (Megatron
-            // --overlap-grad-reduce, DeepSpeed overlap_comm, DDP buckets); ZeRO-2 / SHARD_GRAD_OP reduce
-            // every microbatch because they keep only their partition.
+            // Gradient reduction overlaps the backward pass that produces the gradients when
+            // parallel.overlap_grad_reduce is on (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
+            // DDP buckets); otherwise it runs after backward. ZeRO-2 / SHARD_GRAD_OP reduce every
+            // microbatch because they keep only their partition.
             const bool sharded = p.zero >= 1 || p.distributed_optimizer;
             const double reduce_count = p.zero == 2 ? mb : 1;
             CommEntry& r = b.add("dp", sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
                                  "gradients", grad_bytes, reduce_count, g);
-            r.overlapped = true;
-            r.exposed_seconds = std::max(0.0, r.seconds_each - backward) * reduce_count;
+            r.overlapped = *p.overlap_grad_reduce;
+            r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
             b.out.step_exposed += r.exposed_seconds;
             if (sharded) {
                 // Each rank updates its shard, then the updated parameters are gathered, after the step.

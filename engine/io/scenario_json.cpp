@@ -107,6 +107,7 @@ ParallelSpec parse_parallel(const json* j) {
     assign(p.offload_params, r.choice<Offload>("offload_params"));
     p.world_size = r.integer("world_size", 1);
     assign(p.schedule, r.choice<Schedule>("schedule"));
+    p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
     r.finish();
     return p;
 }
@@ -211,6 +212,7 @@ json scenario_to_json(const Scenario& s) {
                      {"offload_optimizer", name_of(p.offload_optimizer)},
                      {"offload_params", name_of(p.offload_params)}, {"schedule", name_of(p.schedule)}};
     put(parallel, "world_size", p.world_size);
+    put(parallel, "overlap_grad_reduce", p.overlap_grad_reduce);
 
     const HardwareSpec& h = s.hardware;
     json peaks = json::object();

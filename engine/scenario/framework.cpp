@@ -62,6 +62,20 @@ void apply_framework_defaults(Scenario& s) {
             break;
     }
     if (!t.master_weights) t.master_weights = is_16bit(*t.param_dtype) || *t.param_dtype == Dtype::Fp8;
+
+    // Whether gradient reduction overlaps the backward pass by default: Megatron-LM's
+    // --overlap-grad-reduce is off by default (megatron/training/arguments.py); DeepSpeed's
+    // overlap_comm is off for ZeRO-1/2 and on for ZeRO-3 (deepspeed/runtime/zero/config.py);
+    // PyTorch DDP and FSDP reduce buckets from backward hooks.
+    ParallelSpec& p = s.parallel;
+    if (!p.overlap_grad_reduce) {
+        switch (s.framework) {
+            case Framework::Megatron: p.overlap_grad_reduce = false; break;
+            case Framework::DeepSpeed: p.overlap_grad_reduce = p.zero == 3; break;
+            case Framework::Fsdp:
+            case Framework::Pytorch: p.overlap_grad_reduce = true; break;
+        }
+    }
 }
 
 }  // namespace shardcalc

@@ -70,6 +70,7 @@ struct ParallelSpec {
     Offload offload_params = Offload::None;
     std::optional<int64_t> world_size;      // when given, must equal dp*tp*pp*cp*ulysses
     Schedule schedule = Schedule::OneFOneB;
+    std::optional<bool> overlap_grad_reduce;  // gradient reduction hidden behind backward; default per framework
 };
 
 struct HardwareSpec {

@@ -73,6 +73,7 @@ export const SECTIONS = [
       pick('offload_optimizer', 'Offload optimizer', OFFLOAD, true),
       pick('offload_params', 'Offload params', OFFLOAD, true),
       pick('schedule', 'Pipeline schedule', ['1f1b', 'gpipe'], true),
+      { key: 'overlap_grad_reduce', type: 'bool', label: 'Overlap gradient reduction', options: ['true', 'false'], more: true, fw: true },
     ],
   },
   {
