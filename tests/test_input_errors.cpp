@@ -93,6 +93,14 @@ TEST_CASE("framework rules") {
     CHECK(path_of(R"({"framework":"caffe","model":{"preset":"gpt2"}})") == "/framework");
 }
 
+TEST_CASE("sizes beyond the supported range are refused before they can overflow or stall") {
+    CHECK(path_of(R"({"model":{"preset":"gpt2","hidden":1099511627776}})") == "/model/hidden");
+    CHECK(message_of(R"({"model":{"preset":"gpt2","hidden":1099511627776}})").find("from 1 to") != std::string::npos);
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"pp":1000000}})") == "/parallel/pp");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"dp":1000000,"tp":1000000}})") == "/parallel");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"parallel":{"zero":18446744073709551615}})") == "/parallel/zero");
+}
+
 TEST_CASE("no report number is NaN or infinite for extreme but valid input") {
     const auto r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(
         R"({"model":{"layers":1,"hidden":1,"heads":1,"vocab":1,"position_embedding":"none"},"training":{"seq_len":1}})"));

@@ -15,7 +15,9 @@ class ObjectReader {
 public:
     ObjectReader(const nlohmann::json& j, std::string path);
 
-    std::optional<int64_t> integer(const char* key, int64_t min);
+    // Integers in [min, max]; the maxima keep products of sizes far from int64 overflow and the
+    // evaluation bounded (docs/scenario.md lists them).
+    std::optional<int64_t> integer(const char* key, int64_t min, int64_t max);
     std::optional<double> number(const char* key, double min);
     std::optional<bool> boolean(const char* key);
     std::optional<std::string> string(const char* key);

@@ -10,6 +10,12 @@ using nlohmann::json;
 
 constexpr const char* kDefaultHardware = "h100-sxm-80gb";
 
+// Upper bounds of integer fields: generous for any real model or cluster, small enough that
+// shape products stay within int64 and an evaluation stays bounded (pp stages are evaluated one
+// by one).
+constexpr int64_t kLayers = 1 << 16, kWidth = 1 << 22, kHeads = 1 << 16, kVocab = 1 << 26, kTokens = 1 << 26;
+constexpr int64_t kGlobalBatch = int64_t{1} << 32, kDegree = 1 << 20, kStages = 4096, kWorld = int64_t{1} << 30;
+
 // The preset's fields overlaid with the user's (explicit fields win).
 json with_preset(const json& user, const json& preset_fields, const char* skip) {
     json merged = preset_fields;
@@ -18,8 +24,8 @@ json with_preset(const json& user, const json& preset_fields, const char* skip) 
     return merged;
 }
 
-int64_t required(ObjectReader& r, const char* key, int64_t min) {
-    const auto v = r.integer(key, min);
+int64_t required(ObjectReader& r, const char* key, int64_t min, int64_t max) {
+    const auto v = r.integer(key, min, max);
     if (!v) throw InputError(r.field(key), "required: give it, or name a model.preset");
     return *v;
 }
@@ -40,23 +46,23 @@ ModelSpec parse_model(const json* user) {
     m.preset = preset_id.value_or("");
     r.string("preset");
     assign(m.arch, r.choice<Arch>("arch"));
-    m.layers = required(r, "layers", 1);
-    m.hidden = required(r, "hidden", 1);
-    m.heads = required(r, "heads", 1);
-    m.kv_heads = r.integer("kv_heads", 1);
-    m.head_dim = r.integer("head_dim", 1);
-    m.ffn_hidden = r.integer("ffn_hidden", 1);
+    m.layers = required(r, "layers", 1, kLayers);
+    m.hidden = required(r, "hidden", 1, kWidth);
+    m.heads = required(r, "heads", 1, kHeads);
+    m.kv_heads = r.integer("kv_heads", 1, kHeads);
+    m.head_dim = r.integer("head_dim", 1, kHeads);
+    m.ffn_hidden = r.integer("ffn_hidden", 1, kWidth);
     assign(m.mlp, r.choice<Mlp>("mlp"));
-    m.vocab = required(r, "vocab", 1);
-    assign(m.max_positions, r.integer("max_positions", 1));
+    m.vocab = required(r, "vocab", 1, kVocab);
+    assign(m.max_positions, r.integer("max_positions", 1, kTokens));
     assign(m.position_embedding, r.choice<PositionEmbedding>("position_embedding"));
     assign(m.norm, r.choice<Norm>("norm"));
     assign(m.bias, r.boolean("bias"));
     assign(m.tied_embeddings, r.boolean("tied_embeddings"));
-    m.embedding_dim = r.integer("embedding_dim", 1);
+    m.embedding_dim = r.integer("embedding_dim", 1, kWidth);
     assign(m.shared_layers, r.boolean("shared_layers"));
     m.embedding_norm = r.boolean("embedding_norm");
-    m.type_vocab = r.integer("type_vocab", 0);
+    m.type_vocab = r.integer("type_vocab", 0, kHeads);
     m.pooler = r.boolean("pooler");
     assign(m.head, r.choice<Head>("head"));
     r.finish();
@@ -67,9 +73,9 @@ TrainingSpec parse_training(const json* j) {
     TrainingSpec t;
     if (!j) return t;
     ObjectReader r(*j, "/training");
-    t.seq_len = r.integer("seq_len", 1);
-    assign(t.micro_batch, r.integer("micro_batch", 1));
-    t.global_batch = r.integer("global_batch", 1);
+    t.seq_len = r.integer("seq_len", 1, kTokens);
+    assign(t.micro_batch, r.integer("micro_batch", 1, kHeads));
+    t.global_batch = r.integer("global_batch", 1, kGlobalBatch);
     assign(t.dtype, r.choice<Dtype>("dtype"));
     t.param_dtype = r.choice<Dtype>("param_dtype");
     t.grad_dtype = r.choice<Dtype>("grad_dtype");
@@ -91,21 +97,18 @@ ParallelSpec parse_parallel(const json* j) {
     ParallelSpec p;
     if (!j) return p;
     ObjectReader r(*j, "/parallel");
-    assign(p.dp, r.integer("dp", 1));
-    assign(p.tp, r.integer("tp", 1));
-    assign(p.pp, r.integer("pp", 1));
-    assign(p.vpp, r.integer("vpp", 1));
+    assign(p.dp, r.integer("dp", 1, kDegree));
+    assign(p.tp, r.integer("tp", 1, kDegree));
+    assign(p.pp, r.integer("pp", 1, kStages));
+    assign(p.vpp, r.integer("vpp", 1, kStages));
     assign(p.sp, r.boolean("sp"));
-    assign(p.cp, r.integer("cp", 1));
-    assign(p.ulysses, r.integer("ulysses", 1));
-    if (const auto z = r.integer("zero", 0)) {
-        if (*z > 3) throw InputError("/parallel/zero", "allowed: 0, 1, 2, 3; got " + std::to_string(*z));
-        p.zero = static_cast<int>(*z);
-    }
+    assign(p.cp, r.integer("cp", 1, kDegree));
+    assign(p.ulysses, r.integer("ulysses", 1, kDegree));
+    if (const auto z = r.integer("zero", 0, 3)) p.zero = static_cast<int>(*z);
     assign(p.distributed_optimizer, r.boolean("distributed_optimizer"));
     assign(p.offload_optimizer, r.choice<Offload>("offload_optimizer"));
     assign(p.offload_params, r.choice<Offload>("offload_params"));
-    p.world_size = r.integer("world_size", 1);
+    p.world_size = r.integer("world_size", 1, kWorld);
     assign(p.schedule, r.choice<Schedule>("schedule"));
     p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
     r.finish();
@@ -147,13 +150,13 @@ HardwareSpec parse_hardware(const json* user) {
     r.string("preset");
     assign(h.name, r.string("name"));
     assign(h.memory_gib, r.number("memory_gib", 0));
-    assign(h.gpus_per_node, r.integer("gpus_per_node", 1));
+    assign(h.gpus_per_node, r.integer("gpus_per_node", 1, kDegree));
     assign(h.overhead_gib, r.number("overhead_gib", 0));
     assign(h.hbm_gbps, r.number("hbm_gbps", 0));
     assign(h.l2_mib, r.number("l2_mib", 0));
     assign(h.intra_node_gbps, r.number("intra_node_gbps", 0));
     assign(h.inter_node_gbps, r.number("inter_node_gbps", 0));
-    assign(h.sm_count, r.integer("sm_count", 0));
+    assign(h.sm_count, r.integer("sm_count", 0, kDegree));
     assign(h.matmul_efficiency, r.number("matmul_efficiency", 0));
     assign(h.attention_efficiency, r.number("attention_efficiency", 0));
     assign(h.hbm_efficiency, r.number("hbm_efficiency", 0));
@@ -239,7 +242,7 @@ json scenario_to_json(const Scenario& s) {
 Scenario scenario_from_json(const json& j) {
     ObjectReader r(j, "");
     Scenario s;
-    if (const auto v = r.integer("version", 0); v && *v != 1)
+    if (const auto v = r.integer("version", 0, 1000); v && *v != 1)
         throw InputError("/version", "this engine reads scenario version 1");
     r.string("name");
     assign(s.framework, r.choice<Framework>("framework"));

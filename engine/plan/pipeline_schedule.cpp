@@ -18,7 +18,11 @@ std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, i
     const int64_t total = microbatches * vpp;
     int64_t warmup = microbatches == pp ? total : std::min((pp - rank - 1) * 2 + (vpp - 1) * pp, total);
     const int64_t alive = std::min(warmup + 1, total);
-    for (int64_t k = 0; k < alive; ++k) counts[static_cast<size_t>((k % (pp * vpp)) / pp)] += 1;
+    // Forwards 0..alive-1 cycle through the chunks in runs of pp: every full cycle of pp*vpp gives
+    // each chunk pp, the remainder fills chunks in order.
+    const int64_t cycles = alive / (pp * vpp), rest = alive % (pp * vpp);
+    for (int64_t c = 0; c < vpp; ++c)
+        counts[static_cast<size_t>(c)] = cycles * pp + std::clamp<int64_t>(rest - c * pp, 0, pp);
     return counts;
 }
 

@@ -1,6 +1,7 @@
 #include "scenario/resolve.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/error.h"
 #include "scenario/names.h"
@@ -43,6 +44,12 @@ void apply_training_defaults(Scenario& s, std::vector<std::string>& notes) {
 
 int64_t round_up(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
 
+std::string nlohmann_free_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
 }  // namespace
 
 void apply_defaults(Scenario& s, std::vector<std::string>& notes) {
@@ -60,6 +67,11 @@ Config resolve(Scenario scenario) {
     c.traits = traits_of(c.s.framework);
 
     const ParallelSpec& p = c.s.parallel;
+    // Checked in floating point before the integer product can overflow.
+    const double devices = static_cast<double>(p.dp) * p.tp * p.pp * p.cp * p.ulysses;
+    if (devices > static_cast<double>(int64_t{1} << 30))
+        throw InputError("/parallel", "dp*tp*pp*cp*ulysses is " + nlohmann_free_number(devices) +
+                                          " devices; at most 1073741824 are supported");
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
     d.world_size = p.dp * p.tp * p.pp * p.cp * p.ulysses;
