@@ -25,8 +25,13 @@ function spawnWorker() {
     return { worker: new Worker(url, { type: 'module' }), wasm: decodeBase64(standalone.wasmBase64) };
   }
   const early = globalThis.__shardcalcWorker;  // started by index.html's first script
-  globalThis.__shardcalcWorker = undefined;
-  return { worker: early || new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }), wasm: null };
+  const compiled = globalThis.__shardcalcModule;  // and the module it compiles meanwhile
+  globalThis.__shardcalcWorker = globalThis.__shardcalcModule = undefined;
+  return {
+    worker: early || new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }),
+    wasm: null,
+    compiled: early && compiled ? compiled.catch(() => null) : Promise.resolve(null),
+  };
 }
 
 async function mainThreadEngine() {
@@ -51,7 +56,7 @@ export async function createEngine() {
 }
 
 async function workerEngine() {
-  const { worker, wasm } = spawnWorker();
+  const { worker, wasm, compiled } = spawnWorker();
   let next = 1;
   const pending = new Map();
   worker.onmessage = ({ data }) => {
@@ -76,7 +81,7 @@ async function workerEngine() {
 
   let version;
   try {
-    version = await call('init', { wasm }, wasm ? [wasm] : []);
+    version = await call('init', { wasm, module: await compiled }, wasm ? [wasm] : []);
   } catch (error) {
     worker.terminate();
     throw error;

@@ -1,19 +1,31 @@
 // Runs the WebAssembly engine off the main thread. Messages: {id, op: 'evaluate'|'presets'|'version', text}.
-// The standalone build posts {op: 'init', wasm: ArrayBuffer} first; the hosted page lets the glue fetch the file.
+// The standalone build posts {op: 'init', wasm: ArrayBuffer} first; the hosted page posts the module index.html compiled, or nothing and the glue fetches the file.
 import createShardcalc from '../engine/shardcalc.mjs';
 
 let engine = null;
 
-async function start(wasmBinary) {
-  engine = await createShardcalc(wasmBinary ? { wasmBinary } : {});
+// A module compiled by the page is instantiated directly (Emscripten's instantiateWasm hook).
+function options(wasmBinary, module) {
+  if (wasmBinary) return { wasmBinary };
+  if (!module) return {};
+  return {
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
+      return {};
+    },
+  };
+}
+
+async function start(wasmBinary, module) {
+  engine = await createShardcalc(options(wasmBinary, module));
   return engine.version();
 }
 
 self.onmessage = async (event) => {
-  const { id, op, text, wasm } = event.data;
+  const { id, op, text, wasm, module } = event.data;
   try {
     let result;
-    if (op === 'init') result = await start(wasm);
+    if (op === 'init') result = await start(wasm, module);
     else if (op === 'evaluate') result = engine.evaluate(text);
     else if (op === 'presets') result = engine.presets();
     else throw new Error(`unknown op ${op}`);
