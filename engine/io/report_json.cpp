@@ -101,7 +101,11 @@ json performance_json(const Report& r) {
     const double step = p.step_seconds;
     const double peak = peak_flops(c);
     json breakdown = json::object();
-    for (const auto& [name, seconds] : p.breakdown) breakdown[name] = finite(seconds);
+    json parts = json::array();  // JSON objects are unordered: the step's order, for display
+    for (const auto& [name, seconds] : p.breakdown) {
+        breakdown[name] = finite(seconds);
+        parts.push_back(name);
+    }
     json stages = json::array();
     for (size_t i = 0; i < p.stage_times.size(); ++i)
         stages.push_back({{"stage", i},
@@ -131,6 +135,7 @@ json performance_json(const Report& r) {
         {"time",
          {{"step_seconds", finite(step)},
           {"breakdown", breakdown},
+          {"breakdown_order", parts},
           {"mfu", finite(p.model_flops / (step * world * peak))},
           {"hfu", finite(p.hardware_flops / (step * world * peak))},
           {"peak_flops_per_device", peak},

@@ -133,8 +133,9 @@ std::string seconds_text(double s) { return s >= 1 ? fixed(s, 3) + " s" : fixed(
 std::vector<Row> time_rows(const json& r, bool raw) {
     std::vector<Row> rows{{"part of the step", raw ? "seconds" : "time", "share"}};
     const double step = r["time"]["step_seconds"].get<double>();
-    for (const auto& [name, v] : r["time"]["breakdown"].items()) {
-        const double s = v.get<double>();
+    for (const auto& part : r["time"]["breakdown_order"]) {
+        const std::string name = part.get<std::string>();
+        const double s = r["time"]["breakdown"][name].get<double>();
         if (!raw && s <= 0) continue;
         rows.push_back({name, raw ? json(s).dump() : seconds_text(s), fixed(step > 0 ? 100 * s / step : 0, 1) + "%"});
     }
