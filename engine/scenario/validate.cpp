@@ -68,8 +68,10 @@ void validate_sharding(const Config& c) {
     divides(seq_split, seq, "/training/seq_len",
             "nothing: the sequence is split (2*cp if cp > 1) * ulysses * (tp if sp) = " + std::to_string(seq_split) +
                 " ways and seq_len");
-    divides(p.pp * p.vpp, c.s.model.layers, "/parallel/pp",
-            "model.layers together with vpp (layers must split evenly into pp*vpp chunks)");
+    // Megatron splits the layers evenly into pp * vpp model chunks.
+    require(c.s.model.layers % (p.pp * p.vpp) == 0, "/parallel/pp",
+            "pp * vpp (" + str(p.pp) + " * " + str(p.vpp) + " = " + str(p.pp * p.vpp) +
+                ") must divide model.layers (" + str(c.s.model.layers) + ") so every model chunk holds the same layers");
     if (p.vpp > 1) {
         require(p.pp > 1, "/parallel/vpp", "interleaving (vpp > 1) needs pipeline parallelism (pp > 1)");
         // megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving
