@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh all
 scripts/build-web.sh
 ctest --test-dir build --output-on-failure
-node --test --test-concurrency=1 tests/web/wasm.test.mjs tests/web/page.test.mjs
+node --test tests/web/wasm.test.mjs
+node --test tests/web/page.test.mjs
