@@ -1,4 +1,4 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'evaluate'|'presets'|'version', text}.
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate', ...}.
 // The standalone build posts {op: 'init', wasm: ArrayBuffer} first; the hosted page posts the module index.html compiled, or nothing and the glue fetches the file.
 import createShardcalc from '../engine/shardcalc.mjs';
 
