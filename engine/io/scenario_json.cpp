@@ -115,14 +115,34 @@ ParallelSpec parse_parallel(const json* j) {
     return p;
 }
 
+// The hardware's real-valued fields and the peak table, by JSON name: one list serves the parser
+// and the echo of the resolved scenario, so the two cannot drift apart.
+const std::pair<const char*, double HardwareSpec::*> kHardwareNumbers[] = {
+    {"memory_gib", &HardwareSpec::memory_gib},
+    {"overhead_gib", &HardwareSpec::overhead_gib},
+    {"hbm_gbps", &HardwareSpec::hbm_gbps},
+    {"l2_mib", &HardwareSpec::l2_mib},
+    {"intra_node_gbps", &HardwareSpec::intra_node_gbps},
+    {"inter_node_gbps", &HardwareSpec::inter_node_gbps},
+    {"matmul_efficiency", &HardwareSpec::matmul_efficiency},
+    {"attention_efficiency", &HardwareSpec::attention_efficiency},
+    {"hbm_efficiency", &HardwareSpec::hbm_efficiency},
+    {"kernel_launch_us", &HardwareSpec::kernel_launch_us},
+    {"intra_node_latency_us", &HardwareSpec::intra_node_latency_us},
+    {"inter_node_latency_us", &HardwareSpec::inter_node_latency_us},
+    {"intra_node_efficiency", &HardwareSpec::intra_node_efficiency},
+    {"inter_node_efficiency", &HardwareSpec::inter_node_efficiency},
+    {"price_per_gpu_hour", &HardwareSpec::price_per_gpu_hour},
+};
+const std::pair<const char*, double HardwareSpec::*> kPeaks[] = {
+    {"fp32", &HardwareSpec::peak_tflops_fp32}, {"tf32", &HardwareSpec::peak_tflops_tf32},
+    {"fp16", &HardwareSpec::peak_tflops_fp16}, {"bf16", &HardwareSpec::peak_tflops_bf16},
+    {"fp8", &HardwareSpec::peak_tflops_fp8},   {"int8", &HardwareSpec::peak_tflops_int8},
+};
+
 void parse_peaks(const json& j, const std::string& path, HardwareSpec& h) {
     ObjectReader r(j, path);
-    assign(h.peak_tflops_fp32, r.number("fp32", 0));
-    assign(h.peak_tflops_tf32, r.number("tf32", 0));
-    assign(h.peak_tflops_fp16, r.number("fp16", 0));
-    assign(h.peak_tflops_bf16, r.number("bf16", 0));
-    assign(h.peak_tflops_fp8, r.number("fp8", 0));
-    assign(h.peak_tflops_int8, r.number("int8", 0));
+    for (const auto& [key, member] : kPeaks) assign(h.*member, r.number(key, 0));
     r.finish();
 }
 
@@ -149,23 +169,9 @@ HardwareSpec parse_hardware(const json* user) {
     h.preset_defaulted = !given;
     r.string("preset");
     assign(h.name, r.string("name"));
-    assign(h.memory_gib, r.number("memory_gib", 0));
     assign(h.gpus_per_node, r.integer("gpus_per_node", 1, kDegree));
-    assign(h.overhead_gib, r.number("overhead_gib", 0));
-    assign(h.hbm_gbps, r.number("hbm_gbps", 0));
-    assign(h.l2_mib, r.number("l2_mib", 0));
-    assign(h.intra_node_gbps, r.number("intra_node_gbps", 0));
-    assign(h.inter_node_gbps, r.number("inter_node_gbps", 0));
     assign(h.sm_count, r.integer("sm_count", 0, kDegree));
-    assign(h.matmul_efficiency, r.number("matmul_efficiency", 0));
-    assign(h.attention_efficiency, r.number("attention_efficiency", 0));
-    assign(h.hbm_efficiency, r.number("hbm_efficiency", 0));
-    assign(h.kernel_launch_us, r.number("kernel_launch_us", 0));
-    assign(h.intra_node_latency_us, r.number("intra_node_latency_us", 0));
-    assign(h.inter_node_latency_us, r.number("inter_node_latency_us", 0));
-    assign(h.intra_node_efficiency, r.number("intra_node_efficiency", 0));
-    assign(h.inter_node_efficiency, r.number("inter_node_efficiency", 0));
-    assign(h.price_per_gpu_hour, r.number("price_per_gpu_hour", 0));
+    for (const auto& [key, member] : kHardwareNumbers) assign(h.*member, r.number(key, 0));
     if (const json* peaks = r.object("peak_tflops")) parse_peaks(*peaks, "/hardware/peak_tflops", h);
     r.finish();
     return h;
@@ -219,22 +225,11 @@ json scenario_to_json(const Scenario& s) {
 
     const HardwareSpec& h = s.hardware;
     json peaks = json::object();
-    const std::pair<const char*, double> peak_list[] = {{"fp32", h.peak_tflops_fp32}, {"tf32", h.peak_tflops_tf32},
-                                                        {"fp16", h.peak_tflops_fp16}, {"bf16", h.peak_tflops_bf16},
-                                                        {"fp8", h.peak_tflops_fp8},   {"int8", h.peak_tflops_int8}};
-    for (const auto& [k, v] : peak_list)
-        if (v > 0) peaks[k] = v;
-    json hardware = {{"preset", h.preset}, {"name", h.name}, {"memory_gib", h.memory_gib},
-                     {"gpus_per_node", h.gpus_per_node}, {"overhead_gib", h.overhead_gib}, {"hbm_gbps", h.hbm_gbps},
-                     {"l2_mib", h.l2_mib}, {"intra_node_gbps", h.intra_node_gbps},
-                     {"inter_node_gbps", h.inter_node_gbps}, {"peak_tflops", peaks}, {"sm_count", h.sm_count},
-                     {"matmul_efficiency", h.matmul_efficiency}, {"attention_efficiency", h.attention_efficiency},
-                     {"hbm_efficiency", h.hbm_efficiency}, {"kernel_launch_us", h.kernel_launch_us},
-                     {"intra_node_latency_us", h.intra_node_latency_us},
-                     {"inter_node_latency_us", h.inter_node_latency_us},
-                     {"intra_node_efficiency", h.intra_node_efficiency},
-                     {"inter_node_efficiency", h.inter_node_efficiency},
-                     {"price_per_gpu_hour", h.price_per_gpu_hour}};
+    for (const auto& [key, member] : kPeaks)
+        if (h.*member > 0) peaks[key] = h.*member;
+    json hardware = {{"preset", h.preset}, {"name", h.name}, {"gpus_per_node", h.gpus_per_node},
+                     {"sm_count", h.sm_count}, {"peak_tflops", peaks}};
+    for (const auto& [key, member] : kHardwareNumbers) hardware[key] = h.*member;
     return json{{"version", 1}, {"framework", name_of(s.framework)}, {"model", model}, {"training", training},
                 {"parallel", parallel}, {"hardware", hardware}};
 }
