@@ -28,6 +28,14 @@ inline nlohmann::json error_of(const std::string& json) {
     return r["error"];
 }
 
+// The memory lines of one moment of a stage's step ("forward_end", "loss_backward", ...).
+inline const shardcalc::MemoryLines& phase(const shardcalc::StageMemory& m, const std::string& name) {
+    for (const auto& p : m.timeline)
+        if (p.name == name) return p.lines;
+    FAIL("no phase " << name);
+    return m;
+}
+
 // Relative error |a-b|/|b|.
 inline double rel(double a, double b) { return (a - b) / b < 0 ? (b - a) / b : (a - b) / b; }
 

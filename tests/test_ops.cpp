@@ -98,13 +98,21 @@ TEST_CASE("dropout-add: a 1-byte mask only when dropout > 0") {
     CHECK(op_activation_bytes(d, c, true) == doctest::Approx(s_b(c) * 1024));
 }
 
-TEST_CASE("cross entropy: fused keeps one fp32 softmax 4sbv/t, unfused two fp32 copies") {
+TEST_CASE("cross entropy: one fp32 copy 4sbv/t survives forward; BERT's MLM loss under autocast adds the 16-bit scores") {
     Config c = test::config(kBase);
     const double v = static_cast<double>(c.d.vocab_padded);
     CHECK(c.d.vocab_padded == 32000);  // already a multiple of 128*2
     CHECK(op_activation_bytes(cross_entropy(build_context(c)), c, false) == doctest::Approx(s_b(c) * v * 4 / 2));
-    c.traits.fused_cross_entropy = false;
-    CHECK(op_activation_bytes(cross_entropy(build_context(c)), c, false) == doctest::Approx(s_b(c) * v * 8 / 2));
+    // Hugging Face causal LM: logits.float() then log_softmax keeps one fp32 copy; its temporaries are the
+    // 16-bit logits and the upcast in forward, two fp32 gradients in backward.
+    c.traits.hf_code = true;
+    const Op hf = cross_entropy(build_context(c));
+    CHECK(op_activation_bytes(hf, c, false) == doctest::Approx(s_b(c) * v * 4 / 2));
+    CHECK(hf.forward_temporaries.size() == 2);
+    CHECK(hf.backward_temporaries.size() == 2);
+    const Config bert = test::config(R"({"framework":"pytorch","model":{"preset":"bert-large"},"training":{"seq_len":512}})");
+    const double vb = static_cast<double>(bert.d.vocab_padded);
+    CHECK(op_activation_bytes(cross_entropy(build_context(bert)), bert, false) == doctest::Approx(512.0 * vb * (4 + 2)));
 }
 
 TEST_CASE("embedding: vocab-parallel word embeddings; learned positions replicated") {

@@ -31,8 +31,9 @@ TEST_CASE("each pipeline stage is reported with its own numbers") {
     REQUIRE(r.stages.size() == 4);
     CHECK(r.stages[0].activations > r.stages[1].activations);
     CHECK(r.stages[1].activations > r.stages[2].activations);
-    CHECK(r.stages[3].other.logits > 0);  // fp32 logits only on the last stage
-    CHECK(r.stages[0].other.logits == 0);
+    CHECK(test::phase(r.stages[3], "forward_end").other.logits > 0);  // fp32 logits only on the last stage
+    CHECK(test::phase(r.stages[0], "forward_end").other.logits == 0);
+    CHECK(r.stages[3].timeline.size() == r.stages[0].timeline.size() + 1);  // the loss backward moment
     CHECK(r.stages[0].layers == 20);
     // untied: the embedding lives on stage 0, the output layer on stage 3
     CHECK(r.stages[0].params == doctest::Approx(r.stages[3].params).epsilon(0.001));

@@ -3,9 +3,11 @@
 namespace shardcalc {
 
 BuildContext build_context(const Config& c) {
-    return BuildContext{c.s.model,          c.s.training.attention,        c.s.training.dropout > 0,
-                        c.traits.fused_glu, c.traits.fused_cross_entropy, c.d.vocab_padded,
-                        bytes_of(c.s.training.dtype), c.s.model.arch == Arch::Decoder};
+    const Attention kernel = c.traits.sdpa_math ? Attention::Eager : c.s.training.attention;
+    return BuildContext{c.s.model,          kernel,                        c.s.training.dropout > 0,
+                        c.traits.fused_glu, c.d.vocab_padded,
+                        bytes_of(c.s.training.dtype), c.s.model.arch == Arch::Decoder,
+                        c.traits.hf_code,   c.traits.autocast};
 }
 
 ParamTensor weight(int64_t out, int64_t in, ParamSplit split) { return ParamTensor{"w", {out, in}, split, false}; }
@@ -23,15 +25,16 @@ Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_b
 }
 
 Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
-          int64_t input_width) {
+          int64_t input_width, bool save_input) {
     Op op{name, {}, {}};
     const bool sharded = kind != Parallel::None;
     op.params.push_back(weight(out, in, sharded ? ParamSplit::Sharded : ParamSplit::Replicated));
     // Row-parallel biases are added after the all-reduce, so they stay whole.
     if (bias)
         op.params.push_back(vector_param("b", out, kind == Parallel::Column ? ParamSplit::Sharded : ParamSplit::Replicated));
-    // A linear layer keeps its input for the weight gradient (Korthikanti sec. 4.1).
-    op.saved.push_back({"input", SavedKind::Activation, input_split, input_width, false});
+    // A linear layer keeps its input for the weight gradient (Korthikanti sec. 4.1), in the matmul dtype:
+    // under autocast that is the 16-bit cast it made of an fp32 input (validation/measured inventories).
+    if (save_input) op.saved.push_back({"input", SavedKind::Activation, input_split, input_width, false});
     Work w;
     w.kind = WorkKind::Matmul;
     w.in = in;
@@ -47,7 +50,16 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     if (b.m.norm == Norm::LayerNorm) op.params.push_back(vector_param("b", width, ParamSplit::Replicated));
     // Layer norm stores its input, 2sbh (Korthikanti sec. 4.1); the per-token mean/rstd
     // statistics (2 fp32 values per token) are below the formula's resolution and omitted.
-    op.saved.push_back({"input", SavedKind::Activation, SavedSplit::Sequence, width, false});
+    // Under autocast norms run in fp32 (autocast's fp32 op list), so the saved input is fp32.
+    op.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Sequence, width, false});
+    // Hugging Face's RMSNorm is written op by op (LlamaRMSNorm.forward: x.to(float32), pow, mean, rsqrt,
+    // mul, .to(input dtype), weight *): it keeps the fp32 input for the variance and the normalized
+    // tensor in the input's dtype for the weight product (validation/measured: llama inventory, 8sbh
+    // under autocast).
+    if (b.hf_code && b.m.norm == Norm::RmsNorm) {
+        op.saved[0].kind = SavedKind::Fp32;
+        op.saved.push_back({"normalized", SavedKind::Upcast, SavedSplit::Sequence, width, false});
+    }
     // Forward reads x and writes y; backward reads dy and x and writes dx.
     op.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
     return op;
@@ -69,9 +81,19 @@ Module self_attention(const BuildContext& b) {
     const int64_t q_width = m.heads * *m.head_dim;
     const int64_t kv_width = *m.kv_heads * *m.head_dim;
     Module mod{"self_attention", {}, {}};
-    // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
-    mod.ops.push_back(linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias, Parallel::Column,
-                             SavedSplit::Sequence, m.hidden));
+    if (*m.fused_qkv) {
+        // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
+        mod.ops.push_back(linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias, Parallel::Column,
+                                 SavedSplit::Sequence, m.hidden));
+    } else {
+        // Separate projections (Hugging Face's q_proj/k_proj/v_proj, BERT's query/key/value). They share one
+        // input, but under autocast each F.linear casts it to 16 bits itself and keeps its own copy.
+        mod.ops.push_back(linear("query", q_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
+        mod.ops.push_back(linear("key", kv_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
+                                 b.autocast));
+        mod.ops.push_back(linear("value", kv_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
+                                 b.autocast));
+    }
 
     Op core{"core_attention", {}, {}};
     if (b.attention == Attention::Flash) {
@@ -88,7 +110,16 @@ Module self_attention(const BuildContext& b) {
         // transformers' modeling_llama.py), so the saved k and v have the query width.
         core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
         core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
-        core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
+        if (b.hf_code) {
+            // Hugging Face eager attention: softmax(scores, dtype=float32).to(query.dtype) keeps the fp32
+            // probabilities for the softmax backward and their 16-bit copy for the product with V
+            // (eager_attention_forward in modeling_llama.py; validation/measured: 6as^2b in bf16).
+            core.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Scores, m.heads, true});
+            if (b.act_bytes < 4) core.saved.push_back({"probabilities", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
+        } else {
+            // Megatron's fused scale-mask-softmax keeps its output in the training dtype.
+            core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
+        }
         if (b.dropout) {
             core.saved.push_back({"dropout_mask", SavedKind::Mask, SavedSplit::Scores, m.heads, true});
             core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
@@ -118,13 +149,30 @@ Module mlp(const BuildContext& b) {
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     const int64_t up_width = gated ? 2 * f : f;
     Module mod{"mlp", {}, {}};
-    mod.ops.push_back(linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
+    if (gated && b.hf_code) {
+        // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
+        mod.ops.push_back(linear("gate_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
+        mod.ops.push_back(linear("up_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
+                                 b.autocast));
+    } else {
+        mod.ops.push_back(linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
+    }
     Op act{gated ? "glu_activation" : "activation", {}, {}};
     // GeLU keeps its input, 8sbh for f = 4h (Korthikanti sec. 4.1). A fused GLU keeps the 2f-wide input and
     // recomputes the rest (megatron/core/fusions/fused_bias_swiglu.py); the eager form keeps the gate
     // input, the activated gate and the up projection for the product (3f).
     const int64_t act_width = !gated ? f : (b.fused_glu ? 2 * f : 3 * f);
-    act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Tensor, act_width, false});
+    const bool gelu_unfused = !gated && b.hf_code && *m.hidden_act == HiddenAct::GeluNew;
+    if (gelu_unfused) {
+        // Hugging Face's NewGELUActivation, 0.5*x*(1+tanh(c*(x+0.044715*x^3))), runs as separate ops: pow keeps
+        // its input, tanh its output, the last product both factors. pow is on autocast's fp32 list, so under
+        // autocast three of the four are fp32 (validation/measured: gpt2 inventory, 3 fp32 + 1 bf16 of width f).
+        for (const char* name : {"pow_input", "tanh_output", "one_plus_tanh"})
+            act.saved.push_back({name, SavedKind::Upcast, SavedSplit::Tensor, f, false});
+        act.saved.push_back({"half_input", SavedKind::Activation, SavedSplit::Tensor, f, false});
+    } else {
+        act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Tensor, act_width, false});
+    }
     // Per output element: GeLU reads x, writes y (bwd: dy, x -> dx); a fused GLU reads 2 and writes 1
     // (bwd: dy and 2 inputs -> 2 gradients); eager GLU runs activation and product as two kernels.
     const double a = b.act_bytes;
@@ -138,13 +186,32 @@ Module mlp(const BuildContext& b) {
 
 Op cross_entropy(const BuildContext& b) {
     Op op{"cross_entropy", {}, {}, true};
+    const int64_t v = b.vocab_padded;
     // Megatron's vocab-parallel cross entropy keeps one fp32 copy of the softmax, 4sbv/t
-    // (megatron/core/tensor_parallel/cross_entropy.py; Korthikanti sec. 4.3). Unfused training
-    // scripts upcast the logits (logits.float() in transformers' *ForCausalLM) and log_softmax keeps
-    // its fp32 output as well: two fp32 copies.
-    op.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Tensor, b.vocab_padded, false});
-    if (!b.fused_cross_entropy)
-        op.saved.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, b.vocab_padded, false});
+    // (megatron/core/tensor_parallel/cross_entropy.py; Korthikanti sec. 4.3). Hugging Face's causal-LM
+    // loss upcasts the logits (logits.float() in ForCausalLMLoss) and log_softmax keeps its fp32 output:
+    // one fp32 copy survives forward (validation/measured: gpt2 and llama inventories).
+    // BERT's MLM loss (CrossEntropyLoss on the 16-bit scores, no explicit upcast) keeps log-probabilities
+    // in the dtype log_softmax runs in (fp32 under autocast, else the scores' dtype) and, under autocast,
+    // the 16-bit scores as well (validation/measured: bert-large inventory 2sbv + 4sbv with autocast, 2sbv
+    // in pure bf16).
+    const bool mlm = b.hf_code && !b.causal;
+    op.saved.push_back({"log_probs", mlm ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v, false});
+    if (mlm && b.autocast) op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v, false});
+    // Temporaries: in forward the output layer's logits in the training dtype, plus their fp32 upcast where
+    // the loss makes one; in backward the gradients: Megatron writes the logit gradient in place into the
+    // saved softmax and casts it down, Hugging Face's loss allocates nll_loss's and log_softmax's fp32
+    // gradients (causal LM: two [tokens, vocab] fp32 buffers; BERT MLM: one) (validation/measured: the
+    // forward and backward peaks above what forward saved).
+    op.forward_temporaries.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v, false});
+    const bool causal_upcast = b.hf_code && b.causal && b.act_bytes < 4;
+    if (causal_upcast) op.forward_temporaries.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
+    if (!b.hf_code) {
+        op.backward_temporaries.push_back({"logits_grad", SavedKind::Activation, SavedSplit::Tensor, v, false});
+    } else {
+        op.backward_temporaries.push_back({"nll_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
+        if (b.causal) op.backward_temporaries.push_back({"log_softmax_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
+    }
     // Forward reads the 16-bit logits and makes two fp32 passes (max and exp-sum); backward reads the
     // fp32 softmax and writes the 16-bit logit gradient.
     op.work.push_back(elementwise(b.vocab_padded, SavedSplit::Tensor, b.act_bytes + 8, 4 + b.act_bytes));

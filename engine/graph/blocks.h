@@ -13,10 +13,11 @@ struct BuildContext {
     Attention attention;
     bool dropout;          // dropout probability > 0: masks are saved
     bool fused_glu;
-    bool fused_cross_entropy;
     int64_t vocab_padded;
     double act_bytes;   // bytes of one activation element in the training dtype
     bool causal;        // decoder self-attention masks the future
+    bool hf_code;       // Hugging Face modules in eager PyTorch (framework traits)
+    bool autocast;      // torch.autocast: every consuming linear casts its fp32 input itself
 };
 
 BuildContext build_context(const Config& c);
@@ -28,8 +29,10 @@ ParamTensor vector_param(const char* name, int64_t n, ParamSplit split);
 // row-parallel), `bias_sharded` whether it splits the bias (column-parallel only).
 enum class Parallel { None, Column, Row };  // Megatron linear kinds; None: replicated on every tp rank
 
+// `save_input` is false for a second projection of an input another projection already saved
+// (Hugging Face's separate q/k/v or gate/up outside autocast share one tensor).
 Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
-          int64_t input_width);
+          int64_t input_width, bool save_input = true);
 
 // Memory-bound work of `width` elements per token, with HBM bytes per element forward and backward.
 Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_bytes);

@@ -33,6 +33,8 @@ enum class SavedKind {
     Activation,  // the training dtype (2 bytes in bf16)
     Mask,        // dropout mask, 1 byte per element (torch bool mask)
     Fp32,        // kept in fp32 regardless of the training dtype (softmax statistics, CE logits)
+    Upcast,      // fp32 under torch.autocast (residual stream, norm inputs, ops on autocast's fp32
+                 // list such as pow), else the training dtype
 };
 
 // Which parallelism splits a saved tensor.
@@ -80,6 +82,11 @@ struct Op {
     std::vector<SavedTensor> saved;
     bool is_loss = false;  // its saved tensors are reported as the "logits" line, not activations
     std::vector<Work> work;
+    // Tensors alive only while the op runs, on top of everything saved: in forward (e.g. the 16-bit
+    // logits and their fp32 upcast) and in backward (the gradients it reads and writes). The memory
+    // timeline places them at their moment in the step.
+    std::vector<SavedTensor> forward_temporaries;
+    std::vector<SavedTensor> backward_temporaries;
 };
 
 struct Module {

@@ -14,6 +14,27 @@ using nlohmann::json;
 
 int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
 
+json lines_json(const MemoryLines& m) {
+    const OtherBytes& o = m.other;
+    return json{{"weights", whole(m.weights)},
+                {"gradients", whole(m.gradients)},
+                {"optimizer", whole(m.optimizer)},
+                {"activations", whole(m.activations)},
+                {"logits", whole(o.logits)},
+                {"comm_buffers", whole(o.comm_buffers)},
+                {"cast_weights", whole(o.cast_weights)},
+                {"transient", whole(o.transient)},
+                {"workspace", whole(o.workspace)}};
+}
+
+json timeline_json(const StageMemory& m) {
+    json out = json::array();
+    for (const auto& ph : m.timeline)
+        out.push_back({{"phase", ph.name}, {"what", ph.what}, {"allocated", whole(ph.lines.allocated())},
+                       {"lines", lines_json(ph.lines)}});
+    return out;
+}
+
 json stage_json(const StageMemory& m) {
     const OtherBytes& o = m.other;
     return json{{"stage", m.rank},
@@ -30,8 +51,14 @@ json stage_json(const StageMemory& m) {
                   {"comm_buffers", whole(o.comm_buffers)},
                   {"cast_weights", whole(o.cast_weights)},
                   {"transient", whole(o.transient)},
+                  {"workspace", whole(o.workspace)},
+                  {"fragmentation", whole(o.fragmentation)},
                   {"overhead", whole(o.overhead)}}},
+                {"allocated", whole(m.allocated())},
+                {"reserved", whole(m.reserved())},
                 {"total", whole(m.total())},
+                {"peak_phase", m.timeline.empty() ? "" : m.timeline[m.peak_phase].name},
+                {"timeline", timeline_json(m)},
                 {"host", {{"cpu", whole(m.host_cpu)}, {"nvme", whole(m.host_nvme)}}}};
 }
 
@@ -224,7 +251,13 @@ json report_to_json(const Report& r) {
           {"stages", stages},
           {"capacity", whole(r.capacity)},
           {"fits", r.fits()},
-          {"headroom", whole(r.capacity - peak.total())},
+          {"verdict",
+           {{"verdict", verdict_name(r.verdict.verdict)},
+            {"margin", whole(r.verdict.margin)},
+            {"reason", r.verdict.reason},
+            {"fragmentation_median_fraction", fragmentation_median_fraction()},
+            {"fragmentation_worst_fraction", fragmentation_worst_fraction()}}},
+          {"headroom", whole(r.capacity) - whole(peak.total())},
           {"host",
            {{"cpu_per_device", whole(host_cpu)},
             {"nvme_per_device", whole(host_nvme)},

@@ -65,6 +65,8 @@ ModelSpec parse_model(const json* user) {
     m.type_vocab = r.integer("type_vocab", 0, kHeads);
     m.pooler = r.boolean("pooler");
     assign(m.head, r.choice<Head>("head"));
+    m.hidden_act = r.choice<HiddenAct>("hidden_act");
+    m.fused_qkv = r.boolean("fused_qkv");
     r.finish();
     return m;
 }
@@ -115,11 +117,24 @@ ParallelSpec parse_parallel(const json* j) {
     return p;
 }
 
+ImplementationSpec parse_implementation(const json* j) {
+    ImplementationSpec im;
+    if (!j) return im;
+    ObjectReader r(*j, "/implementation");
+    im.model_code = r.choice<ModelCode>("model_code");
+    im.optimizer_impl = r.choice<OptimizerImpl>("optimizer_impl");
+    im.tf32 = r.boolean("tf32");
+    assign(im.allocator, r.choice<Allocator>("allocator"));
+    r.finish();
+    return im;
+}
+
 // The hardware's real-valued fields and the peak table, by JSON name: one list serves the parser
 // and the echo of the resolved scenario, so the two cannot drift apart.
 const std::pair<const char*, double HardwareSpec::*> kHardwareNumbers[] = {
     {"memory_gib", &HardwareSpec::memory_gib},
     {"overhead_gib", &HardwareSpec::overhead_gib},
+    {"workspace_mib", &HardwareSpec::workspace_mib},
     {"hbm_gbps", &HardwareSpec::hbm_gbps},
     {"l2_mib", &HardwareSpec::l2_mib},
     {"intra_node_gbps", &HardwareSpec::intra_node_gbps},
@@ -204,6 +219,8 @@ json scenario_to_json(const Scenario& s) {
     put(model, "embedding_norm", m.embedding_norm);
     put(model, "type_vocab", m.type_vocab);
     put(model, "pooler", m.pooler);
+    put_name(model, "hidden_act", m.hidden_act);
+    put(model, "fused_qkv", m.fused_qkv);
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},
@@ -230,8 +247,14 @@ json scenario_to_json(const Scenario& s) {
     json hardware = {{"preset", h.preset}, {"name", h.name}, {"gpus_per_node", h.gpus_per_node},
                      {"sm_count", h.sm_count}, {"peak_tflops", peaks}};
     for (const auto& [key, member] : kHardwareNumbers) hardware[key] = h.*member;
-    return json{{"version", 1}, {"framework", name_of(s.framework)}, {"model", model}, {"training", training},
-                {"parallel", parallel}, {"hardware", hardware}};
+    const ImplementationSpec& im = s.implementation;
+    json implementation = {{"allocator", name_of(im.allocator)}};
+    put_name(implementation, "model_code", im.model_code);
+    put_name(implementation, "optimizer_impl", im.optimizer_impl);
+    put(implementation, "tf32", im.tf32);
+    return json{{"version", 1},          {"framework", name_of(s.framework)}, {"model", model},
+                {"training", training},  {"parallel", parallel},               {"hardware", hardware},
+                {"implementation", implementation}};
 }
 
 Scenario scenario_from_json(const json& j) {
@@ -245,11 +268,13 @@ Scenario scenario_from_json(const json& j) {
     const json* training = r.object("training");
     const json* parallel = r.object("parallel");
     const json* hardware = r.object("hardware");
+    const json* implementation = r.object("implementation");
     r.finish();  // a misspelled section is reported before its absence
     s.model = parse_model(model);
     s.training = parse_training(training);
     s.parallel = parse_parallel(parallel);
     s.hardware = parse_hardware(hardware);
+    s.implementation = parse_implementation(implementation);
     return s;
 }
 

@@ -4,11 +4,21 @@
 
 namespace shardcalc {
 
+double saved_element_bytes(SavedKind kind, const Config& c) {
+    switch (kind) {
+        case SavedKind::Activation: return bytes_of(c.s.training.dtype);
+        case SavedKind::Mask: return 1;
+        case SavedKind::Fp32: return 4;
+        case SavedKind::Upcast: return c.traits.autocast ? 4 : bytes_of(c.s.training.dtype);
+    }
+    return 4;
+}
+
 double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     const double s = static_cast<double>(c.d.seq_len);
     const double b = static_cast<double>(c.s.training.micro_batch);
-    const double elem = t.kind == SavedKind::Mask ? 1.0 : t.kind == SavedKind::Fp32 ? 4.0 : bytes_of(c.s.training.dtype);
+    const double elem = saved_element_bytes(t.kind, c);
     // Context parallelism and Ulysses each hold 1/cp, 1/ulysses of the sequence; inside attention
     // Ulysses holds 1/ulysses of the heads for the full sequence instead, which is the same count.
     const double seq_split = static_cast<double>(p.cp * p.ulysses);
@@ -46,7 +56,7 @@ double module_activation_bytes(const Module& m, const Config& c, bool in_layer) 
 }
 
 double layer_checkpoint_bytes(const Config& c) {
-    return saved_tensor_bytes(SavedTensor{"layer_input", SavedKind::Activation, SavedSplit::Sequence,
+    return saved_tensor_bytes(SavedTensor{"layer_input", SavedKind::Upcast, SavedSplit::Sequence,
                                           c.s.model.hidden, false},
                               c);
 }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "memory/activations.h"
+#include "memory/allocator.h"
 #include "memory/model_states.h"
 
 namespace shardcalc {
@@ -16,9 +17,16 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kDeepSpeedReduceBucket = 5e8;
 constexpr double kDeepSpeedPrefetchBucket = 5e7;
 
-ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& st) {
+// Parameters of the embedding and head a stage holds (no transformer layers).
+ParamTally outside_layers(const Config& c, const ModelGraph& g, const StagePlan& st) {
     ParamTally t;
     if (st.has_pre) t.add(tally_module(g.pre, c, true));
+    if (st.has_post) t.add(tally_module(g.post, c, st.holds_tied_copy));
+    return t;
+}
+
+ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& st) {
+    ParamTally t = outside_layers(c, g, st);
     std::set<int64_t> shared_seen;
     for (const auto& ch : st.chunks)
         for (const auto& cl : ch.layers) {
@@ -27,10 +35,10 @@ ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& s
             if (grp.shared_weights) {
                 if (shared_seen.insert(cl.group).second) t.add(one);
             } else {
-                t.add(ParamTally{one.params * cl.count, one.optimizer_elems * cl.count});
+                const double n = static_cast<double>(cl.count);
+                t.add(ParamTally{one.params * n, one.optimizer_elems * n, one.largest, one.matmul_weights * n});
             }
         }
-    if (st.has_post) t.add(tally_module(g.post, c, st.holds_tied_copy));
     return t;
 }
 
@@ -41,7 +49,8 @@ double largest_layer_params(const Config& c, const ModelGraph& g) {
 }
 
 // Extra gradient/parameter copies a framework keeps for communication, and 16-bit compute copies.
-void buffers(const Config& c, const ModelGraph& g, double params, OtherBytes& o) {
+void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, OtherBytes& o) {
+    const double params = tally.params;
     const ParallelSpec& p = c.s.parallel;
     const TrainingSpec& t = c.s.training;
     const bool replicated = c.d.replica_degree > 1;
@@ -75,28 +84,96 @@ void buffers(const Config& c, const ModelGraph& g, double params, OtherBytes& o)
             }
             break;
     }
-    if (c.traits.autocast_weight_copies && mixed) o.cast_weights = params * compute_b;
+    // torch.autocast caches the 16-bit copy of each fp32 weight a matmul consumes (not embeddings, norms or
+    // biases) until the region ends, and autograd keeps it for backward (validation/measured: param_cast).
+    if (c.traits.autocast_weight_copies && mixed) o.cast_weights = tally.matmul_weights * compute_b;
 }
 
-// Temporaries during backward: a recomputed layer plus the gradients of its largest tensor, or
-// the 16-bit logits and their gradient on the last stage, whichever is larger.
-double backward_transient(const Config& c, const ModelGraph& g, const StagePlan& st) {
-    double layer_peak = 0;
+// Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest
+// saved tensor (the gradient flowing in and the one flowing out are alive together).
+double layer_backward_transient(const Config& c, const ModelGraph& g, const StagePlan& st) {
+    double peak = 0;
     for (const auto& ch : st.chunks)
         for (const auto& cl : ch.layers) {
             const Module& layer = g.groups[static_cast<size_t>(cl.group)].layer;
             const double all = module_activation_bytes(layer, c, false);
             const double recompute = all - layer_activation_bytes(layer, c) +
                                      (c.s.training.recompute == Recompute::Full ? layer_checkpoint_bytes(c) : 0);
-            layer_peak = std::max(layer_peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c));
+            peak = std::max(peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c));
         }
-    double logits_peak = 0;
-    if (st.has_post && c.s.model.head == Head::Lm) {
-        const SavedTensor logits{"logits", SavedKind::Activation, SavedSplit::Tensor, c.d.vocab_padded, false};
-        const SavedTensor grad32{"logits_grad", SavedKind::Fp32, SavedSplit::Tensor, c.d.vocab_padded, false};
-        logits_peak = saved_tensor_bytes(logits, c) + (c.traits.fused_cross_entropy ? 0 : saved_tensor_bytes(grad32, c));
+    return peak;
+}
+
+double temporaries_bytes(const std::vector<SavedTensor>& ts, const Config& c) {
+    double sum = 0;
+    for (const auto& t : ts) sum += saved_tensor_bytes(t, c);
+    return sum;
+}
+
+// What one stage holds, before it is placed in time.
+struct StageParts {
+    StateBytes states;
+    double grads_at_start = 0;     // gradients allocated before the step's first backward (a gradient buffer)
+    double grads_in_forward = 0;   // gradients already allocated while the peak microbatch runs forward
+    double activations_all = 0;    // saved by every in-flight microbatch (layers, embeddings, head)
+    double activations_one = 0;    // saved by the one microbatch whose backward runs first
+    double loss_saved = 0;         // loss tensors saved for backward (last stage)
+    double loss_forward_temp = 0, loss_backward_temp = 0;
+    double layer_backward_temp = 0;
+    double comm_buffers = 0, cast_weights = 0, workspace = 0;
+};
+
+MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_region) {
+    MemoryLines l;
+    l.weights = p.states.weights;
+    l.optimizer = p.states.optimizer;
+    l.gradients = gradients;
+    l.other.comm_buffers = p.comm_buffers;
+    l.other.workspace = p.workspace;
+    if (in_autocast_region) l.other.cast_weights = p.cast_weights;
+    return l;
+}
+
+// The moments of one step on one stage (docs/model.md "Memory over the step"). Forward fills the
+// saved tensors of every in-flight microbatch; backward starts at the loss with its gradient
+// temporaries, then frees one microbatch's activations layer by layer while gradients are allocated
+// (set_to_none: first touched in the first backward unless the framework keeps a gradient buffer);
+// the optimizer step adds its temporaries to weights, gradients and states.
+std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
+    std::vector<MemoryPhase> t;
+    t.push_back({"step_start", "weights and optimizer states (gradients if the framework keeps a buffer)",
+                 resident(p, p.grads_at_start, false)});
+
+    MemoryLines fwd = resident(p, p.grads_in_forward, true);
+    fwd.activations = p.activations_all;
+    fwd.other.logits = p.loss_saved;
+    fwd.other.transient = p.loss_forward_temp;
+    t.push_back({"forward_end", has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
+                                         : "every in-flight microbatch saved",
+                 fwd});
+
+    if (has_loss) {
+        MemoryLines loss = fwd;
+        loss.other.transient = p.loss_backward_temp;
+        t.push_back({"loss_backward", "the loss's gradient buffers on top of everything saved", loss});
     }
-    return std::max(layer_peak, logits_peak);
+
+    // Layer backward: at its start one microbatch's activations are all still there and gradients are
+    // those of forward; at its end that microbatch's activations are gone and every gradient exists.
+    // Both are linear in the progress, so the larger end is the peak.
+    MemoryLines first = resident(p, p.grads_in_forward, true);
+    first.activations = p.activations_all;
+    first.other.logits = p.loss_saved - (has_loss ? p.loss_saved : 0);
+    MemoryLines last = resident(p, p.states.gradients, true);
+    last.activations = std::max(0.0, p.activations_all - p.activations_one);
+    MemoryLines layers = first.allocated() >= last.allocated() ? first : last;
+    layers.other.transient = p.layer_backward_temp;
+    t.push_back({"layer_backward", "a layer's backward: its recompute and gradient temporaries", layers});
+
+    MemoryLines opt = resident(p, p.states.gradients, false);
+    opt.other.transient = p.states.step_transient;
+    t.push_back({"optimizer_step", "weights, gradients, states and the optimizer's temporaries", opt});
+    return t;
 }
 
 }  // namespace
@@ -111,26 +188,58 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
 
         const ParamTally tally = stage_params(c, g, st);
         m.params = tally.params;
-        const StateBytes states = model_state_bytes(tally, c);
-        m.weights = states.weights;
-        m.gradients = states.gradients;
-        m.optimizer = states.optimizer;
-        m.host_cpu = states.host_cpu;
-        m.host_nvme = states.host_nvme;
+        StageParts p;
+        p.states = model_state_bytes(tally, c);
+        m.host_cpu = p.states.host_cpu;
+        m.host_nvme = p.states.host_nvme;
+        // Gradients exist during forward when the framework allocates them up front, or once an earlier
+        // microbatch of the step has run backward (accumulation, or the pipeline's steady state).
+        p.grads_at_start = c.traits.grads_persist ? p.states.gradients : 0;
+        p.grads_in_forward = c.traits.grads_persist || c.d.microbatches > 1 ? p.states.gradients : 0;
 
         // Activations: each chunk keeps `inflight` microbatches alive (Korthikanti sec. 4.2.3).
         for (const auto& ch : st.chunks)
-            for (const auto& cl : ch.layers)
-                m.activations += static_cast<double>(ch.inflight * cl.count) *
-                                 layer_activation_bytes(g.groups[static_cast<size_t>(cl.group)].layer, c);
-        if (st.has_pre) m.activations += st.pre_inflight * module_activation_bytes(g.pre, c, false);
+            for (const auto& cl : ch.layers) {
+                const double one = static_cast<double>(cl.count) *
+                                   layer_activation_bytes(g.groups[static_cast<size_t>(cl.group)].layer, c);
+                p.activations_all += static_cast<double>(ch.inflight) * one;
+                p.activations_one += one;
+            }
+        if (st.has_pre) {
+            const double one = module_activation_bytes(g.pre, c, false);
+            p.activations_all += st.pre_inflight * one;
+            p.activations_one += one;
+        }
         if (st.has_post)
-            for (const auto& op : g.post.ops)
-                (op.is_loss ? m.other.logits : m.activations) += st.post_inflight * op_activation_bytes(op, c, false);
+            for (const auto& op : g.post.ops) {
+                const double one = op_activation_bytes(op, c, false);
+                if (op.is_loss) {
+                    p.loss_saved += st.post_inflight * one;
+                } else {
+                    p.activations_all += st.post_inflight * one;
+                    p.activations_one += one;
+                }
+                p.loss_forward_temp = std::max(p.loss_forward_temp, temporaries_bytes(op.forward_temporaries, c));
+                p.loss_backward_temp = std::max(p.loss_backward_temp, temporaries_bytes(op.backward_temporaries, c));
+            }
+        p.layer_backward_temp = layer_backward_transient(c, g, st);
 
-        buffers(c, g, m.params, m.other);
-        const double resident = m.activations + m.other.logits;
-        m.other.transient = std::max({backward_transient(c, g, st), states.step_transient - resident, 0.0});
+        OtherBytes o;
+        buffers(c, g, tally, o);
+        p.comm_buffers = o.comm_buffers;
+        p.cast_weights = o.cast_weights;
+        // Under full recompute the layers run forward without saving anything, so autocast's casts of their
+        // weights die with the forward; only the embedding's and head's casts stay for backward
+        // (validation/measured: gpt2 with gradient checkpointing). Recompute casts them again, one layer at a time.
+        if (c.traits.autocast && c.s.training.recompute == Recompute::Full && tally.matmul_weights > 0)
+            p.cast_weights *= outside_layers(c, g, st).matmul_weights / tally.matmul_weights;
+        p.workspace = c.s.hardware.workspace_mib * 1024.0 * 1024.0;
+
+        m.timeline = step_timeline(p, st.has_post);
+        for (size_t i = 1; i < m.timeline.size(); ++i)
+            if (m.timeline[i].lines.allocated() > m.timeline[m.peak_phase].lines.allocated()) m.peak_phase = i;
+        static_cast<MemoryLines&>(m) = m.timeline[m.peak_phase].lines;
+        m.other.fragmentation = fragmentation_bytes(m.allocated());
         m.other.overhead = c.s.hardware.overhead_gib * kGiB;
         out.push_back(m);
     }

@@ -1,6 +1,8 @@
 #pragma once
-// Per-device memory of every pipeline stage: the four classic lines plus the rest named
-// separately (CE logits, communication buffers, cast copies, transient peak, overhead).
+// Per-device memory of every pipeline stage as a timeline over one training step: what is
+// allocated at each moment (start, end of forward, loss backward, layer backward, optimizer
+// step), the peak as the largest of those moments, and the classic lines at that moment.
+#include <string>
 #include <vector>
 
 #include "graph/op.h"
@@ -10,23 +12,41 @@
 namespace shardcalc {
 
 struct OtherBytes {
-    double logits = 0;        // fp32 cross-entropy tensors on the last stage
-    double comm_buffers = 0;  // DDP buckets, ZeRO reduce bucket, ZeRO-3/FSDP gathered parameters
-    double cast_weights = 0;  // 16-bit compute copies of fp32 weights (autocast, FSDP mixed precision)
-    double transient = 0;     // peak temporaries beyond the resident lines (backward or optimizer step)
-    double overhead = 0;      // CUDA context, allocator reserve, framework (hardware.overhead_gib)
-    double sum() const { return logits + comm_buffers + cast_weights + transient + overhead; }
+    double logits = 0;         // loss tensors saved for backward (fp32 softmax / log-probabilities)
+    double comm_buffers = 0;   // DDP buckets, ZeRO reduce bucket, ZeRO-3/FSDP gathered parameters
+    double cast_weights = 0;   // 16-bit compute copies of fp32 weights (autocast cache, FSDP mixed precision)
+    double transient = 0;      // temporaries of the moment (loss upcasts and gradients, a layer's backward, optimizer step)
+    double workspace = 0;      // cuBLAS workspaces held by the allocator
+    double fragmentation = 0;  // reserved by the caching allocator beyond what is allocated
+    double overhead = 0;       // outside the allocator: CUDA context, library handles (hardware.overhead_gib)
+    double allocated() const { return logits + comm_buffers + cast_weights + transient + workspace; }
+    double sum() const { return allocated() + fragmentation + overhead; }
 };
 
-struct StageMemory {
+// The lines of device memory at one moment of the step.
+struct MemoryLines {
+    double weights = 0, gradients = 0, optimizer = 0, activations = 0;
+    OtherBytes other;
+    double allocated() const { return weights + gradients + optimizer + activations + other.allocated(); }
+    double reserved() const { return allocated() + other.fragmentation; }
+    double total() const { return reserved() + other.overhead; }  // device memory in use
+};
+
+// One moment of the step. Only allocated lines are filled (no fragmentation or overhead).
+struct MemoryPhase {
+    std::string name;   // "forward_end", ...
+    std::string what;   // what happens then, in words
+    MemoryLines lines;
+};
+
+struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragmentation and overhead
     int64_t rank = 0;
     int64_t layers = 0;
     std::vector<int64_t> inflight;  // per model chunk
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
-    double weights = 0, gradients = 0, optimizer = 0, activations = 0;
-    OtherBytes other;
     double host_cpu = 0, host_nvme = 0;
-    double total() const { return weights + gradients + optimizer + activations + other.sum(); }
+    std::vector<MemoryPhase> timeline;
+    size_t peak_phase = 0;          // index into timeline
 };
 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan);

@@ -2,6 +2,8 @@
 // Weights, gradients and optimizer states of the parameters one device holds, after
 // tensor-parallel sharding and ZeRO / distributed-optimizer partitioning, and what moves
 // to the host when offloading.
+#include <algorithm>
+
 #include "graph/op.h"
 #include "scenario/resolve.h"
 
@@ -10,10 +12,14 @@ namespace shardcalc {
 // Parameters on one tensor-parallel rank, before any data-parallel partitioning.
 struct ParamTally {
     double params = 0;            // elements held by this tp rank
-    double optimizer_elems = 0;   // fp32 optimizer-state elements for those parameters
+    double optimizer_elems = 0;   // optimizer-state elements for those parameters
+    double largest = 0;           // elements of the largest single parameter tensor
+    double matmul_weights = 0;    // elements of weight matrices that feed a matmul (what autocast casts)
     void add(const ParamTally& o) {
         params += o.params;
+        matmul_weights += o.matmul_weights;
         optimizer_elems += o.optimizer_elems;
+        largest = std::max(largest, o.largest);
     }
 };
 
@@ -29,7 +35,11 @@ struct StateBytes {
 
 StateBytes model_state_bytes(const ParamTally& t, const Config& c);
 
-// fp32 optimizer-state elements kept per parameter tensor (exposed for tests).
+// Bytes of one optimizer-state element: fp32 beside a master copy or fp32 weights, else the
+// parameter dtype (torch.optim's zeros_like(param) in pure 16-bit training).
+double optimizer_state_element_bytes(const Config& c);
+
+// Optimizer-state elements kept per parameter tensor (exposed for tests).
 double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt);
 
 }  // namespace shardcalc

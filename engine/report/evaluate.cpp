@@ -48,6 +48,8 @@ Report evaluate(const Scenario& scenario) {
     for (size_t i = 1; i < r.stages.size(); ++i)
         if (r.stages[i].total() > r.stages[r.peak_stage].total()) r.peak_stage = i;
     r.capacity = c.s.hardware.memory_gib * 1024.0 * 1024.0 * 1024.0;
+    const StageMemory& peak = r.peak();
+    r.verdict = memory_verdict(peak.allocated(), peak.other.overhead, r.capacity);
     r.perf = performance(c, g, plan, r.stages);
     r.modules = module_table(c, g);
     r.notes = c.notes;

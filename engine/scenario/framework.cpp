@@ -2,18 +2,19 @@
 
 namespace shardcalc {
 
-FrameworkTraits traits_of(Framework f) {
+FrameworkTraits traits_of(const Scenario& s) {
     FrameworkTraits t;
-    switch (f) {
+    switch (s.framework) {
         case Framework::Megatron:
             // megatron/core/fusions/fused_bias_swiglu.py saves the 2f-wide input only;
             // megatron/core/tensor_parallel/cross_entropy.py keeps the fp32 exp-logits in place;
             // --make-vocab-size-divisible-by defaults to 128 (megatron/training/arguments.py).
             t.fused_glu = true;
-            t.fused_cross_entropy = true;
             t.vocab_multiple = 128;
             t.buffers = BufferPolicy::None;
-            t.step_transient_bytes_per_param = 0;  // apex/TE FusedAdam: multi-tensor kernel, no temporaries
+            // megatron/core/distributed/param_and_grad_buffer.py: main_grad lives in a buffer allocated at
+            // model construction, so gradients are resident before the first backward.
+            t.grads_persist = true;
             break;
         case Framework::DeepSpeed:
             // deepspeed/runtime/zero/stage_1_and_2.py: the fp32 gradient of the local partition is
@@ -25,19 +26,57 @@ FrameworkTraits traits_of(Framework f) {
             // torch.optim.AdamW(foreach=True) allocates one fp32 temporary per state tensor
             // (torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt).
             t.buffers = BufferPolicy::FsdpUnits;
-            t.step_transient_bytes_per_param = 4;
             break;
         case Framework::Pytorch:
             // torch/nn/parallel/distributed.py: gradient_as_bucket_view=False by default, so the
             // reducer's buckets hold a second copy of every gradient. torch.autocast caches the
             // 16-bit copy of each fp32 weight for the backward pass.
             t.buffers = BufferPolicy::DdpBuckets;
-            t.step_transient_bytes_per_param = 4;
             t.autocast_weight_copies = true;
             break;
     }
+    const TrainingSpec& tr = s.training;
+    t.autocast = *tr.param_dtype == Dtype::Fp32 && is_16bit(tr.dtype) &&
+                 (s.framework == Framework::Pytorch || s.framework == Framework::Fsdp);
+    t.hf_code = *s.implementation.model_code == ModelCode::HuggingFace;
+    if (t.hf_code) {
+        // Hugging Face modules: the GLU's gate, up and product are separate tensors, the loss is
+        // nn.functional.cross_entropy, no vocabulary padding beyond what tp needs.
+        t.fused_glu = false;
+        t.vocab_multiple = 1;
+        // scaled_dot_product_attention with enable_gqa=True in fp32: the flash kernel needs 16-bit inputs and
+        // the memory-efficient kernel does not take GQA (torch sdp_utils), so the math kernel runs and keeps
+        // the fp32 probabilities like eager attention (validation/measured: llama-160m fp32, +128 sbh per layer).
+        const ModelSpec& m = s.model;
+        t.sdpa_math = tr.attention == Attention::Flash && tr.dtype == Dtype::Fp32 && m.kv_heads && *m.kv_heads < m.heads;
+    }
     return t;
 }
+
+namespace {
+
+void apply_implementation_defaults(Scenario& s) {
+    ImplementationSpec& im = s.implementation;
+    const bool megatron_kernels = s.framework == Framework::Megatron || s.framework == Framework::DeepSpeed;
+    // DeepSpeed defaults to Megatron-style kernels because the published DeepSpeed runs we validate against
+    // (seed 004's Bloom, Narayanan's ZeRO-3 rows) are Megatron-DeepSpeed; Hugging Face + DeepSpeed users set
+    // implementation.model_code = huggingface.
+    if (!im.model_code) im.model_code = megatron_kernels ? ModelCode::Megatron : ModelCode::HuggingFace;
+    // Megatron and DeepSpeed ship a fused (multi-tensor) Adam; torch.optim.AdamW picks foreach on CUDA
+    // when neither foreach nor fused is given (torch/optim/optimizer.py _default_to_fused_or_foreach).
+    if (!im.optimizer_impl) im.optimizer_impl = megatron_kernels ? OptimizerImpl::Fused : OptimizerImpl::Foreach;
+    // PyTorch leaves torch.backends.cuda.matmul.allow_tf32 off (since 1.12); Megatron turns it on
+    // (megatron/training/initialize.py).
+    if (!im.tf32) im.tf32 = s.framework == Framework::Megatron;
+    ModelSpec& m = s.model;
+    if (!m.hidden_act) m.hidden_act = m.mlp == Mlp::Swiglu ? HiddenAct::Silu : m.mlp == Mlp::Relu ? HiddenAct::Relu : HiddenAct::Gelu;
+    // Megatron always fuses Q, K and V into one column-parallel linear; Hugging Face's Llama, Mistral and
+    // BERT have three (q_proj/k_proj/v_proj, query/key/value), GPT-2 and Bloom one (presets say so).
+    if (*im.model_code == ModelCode::Megatron) m.fused_qkv = true;
+    if (!m.fused_qkv) m.fused_qkv = false;
+}
+
+}  // namespace
 
 void apply_framework_defaults(Scenario& s) {
     TrainingSpec& t = s.training;
@@ -61,7 +100,12 @@ void apply_framework_defaults(Scenario& s) {
             if (!t.grad_dtype) t.grad_dtype = *t.param_dtype;
             break;
     }
-    if (!t.master_weights) t.master_weights = is_16bit(*t.param_dtype) || *t.param_dtype == Dtype::Fp8;
+    // torch.optim keeps no fp32 master copy: pure 16-bit training updates the 16-bit weights and keeps
+    // its states in their dtype (torch/optim/adamw.py: torch.zeros_like(p)).
+    const bool plain_optimizer = s.framework == Framework::Pytorch;
+    if (!t.master_weights)
+        t.master_weights = !plain_optimizer && (is_16bit(*t.param_dtype) || *t.param_dtype == Dtype::Fp8);
+    apply_implementation_defaults(s);
 
     // Whether gradient reduction overlaps the backward pass by default: Megatron-LM's
     // --overlap-grad-reduce is off by default (megatron/training/arguments.py); DeepSpeed's

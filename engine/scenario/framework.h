@@ -18,16 +18,22 @@ enum class BufferPolicy {
 
 struct FrameworkTraits {
     bool fused_glu = false;            // SwiGLU/GeGLU backward recomputes from its input (2f saved, not 3f)
-    bool fused_cross_entropy = false;  // vocab-parallel CE keeps only fp32 softmax, no extra fp32 copies
     int64_t vocab_multiple = 1;        // embedding rows padded to a multiple of this times tp
     BufferPolicy buffers = BufferPolicy::None;
-    double step_transient_bytes_per_param = 0;  // temporaries of the optimizer step, per local shard param
+    double step_transient_bytes_per_param = 0;  // framework temporaries of the optimizer step, per local shard param
     bool autocast_weight_copies = false;        // AMP keeps 16-bit casts of fp32 weights during fwd/bwd
+    // From the implementation profile (resolved defaults):
+    bool autocast = false;       // fp32 parameters, 16-bit matmuls: torch.autocast's dtype rules apply
+    bool hf_code = false;        // Hugging Face modules run op by op (unfused norms, activations, loss)
+    bool grads_persist = false;  // gradients are allocated before the first backward (Megatron's main-grad buffer)
+    bool sdpa_math = false;      // torch's SDPA falls back to its math kernel: scores materialised as in eager
 };
 
-FrameworkTraits traits_of(Framework f);
+// The traits of a resolved scenario: the framework's conventions and the implementation profile.
+FrameworkTraits traits_of(const Scenario& s);
 
-// Defaults the framework sets for fields the scenario left open.
+// Defaults the framework sets for fields the scenario left open (training dtypes, overlap, the
+// implementation profile, the model's activation spelling and QKV fusion).
 void apply_framework_defaults(Scenario& s);
 
 }  // namespace shardcalc

@@ -31,6 +31,15 @@ SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSp
 
 SHARDCALC_NAMES(Schedule, {Schedule::OneFOneB, "1f1b"}, {Schedule::GPipe, "gpipe"})
 
+SHARDCALC_NAMES(HiddenAct, {HiddenAct::Gelu, "gelu"}, {HiddenAct::GeluNew, "gelu_new"},
+                {HiddenAct::GeluPytorchTanh, "gelu_pytorch_tanh"}, {HiddenAct::Relu, "relu"},
+                {HiddenAct::Silu, "silu"})
+SHARDCALC_NAMES(ModelCode, {ModelCode::Megatron, "megatron"}, {ModelCode::HuggingFace, "huggingface"})
+SHARDCALC_NAMES(OptimizerImpl, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::Foreach, "foreach"},
+                {OptimizerImpl::ForLoop, "for_loop"})
+SHARDCALC_NAMES(Allocator, {Allocator::Caching, "caching"},
+                {Allocator::ExpandableSegments, "expandable_segments"})
+
 #undef SHARDCALC_NAMES
 
 }  // namespace shardcalc

@@ -64,7 +64,7 @@ Config resolve(Scenario scenario) {
         c.notes.push_back("hardware.preset not given: assumed " + scenario.hardware.preset);
     apply_defaults(scenario, c.notes);
     c.s = std::move(scenario);
-    c.traits = traits_of(c.s.framework);
+    c.traits = traits_of(c.s);
 
     const ParallelSpec& p = c.s.parallel;
     // Checked in floating point before the integer product can overflow.
@@ -94,6 +94,9 @@ Config resolve(Scenario scenario) {
     if ((dt == Dtype::Bf16 && h.peak_tflops_bf16 <= 0) || (dt == Dtype::Fp16 && h.peak_tflops_fp16 <= 0))
         c.notes.push_back(std::string(name_of(dt)) + " has no matrix peak on " + h.preset +
                           ": step time uses the fp32 peak");
+    if (c.traits.sdpa_math)
+        c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
+                          "attention probabilities like eager attention");
     if (c.s.parallel.offload_optimizer != Offload::None)
         c.notes.push_back("the offloaded optimizer step runs on the host and is not timed");
     return c;

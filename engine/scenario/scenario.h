@@ -21,6 +21,17 @@ enum class Attention { Flash, Eager };
 enum class Offload { None, Cpu, Nvme };
 enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch };
 enum class Schedule { OneFOneB, GPipe };  // interleaved 1F1B is OneFOneB with vpp > 1
+// The activation function as the model code spells it (Hugging Face `hidden_act` /
+// `activation_function`): the name decides which kernels run and what they save.
+enum class HiddenAct { Gelu, GeluNew, GeluPytorchTanh, Relu, Silu };
+// Whose model code runs the layers: Megatron-LM / Transformer Engine fused kernels, or the
+// Hugging Face transformers modules executed op by op by eager PyTorch.
+enum class ModelCode { Megatron, HuggingFace };
+// torch.optim's three AdamW/SGD implementations (torch/optim/adamw.py): one fused kernel, multi-tensor
+// `_foreach_` ops, or a Python loop over parameters.
+enum class OptimizerImpl { Fused, Foreach, ForLoop };
+// PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
+enum class Allocator { Caching, ExpandableSegments };
 
 struct ModelSpec {
     std::string preset;  // informational once resolved
@@ -44,6 +55,8 @@ struct ModelSpec {
     std::optional<int64_t> type_vocab;      // default: 2 for encoders, 0 for decoders
     std::optional<bool> pooler;             // default: true for encoders
     Head head = Head::Lm;
+    std::optional<HiddenAct> hidden_act;    // default: gelu, silu (swiglu) or relu from `mlp`
+    std::optional<bool> fused_qkv;          // one QKV projection in the model code; default: Megatron yes, HF no
 };
 
 struct TrainingSpec {
@@ -73,13 +86,23 @@ struct ParallelSpec {
     std::optional<bool> overlap_grad_reduce;  // gradient reduction hidden behind backward; default per framework
 };
 
+// How the training code runs on the device: decides saved tensors, temporaries and kernels.
+// Every field has a per-framework default (scenario/framework.cpp).
+struct ImplementationSpec {
+    std::optional<ModelCode> model_code;
+    std::optional<OptimizerImpl> optimizer_impl;
+    std::optional<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path
+    Allocator allocator = Allocator::Caching;
+};
+
 struct HardwareSpec {
     std::string preset;
     bool preset_defaulted = false;  // no preset named: the default accelerator was assumed
     std::string name;
     double memory_gib = 0;
     int64_t gpus_per_node = 8;
-    double overhead_gib = 0;
+    double overhead_gib = 0;      // device memory outside the allocator: CUDA context, library handles
+    double workspace_mib = 0;     // cuBLAS workspace held by the allocator from the first GEMM
     double hbm_gbps = 0;
     double l2_mib = 0;
     double intra_node_gbps = 0;
@@ -104,6 +127,7 @@ struct Scenario {
     TrainingSpec training;
     ParallelSpec parallel;
     HardwareSpec hardware;
+    ImplementationSpec implementation;
 };
 
 }  // namespace shardcalc

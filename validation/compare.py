@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Prediction against measurement: runs the shardcalc engine (the CLI) on every measured training
+run and prints, per run and per quantity, what shardcalc predicts, what was measured and the
+error. With --check it fails (exit 1) when an error grows past the bounds in validation/bounds.json.
+
+    python3 validation/compare.py                                   # the repo's measured set
+    python3 validation/compare.py --measured my-runs.jsonl           # runs from validation/measure/
+    python3 validation/compare.py --check validation/bounds.json     # what CI runs
+    python3 validation/compare.py --markdown                         # the table in docs/model.md
+
+A run is either a record written by validation/measure/measure.py (it carries the scenario it
+ran, `case.scenario`) or a record of ../shared/measured/ (its `case` and `model_cfg` describe the
+run; `scenario_of` below turns them into the scenario that run executed).
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GIB = 1024 ** 3
+
+# The quantities compared: name -> (unit, what it is).
+QUANTITIES = {
+    "weights": ("GiB", "parameters on the device"),
+    "gradients": ("GiB", "gradients after backward"),
+    "optimizer": ("GiB", "optimizer states"),
+    "saved_by_forward": ("GiB", "what forward leaves alive for backward (activations, loss tensors, autocast casts)"),
+    "peak_forward": ("GiB", "allocated peak of the forward pass"),
+    "peak_backward": ("GiB", "allocated peak of the backward pass"),
+    "peak_optimizer": ("GiB", "allocated peak of the optimizer step"),
+    "peak_allocated": ("GiB", "torch.cuda.max_memory_allocated over the step"),
+    "reserved": ("GiB", "the caching allocator's largest reserve"),
+    "device_used": ("GiB", "device memory in use, CUDA context included"),
+    "step_ms": ("ms", "one training step"),
+    "forward_ms": ("ms", "forward pass"),
+    "backward_ms": ("ms", "backward pass"),
+    "optimizer_ms": ("ms", "optimizer step"),
+}
+
+# ../shared/measured describes its models by name; these are the architectures it built.
+MODELS = {
+    "gpt2-124m": {"preset": "gpt2"},
+    "bert-large": {"preset": "bert-large"},
+    "llama-160m": {"arch": "decoder", "layers": 12, "hidden": 768, "heads": 12, "kv_heads": 4, "ffn_hidden": 3072,
+                   "mlp": "swiglu", "vocab": 32000, "max_positions": 8192, "position_embedding": "rope",
+                   "norm": "rmsnorm", "bias": False, "tied_embeddings": False},
+}
+MODES = {"amp_bf16": {"dtype": "bf16"}, "bf16": {"dtype": "bf16", "param_dtype": "bf16"}, "fp32": {"dtype": "fp32"}}
+
+
+def scenario_of(record):
+    """The shardcalc scenario a measured run executed."""
+    case = record["case"]
+    if "scenario" in case:
+        return case["scenario"]
+    model = dict(MODELS[case["model"]])
+    if "vocab" in case:
+        model["vocab"] = case["vocab"]
+    if "act" in case:
+        model["hidden_act"] = case["act"]
+    training = {"seq_len": case["seq"], "micro_batch": case["micro_batch"], **MODES[case["mode"]],
+                "attention": "flash" if case["attn"] == "sdpa" else "eager",
+                "recompute": "full" if case["grad_ckpt"] else "none",
+                "optimizer": case["optimizer"], "dropout": case.get("dropout", 0.0)}
+    implementation = {"model_code": "huggingface", "tf32": bool(case.get("tf32", record["env"].get("allow_tf32_matmul", False)))}
+    if case.get("adamw_impl"):
+        implementation["optimizer_impl"] = case["adamw_impl"]
+    if "expandable_segments" in record["env"].get("PYTORCH_CUDA_ALLOC_CONF", ""):
+        implementation["allocator"] = "expandable_segments"
+    return {"framework": "pytorch", "model": model, "training": training, "implementation": implementation,
+            "hardware": {"preset": "h100-sxm-80gb"}}
+
+
+def measured_of(record):
+    """The measured quantities of a run, in the units of QUANTITIES (None where not measured)."""
+    if record.get("status") != "ok":
+        return {}
+    p = record["phases"]
+    return {
+        "weights": record["weights_bytes"] / GIB,
+        "gradients": record["grads_bytes"] / GIB,
+        "optimizer": record["optimizer_state_bytes"] / GIB,
+        "saved_by_forward": p["saved_by_forward"] / GIB,
+        "peak_forward": p["peak_fwd"] / GIB,
+        "peak_backward": p["peak_bwd"] / GIB,
+        "peak_optimizer": p["peak_opt"] / GIB,
+        "peak_allocated": record["peak_allocated"] / GIB,
+        "reserved": record["max_reserved"] / GIB,
+        "device_used": record["device_used_end"] / GIB,
+        "step_ms": record["step_ms"],
+        "forward_ms": record["fwd_ms"],
+        "backward_ms": record["bwd_ms"],
+        "optimizer_ms": record["opt_ms"],
+    }
+
+
+def predicted_of(report):
+    """The same quantities from a shardcalc report (a number the engine computed, never derived here
+    beyond unit conversion and picking the moment of the timeline that the measurement samples)."""
+    peak = report["memory"]["per_device"]
+    phases = {ph["phase"]: ph for ph in peak["timeline"]}
+    start, fwd = phases["step_start"], phases["forward_end"]
+    backward = [phases[n]["allocated"] for n in ("loss_backward", "layer_backward") if n in phases]
+    saved = fwd["lines"]["activations"] + fwd["lines"]["logits"] + fwd["lines"]["cast_weights"]
+    breakdown = report["time"]["breakdown"]
+    return {
+        "weights": peak["weights"] / GIB,
+        "gradients": phases["optimizer_step"]["lines"]["gradients"] / GIB,
+        "optimizer": peak["optimizer"] / GIB,
+        "saved_by_forward": saved / GIB,
+        "peak_forward": fwd["allocated"] / GIB,
+        "peak_backward": max(backward) / GIB,
+        "peak_optimizer": phases["optimizer_step"]["allocated"] / GIB,
+        "peak_allocated": peak["allocated"] / GIB,
+        "reserved": peak["reserved"] / GIB,
+        "device_used": peak["total"] / GIB,
+        "step_ms": report["time"]["step_seconds"] * 1e3,
+        "forward_ms": breakdown.get("forward_compute", 0) * 1e3,
+        "backward_ms": (breakdown.get("backward_compute", 0) + breakdown.get("recompute", 0)) * 1e3,
+        "optimizer_ms": breakdown.get("optimizer_step", 0) * 1e3,
+        "_start": start["allocated"] / GIB,
+        "_verdict": report["memory"]["verdict"]["verdict"],
+    }
+
+
+def evaluate(engine, scenario):
+    out = subprocess.run([str(engine), "estimate", "--format", "json", "-"], input=json.dumps(scenario),
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"shardcalc rejected the scenario {json.dumps(scenario)}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def load(paths):
+    records = []
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                records.append(json.loads(line))
+    return records
+
+
+def compare(engine, records):
+    """One row per run: id, model, status, verdict, and per quantity (predicted, measured, error)."""
+    rows = []
+    for rec in records:
+        pred = predicted_of(evaluate(engine, scenario_of(rec)))
+        meas = measured_of(rec)
+        row = {"id": rec["id"], "model": rec["case"].get("model", "?"), "status": rec.get("status", "ok"),
+               "verdict": pred["_verdict"], "q": {}}
+        for q in QUANTITIES:
+            # A few MiB measured where nothing is expected (SGD's states) is allocator noise, not a size to
+            # take a relative error of.
+            floor = 1 / 64 if QUANTITIES[q][0] == "GiB" else 0
+            if q in meas and meas[q] > floor:
+                row["q"][q] = (pred[q], meas[q], (pred[q] - meas[q]) / meas[q])
+        rows.append(row)
+    return rows
+
+
+def summary(rows):
+    """Per quantity: number of runs, median and worst absolute relative error."""
+    out = {}
+    for q in QUANTITIES:
+        errs = [abs(r["q"][q][2]) for r in rows if q in r["q"]]
+        if errs:
+            out[q] = {"runs": len(errs), "median": statistics.median(errs), "worst": max(errs)}
+    # An out-of-memory run that shardcalc says fits is the worst error a pre-launch calculator can make.
+    out["oom_predicted_to_fit"] = sum(1 for r in rows if r["status"] == "oom" and r["verdict"] == "fits")
+    out["oom_runs"] = sum(1 for r in rows if r["status"] == "oom")
+    return out
+
+
+def print_rows(rows, quantities):
+    for r in rows:
+        cells = []
+        for q in quantities:
+            if q in r["q"]:
+                p, m, e = r["q"][q]
+                cells.append(f"{q} {p:.3f}/{m:.3f} {e:+.1%}")
+        print(f"{r['id']:<58} {r['status']:<4} {r['verdict']:<12} " + "  ".join(cells))
+
+
+def print_markdown(rows, quantities):
+    print("| run | " + " | ".join(quantities) + " |")
+    print("|---|" + "---|" * len(quantities))
+    for r in rows:
+        cells = [f"{r['q'][q][2]:+.1%}" if q in r["q"] else "—" for q in quantities]
+        print(f"| {r['id']} | " + " | ".join(cells) + " |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--measured", nargs="+", default=[str(ROOT / "validation/measured/h100-pytorch.jsonl")])
+    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
+    ap.add_argument("--check", help="bounds file: fail if a median or worst error exceeds its bound")
+    ap.add_argument("--markdown", action="store_true", help="per-run errors as a Markdown table")
+    ap.add_argument("--quantities", nargs="+", default=list(QUANTITIES))
+    args = ap.parse_args()
+
+    rows = compare(args.engine, load(args.measured))
+    if args.markdown:
+        print_markdown(rows, args.quantities)
+    else:
+        print_rows(rows, args.quantities)
+    s = summary(rows)
+    print("\nquantity            runs  median |error|  worst |error|")
+    for q in QUANTITIES:
+        if q in s:
+            print(f"{q:<20}{s[q]['runs']:>4}  {s[q]['median']:>13.1%}  {s[q]['worst']:>13.1%}")
+    print(f"out-of-memory runs predicted to fit: {s['oom_predicted_to_fit']} of {s['oom_runs']}")
+
+    if args.check:
+        bounds = json.loads(Path(args.check).read_text())["bounds"]
+        failed = []
+        for q, b in bounds.items():
+            if q == "oom_predicted_to_fit":
+                if s[q] > b:
+                    failed.append(f"{q}: {s[q]} > {b}")
+                continue
+            if q not in s:
+                failed.append(f"{q}: no measured runs")
+                continue
+            for stat in ("median", "worst"):
+                if stat in b and s[q][stat] > b[stat]:
+                    failed.append(f"{q}: {stat} |error| {s[q][stat]:.1%} > bound {b[stat]:.1%}")
+        if failed:
+            print("\nFAILED: errors grew past validation/bounds.json:\n  " + "\n  ".join(failed))
+            return 1
+        print("\nall errors within validation/bounds.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
