@@ -10,6 +10,7 @@ Kernel scale(const Kernel& k, double f) {
     out.flops *= f;
     out.bytes *= f;
     out.seconds *= f;
+    out.launches *= f;
     return out;
 }
 
@@ -17,6 +18,7 @@ double tp(const Config& c) { return static_cast<double>(c.s.parallel.tp); }
 
 double elements(const Work& w, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
+    if (w.per_weight) return static_cast<double>(w.width) / (w.sharded ? tp(c) : 1);
     const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
     switch (w.split) {
         case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width;
@@ -80,8 +82,8 @@ OpCost work_cost(const Work& w, const Config& c) {
         case WorkKind::Elementwise: {
             const double n = elements(w, c);
             OpCost cost;
-            cost.fwd = memory_kernel(n * w.fwd_bytes, c);
-            if (w.bwd_bytes > 0) cost.bwd = memory_kernel(n * w.bwd_bytes, c);
+            if (w.fwd_bytes > 0) cost.fwd = memory_kernel(n * w.fwd_bytes, c, w.fwd_kernels);
+            if (w.bwd_bytes > 0) cost.bwd = memory_kernel(n * w.bwd_bytes, c, w.bwd_kernels);
             return cost;
         }
     }

@@ -1,5 +1,7 @@
 #include "compute/roofline.h"
 
+#include "scenario/device.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,24 +20,14 @@ Kernel finish(double flops, double bytes, double flop_rate, const Config& c) {
     const double t_memory = bytes / hbm_bytes_per_s(c);
     k.compute_bound = t_compute >= t_memory;
     k.seconds = std::max(t_compute, t_memory) + launch(c);
+    k.launches = 1;
     return k;
 }
 
 }  // namespace
 
 double peak_flops(const Config& c) {
-    const HardwareSpec& h = c.s.hardware;
-    double tflops = 0;
-    switch (c.s.training.dtype) {
-        case Dtype::Bf16: tflops = h.peak_tflops_bf16; break;
-        case Dtype::Fp16: tflops = h.peak_tflops_fp16; break;
-        case Dtype::Fp8: tflops = h.peak_tflops_fp8; break;
-        // fp32 training runs its matmuls in TF32 where the hardware has it (Megatron sets
-        // torch.backends.cuda.matmul.allow_tf32); otherwise on the fp32 units.
-        case Dtype::Fp32: tflops = h.peak_tflops_tf32 > 0 ? h.peak_tflops_tf32 : h.peak_tflops_fp32; break;
-    }
-    if (tflops <= 0) tflops = h.peak_tflops_fp32;  // resolve() notes the fallback
-    return tflops * 1e12;
+    return matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32).tflops * 1e12;
 }
 
 double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency; }
@@ -45,6 +37,18 @@ double l2_tile(const Config& c) {
     const double l2 = c.s.hardware.l2_mib * 1024 * 1024;
     const double t = std::floor(std::sqrt(l2 / (6 * bytes_of(c.s.training.dtype))));
     return std::max(kCtaTile, t);
+}
+
+// cuBLAS runs its fast kernels only when every leading dimension is a multiple of 16 bytes; otherwise it
+// falls back to kernels loading 2, 4 or 8 bytes at a time (CUTLASS ..._align1/2/4 in the profiles of
+// validation/measured: GPT-2's unpadded 50257-row vocabulary), whose throughput scales with the load width.
+double alignment_factor(double m, double k, double n, double elem_bytes) {
+    auto pow2 = [](double d) {
+        const auto v = static_cast<int64_t>(std::llround(d));
+        return v > 0 ? static_cast<double>(v & -v) : 1.0;  // largest power of two dividing v
+    };
+    const double width = std::min({pow2(m), pow2(k), pow2(n)}) * elem_bytes;
+    return std::min(16.0, width) / 16.0;
 }
 
 Kernel gemm_kernel(double m, double k, double n, const Config& c) {
@@ -64,6 +68,9 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c) {
         const double tile_quantization = used(m) * used(n);
         efficiency *= wave_quantization * tile_quantization;
     }
+    // Tensor-core kernels only: fp32 without TF32 runs on the CUDA cores, bound by their FLOP rate.
+    const bool tensor_cores = c.s.training.dtype != Dtype::Fp32 || *c.s.implementation.tf32;
+    if (tensor_cores) efficiency *= alignment_factor(m, k, n, a);
     return finish(2 * m * k * n, bytes, peak_flops(c) * efficiency, c);
 }
 
@@ -71,6 +78,11 @@ Kernel attention_kernel(double flops, double bytes, const Config& c) {
     return finish(flops, bytes, peak_flops(c) * c.s.hardware.attention_efficiency, c);
 }
 
-Kernel memory_kernel(double bytes, const Config& c) { return finish(0, bytes, 0, c); }
+Kernel memory_kernel(double bytes, const Config& c, int kernels) {
+    Kernel k = finish(0, bytes, 0, c);
+    k.seconds += (kernels - 1) * launch(c);
+    k.launches = kernels;
+    return k;
+}
 
 }  // namespace shardcalc

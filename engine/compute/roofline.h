@@ -11,12 +11,14 @@ namespace shardcalc {
 struct Kernel {
     double flops = 0;
     double bytes = 0;      // HBM traffic
-    double seconds = 0;
+    double seconds = 0;    // on the device
+    double launches = 0;   // kernel launches the host issues (eager PyTorch pays host time for each)
     bool compute_bound = false;
     Kernel& operator+=(const Kernel& o) {
         flops += o.flops;
         bytes += o.bytes;
         seconds += o.seconds;
+        launches += o.launches;
         compute_bound = compute_bound || o.compute_bound;
         return *this;
     }
@@ -27,7 +29,8 @@ double hbm_bytes_per_s(const Config& c); // achievable
 
 Kernel gemm_kernel(double m, double k, double n, const Config& c);
 Kernel attention_kernel(double flops, double bytes, const Config& c);
-Kernel memory_kernel(double bytes, const Config& c);
+// Memory-bound work moving `bytes` through HBM in `kernels` launches.
+Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);
 
 // Rows of one L2-resident square tile of the GEMM (exposed for tests).
 double l2_tile(const Config& c);

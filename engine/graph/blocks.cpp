@@ -1,12 +1,15 @@
 #include "graph/blocks.h"
 
+#include "graph/eager_kernels.h"
+
 namespace shardcalc {
 
 BuildContext build_context(const Config& c) {
     const Attention kernel = c.traits.sdpa_math ? Attention::Eager : c.s.training.attention;
     return BuildContext{c.s.model,          kernel,                        c.s.training.dropout > 0,
                         c.traits.fused_glu, c.d.vocab_padded,
-                        bytes_of(c.s.training.dtype), c.s.model.arch == Arch::Decoder,
+                        bytes_of(c.s.training.dtype), c.traits.autocast ? 4.0 : bytes_of(c.s.training.dtype),
+                        c.s.model.arch == Arch::Decoder,
                         c.traits.hf_code,   c.traits.autocast};
 }
 
@@ -45,6 +48,17 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
     return op;
 }
 
+Op eager_linear(const BuildContext& b, Op op, bool fp32_input) {
+    if (!b.hf_code) return op;
+    const Work& mm = op.work.front();
+    const SavedSplit out_split = mm.sharded && !mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
+    const SavedSplit in_split = mm.sharded && mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
+    if (b.autocast && fp32_input) op.work.push_back(eager::input_cast(b, in_split, mm.in));
+    if (b.autocast) op.work.push_back(eager::weight_cast(b, op.params.front().numel(), mm.sharded));
+    if (op.params.size() > 1) op.work.push_back(eager::bias_grad(b, out_split, mm.out));
+    return op;
+}
+
 Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     Op op{name, {vector_param("w", width, ParamSplit::Replicated)}, {}};
     if (b.m.norm == Norm::LayerNorm) op.params.push_back(vector_param("b", width, ParamSplit::Replicated));
@@ -60,6 +74,10 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
         op.saved[0].kind = SavedKind::Fp32;
         op.saved.push_back({"normalized", SavedKind::Upcast, SavedSplit::Sequence, width, false});
     }
+    if (b.hf_code) {
+        op.work.push_back(b.m.norm == Norm::RmsNorm ? eager::rms_norm(b, width) : eager::layer_norm(b, width));
+        return op;
+    }
     // Forward reads x and writes y; backward reads dy and x and writes dx.
     op.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
     return op;
@@ -71,6 +89,10 @@ Op dropout_add(const BuildContext& b, const std::string& name, int64_t width) {
     if (b.dropout) op.saved.push_back({"mask", SavedKind::Mask, SavedSplit::Sequence, width, false});
     // Forward reads the branch and the residual and writes the sum (and the mask); backward applies
     // the mask to dy only when there is dropout (a plain residual add passes the gradient through).
+    if (b.hf_code) {
+        op.work.push_back(eager::residual_add(b, width));
+        return op;
+    }
     const double a = b.act_bytes;
     op.work.push_back(elementwise(width, SavedSplit::Sequence, b.dropout ? 3 * a + 1 : 3 * a, b.dropout ? 2 * a + 1 : 0));
     return op;
@@ -83,16 +105,19 @@ Module self_attention(const BuildContext& b) {
     Module mod{"self_attention", {}, {}};
     if (*m.fused_qkv) {
         // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
-        mod.ops.push_back(linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias, Parallel::Column,
-                                 SavedSplit::Sequence, m.hidden));
+        mod.ops.push_back(eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias,
+                                                 Parallel::Column, SavedSplit::Sequence, m.hidden), true));
     } else {
         // Separate projections (Hugging Face's q_proj/k_proj/v_proj, BERT's query/key/value). They share one
         // input, but under autocast each F.linear casts it to 16 bits itself and keeps its own copy.
-        mod.ops.push_back(linear("query", q_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
-        mod.ops.push_back(linear("key", kv_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
-                                 b.autocast));
-        mod.ops.push_back(linear("value", kv_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
-                                 b.autocast));
+        mod.ops.push_back(eager_linear(
+            b, linear("query", q_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden), true));
+        mod.ops.push_back(eager_linear(b, linear("key", kv_width, m.hidden, m.bias, Parallel::Column,
+                                                 SavedSplit::Sequence, m.hidden, b.autocast), true));
+        Op value = eager_linear(b, linear("value", kv_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence,
+                                          m.hidden, b.autocast), true);
+        value.work.push_back(eager::grad_sum(b, m.hidden, 2));
+        mod.ops.push_back(value);
     }
 
     Op core{"core_attention", {}, {}};
@@ -128,8 +153,9 @@ Module self_attention(const BuildContext& b) {
         // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
         // backward reads probabilities and their gradient and writes the score gradient.
         const double a = b.act_bytes;
-        core.work.push_back(elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a,
-                                        b.dropout ? 5 * a + 1 : 3 * a));
+        core.work.push_back(b.hf_code ? eager::score_softmax(b)
+                                      : elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a,
+                                                    b.dropout ? 5 * a + 1 : 3 * a));
     }
     Work scores;
     scores.kind = WorkKind::Attention;
@@ -138,8 +164,16 @@ Module self_attention(const BuildContext& b) {
     scores.causal = b.causal;
     scores.flash = b.attention == Attention::Flash;
     core.work.insert(core.work.begin(), scores);
+    if (b.hf_code) {
+        // A fused QKV output is split into three strided views (all copied); separate projections leave
+        // only v and the output strided (RoPE writes q and k anew).
+        if (*m.fused_qkv) core.work.push_back(eager::head_layout(b, 2 * q_width + 2 * kv_width, 4));
+        else core.work.push_back(eager::head_layout(b, q_width + kv_width, 2));
+        if (m.position_embedding == PositionEmbedding::Rope) core.work.push_back(eager::rope(b, q_width + kv_width));
+    }
     mod.ops.push_back(core);
-    mod.ops.push_back(linear("dense", m.hidden, q_width, m.bias, Parallel::Row, SavedSplit::Tensor, q_width));
+    mod.ops.push_back(eager_linear(b, linear("dense", m.hidden, q_width, m.bias, Parallel::Row, SavedSplit::Tensor, q_width),
+                                   false));
     return mod;
 }
 
@@ -151,11 +185,15 @@ Module mlp(const BuildContext& b) {
     Module mod{"mlp", {}, {}};
     if (gated && b.hf_code) {
         // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
-        mod.ops.push_back(linear("gate_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
-        mod.ops.push_back(linear("up_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
-                                 b.autocast));
+        mod.ops.push_back(eager_linear(
+            b, linear("gate_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden), true));
+        Op up = eager_linear(b, linear("up_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
+                                       b.autocast), true);
+        up.work.push_back(eager::grad_sum(b, m.hidden, 1));
+        mod.ops.push_back(up);
     } else {
-        mod.ops.push_back(linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden));
+        mod.ops.push_back(eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column,
+                                                 SavedSplit::Sequence, m.hidden), true));
     }
     Op act{gated ? "glu_activation" : "activation", {}, {}};
     // GeLU keeps its input, 8sbh for f = 4h (Korthikanti sec. 4.1). A fused GLU keeps the 2f-wide input and
@@ -178,9 +216,11 @@ Module mlp(const BuildContext& b) {
     const double a = b.act_bytes;
     const double fwd = !gated ? 2 : (b.fused_glu ? 3 : 5);
     const double bwd = !gated ? 3 : (b.fused_glu ? 5 : 8);
-    act.work.push_back(elementwise(f, SavedSplit::Tensor, fwd * a, bwd * a));
+    if (!b.hf_code) act.work.push_back(elementwise(f, SavedSplit::Tensor, fwd * a, bwd * a));
+    else act.work.push_back(gelu_unfused ? eager::gelu_new(b, f) : gated ? eager::glu(b, f) : eager::pointwise_activation(b, f));
     mod.ops.push_back(act);
-    mod.ops.push_back(linear("dense_4h_to_h", m.hidden, f, m.bias, Parallel::Row, SavedSplit::Tensor, f));
+    mod.ops.push_back(eager_linear(b, linear("dense_4h_to_h", m.hidden, f, m.bias, Parallel::Row, SavedSplit::Tensor, f),
+                                   gelu_unfused));
     return mod;
 }
 
@@ -214,6 +254,10 @@ Op cross_entropy(const BuildContext& b) {
     }
     // Forward reads the 16-bit logits and makes two fp32 passes (max and exp-sum); backward reads the
     // fp32 softmax and writes the 16-bit logit gradient.
+    if (b.hf_code) {
+        op.work.push_back(eager::cross_entropy(b));
+        return op;
+    }
     op.work.push_back(elementwise(b.vocab_padded, SavedSplit::Tensor, b.act_bytes + 8, 4 + b.act_bytes));
     return op;
 }

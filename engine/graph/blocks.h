@@ -15,6 +15,7 @@ struct BuildContext {
     bool fused_glu;
     int64_t vocab_padded;
     double act_bytes;   // bytes of one activation element in the training dtype
+    double up_bytes;    // bytes of an element autocast keeps in fp32 (4 under autocast, else act_bytes)
     bool causal;        // decoder self-attention masks the future
     bool hf_code;       // Hugging Face modules in eager PyTorch (framework traits)
     bool autocast;      // torch.autocast: every consuming linear casts its fp32 input itself
@@ -33,6 +34,10 @@ enum class Parallel { None, Column, Row };  // Megatron linear kinds; None: repl
 // (Hugging Face's separate q/k/v or gate/up outside autocast share one tensor).
 Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
           int64_t input_width, bool save_input = true);
+
+// A linear as Hugging Face runs it under eager PyTorch: autocast's cast of an fp32 input and the bias
+// gradient's reduction as kernels of their own (unchanged for Megatron's fused kernels).
+Op eager_linear(const BuildContext& b, Op op, bool fp32_input);
 
 // Memory-bound work of `width` elements per token, with HBM bytes per element forward and backward.
 Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_bytes);

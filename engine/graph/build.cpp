@@ -1,6 +1,7 @@
 #include "graph/build.h"
 
 #include "graph/blocks.h"
+#include "graph/eager_kernels.h"
 
 namespace shardcalc {
 
@@ -21,7 +22,9 @@ Module embedding_module(const Config& c) {
     Op word{"word_embeddings", {weight(c.d.vocab_padded, e, ParamSplit::Sharded)}, {}};
     // Forward gathers rows (read and write e per token); backward accumulates dy into the fp32
     // embedding gradient (read dy, read-modify-write the gradient row).
-    word.work.push_back(elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, b.act_bytes + 8));
+    const int lookups = 1 + (m.position_embedding == PositionEmbedding::Learned) + (*m.type_vocab > 0);
+    word.work.push_back(b.hf_code ? eager::embedding(b, e, lookups)
+                                  : elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, b.act_bytes + 8));
     mod.ops.push_back(word);
     if (m.position_embedding == PositionEmbedding::Learned)
         mod.ops.push_back(Op{"position_embeddings", {weight(m.max_positions, e, ParamSplit::Replicated)}, {}});
@@ -33,7 +36,8 @@ Module embedding_module(const Config& c) {
     // ALBERT projects the factorized embedding up to the hidden size (transformers' AlbertTransformer
     // embedding_hidden_mapping_in).
     if (e != m.hidden)
-        mod.ops.push_back(linear("embedding_hidden_mapping_in", m.hidden, e, true, Parallel::None, SavedSplit::Sequence, e));
+        mod.ops.push_back(eager_linear(
+            b, linear("embedding_hidden_mapping_in", m.hidden, e, true, Parallel::None, SavedSplit::Sequence, e), true));
     return mod;
 }
 

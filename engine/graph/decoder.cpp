@@ -16,7 +16,9 @@ ModelGraph build_decoder(const Config& c) {
     g.post = Module{"head", {}, {}};
     g.post.ops.push_back(norm(b, "final_layernorm", m.hidden));
     if (m.head == Head::Lm) {
-        Op out = linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden);
+        Op out = eager_linear(
+            b, linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden),
+            true);
         out.params[0].tied = m.tied_embeddings;
         g.post.ops.push_back(out);
         g.post.ops.push_back(cross_entropy(b));

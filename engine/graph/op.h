@@ -71,6 +71,11 @@ struct Work {
     int64_t width = 0;
     SavedSplit split = SavedSplit::Sequence;
     double fwd_bytes = 0, bwd_bytes = 0;
+    // Kernel launches of the elementwise work (an unfused op chain launches one per op).
+    int fwd_kernels = 1, bwd_kernels = 1;
+    // Elementwise work over a weight (`width` elements, split by tp when `sharded`), once per microbatch
+    // whatever the tokens: autocast's weight cast, the gradient's accumulation into .grad.
+    bool per_weight = false;
 };
 
 struct Op {

@@ -125,6 +125,8 @@ ImplementationSpec parse_implementation(const json* j) {
     im.optimizer_impl = r.choice<OptimizerImpl>("optimizer_impl");
     im.tf32 = r.boolean("tf32");
     assign(im.allocator, r.choice<Allocator>("allocator"));
+    im.host_forward_us = r.number("host_forward_us", 0.0);
+    im.host_backward_us = r.number("host_backward_us", 0.0);
     r.finish();
     return im;
 }
@@ -252,6 +254,8 @@ json scenario_to_json(const Scenario& s) {
     put_name(implementation, "model_code", im.model_code);
     put_name(implementation, "optimizer_impl", im.optimizer_impl);
     put(implementation, "tf32", im.tf32);
+    put(implementation, "host_forward_us", im.host_forward_us);
+    put(implementation, "host_backward_us", im.host_backward_us);
     return json{{"version", 1},          {"framework", name_of(s.framework)}, {"model", model},
                 {"training", training},  {"parallel", parallel},               {"hardware", hardware},
                 {"implementation", implementation}};

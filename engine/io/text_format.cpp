@@ -89,18 +89,158 @@ std::string csv(const std::vector<Row>& rows) {
     return out;
 }
 
-std::vector<Row> stage_rows(const json& report, bool raw) {
-    std::vector<Row> rows{{"stage", "layers", "in-flight", "weights", "gradients", "optimizer", "activations", "logits",
-                           "comm buffers", "cast weights", "transient", "overhead", "total"}};
-    auto cell = [&](const json& v) { return raw ? std::to_string(v.get<int64_t>()) : gib(v); };
-    for (const auto& s : report["memory"]["stages"]) {
-        const json& o = s["other_detail"];
-        rows.push_back({std::to_string(s["stage"].get<int64_t>()), std::to_string(s["layers"].get<int64_t>()),
-                        join(s["inflight_microbatches"], "/"), cell(s["weights"]), cell(s["gradients"]),
-                        cell(s["optimizer"]), cell(s["activations"]), cell(o["logits"]), cell(o["comm_buffers"]),
-                        cell(o["cast_weights"]), cell(o["transient"]), cell(o["overhead"]), cell(s["total"])});
+// The memory lines of a timeline moment, in the order they stack up.
+const char* const kLines[] = {"weights", "gradients", "optimizer", "activations", "logits",
+                              "comm_buffers", "cast_weights", "transient", "workspace"};
+
+std::string spaced(std::string name) {
+    for (char& ch : name)
+        if (ch == '_') ch = ' ';
+    return name;
+}
+
+// A timeline phase in words ("forward_end" -> "end of forward"); unknown names lose their underscores.
+std::string phase_label(const std::string& phase) {
+    if (phase == "step_start") return "step start";
+    if (phase == "forward_end") return "end of forward";
+    if (phase == "loss_backward") return "loss backward";
+    if (phase == "layer_backward") return "layer backward";
+    if (phase == "optimizer_step") return "optimizer step";
+    return spaced(phase);
+}
+
+const json& verdict_of(const json& r) { return r["memory"]["verdict"]; }
+bool fits(const json& r) { return verdict_of(r)["verdict"] == "fits"; }
+
+std::string verdict_word(const json& r) {
+    const std::string v = verdict_of(r)["verdict"].get<std::string>();
+    if (v == "fits") return "FITS";
+    if (v == "tight") return "TIGHT";
+    if (v == "does_not_fit") return "DOES NOT FIT";
+    return spaced(v);
+}
+
+// Human stage table (GiB): the lines that make up the allocated peak, then allocated,
+// fragmentation, reserved, overhead outside the allocator and total. Detail columns that are
+// zero on every stage are left out.
+std::vector<Row> stage_rows(const json& report) {
+    struct Col { const char* head; const char* field; bool detail; };
+    static const Col cols[] = {{"weights", "weights", false},
+                               {"gradients", "gradients", false},
+                               {"optimizer", "optimizer", false},
+                               {"activations", "activations", false},
+                               {"logits", "other_detail/logits", true},
+                               {"comm buffers", "other_detail/comm_buffers", true},
+                               {"cast weights", "other_detail/cast_weights", true},
+                               {"transient", "other_detail/transient", true},
+                               {"workspace", "other_detail/workspace", true},
+                               {"allocated", "allocated", false},
+                               {"fragmentation", "other_detail/fragmentation", false},
+                               {"reserved", "reserved", false},
+                               {"overhead", "other_detail/overhead", false},
+                               {"total", "total", false}};
+    const json& stages = report["memory"]["stages"];
+    auto at = [](const json& s, const char* field) -> const json& { return s.at(json::json_pointer("/" + std::string(field))); };
+    std::vector<const Col*> shown;
+    for (const auto& c : cols) {
+        bool any = !c.detail;
+        for (const auto& s : stages) any = any || at(s, c.field).get<double>() != 0;
+        if (any) shown.push_back(&c);
+    }
+    Row head{"stage", "layers", "in-flight"};
+    for (const Col* c : shown) head.push_back(c->head);
+    std::vector<Row> rows{head};
+    for (const auto& s : stages) {
+        Row row{std::to_string(s["stage"].get<int64_t>()), std::to_string(s["layers"].get<int64_t>()),
+                join(s["inflight_microbatches"], "/")};
+        for (const Col* c : shown) row.push_back(gib(at(s, c->field)));
+        rows.push_back(row);
     }
     return rows;
+}
+
+// CSV stage table: every column, raw bytes; the columns added with the timeline come last so
+// the original ones keep their positions.
+std::vector<Row> stage_rows_raw(const json& report) {
+    std::vector<Row> rows{{"stage", "layers", "in-flight", "weights", "gradients", "optimizer", "activations", "logits",
+                           "comm buffers", "cast weights", "transient", "overhead", "total", "workspace",
+                           "fragmentation", "allocated", "reserved", "peak phase"}};
+    auto cell = [](const json& v) { return std::to_string(v.get<int64_t>()); };
+    for (const auto& s : report["memory"]["stages"]) {
+        const json& o = s["other_detail"];
+        rows.push_back({cell(s["stage"]), cell(s["layers"]), join(s["inflight_microbatches"], "/"), cell(s["weights"]),
+                        cell(s["gradients"]), cell(s["optimizer"]), cell(s["activations"]), cell(o["logits"]),
+                        cell(o["comm_buffers"]), cell(o["cast_weights"]), cell(o["transient"]), cell(o["overhead"]),
+                        cell(s["total"]), cell(o["workspace"]), cell(o["fragmentation"]), cell(s["allocated"]),
+                        cell(s["reserved"]), s["peak_phase"].get<std::string>()});
+    }
+    return rows;
+}
+
+// Lines of the timeline that are non-zero in some phase of some stage (the human tables show only those).
+std::vector<std::string> timeline_lines(const json& report) {
+    std::vector<std::string> out;
+    for (const char* line : kLines) {
+        bool any = false;
+        for (const auto& s : report["memory"]["stages"])
+            for (const auto& ph : s["timeline"]) any = any || ph["lines"][line].get<double>() != 0;
+        if (any) out.push_back(line);
+    }
+    return out;
+}
+
+// One stage's memory over the step (GiB allocated at each phase), the peak phase marked.
+std::vector<Row> timeline_rows(const json& report, const json& stage) {
+    const std::vector<std::string> lines = timeline_lines(report);
+    Row head{"phase", "allocated"};
+    for (const auto& l : lines) head.push_back(spaced(l));
+    std::vector<Row> rows{head};
+    for (const auto& ph : stage["timeline"]) {
+        const std::string name = ph["phase"].get<std::string>();
+        Row row{phase_label(name) + (name == stage["peak_phase"] ? " (peak)" : ""), gib(ph["allocated"])};
+        for (const auto& l : lines) row.push_back(gib(ph["lines"][l]));
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string timeline_title(const json& stage) {
+    std::string what;
+    for (const auto& ph : stage["timeline"])
+        if (ph["phase"] == stage["peak_phase"]) what = ph["what"].get<std::string>();
+    return "Memory over the step, stage " + stage["stage"].dump() + " (GiB allocated at each phase; peak at " +
+           phase_label(stage["peak_phase"].get<std::string>()) + (what.empty() ? "" : ": " + what) + ")";
+}
+
+// CSV: every stage's timeline in one table, raw bytes, phase names as in the report.
+std::vector<Row> timeline_rows_raw(const json& report) {
+    Row head{"stage", "phase", "allocated"};
+    for (const char* l : kLines) head.push_back(spaced(l));
+    head.push_back("peak");
+    head.push_back("what");
+    std::vector<Row> rows{head};
+    for (const auto& s : report["memory"]["stages"])
+        for (const auto& ph : s["timeline"]) {
+            Row row{s["stage"].dump(), ph["phase"].get<std::string>(), std::to_string(ph["allocated"].get<int64_t>())};
+            for (const char* l : kLines) row.push_back(std::to_string(ph["lines"][l].get<int64_t>()));
+            row.push_back(ph["phase"] == s["peak_phase"] ? "yes" : "no");
+            row.push_back(ph["what"].get<std::string>());
+            rows.push_back(row);
+        }
+    return rows;
+}
+
+// CSV: the verdict and the peak device's memory, one row.
+std::vector<Row> verdict_rows_raw(const json& r) {
+    const json& mem = r["memory"];
+    const json& v = verdict_of(r);
+    const json& peak = mem["per_device"];
+    auto raw = [](const json& x) { return std::to_string(x.get<int64_t>()); };
+    return {{"verdict", "margin", "reason", "peak stage", "peak phase", "allocated", "reserved", "total", "capacity",
+             "fragmentation median fraction", "fragmentation worst fraction"},
+            {v["verdict"].get<std::string>(), raw(v["margin"]), v["reason"].get<std::string>(), peak["stage"].dump(),
+             peak["peak_phase"].get<std::string>(), raw(peak["allocated"]), raw(peak["reserved"]), raw(peak["total"]),
+             raw(mem["capacity"]), v["fragmentation_median_fraction"].dump(), v["fragmentation_worst_fraction"].dump()}};
 }
 
 std::vector<Row> module_rows(const json& report, bool tree, bool raw) {
@@ -163,14 +303,16 @@ std::vector<Row> comm_rows(const json& r, bool raw) {
 std::string performance_line(const json& r) {
     const json& t = r["time"];
     const json& th = r["throughput"];
-    std::string out = "step: " + seconds_text(t["step_seconds"].get<double>()) + ", " +
+    // Times of a plan that does not fit (or may not) are what it would take if it did.
+    const std::string hypothetical = fits(r) ? "" : "if it fitted, ";
+    std::string out = hypothetical + "step: " + seconds_text(t["step_seconds"].get<double>()) + ", " +
                       thousands(static_cast<int64_t>(th["tokens_per_second"].get<double>())) + " tokens/s, " +
                       fixed(th["tflops_per_device"].get<double>(), 1) + " model TFLOP/s per device, MFU " +
                       fixed(100 * t["mfu"].get<double>(), 1) + "%, HFU " + fixed(100 * t["hfu"].get<double>(), 1) +
                       "%, pipeline bubble " + fixed(100 * r["pipeline"]["bubble_fraction"].get<double>(), 1) + "%\n";
     if (r.contains("training_run")) {
         const json& run = r["training_run"];
-        out += "training run: " + fixed(run["days"].get<double>(), 1) + " days, " +
+        out += hypothetical + "training run: " + fixed(run["days"].get<double>(), 1) + " days, " +
                thousands(static_cast<int64_t>(run["gpu_hours"].get<double>())) + " GPU-hours" +
                (run["price_per_gpu_hour"].get<double>() > 0
                     ? ", cost " + thousands(static_cast<int64_t>(run["cost"].get<double>()))
@@ -200,12 +342,14 @@ std::string headline(const json& r) {
            t["dtype"].get<std::string>() + ", " + t["optimizer"].get<std::string>() + ", recompute " +
            t["recompute"].get<std::string>() + ", " + t["attention"].get<std::string>() + " attention\n";
     out += "parameters: " + thousands(r["parameters"]["total"].get<int64_t>()) + "\n";
-    const double total = peak["total"].get<double>();
-    const double cap = mem["capacity"].get<double>();
+    const json& o = peak["other_detail"];
     out += "peak device: stage " + peak["stage"].dump() + ", " + gib(peak["total"]) + " GiB of " + gib(mem["capacity"]) +
-           " GiB: " + (mem["fits"].get<bool>() ? "fits, " + fixed((cap - total) / kGiB, 2) + " GiB free"
-                                                : "OUT OF MEMORY by " + fixed((total - cap) / kGiB, 2) + " GiB") +
-           "\n";
+           " GiB: " + verdict_word(r) + "; " + verdict_of(r)["reason"].get<std::string>() + "\n";
+    out += "peak memory: allocated " + gib(peak["allocated"]) + " GiB at " +
+           phase_label(peak["peak_phase"].get<std::string>()) + ", reserved " + gib(peak["reserved"]) + " GiB (+" +
+           gib(o["fragmentation"]) + " GiB allocator fragmentation, the measured median " +
+           fixed(100 * verdict_of(r)["fragmentation_median_fraction"].get<double>(), 1) + "%), total " +
+           gib(peak["total"]) + " GiB (+" + gib(o["overhead"]) + " GiB outside the allocator: CUDA context)\n";
     const json& host = mem["host"];
     if (host["cpu_per_device"].get<int64_t>() > 0 || host["nvme_per_device"].get<int64_t>() > 0)
         out += "host (offload): " + gib(host["cpu_per_device"]) + " GiB CPU per device, " + gib(host["cpu_per_node"]) +
@@ -223,11 +367,12 @@ std::string notes_text(const json& r, const char* bullet) {
 
 std::string format_table(const json& r) {
     std::string out = headline(r);
-    out += "\nMemory per device, by pipeline stage (GiB = 2^30 bytes)\n" + aligned(stage_rows(r, false));
+    out += "\nMemory per device, by pipeline stage (GiB = 2^30 bytes)\n" + aligned(stage_rows(r));
+    for (const auto& s : r["memory"]["stages"]) out += "\n" + timeline_title(s) + "\n" + aligned(timeline_rows(r, s));
     out += "\nModules (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n" +
            aligned(module_rows(r, true, false));
-    out += "\n" + performance_line(r) + "\nStep time (critical stage " + r["time"]["critical_stage"].dump() + ")\n" +
-           aligned(time_rows(r, false));
+    out += "\n" + performance_line(r) + "\nStep time" + (fits(r) ? "" : " if it fitted") + " (critical stage " +
+           r["time"]["critical_stage"].dump() + ")\n" + aligned(time_rows(r, false));
     out += "\nCommunication per iteration, one device of stage " + r["time"]["critical_stage"].dump() + "\n" +
            aligned(comm_rows(r, false));
     if (!r["notes"].empty()) out += "\nNotes\n" + notes_text(r, "- ");
@@ -237,18 +382,26 @@ std::string format_table(const json& r) {
 std::string format_markdown(const json& r) {
     std::string out;
     for (char ch : headline(r)) out += ch == '\n' ? std::string("  \n") : std::string(1, ch);
-    out += "\n**Memory per device, by pipeline stage** (GiB = 2^30 bytes)\n\n" + markdown(stage_rows(r, false));
+    out += "\n**Memory per device, by pipeline stage** (GiB = 2^30 bytes)\n\n" + markdown(stage_rows(r));
+    for (const auto& s : r["memory"]["stages"]) {
+        const std::string title = timeline_title(s);
+        const size_t paren = title.find(" (");
+        out += "\n**" + title.substr(0, paren) + "**" + title.substr(paren) + "\n\n" + markdown(timeline_rows(r, s));
+    }
     out += "\n**Modules** (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n\n" +
            markdown(module_rows(r, false, false));
-    out += "\n" + performance_line(r) + "\n**Step time**\n\n" + markdown(time_rows(r, false));
+    out += "\n" + performance_line(r) + "\n**Step time" + (fits(r) ? "" : " (if it fitted)") + "**\n\n" +
+           markdown(time_rows(r, false));
     out += "\n**Communication per iteration**\n\n" + markdown(comm_rows(r, false));
     if (!r["notes"].empty()) out += "\n**Notes**\n\n" + notes_text(r, "- ");
     return out;
 }
 
+// Sections, each one table, separated by a blank line: stages, modules, step time and
+// communication (as before), then the memory verdict and the memory timeline of every stage.
 std::string format_csv(const json& r) {
-    return csv(stage_rows(r, true)) + "\n" + csv(module_rows(r, false, true)) + "\n" + csv(time_rows(r, true)) + "\n" +
-           csv(comm_rows(r, true));
+    return csv(stage_rows_raw(r)) + "\n" + csv(module_rows(r, false, true)) + "\n" + csv(time_rows(r, true)) + "\n" +
+           csv(comm_rows(r, true)) + "\n" + csv(verdict_rows_raw(r)) + "\n" + csv(timeline_rows_raw(r));
 }
 
 std::string format_presets_table(const json& presets) {

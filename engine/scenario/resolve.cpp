@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "scenario/device.h"
 #include "scenario/names.h"
 
 namespace shardcalc {
@@ -89,11 +90,9 @@ Config resolve(Scenario scenario) {
         c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
                           " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
     validate(c);
-    const HardwareSpec& h = c.s.hardware;
-    const Dtype dt = c.s.training.dtype;
-    if ((dt == Dtype::Bf16 && h.peak_tflops_bf16 <= 0) || (dt == Dtype::Fp16 && h.peak_tflops_fp16 <= 0))
-        c.notes.push_back(std::string(name_of(dt)) + " has no matrix peak on " + h.preset +
-                          ": step time uses the fp32 peak");
+    const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
+    if (unit.tflops <= 0) throw InputError("/training/dtype", unit.how + " (" + c.s.hardware.preset + ")");
+    if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
     if (c.traits.sdpa_math)
         c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
                           "attention probabilities like eager attention");

@@ -93,6 +93,10 @@ struct ImplementationSpec {
     std::optional<OptimizerImpl> optimizer_impl;
     std::optional<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path
     Allocator allocator = Allocator::Caching;
+    // Host time to issue one kernel in eager mode: forward runs the model's Python code per op, backward
+    // autograd's C++ engine. A pass takes at least its kernel count times this, so small models come out
+    // launch-bound as they are.
+    std::optional<double> host_forward_us, host_backward_us;
 };
 
 struct HardwareSpec {

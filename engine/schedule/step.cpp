@@ -17,6 +17,19 @@ double optimizer_seconds(const Config& c, const StageMemory& m) {
     return bytes / (c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency);
 }
 
+// A pass on one device takes its kernels' device time, unless the host issues them more slowly: eager
+// PyTorch spends host time on every launch, so a pass cannot be shorter than launches x host overhead
+// (the device cannot run ahead of kernels not yet issued).
+double pass_seconds(const Kernel& k, double host_us) { return std::max(k.seconds, k.launches * host_us * 1e-6); }
+double forward_seconds(const Kernel& k, const Config& c) { return pass_seconds(k, *c.s.implementation.host_forward_us); }
+double backward_seconds(const Kernel& k, const Config& c) { return pass_seconds(k, *c.s.implementation.host_backward_us); }
+
+Kernel backward_kernels(const StageCompute& sc) {
+    Kernel k = sc.cost.bwd;
+    k += sc.cost.recompute;
+    return k;
+}
+
 double exposed(const StageComm& sc, const std::string& dim, bool step_level) {
     double sum = 0;
     for (const auto& e : sc.entries) {
@@ -37,8 +50,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     for (size_t i = 0; i < plan.stages.size(); ++i) {
         const StageCompute sc = stage_compute(c, g, plan.stages[i]);
         const StageComm comm = stage_communication(c, plan.stages[i], sc, mem[i].params);
-        perf.stage_times.push_back({sc.cost.fwd.seconds + comm.fwd_exposed,
-                                    sc.cost.bwd.seconds + sc.cost.recompute.seconds + comm.bwd_exposed});
+        perf.stage_times.push_back({forward_seconds(sc.cost.fwd, c) + comm.fwd_exposed,
+                                    backward_seconds(backward_kernels(sc), c) + comm.bwd_exposed});
         for (const auto& e : comm.entries)
             if (e.dimension == "pp" && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
         perf.model_flops += sc.cost.model_flops * mb * devices_per_stage;
@@ -72,8 +85,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         if (e.dimension == "pp" && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
     perf.breakdown = {
         {"forward_compute", mb * sc.cost.fwd.seconds},
+        {"forward_host_wait", mb * (forward_seconds(sc.cost.fwd, c) - sc.cost.fwd.seconds)},
         {"backward_compute", mb * sc.cost.bwd.seconds},
         {"recompute", mb * sc.cost.recompute.seconds},
+        {"backward_host_wait", mb * (backward_seconds(backward_kernels(sc), c) - backward_kernels(sc).seconds)},
         {"tp_exposed", exposed(cm, "tp", false)},
         {"cp_exposed", exposed(cm, "cp", false)},
         {"ulysses_exposed", exposed(cm, "ulysses", false)},

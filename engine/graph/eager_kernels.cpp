@@ -1,0 +1,145 @@
+#include "graph/eager_kernels.h"
+
+namespace shardcalc::eager {
+namespace {
+
+Work chain(int64_t width, SavedSplit split, double fwd, int fwd_kernels, double bwd, int bwd_kernels) {
+    Work w = elementwise(width, split, fwd, bwd);
+    w.fwd_kernels = fwd_kernels;
+    w.bwd_kernels = bwd_kernels;
+    return w;
+}
+
+}  // namespace
+
+Work weight_cast(const BuildContext& b, int64_t numel, bool sharded) {
+    const double a = b.act_bytes;
+    // Forward: to(bf16) r 4 w a. Backward: AccumulateGrad adds the 16-bit gradient into the fp32 .grad
+    // r a+4 w 4.
+    Work w = chain(numel, SavedSplit::Sequence, 4 + a, 1, a + 8, 1);
+    w.per_weight = true;
+    w.sharded = sharded;
+    return w;
+}
+
+// a: bytes of the training dtype; u: fp32 under autocast, else a. "r x w y" below: reads x, writes y
+// bytes per element.
+
+Work layer_norm(const BuildContext& b, int64_t width) {
+    const double u = b.up_bytes;
+    // aten::native_layer_norm: r u w u. Backward: layer_norm_backward r 2u w u, plus the gamma/beta
+    // reduction kernel (GammaBetaBackward) r 2u.
+    return chain(width, SavedSplit::Sequence, 2 * u, 1, 5 * u, 2);
+}
+
+Work rms_norm(const BuildContext& b, int64_t width) {
+    const double u = b.up_bytes;
+    const double upcast = u < 4 ? u + 4 : 0;    // x.to(float32) when the stream is 16-bit
+    const double downcast = u < 4 ? 4 + u : 0;  // .to(input_dtype)
+    // LlamaRMSNorm.forward, 6 kernels (+ the casts): pow r4 w4, mean r4, add eps and rsqrt on the per-token
+    // variance (negligible bytes), x * rsqrt r4 w4, weight * h r u w u. Backward, 12 kernels: the weight
+    // product's input gradient and weight gradient (mul and sum), x * rsqrt's two gradients (mul; mul and
+    // sum), rsqrt's and pow's gradients, mean's expand, the sum of x's two gradients; about 5 full passes of
+    // r 8 w 4 and two of r 2u w u.
+    const int casts = u < 4 ? 2 : 0;
+    return chain(width, SavedSplit::Sequence, upcast + 8 + 4 + 8 + downcast + 2 * u, 6 + casts,
+                 2 * 3 * u + 5 * 12 + upcast + downcast, 12 + casts);
+}
+
+Work input_cast(const BuildContext& b, SavedSplit split, int64_t width) {
+    const double a = b.act_bytes;
+    // to(bf16) r 4 w a forward, the gradient's to(fp32) r a w 4 backward.
+    return chain(width, split, 4 + a, 1, a + 4, 1);
+}
+
+Work bias_grad(const BuildContext& b, SavedSplit split, int64_t width) {
+    // sum of the output gradient over the tokens: r a.
+    Work w = chain(width, split, 0, 0, b.act_bytes, 1);
+    return w;
+}
+
+Work grad_sum(const BuildContext& b, int64_t width, int extra_consumers) {
+    // autograd accumulates the input gradients of each extra consumer: add r 2u w u.
+    return chain(width, SavedSplit::Sequence, 0, 0, 3 * b.up_bytes * extra_consumers, extra_consumers);
+}
+
+Work residual_add(const BuildContext& b, int64_t width) {
+    const double a = b.act_bytes, u = b.up_bytes;
+    // Forward: nn.Dropout r a w a+1 (with dropout), the residual add r a+u w u. Backward: dropout's mask
+    // product, the 16-bit cast of the stream's gradient for the branch (autocast), the gradient sum where
+    // the residual and the norm's input gradient meet r 2u w u.
+    const double drop = b.dropout ? 2 * a + 1 : 0;
+    const double cast = u != a ? u + a : 0;
+    return chain(width, SavedSplit::Sequence, drop + a + 2 * u, b.dropout ? 2 : 1, drop + cast + 3 * u,
+                 (b.dropout ? 1 : 0) + (u != a ? 1 : 0) + 1);
+}
+
+Work gelu_new(const BuildContext& b, int64_t width) {
+    const double a = b.act_bytes, u = b.up_bytes;
+    // NewGELUActivation: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))). Forward, 9 kernels:
+    // pow r u w u (after autocast's cast r a w 4), mul r u w u, add r a+u w u, mul r u w u, tanh r u w u,
+    // add r u w u, 0.5*x r a w a, the product r a+u w u. Backward, 14 kernels: the product's two gradients
+    // (r 2u w u each), tanh's (r 2u w u), the two constant muls (r u w u each), pow's (about r 2u w u and
+    // one more mul), the cast back, 0.5*x's, and the three gradient sums into x (r 2a w a each).
+    const double cast = u != a ? a + 4 : 0;
+    return chain(width, SavedSplit::Tensor, cast + 14 * u + 4 * a, 8 + (u != a ? 1 : 0), 24 * u + 9 * a, 14);
+}
+
+Work glu(const BuildContext& b, int64_t width) {
+    const double a = b.act_bytes;
+    // act_fn(gate) * up: silu r a w a, mul r 2a w a. Backward: the product's two gradients (r 2a w a each),
+    // silu's r 2a w a.
+    return chain(width, SavedSplit::Tensor, 5 * a, 2, 9 * a, 3);
+}
+
+Work pointwise_activation(const BuildContext& b, int64_t width) {
+    const double a = b.act_bytes;
+    // One fused kernel (F.gelu, gelu_pytorch_tanh, relu): r a w a; backward r 2a w a.
+    return chain(width, SavedSplit::Tensor, 2 * a, 1, 3 * a, 1);
+}
+
+Work head_layout(const BuildContext& b, int64_t width, int tensors) {
+    const double a = b.act_bytes;
+    // view + transpose(1, 2) leaves q, k, v strided and the attention output is transposed back: each
+    // strided tensor is made contiguous, r a w a per element, one copy per tensor forward and backward.
+    return chain(width, SavedSplit::Tensor, 2 * a, tensors, 2 * a, tensors);
+}
+
+Work rope(const BuildContext& b, int64_t width) {
+    const double a = b.act_bytes;
+    // apply_rotary_pos_emb on q and on k: x * cos r a w a, rotate_half (neg r a w a, cat r a w a), * sin
+    // r a w a, add r 2a w a: 5 kernels each. Backward, 6 each: the two products' gradients, the slices'
+    // gradients written into zeros and summed, neg's.
+    return chain(width, SavedSplit::Tensor, 11 * a, 10, 13 * a, 12);
+}
+
+Work score_softmax(const BuildContext& b) {
+    const double a = b.act_bytes;
+    // Per score element: scaling r a w a, the additive mask r a w a, softmax(dtype=float32) reading twice
+    // and writing fp32 r 2a w 4, .to(query dtype) r 4 w a (16-bit only). Backward: the cast back r a w 4,
+    // softmax's backward r 3x4 w 4, the mask and scale pass the gradient as one mul r 4 w a.
+    const bool copy = a < 4;
+    const double drop = b.dropout ? 2 * a + 1 : 0;
+    return chain(b.m.heads, SavedSplit::Scores, 4 * a + 2 * a + 4 + (copy ? 4 + a : 0) + drop, 3 + (copy ? 1 : 0),
+                 (copy ? a + 4 : 0) + 16 + 4 + a + drop, 2 + (copy ? 1 : 0));
+}
+
+Work cross_entropy(const BuildContext& b) {
+    const double a = b.act_bytes;
+    const bool upcast = a < 4;
+    // logits.float() r a w 4 (16-bit), log_softmax reading twice and writing r 8 w 4, nll_loss gathers
+    // one value per token. Backward: nll's gradient (zero fill w 4 and scatter), log_softmax's backward
+    // r 3x4 w 4, the cast back r 4 w a.
+    return chain(b.vocab_padded, SavedSplit::Tensor, (upcast ? a + 4 : 0) + 12, 2 + (upcast ? 1 : 0),
+                 4 + 16 + (upcast ? 4 + a : 0), 3 + (upcast ? 1 : 0));
+}
+
+Work embedding(const BuildContext& b, int64_t width, int lookups) {
+    const double u = b.up_bytes;
+    // Each lookup r u w u, summed r 2u w u; backward: embedding_dense_backward per table (sort, then
+    // accumulate r u + rmw 8).
+    return chain(width, SavedSplit::Sequence, lookups * 2 * u + (lookups - 1) * 3 * u, 2 * lookups - 1,
+                 lookups * (u + 8), 2 * lookups);
+}
+
+}  // namespace shardcalc::eager

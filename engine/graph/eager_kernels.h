@@ -1,0 +1,35 @@
+#pragma once
+// The memory-bound kernels Hugging Face modules launch when eager PyTorch runs them op by op:
+// the HBM bytes each op chain moves per element, in the dtypes it really uses, and how many
+// kernels it launches, forward and backward. Counted from the modules' forward code and
+// autograd's backward formulas (torch/csrc/autograd/derivatives.yaml); the totals are checked
+// against profiled runs in validation/measured. Megatron's fused kernels are described in
+// blocks.cpp beside the ops that use them.
+#include "graph/blocks.h"
+
+namespace shardcalc::eager {
+
+// Once per microbatch per weight matrix under autocast: its 16-bit cast for the matmul, and in backward
+// the 16-bit weight gradient accumulated into the fp32 .grad.
+Work weight_cast(const BuildContext& b, int64_t numel, bool sharded);
+Work layer_norm(const BuildContext& b, int64_t width);
+Work rms_norm(const BuildContext& b, int64_t width);
+// torch.autocast's cast of an fp32 input to the 16-bit matmul dtype, and of its gradient back.
+Work input_cast(const BuildContext& b, SavedSplit split, int64_t width);
+// The gradient of a bias: a reduction of the output gradient over the tokens.
+Work bias_grad(const BuildContext& b, SavedSplit split, int64_t width);
+// Gradients of one input used by several projections (q/k/v, gate/up) are summed.
+Work grad_sum(const BuildContext& b, int64_t width, int extra_consumers);
+Work residual_add(const BuildContext& b, int64_t width);
+Work gelu_new(const BuildContext& b, int64_t width);
+Work glu(const BuildContext& b, int64_t width);
+Work pointwise_activation(const BuildContext& b, int64_t width);
+// transpose(1, 2) to and from heads and the .contiguous() copies around attention.
+Work head_layout(const BuildContext& b, int64_t width, int tensors);
+Work rope(const BuildContext& b, int64_t width);
+// Eager attention: scale, mask, softmax in fp32, cast back, per score element.
+Work score_softmax(const BuildContext& b);
+Work cross_entropy(const BuildContext& b);
+Work embedding(const BuildContext& b, int64_t width, int lookups);
+
+}  // namespace shardcalc::eager
