@@ -203,7 +203,18 @@ def main():
     ap.add_argument("--check", help="bounds file: fail if a median or worst error exceeds its bound")
     ap.add_argument("--markdown", action="store_true", help="per-run errors as a Markdown table")
     ap.add_argument("--quantities", nargs="+", default=list(QUANTITIES))
+    ap.add_argument("--suite", help="only check that shardcalc accepts every scenario of a measurement suite "
+                                    "(validation/measure/suite-*.jsonl) and print its prediction")
     args = ap.parse_args()
+
+    if args.suite:
+        for line in Path(args.suite).read_text().splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                pred = predicted_of(evaluate(args.engine, entry["scenario"]))
+                print(f"{entry['id']:<62} {pred['_verdict']:<13} peak {pred['peak_allocated']:7.2f} GiB  "
+                      f"step {pred['step_ms']:9.1f} ms")
+        return 0
 
     rows = compare(args.engine, load(args.measured))
     if args.markdown:

@@ -32,6 +32,9 @@ Kernel attention_kernel(double flops, double bytes, const Config& c);
 // Memory-bound work moving `bytes` through HBM in `kernels` launches.
 Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);
 
+// Fraction of the GEMM rate left when a dimension is not a multiple of 16 bytes (exposed for tests).
+double alignment_factor(double m, double k, double n, double elem_bytes);
+
 // Rows of one L2-resident square tile of the GEMM (exposed for tests).
 double l2_tile(const Config& c);
 
