@@ -38,7 +38,14 @@ QUANTITIES = {
     "forward_ms": ("ms", "forward pass"),
     "backward_ms": ("ms", "backward pass"),
     "optimizer_ms": ("ms", "optimizer step"),
+    # From the profiler's kernel categories (runs recorded with --profile), one step, optimizer excluded.
+    "gemm_kernels_ms": ("ms", "device time in GEMM kernels"),
+    "attention_kernels_ms": ("ms", "device time in fused attention kernels"),
+    "memory_bound_kernels_ms": ("ms", "device time in elementwise, copy, norm, reduction, softmax kernels"),
+    "kernel_launches": ("count", "kernel launches (memsets excluded)"),
 }
+# Profiler categories (validation/measure/kernels.py) that the engine counts as memory-bound kernels.
+MEMORY_BOUND = ("copy_cast", "elementwise", "norm", "reduce", "softmax_ce", "other")
 
 # ../shared/measured describes its models by name; these are the architectures it built.
 MODELS = {
@@ -94,6 +101,20 @@ def measured_of(record):
         "forward_ms": record["fwd_ms"],
         "backward_ms": record["bwd_ms"],
         "optimizer_ms": record["opt_ms"],
+        **kernel_categories(record),
+    }
+
+
+def kernel_categories(record):
+    cats = record.get("profile", {}).get("categories")
+    if not cats:
+        return {}
+    us = lambda names: sum(cats.get(n, {}).get("us", 0) for n in names)
+    return {
+        "gemm_kernels_ms": us(["gemm"]) / 1e3,
+        "attention_kernels_ms": us(["attention"]) / 1e3,
+        "memory_bound_kernels_ms": us(MEMORY_BOUND) / 1e3,
+        "kernel_launches": sum(cats.get(n, {}).get("launches", 0) for n in ("gemm", "attention") + MEMORY_BOUND),
     }
 
 
@@ -121,6 +142,10 @@ def predicted_of(report):
         "forward_ms": (breakdown["forward_compute"] + breakdown["forward_host_wait"]) * 1e3,
         "backward_ms": (breakdown["backward_compute"] + breakdown["recompute"] + breakdown["backward_host_wait"]) * 1e3,
         "optimizer_ms": breakdown.get("optimizer_step", 0) * 1e3,
+        "gemm_kernels_ms": report["time"]["kernels"]["matmul_seconds"] * 1e3,
+        "attention_kernels_ms": report["time"]["kernels"]["attention_seconds"] * 1e3,
+        "memory_bound_kernels_ms": report["time"]["kernels"]["memory_bound_seconds"] * 1e3,
+        "kernel_launches": report["time"]["kernels"]["launches"],
         "_start": start["allocated"] / GIB,
         "_verdict": report["memory"]["verdict"]["verdict"],
     }
@@ -157,7 +182,7 @@ def compare(engine, records):
             floor = 1 / 64 if QUANTITIES[q][0] == "GiB" else 0
             # Runs that recorded the saved-tensor inventory ran hooks on every saved tensor: their times
             # measure the hooks too.
-            if QUANTITIES[q][0] == "ms" and rec["case"].get("inventory"):
+            if QUANTITIES[q][0] in ("ms", "count") and rec["case"].get("inventory"):
                 continue
             if q in meas and meas[q] > floor:
                 row["q"][q] = (pred[q], meas[q], (pred[q] - meas[q]) / meas[q])

@@ -5,15 +5,6 @@
 namespace shardcalc {
 namespace {
 
-Kernel scale(const Kernel& k, double f) {
-    Kernel out = k;
-    out.flops *= f;
-    out.bytes *= f;
-    out.seconds *= f;
-    out.launches *= f;
-    return out;
-}
-
 double tp(const Config& c) { return static_cast<double>(c.s.parallel.tp); }
 
 double elements(const Work& w, const Config& c) {
@@ -68,7 +59,7 @@ OpCost attention(const Work& w, const Config& c) {
         const double rows = b * (w.heads / (tp(c) * p.ulysses)) * (s / p.cp);
         cost.fwd = gemm_kernel(rows, w.head_dim, s, c);
         cost.fwd += gemm_kernel(rows, s, w.head_dim, c);
-        cost.bwd = scale(cost.fwd, 2);
+        cost.bwd = scaled(cost.fwd, 2);
     }
     cost.model_flops = 3 * useful;
     cost.model_flops_full_attention = 3 * full;
@@ -94,9 +85,9 @@ OpCost work_cost(const Work& w, const Config& c) {
 
 OpCost OpCost::scaled(double k) const {
     OpCost o;
-    o.fwd = scale(fwd, k);
-    o.bwd = scale(bwd, k);
-    o.recompute = scale(recompute, k);
+    o.fwd = shardcalc::scaled(fwd, k);
+    o.bwd = shardcalc::scaled(bwd, k);
+    o.recompute = shardcalc::scaled(recompute, k);
     o.model_flops = model_flops * k;
     o.model_flops_full_attention = model_flops_full_attention * k;
     return o;

@@ -26,6 +26,18 @@ Kernel finish(double flops, double bytes, double flop_rate, const Config& c) {
 
 }  // namespace
 
+Kernel scaled(const Kernel& k, double f) {
+    Kernel out = k;
+    out.flops *= f;
+    out.bytes *= f;
+    out.seconds *= f;
+    out.launches *= f;
+    out.matmul_seconds *= f;
+    out.attention_seconds *= f;
+    out.memory_seconds *= f;
+    return out;
+}
+
 double peak_flops(const Config& c) {
     return matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32).tflops * 1e12;
 }
@@ -71,17 +83,22 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c) {
     // Tensor-core kernels only: fp32 without TF32 runs on the CUDA cores, bound by their FLOP rate.
     const bool tensor_cores = c.s.training.dtype != Dtype::Fp32 || *c.s.implementation.tf32;
     if (tensor_cores) efficiency *= alignment_factor(m, k, n, a);
-    return finish(2 * m * k * n, bytes, peak_flops(c) * efficiency, c);
+    Kernel out = finish(2 * m * k * n, bytes, peak_flops(c) * efficiency, c);
+    out.matmul_seconds = out.seconds;
+    return out;
 }
 
 Kernel attention_kernel(double flops, double bytes, const Config& c) {
-    return finish(flops, bytes, peak_flops(c) * c.s.hardware.attention_efficiency, c);
+    Kernel out = finish(flops, bytes, peak_flops(c) * c.s.hardware.attention_efficiency, c);
+    out.attention_seconds = out.seconds;
+    return out;
 }
 
 Kernel memory_kernel(double bytes, const Config& c, int kernels) {
     Kernel k = finish(0, bytes, 0, c);
     k.seconds += (kernels - 1) * launch(c);
     k.launches = kernels;
+    k.memory_seconds = k.seconds;
     return k;
 }
 

@@ -13,16 +13,24 @@ struct Kernel {
     double bytes = 0;      // HBM traffic
     double seconds = 0;    // on the device
     double launches = 0;   // kernel launches the host issues (eager PyTorch pays host time for each)
+    // `seconds` by kind of kernel, for the comparison with profiled runs (validation/measured categories).
+    double matmul_seconds = 0, attention_seconds = 0, memory_seconds = 0;
     bool compute_bound = false;
     Kernel& operator+=(const Kernel& o) {
         flops += o.flops;
         bytes += o.bytes;
         seconds += o.seconds;
         launches += o.launches;
+        matmul_seconds += o.matmul_seconds;
+        attention_seconds += o.attention_seconds;
+        memory_seconds += o.memory_seconds;
         compute_bound = compute_bound || o.compute_bound;
         return *this;
     }
 };
+
+// The kernels run `f` times (microbatches, layers).
+Kernel scaled(const Kernel& k, double f);
 
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
 double hbm_bytes_per_s(const Config& c); // achievable

@@ -91,6 +91,9 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     const size_t k = perf.pipeline.critical_stage;
     perf.comm_stage = k;
     const StageCompute& sc = perf.compute[k];
+    perf.step_kernels = sc.cost.fwd;
+    perf.step_kernels += backward_kernels(sc);
+    perf.step_kernels = scaled(perf.step_kernels, mb);
     const StageComm& cm = perf.comm[k];
     const StageComm& tail_comm = perf.comm[tail_stage];
     double pp_p2p = 0;

@@ -24,6 +24,7 @@ struct Performance {
     double model_flops_full_attention = 0;
     double hardware_flops = 0;           // including recompute and flash's backward recompute
     std::vector<TimelineEvent> timeline; // empty when the schedule is too long to draw
+    Kernel step_kernels;                 // the critical stage's kernels over one step (all microbatches)
 };
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem);
