@@ -36,8 +36,10 @@ FrameworkTraits traits_of(const Scenario& s) {
             break;
     }
     const TrainingSpec& tr = s.training;
-    t.autocast = *tr.param_dtype == Dtype::Fp32 && is_16bit(tr.dtype) &&
-                 (s.framework == Framework::Pytorch || s.framework == Framework::Fsdp);
+    // torch.autocast with fp32 parameters. FSDP's MixedPrecision instead casts the gathered parameters to
+    // 16 bits and runs the model in them (torch.distributed.fsdp.MixedPrecision param_dtype): no fp32
+    // residual stream, no per-op casts.
+    t.autocast = *tr.param_dtype == Dtype::Fp32 && is_16bit(tr.dtype) && s.framework == Framework::Pytorch;
     t.hf_code = *s.implementation.model_code == ModelCode::HuggingFace;
     if (t.hf_code) {
         // Hugging Face modules: the GLU's gate, up and product are separate tensors, the loss is
