@@ -168,6 +168,32 @@ def load(paths):
     return records
 
 
+def calibrate(engine, records):
+    """What the measured runs say about the figures shardcalc takes as inputs: memory outside the
+    allocator, the allocator's fragmentation, and the host's time per kernel launch (from runs whose
+    passes take much longer than their kernels: the host, not the device, set their pace)."""
+    ok = [r for r in records if r.get("status") == "ok"]
+    overhead = [(r["device_used_end"] - r["max_reserved"]) / GIB for r in ok]
+    frag = [(r["max_reserved"] - r["peak_allocated"]) / r["peak_allocated"] for r in ok]
+    host = {"forward": [], "backward": []}
+    for r in ok:
+        if r["case"].get("inventory"):
+            continue
+        stage = evaluate(engine, scenario_of(r))["pipeline"]["stages"][0]
+        for p, measured in (("forward", r["fwd_ms"]), ("backward", r["bwd_ms"])):
+            device_ms = stage[f"{p}_device_seconds"] * 1e3
+            if measured > 1.5 * device_ms and stage[f"{p}_launches"] > 0:
+                host[p].append(1e3 * measured / stage[f"{p}_launches"])
+    med = lambda v: statistics.median(v) if v else None
+    print(f"hardware.overhead_gib          {med(overhead):.3f}   (device used - reserved, {len(overhead)} runs)")
+    print(f"fragmentation (reserved/alloc) median {med(frag):.1%}, worst {max(frag):.1%}   (shardcalc assumes "
+          f"8.3% / 16.5%)")
+    for p in ("forward", "backward"):
+        v = med(host[p])
+        print(f"implementation.host_{p}_us  " + (f"{v:.1f}   ({len(host[p])} launch-bound runs)" if v else
+                                                   "no launch-bound run: measure a small model at micro-batch 1"))
+
+
 def compare(engine, records):
     """One row per run: id, model, status, verdict, and per quantity (predicted, measured, error)."""
     rows = []
@@ -228,6 +254,9 @@ def main():
     ap.add_argument("--check", help="bounds file: fail if a median or worst error exceeds its bound")
     ap.add_argument("--markdown", action="store_true", help="per-run errors as a Markdown table")
     ap.add_argument("--quantities", nargs="+", default=list(QUANTITIES))
+    ap.add_argument("--calibrate", action="store_true",
+                    help="print the figures these runs imply for your hardware and software (overhead_gib, "
+                         "host_forward_us, host_backward_us, fragmentation), to put in your scenarios")
     ap.add_argument("--suite", help="only check that shardcalc accepts every scenario of a measurement suite "
                                     "(validation/measure/suite-*.jsonl) and print its prediction")
     args = ap.parse_args()
@@ -241,7 +270,11 @@ def main():
                       f"step {pred['step_ms']:9.1f} ms")
         return 0
 
-    rows = compare(args.engine, load(args.measured))
+    records = load(args.measured)
+    if args.calibrate:
+        calibrate(args.engine, records)
+        return 0
+    rows = compare(args.engine, records)
     if args.markdown:
         print_markdown(rows, args.quantities)
     else:

@@ -138,6 +138,11 @@ json performance_json(const Report& r) {
         stages.push_back({{"stage", i},
                           {"forward_seconds", finite(p.stage_times[i].fwd)},
                           {"backward_seconds", finite(p.stage_times[i].bwd)},
+                          {"forward_launches", finite(p.compute[i].cost.fwd.launches)},
+                          {"backward_launches", finite(p.compute[i].cost.bwd.launches + p.compute[i].cost.recompute.launches)},
+                          {"forward_device_seconds", finite(p.compute[i].cost.fwd.seconds)},
+                          {"backward_device_seconds",
+                           finite(p.compute[i].cost.bwd.seconds + p.compute[i].cost.recompute.seconds)},
                           {"model_flops_per_microbatch", p.compute[i].cost.model_flops}});
     // Columns, not one object per event: thousands of events stay cheap to build and to send.
     json stage_col = json::array(), kind_col = json::array(), mb_col = json::array(), chunk_col = json::array(),
