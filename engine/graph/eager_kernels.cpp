@@ -114,13 +114,14 @@ Work rope(const BuildContext& b, int64_t width) {
 }
 
 Work score_softmax(const BuildContext& b) {
-    const double a = b.act_bytes;
-    // Per score element: scaling r a w a, the additive mask r a w a, softmax(dtype=float32) reading twice
-    // and writing fp32 r 2a w 4, .to(query dtype) r 4 w a (16-bit only). Backward: the cast back r a w 4,
-    // softmax's backward r 3x4 w 4, the mask and scale pass the gradient as one mul r 4 w a.
+    const double a = b.act_bytes, u = b.up_bytes;
+    // Per score element (eager_attention_forward): scaling r a w a; the additive mask, built in the model's
+    // dtype (fp32 parameters under autocast), so the sum is promoted to it: r a w u; softmax(dtype=float32)
+    // reading twice and writing fp32 r 2u w 4; .to(query dtype) r 4 w a (16-bit only). Backward: the cast
+    // back r a w 4, softmax's backward r 3x4 w 4, the cast to the scores' dtype and the scaling r 4 w a.
     const bool copy = a < 4;
     const double drop = b.dropout ? 2 * a + 1 : 0;
-    return chain(b.m.heads, SavedSplit::Scores, 4 * a + 2 * a + 4 + (copy ? 4 + a : 0) + drop, 3 + (copy ? 1 : 0),
+    return chain(b.m.heads, SavedSplit::Scores, 2 * a + (a + u) + 2 * u + 4 + (copy ? 4 + a : 0) + drop, 3 + (copy ? 1 : 0),
                  (copy ? a + 4 : 0) + 16 + 4 + a + drop, 2 + (copy ? 1 : 0));
 }
 
