@@ -66,20 +66,22 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     // statistics (2 fp32 values per token) are below the formula's resolution and omitted.
     // Under autocast norms run in fp32 (autocast's fp32 op list), so the saved input is fp32.
     op.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Sequence, width, false});
+    if (!b.hf_code) {
+        // Forward reads x and writes y; backward reads dy and x and writes dx.
+        op.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
+        return op;
+    }
+    if (b.m.norm == Norm::LayerNorm) {
+        op.work.push_back(eager::layer_norm(b, width));
+        return op;
+    }
     // Hugging Face's RMSNorm is written op by op (LlamaRMSNorm.forward: x.to(float32), pow, mean, rsqrt,
     // mul, .to(input dtype), weight *): it keeps the fp32 input for the variance and the normalized
     // tensor in the input's dtype for the weight product (validation/measured: llama inventory, 8sbh
     // under autocast).
-    if (b.hf_code && b.m.norm == Norm::RmsNorm) {
-        op.saved[0].kind = SavedKind::Fp32;
-        op.saved.push_back({"normalized", SavedKind::Upcast, SavedSplit::Sequence, width, false});
-    }
-    if (b.hf_code) {
-        op.work.push_back(b.m.norm == Norm::RmsNorm ? eager::rms_norm(b, width) : eager::layer_norm(b, width));
-        return op;
-    }
-    // Forward reads x and writes y; backward reads dy and x and writes dx.
-    op.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
+    op.saved[0].kind = SavedKind::Fp32;
+    op.saved.push_back({"normalized", SavedKind::Upcast, SavedSplit::Sequence, width, false});
+    op.work.push_back(eager::rms_norm(b, width));
     return op;
 }
 

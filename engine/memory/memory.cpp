@@ -161,9 +161,9 @@ std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     // Layer backward: at its start one microbatch's activations are all still there and gradients are
     // those of forward; at its end that microbatch's activations are gone and every gradient exists.
     // Both are linear in the progress, so the larger end is the peak.
+    // The loss's saved tensors are gone: its backward ran first.
     MemoryLines first = resident(p, p.grads_in_forward, true);
     first.activations = p.activations_all;
-    first.other.logits = p.loss_saved - (has_loss ? p.loss_saved : 0);
     MemoryLines last = resident(p, p.states.gradients, true);
     last.activations = std::max(0.0, p.activations_all - p.activations_one);
     MemoryLines layers = first.allocated() >= last.allocated() ? first : last;
