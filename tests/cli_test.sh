@@ -6,13 +6,42 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$cli" estimate "$root/examples/llama-3.1-70b-h100.json" > "$tmp/table" || fail "table exit"
 grep -q "peak device: stage 0" "$tmp/table" || fail "table headline"
+grep -q "^peak device: stage 0, .* GiB of .* GiB: FITS; fits with the worst measured fragmentation" "$tmp/table" || fail "verdict and reason"
+grep -q "^peak memory: allocated .* GiB at layer backward, reserved .* GiB" "$tmp/table" || fail "peak memory line"
+grep -q "^stage .* allocated  fragmentation  reserved  overhead  total$" "$tmp/table" || fail "stage table columns"
+for s in 0 1 2 3; do grep -q "^Memory over the step, stage $s (" "$tmp/table" || fail "timeline table of stage $s"; done
+grep -q "^layer backward (peak) " "$tmp/table" || fail "timeline peak row"
+grep -q "^loss backward " "$tmp/table" || fail "timeline loss row (last stage)"
+grep -q "^step: " "$tmp/table" || fail "step line of a plan that fits"
+grep -q "if it fitted" "$tmp/table" && fail "a plan that fits is not hypothetical"
 grep -q "query_key_value" "$tmp/table" || fail "module table"
 for f in json markdown csv; do
   "$cli" estimate --format "$f" "$root/examples/llama-3.1-70b-h100.json" > "$tmp/$f" || fail "format $f"
 done
 grep -q '"per_device"' "$tmp/json" || fail "json report"
 grep -q '^| stage |' "$tmp/markdown" || fail "markdown table"
-head -1 "$tmp/csv" | grep -q '^stage,layers' || fail "csv header"
+grep -q '^\*\*Memory over the step, stage 3\*\* (' "$tmp/markdown" || fail "markdown timeline"
+grep -q '^| phase | allocated |' "$tmp/markdown" || fail "markdown timeline table"
+head -1 "$tmp/csv" | grep -q '^stage,layers,in-flight,weights,gradients,optimizer,activations,logits,comm buffers,cast weights,transient,overhead,total,' || fail "csv header"
+grep -q '^verdict,margin,reason,' "$tmp/csv" || fail "csv verdict section"
+grep -q '^fits,' "$tmp/csv" || fail "csv verdict row"
+grep -q '^stage,phase,allocated,weights,' "$tmp/csv" || fail "csv timeline section"
+[ "$(grep -c '^3,' "$tmp/csv")" -ge 6 ] || fail "csv rows of stage 3 (stage table and 5 timeline moments)"
+[ "$(grep -c '^$' "$tmp/csv")" -eq 5 ] || fail "csv: six sections separated by blank lines"
+
+# A plan that does not fit and a tight one: the verdict, its reason, and hypothetical times.
+oom='{"framework":"pytorch","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096,"micro_batch":8}}'
+echo "$oom" | "$cli" estimate - > "$tmp/oom" || fail "oom table"
+grep -q "^peak device: stage 0, .*: DOES NOT FIT; the allocated peak plus the CUDA context" "$tmp/oom" || fail "does-not-fit verdict"
+grep -q "^if it fitted, step: " "$tmp/oom" || fail "hypothetical step line"
+grep -q "^step: " "$tmp/oom" && fail "plain step line for a plan that does not fit"
+grep -q "^Step time if it fitted (critical stage 0)" "$tmp/oom" || fail "hypothetical step table"
+echo "$oom" | "$cli" estimate --format markdown - | grep -q '^\*\*Step time (if it fitted)\*\*' || fail "markdown hypothetical"
+echo "$oom" | "$cli" estimate --format csv - | grep -q '^does_not_fit,-' || fail "csv does_not_fit"
+tight='{"framework":"pytorch","model":{"preset":"gpt2-xl"},"training":{"seq_len":1024,"micro_batch":8}}'
+echo "$tight" | "$cli" estimate - > "$tmp/tight" || fail "tight table"
+grep -q ": TIGHT; fits only if the caching allocator fragments less" "$tmp/tight" || fail "tight verdict"
+grep -q "^if it fitted, step: " "$tmp/tight" || fail "tight: hypothetical step line"
 "$cli" estimate - < "$root/examples/llama-3.1-70b-h100.json" > /dev/null || fail "stdin"
 "$cli" presets | grep -q "llama-3.1-70b" || fail "presets"
 

@@ -50,7 +50,7 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
 
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input) {
     if (!b.hf_code) return op;
-    const Work& mm = op.work.front();
+    const Work mm = op.work.front();  // a copy: the pushes below may move the vector
     const SavedSplit out_split = mm.sharded && !mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
     const SavedSplit in_split = mm.sharded && mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
     if (b.autocast && fp32_input) op.work.push_back(eager::input_cast(b, in_split, mm.in));

@@ -88,8 +88,8 @@ async function metrics(page) {
 async function expectStages(page, report) {
   await expectMetric(page, 'memory.per_device.total', report.memory.per_device.total);
   for (const [i, stage] of report.memory.stages.entries())
-    for (const field of ['weights', 'gradients', 'optimizer', 'activations', 'other', 'total'])
-      await expectMetric(page, `memory.stages.${i}.${field}`, stage[field]);
+    for (const field of ['weights', 'gradients', 'optimizer', 'activations', 'allocated', 'other_detail.fragmentation', 'reserved', 'total'])
+      await expectMetric(page, `memory.stages.${i}.${field}`, field.split('.').reduce((o, k) => o[k], stage));
   await expectMetric(page, 'parameters.total', report.parameters.total);
 }
 
@@ -473,5 +473,191 @@ test('the price per GPU-hour survives a change of device', async () => {
   const report = cliReport(scenario);
   await expectMetric(page, 'training_run.cost', report.training_run.cost);
   assert.equal(await page.inputValue('#f-hardware-price_per_gpu_hour'), '2');
+  await close(page);
+});
+
+// ---- Memory over the step, the verdict and hypothetical times ----------------------------
+
+const GPT2 = { framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8 } };
+const TIGHT = { framework: 'pytorch', model: { preset: 'gpt2-xl' }, training: { seq_len: 1024, micro_batch: 8, train_tokens: 1e10 } };
+const OOM = { framework: 'pytorch', model: { preset: 'llama-3.1-8b' }, training: { seq_len: 4096, micro_batch: 8 } };
+const link = (scenario) => `#scenario=${encodeURIComponent(JSON.stringify(scenario))}`;
+const PHASE_WORDS = { step_start: 'Step start', forward_end: 'End of forward', loss_backward: 'Loss backward', layer_backward: 'Layer backward', optimizer_step: 'Optimizer step' };
+
+// The timeline chart shows stage index `i` of the report: one column per moment in step order,
+// every line's segment and every allocated label equal to the report's, the peak highlighted
+// with reserved and total on top, and the same values in the table under the chart.
+async function expectTimeline(page, report, i) {
+  const stage = report.memory.stages[i];
+  const base = `memory.stages.${i}`;
+  await page.waitForFunction((s) => document.querySelector('#timeline-chart')?.dataset.stage === String(s), stage.stage, { timeout: 5000 });
+  const shown = await page.$$eval('#timeline-chart [data-chart-metric]', (nodes) => Object.fromEntries(nodes.map((n) => [n.dataset.chartMetric, n.dataset.value])));
+  const phases = await page.$$eval('#timeline-chart g.moment', (gs) => gs.map((g) => g.dataset.phase));
+  assert.deepEqual(phases, stage.timeline.map((p) => p.phase), 'moments in step order');
+  for (const [j, p] of stage.timeline.entries()) {
+    assert.equal(shown[`${base}.timeline.${j}.allocated`], String(p.allocated), `${p.phase} allocated`);
+    for (const [line, v] of Object.entries(p.lines))
+      if (v > 0) assert.equal(shown[`${base}.timeline.${j}.lines.${line}`], String(v), `${p.phase} ${line}`);
+      else assert.equal(shown[`${base}.timeline.${j}.lines.${line}`], undefined, `${p.phase} ${line} is zero: not drawn`);
+    await expectMetric(page, `${base}.timeline.${j}.allocated`, p.allocated);
+    for (const [line, v] of Object.entries(p.lines)) if (v > 0) await expectMetric(page, `${base}.timeline.${j}.lines.${line}`, v);
+  }
+  assert.equal(shown[`${base}.reserved`], String(stage.reserved));
+  assert.equal(shown[`${base}.total`], String(stage.total));
+  assert.equal(shown[`${base}.other_detail.fragmentation`], String(stage.other_detail.fragmentation));
+  assert.equal(await page.getAttribute('#timeline-chart g.moment.peak', 'data-phase'), stage.peak_phase);
+  // Phase names in words (on one line or two: a <tspan> holds the second).
+  const labels = await page.$$eval('#timeline-chart g.moment text.phase', (ts) => ts.map((t) => [...t.childNodes].map((n) => n.textContent).join(' ')));
+  assert.deepEqual(labels, stage.timeline.map((p) => PHASE_WORDS[p.phase]));
+  const peak = stage.timeline.find((p) => p.phase === stage.peak_phase);
+  assert.ok((await page.textContent('#timeline-peak')).includes(peak.what), 'the peak moment says what is alive');
+  assert.equal(await page.locator('#timeline-table tbody tr.peak').getAttribute('data-phase'), stage.peak_phase);
+
+  // Geometry: every column, the fragmentation on top of the peak and the capacity line share one
+  // scale (pixels per byte) from one baseline.
+  const geo = await page.evaluate(() => {
+    const chart = document.querySelector('#timeline-chart');
+    const cols = [...chart.querySelectorAll('g.moment')].map((g) => {
+      const rects = [...g.querySelectorAll('rect.seg')].map((r) => ({ y: +r.getAttribute('y'), h: +r.getAttribute('height') }));
+      return { bottom: Math.max(...rects.map((r) => r.y + r.h)), top: Math.min(...rects.map((r) => r.y)) };
+    });
+    const frag = chart.querySelector('rect.frag');
+    const outside = chart.querySelector('rect.outside');
+    return { cols, capY: +chart.querySelector('line.capacity').getAttribute('y1'),
+      frag: frag && { y: +frag.getAttribute('y'), h: +frag.getAttribute('height') },
+      outside: outside && { y: +outside.getAttribute('y'), h: +outside.getAttribute('height') } };
+  });
+  const baseline = geo.cols[0].bottom;
+  const scale = (baseline - geo.cols[0].top) / stage.timeline[0].allocated;
+  const near = (a, b, what) => assert.ok(Math.abs(a - b) < 0.6, `${what}: ${a} vs ${b}`);
+  for (const [j, p] of stage.timeline.entries()) {
+    near(geo.cols[j].bottom, baseline, `${p.phase} baseline`);
+    near(baseline - geo.cols[j].top, p.allocated * scale, `${p.phase} height`);
+  }
+  near(baseline - geo.capY, report.memory.capacity * scale, 'capacity line');
+  near(baseline - geo.frag.y, stage.reserved * scale, 'reserved at the peak');
+  near(baseline - geo.outside.y, stage.total * scale, 'total at the peak');
+}
+
+test('memory over the step, pp=1: the timeline chart and its table equal the CLI', async () => {
+  const report = cliReport(GPT2);
+  assert.equal(report.memory.stages.length, 1);
+  assert.ok(report.memory.stages[0].timeline.length >= 4);
+  const page = await open(link(GPT2));
+  await expectStages(page, report);
+  await expectTimeline(page, report, 0);
+  assert.equal(await page.isVisible('#timeline-picker'), false, 'no stage picker with one stage');
+  assert.equal(await page.isVisible('#timeline-chart'), true);
+  // The unit follows the page's.
+  await page.selectOption('#unit', 'GB');
+  await page.waitForFunction(() => document.querySelector('#timeline-chart .tick:last-of-type')?.textContent === 'GB');
+  await expectTimeline(page, report, 0);
+  await page.selectOption('#unit', 'GiB');
+  await page.click('#timeline-section details.as-table summary');
+  await page.locator('#timeline-section').screenshot({ path: join(shots, 'memory-timeline.png') });
+  await close(page);
+});
+
+test('memory over the step, pp=4: the most loaded stage first, a picker for the others, values equal the CLI', async () => {
+  const page = await open();
+  await fillPlan70b(page);
+  const report = cliReport(plan70b());
+  const stages = report.memory.stages;
+  assert.equal(stages.length, 4);
+  await expectStages(page, report);
+  const peakIndex = stages.findIndex((s) => s.stage === report.memory.per_device.stage);
+  await expectTimeline(page, report, peakIndex);
+  assert.equal(await page.isVisible('#timeline-picker'), true);
+  assert.equal(await page.locator('#timeline-stage option').count(), 4);
+  assert.equal(await page.inputValue('#timeline-stage'), String(peakIndex));
+  assert.match(await page.textContent(`#timeline-stage option[value="${peakIndex}"]`), /most loaded/);
+  // The last stage holds the loss: one more moment (loss backward), and its own peak.
+  const last = stages.length - 1;
+  assert.ok(stages[last].timeline.some((p) => p.phase === 'loss_backward'));
+  assert.ok(!stages[0].timeline.some((p) => p.phase === 'loss_backward'));
+  await page.selectOption('#timeline-stage', String(last));
+  await expectTimeline(page, report, last);
+  await page.locator('#timeline-section').screenshot({ path: join(shots, 'memory-timeline-pp4.png') });
+  // The pick survives an unrelated change (a new report) and the charts follow it.
+  await page.selectOption('#f-training-recompute', 'full');
+  const full = cliReport({ ...plan70b(), training: { ...plan70b().training, recompute: 'full' } });
+  await expectStages(page, full);
+  await expectTimeline(page, full, last);
+  assert.equal(await page.inputValue('#timeline-stage'), String(last));
+  await close(page);
+});
+
+// The memory headline's verdict, and every time figure marked as hypothetical unless it fits.
+async function expectVerdict(page, report) {
+  const v = report.memory.verdict;
+  const words = { fits: 'Fits', tight: 'Tight', does_not_fit: 'Does not fit' }[v.verdict];
+  await expectMetric(page, 'memory.verdict.verdict', v.verdict);
+  await expectMetric(page, 'memory.verdict.margin', v.margin);
+  assert.equal(await page.textContent('[data-metric="memory.verdict.verdict"]'), words);
+  assert.equal(await page.getAttribute('#headline .verdict', 'data-verdict'), v.verdict);
+  const reason = await page.textContent('#headline .reason');
+  assert.equal(reason.toLowerCase(), `${v.reason}.`.toLowerCase(), 'the engine’s reason, as a sentence');
+  await expectMetric(page, 'memory.per_device.allocated', report.memory.per_device.allocated);
+  await expectMetric(page, 'memory.per_device.reserved', report.memory.per_device.reserved);
+  const hypothetical = v.verdict !== 'fits';
+  assert.equal(await page.evaluate(() => document.querySelector('#time-section').classList.contains('hypothetical')), hypothetical);
+  assert.equal(await page.isVisible('#time-headline .time-main .hypo-label'), hypothetical, 'the step-time line says "if it fitted"');
+  assert.equal(await page.isVisible('#time-headline .hypo-note'), hypothetical);
+  if (hypothetical) {
+    assert.equal((await page.textContent('#time-headline .time-main .hypo-label')).trim(), 'If it fitted');
+    assert.match(await page.textContent('#time-headline .hypo-note'), /Hypothetical/);
+    // Each figure looks different from a plain result (muted and striped).
+    const style = await page.$eval('[data-metric="time.step_seconds"]', (n) => ({ bg: getComputedStyle(n).backgroundImage, color: getComputedStyle(n).color }));
+    assert.match(style.bg, /repeating-linear-gradient/);
+  } else {
+    assert.equal(await page.locator('.hypo-label').count(), 0);
+  }
+}
+
+test('the verdict: fits, tight and does not fit, with the engine’s reason; times marked hypothetical unless it fits', async () => {
+  for (const [name, scenario, expected] of [['fits', GPT2, 'fits'], ['tight', TIGHT, 'tight'], ['does-not-fit', OOM, 'does_not_fit']]) {
+    const report = cliReport(scenario);
+    assert.equal(report.memory.verdict.verdict, expected, `${name} scenario`);
+    assert.equal(report.memory.fits, expected === 'fits');
+    const page = await open(link(scenario));
+    await expectStages(page, report);
+    await expectVerdict(page, report);
+    await expectTime(page, report);
+    if (report.training_run) for (const f of ['days', 'gpu_hours']) await expectMetric(page, `training_run.${f}`, report.training_run[f]);
+    if (expected === 'tight') {
+      assert.ok(report.training_run, 'the tight scenario prices a run');
+      assert.equal(await page.locator('#time-headline .hypo-label').count(), 3, 'step line, HFU line and the training run');
+      assert.match(await page.textContent('#time-table tfoot'), /if it fitted/);
+    }
+    await expectTimeline(page, report, 0);
+    const md = await page.inputValue('#markdown-output');
+    const words = { fits: 'Fits', tight: 'Tight', does_not_fit: 'Does not fit' }[expected];
+    assert.ok(md.includes(`: **${words}**`), md);
+    assert.ok(md.includes(report.memory.verdict.reason.slice(1)), 'the reason in the Markdown (as a sentence: capital first letter)');
+    if (expected === 'fits') assert.match(md, /^Step time \*\*[\d.]+ (s|ms)\*\*/m);
+    else {
+      assert.match(md, /^_Hypothetical, if it fitted[^_]*_: step time [\d.]+ (s|ms), [\d,]+ tokens\/s, MFU [\d.]+ %/m);
+      assert.doesNotMatch(md, /Step time \*\*/, 'no plain step time');
+    }
+    assert.match(md, /Memory over the step, stage \d+/);
+    await page.locator('#results').screenshot({ path: join(shots, `verdict-${name}.png`) });
+    await close(page);
+  }
+});
+
+test('embed mode marks the times of a plan that does not fit as hypothetical, on the page and in the Markdown', async () => {
+  const report = cliReport(OOM);
+  const page = await open(`?embed=1${link(OOM)}`, { viewport: { width: 800, height: 700 } });
+  await expectStages(page, report);
+  await expectVerdict(page, report);
+  assert.equal(await page.isVisible('[data-metric="memory.verdict.verdict"]'), true);
+  assert.equal(await page.isVisible('#headline .reason'), true);
+  for (const m of ['time.step_seconds', 'time.mfu', 'throughput.tokens_per_second'])
+    assert.ok(await page.isVisible(`[data-metric="${m}"]`), `${m} visible in embed mode`);
+  assert.equal(await page.isVisible('#timeline-section'), false, 'the timeline is left out of the compact view');
+  await page.click('#copy-markdown');
+  await page.waitForFunction(() => document.querySelector('#markdown-output')?.value.includes('Hypothetical'));
+  assert.match(await page.inputValue('#markdown-output'), /\*\*Does not fit\*\*/);
+  await page.screenshot({ path: join(shots, 'embed-does-not-fit.png'), fullPage: true });
   await close(page);
 });

@@ -9,6 +9,7 @@ import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { renderGantt } from './gantt.js';
 import { renderRoofline } from './roofline.js';
+import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { mapHfConfig } from './hf-import.js';
 import { decodeFragment, defaultState, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
@@ -98,12 +99,20 @@ function renderCharts() {
   // Read every width before drawing anything: each read after a DOM write forces a layout.
   const width = (sel) => $(sel).clientWidth;
   const widths = embed ? [width('#chart-box')]
-    : [width('#chart-box'), width('#time-chart-box'), width('#gantt'), width('#roofline')];
+    : [width('#chart-box'), width('#time-chart-box'), width('#gantt'), width('#roofline'), width('#timeline-box')];
   renderChart($('#stage-chart'), r, app.unit, widths[0]);
   if (embed) return;
+  drawTimeline(widths[4]);
   renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[1]);
   renderGantt($('#gantt'), $('#gantt-legend'), r, widths[2]);
   renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[3]);
+}
+
+// Memory over the step, for the stage the reader picked (the most loaded one by default).
+function drawTimeline(width = $('#timeline-box').clientWidth) {
+  const els = { picker: $('#timeline-picker'), select: $('#timeline-stage'), chart: $('#timeline-chart'),
+    legend: $('#timeline-legend'), note: $('#timeline-peak'), table: $('#timeline-table') };
+  renderTimeline(els, app.report, app.unit, width);
 }
 
 function renderResults() {
@@ -227,6 +236,10 @@ export async function start(enginePromise) {
   }
   wireShare();
   updateShareFields();
+  $('#timeline-stage').addEventListener('change', (e) => {
+    setTimelineStage(Number(e.target.value));
+    if (app.report) drawTimeline();
+  });
   $('#unit').addEventListener('change', () => {
     app.unit = $('#unit').value;
     renderResults();

@@ -6,6 +6,9 @@ const tiny = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
 const plain = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
 const ok = (v) => typeof v === 'number' && Number.isFinite(v);
 
+// Bytes in one `unit` (for placing axis ticks at round values of the unit).
+export const unitBytes = (unit) => DIVISOR[unit];
+
 // Bytes in GiB or GB, two decimals; values too small for that keep three significant digits.
 export function bytes(value, unit) {
   if (!ok(value)) return '—';
@@ -52,3 +55,14 @@ export function bytesSmall(value, unit) {
 // A short number for axis ticks: 1,000 -> "1k", 0.001 -> "0.001".
 export const short = (value) =>
   (ok(value) ? new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 3 }).format(value) : '—');
+
+// A memory-timeline phase of the report in words ("forward_end" -> "end of forward"); unknown
+// names lose their underscores.
+const PHASES = {
+  step_start: 'step start',
+  forward_end: 'end of forward',
+  loss_backward: 'loss backward',
+  layer_backward: 'layer backward',
+  optimizer_step: 'optimizer step',
+};
+export const phaseLabel = (phase) => PHASES[phase] || String(phase ?? '').replaceAll('_', ' ');

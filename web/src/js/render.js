@@ -2,7 +2,7 @@
 // Every number from the report is an element with data-metric = its report path and
 // data-value = the raw value, so what is shown can be traced (and tested) against the report.
 import { h } from './dom.js';
-import { bytes, count } from './format.js';
+import { bytes, count, phaseLabel } from './format.js';
 
 export const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
@@ -29,19 +29,47 @@ export function planNodes(report, presets) {
   return parts.filter(Boolean).flatMap((p, i) => (i ? [' · ', ...p] : p));
 }
 
+// The engine's memory verdict: fits, tight (near capacity: may fail from fragmentation) or
+// does not fit. Colour is never the only carrier: each state has its own word and symbol.
+export const VERDICTS = {
+  fits: { label: 'Fits', symbol: '✓', cls: 'v-fits', hint: '' },
+  tight: { label: 'Tight', symbol: '!', cls: 'v-tight', hint: 'near capacity: may fail from fragmentation' },
+  does_not_fit: { label: 'Does not fit', symbol: '✗', cls: 'v-oom', hint: '' },
+};
+
+export function verdictOf(report) {
+  const v = report.memory?.verdict?.verdict || (report.memory?.fits ? 'fits' : 'does_not_fit');
+  return { key: v, ...(VERDICTS[v] || { label: v.replaceAll('_', ' '), symbol: '?', cls: 'v-oom', hint: '' }) };
+}
+
+// Times of a plan that does not fit (or may not) are only what it would take if it fitted.
+export const hypothetical = (report) => verdictOf(report).key !== 'fits';
+
+// The engine's reason as a sentence (capital first letter, full stop).
+export const sentence = (text) => {
+  const t = String(text || '').trim();
+  return t ? `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}` : '';
+};
+
 export function renderHeadline(el, report, unit, presets) {
   const m = report.memory;
-  const fits = m.fits === true;
+  const v = verdictOf(report);
   const host = m.host || {};
+  const peak = m.per_device;
   el.replaceChildren(...[
     h('p', { class: 'plan' }, planNodes(report, presets)),
     h('p', { class: 'big' }, metric(report, 'memory.per_device.total', unit, 'strong'), ` ${unit} per device`,
       h('span', { class: 'of' }, ' of ', metric(report, 'memory.capacity', unit), ` ${unit}`)),
-    h('p', { class: `verdict ${fits ? 'fits' : 'oom'}` },
-      h('span', { 'data-metric': 'memory.fits', 'data-value': String(m.fits) }, fits ? 'Fits' : 'Out of memory'),
-      ' · headroom ', metric(report, 'memory.headroom', unit), ` ${unit}`),
+    h('p', { class: `verdict ${v.cls}`, 'data-verdict': v.key },
+      h('span', { class: 'badge' }, h('span', { class: 'symbol', 'aria-hidden': 'true' }, v.symbol),
+        h('span', { 'data-metric': 'memory.verdict.verdict', 'data-value': v.key }, v.label)),
+      v.hint ? h('span', { class: 'hint' }, ` ${v.hint}`) : null,
+      h('span', { class: 'margin' }, ' margin ', metric(report, 'memory.verdict.margin', unit), ` ${unit} at the worst measured fragmentation`)),
+    h('p', { class: 'reason', 'data-metric': 'memory.verdict.reason', 'data-value': m.verdict?.reason ?? '' }, sentence(m.verdict?.reason)),
     h('p', { class: 'sub' }, 'Peak on pipeline stage ', metric(report, 'memory.per_device.stage'),
-      ' · parameters ', metric(report, 'parameters.total')),
+      peak.peak_phase ? ` at ${phaseLabel(peak.peak_phase)}` : '',
+      ': allocated ', metric(report, 'memory.per_device.allocated', unit), ' · reserved ', metric(report, 'memory.per_device.reserved', unit),
+      ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total')),
     host.cpu_per_device > 0 || host.nvme_per_device > 0
       ? h('p', { class: 'sub' }, 'Offload: host CPU ', metric(report, 'memory.host.cpu_per_device', unit), ` ${unit} per device, `,
         metric(report, 'memory.host.cpu_per_node', unit), ` ${unit} per node · NVMe `, metric(report, 'memory.host.nvme_per_device', unit), ` ${unit} per device`)
@@ -61,26 +89,31 @@ export function renderDerived(el, report) {
   el.replaceChildren(h('dl', {}, DERIVED.map(([label, key]) => h('div', {}, h('dt', {}, label), h('dd', {}, metric(report, `derived.${key}`))))));
 }
 
-// Stage table columns: [header, stage field, bytes?]. Host columns only appear when used.
+// Stage table columns: [header, stage field, kind, title]. The lines that make up the allocated
+// peak, then Allocated, + fragmentation = Reserved, + overhead outside the allocator = Total.
+// `detail` columns (and the host ones) only appear when some stage has a non-zero value.
 const STAGE_COLS = [
   ['Weights', 'weights'],
   ['Gradients', 'gradients'],
   ['Optimizer', 'optimizer'],
-  ['Activations', 'activations'],
-  ['Other', 'other'],
-  ['Logits', 'other_detail.logits'],
-  ['Comm buffers', 'other_detail.comm_buffers'],
-  ['Cast weights', 'other_detail.cast_weights'],
-  ['Transient', 'other_detail.transient'],
-  ['Overhead', 'other_detail.overhead'],
-  ['Total', 'total'],
-  ['Host CPU', 'host.cpu'],
-  ['Host NVMe', 'host.nvme'],
+  ['Acti\u00advations', 'activations'],
+  ['Logits', 'other_detail.logits', 'detail'],
+  ['Comm buffers', 'other_detail.comm_buffers', 'detail'],
+  ['Cast weights', 'other_detail.cast_weights', 'detail'],
+  ['Transient', 'other_detail.transient', 'detail'],
+  ['Work\u00adspace', 'other_detail.workspace', 'detail'],
+  ['Allocated', 'allocated', 'subtotal', 'allocated at the peak moment of the step'],
+  ['Frag\u00admen\u00adtation', 'other_detail.fragmentation', null, 'reserved by the caching allocator beyond what is allocated'],
+  ['Reserved', 'reserved', 'subtotal', 'allocated + fragmentation'],
+  ['Over\u00adhead', 'other_detail.overhead', null, 'outside the allocator: CUDA context'],
+  ['Total', 'total', 'total', 'reserved + overhead'],
+  ['Host CPU', 'host.cpu', 'detail'],
+  ['Host NVMe', 'host.nvme', 'detail'],
 ];
 
 export function stageColumns(report) {
   const stages = report.memory.stages;
-  return STAGE_COLS.filter(([, f]) => !f.startsWith('host.') || stages.some((s) => dig(s, f) > 0));
+  return STAGE_COLS.filter(([, f, kind]) => kind !== 'detail' || stages.some((s) => dig(s, f) > 0));
 }
 
 export function renderStageTable(table, report, unit) {
@@ -89,7 +122,8 @@ export function renderStageTable(table, report, unit) {
   table.replaceChildren(
     h('caption', { class: 'sr-only' }, `Memory per device for each pipeline stage, in ${unit}`),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Stage'), h('th', { scope: 'col', class: 'num' }, 'Layers'),
-      h('th', { scope: 'col', class: 'num' }, 'In-flight'), cols.map(([label, f]) => h('th', { scope: 'col', class: f === 'total' ? 'num total' : 'num' }, `${label} (${unit})`)))),
+      h('th', { scope: 'col', class: 'num' }, 'In-flight'),
+      cols.map(([label, , kind, title]) => h('th', { scope: 'col', class: `num ${kind || ''}`.trim(), title }, `${label} (${unit})`)))),
     h('tbody', {}, report.memory.stages.map((s, i) => {
       const base = `memory.stages.${i}`;
       const inflight = (s.inflight_microbatches || []).flatMap((_, j) => [j ? '/' : '', metric(report, `${base}.inflight_microbatches.${j}`)]);
@@ -97,7 +131,7 @@ export function renderStageTable(table, report, unit) {
         metric(report, `${base}.stage`, null, 'th', { scope: 'row' }),
         metric(report, `${base}.layers`, null, 'td'),
         h('td', { class: 'num' }, inflight),
-        cols.map(([, f]) => metric(report, `${base}.${f}`, unit, 'td', { class: f === 'total' ? 'total' : '' })));
+        cols.map(([, f, kind]) => metric(report, `${base}.${f}`, unit, 'td', { class: kind === 'total' || kind === 'subtotal' ? kind : '' })));
     })),
   );
 }

@@ -1,8 +1,9 @@
 // Sharing: the page URL with the state fragment, an iframe snippet for the embed view, and the
 // results as Markdown. Copying falls back to selecting the text when the clipboard is refused.
 import { h } from './dom.js';
-import { bytes, count, duration, fixed, percent } from './format.js';
-import { planNodes, stageColumns } from './render.js';
+import { bytes, count, duration, fixed, percent, phaseLabel } from './format.js';
+import { hypothetical, planNodes, sentence, stageColumns, verdictOf } from './render.js';
+import { LINES } from './memory-timeline.js';
 
 export function pageUrl(fragment, embed) {
   const url = new URL(window.location.href);
@@ -17,25 +18,50 @@ export const iframeSnippet = (fragment) =>
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 
+const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
 export function markdown(report, unit, presets) {
   const m = report.memory;
   const cols = stageColumns(report);
   const plan = h('span', {}, planNodes(report, presets)).textContent;
-  const lines = [
+  const v = verdictOf(report);
+  const gb = (value) => `${bytes(value, unit)} ${unit}`;
+  const peak = m.per_device;
+  const peakIndex = Math.max(0, m.stages.findIndex((s) => s.stage === peak.stage));
+  const walk = m.stages[peakIndex]?.timeline || [];
+  const lines = LINES.filter(([key]) => walk.some((p) => p.lines?.[key] > 0));
+  const times = `${duration(report.time?.step_seconds)}, ${fixed(report.throughput?.tokens_per_second, 0)} tokens/s, ` +
+    `MFU ${percent(report.time?.mfu)} (HFU ${percent(report.time?.hfu)})`;
+  const run = report.training_run;
+  const runText = run ? `${fixed(run.days, 1)} days, ${fixed(run.gpu_hours, 0)} GPU-hours` +
+    (run.price_per_gpu_hour > 0 ? `, cost ${fixed(run.cost, 0)}` : '') : '';
+  const out = [
     `**shardcalc**: ${plan}`,
     '',
-    `Per-device peak **${bytes(m.per_device.total, unit)} ${unit}** of ${bytes(m.capacity, unit)} ${unit}: ` +
-      `${m.fits ? 'fits' : 'out of memory'}, headroom ${bytes(m.headroom, unit)} ${unit}; parameters ${count(report.parameters.total)}.`,
+    `Per-device peak **${gb(peak.total)}** of ${gb(m.capacity)}: **${v.label}**${v.hint ? ` (${v.hint})` : ''}. ` +
+      `${sentence(m.verdict?.reason)} Margin ${gb(m.verdict?.margin)} at the worst measured fragmentation; ` +
+      `peak on stage ${count(peak.stage)} at ${phaseLabel(peak.peak_phase)}: allocated ${gb(peak.allocated)}, reserved ${gb(peak.reserved)}; ` +
+      `parameters ${count(report.parameters.total)}.`,
     '',
-    `Step time **${duration(report.time?.step_seconds)}**, ${fixed(report.throughput?.tokens_per_second, 0)} tokens/s, ` +
-      `MFU ${percent(report.time?.mfu)} (HFU ${percent(report.time?.hfu)}).`,
+    hypothetical(report)
+      ? `_Hypothetical, if it fitted (the plan ${v.key === 'tight' ? 'is tight on memory' : 'does not fit'})_: step time ${times}` +
+        `${run ? `; training run ${runText}` : ''}.`
+      : `Step time **${duration(report.time?.step_seconds)}**, ${fixed(report.throughput?.tokens_per_second, 0)} tokens/s, ` +
+        `MFU ${percent(report.time?.mfu)} (HFU ${percent(report.time?.hfu)})${run ? `; training run ${runText}` : ''}.`,
     '',
-    row(['Stage', 'Layers', 'In-flight', ...cols.map(([label]) => `${label} (${unit})`)]),
+    row(['Stage', 'Layers', 'In-flight', ...cols.map(([label]) => `${label.replaceAll('\u00ad', '')} (${unit})`)]),
     row(['---:', '---:', '---:', ...cols.map(() => '---:')]),
     ...m.stages.map((s) => row([count(s.stage), count(s.layers), (s.inflight_microbatches || []).map(count).join('/'),
       ...cols.map(([, f]) => bytes(f.split('.').reduce((o, k) => o?.[k], s), unit))])),
   ];
-  return `${lines.join('\n')}\n`;
+  if (walk.length) {
+    out.push('', `Memory over the step, stage ${count(peak.stage)} (allocated at each moment):`, '',
+      row(['Moment', `Allocated (${unit})`, ...lines.map(([, label]) => `${label} (${unit})`)]),
+      row(['---', '---:', ...lines.map(() => '---:')]),
+      ...walk.map((p) => row([`${cap(phaseLabel(p.phase))}${p.phase === peak.peak_phase ? ' (peak)' : ''}`, bytes(p.allocated, unit),
+        ...lines.map(([key]) => bytes(p.lines[key], unit))])));
+  }
+  return `${out.join('\n')}\n`;
 }
 
 // Writes `text` into the readonly `field`, then tries the clipboard; `note` says what happened.

@@ -4,13 +4,15 @@
 import { h, svg } from './dom.js';
 import { timeAxis } from './axis.js';
 import { bytes, bytesSmall, count, duration, fixed, ms, percent, short } from './format.js';
-import { metric } from './render.js';
+import { hypothetical, metric, verdictOf } from './render.js';
 
 // The parts of time.breakdown, in the order they happen in a step; unknown parts come last.
 export const PARTS = [
   ['forward_compute', 'Forward compute'],
+  ['forward_host_wait', 'Forward host wait (kernel launches)'],
   ['backward_compute', 'Backward compute'],
   ['recompute', 'Recompute'],
+  ['backward_host_wait', 'Backward host wait (kernel launches)'],
   ['tp_exposed', 'Tensor-parallel comm (exposed)'],
   ['cp_exposed', 'Context-parallel comm (exposed)'],
   ['ulysses_exposed', 'Ulysses all-to-all (exposed)'],
@@ -33,9 +35,26 @@ const share = (value, step) => percent(step > 0 ? value / step : undefined);
 const whole = (v) => fixed(v, 0);
 const tflops = (v) => fixed(v, 1);
 
+// Shown before every time figure of a plan whose memory verdict is not "fits".
+export const IF_IT_FITTED = 'If it fitted';
+
+function hypotheticalNote(report) {
+  const v = verdictOf(report);
+  const why = v.key === 'tight'
+    ? 'this plan is tight on memory and may fail from allocator fragmentation'
+    : 'this plan does not fit in memory';
+  return h('p', { class: 'hypo-note', 'data-hypothetical': 'true' }, h('strong', {}, 'Hypothetical: '),
+    `${why}, so every time, throughput and cost figure below is what it would be if it fitted.`);
+}
+
+const hypoLabel = () => [h('span', { class: 'hypo-label' }, IF_IT_FITTED), ' '];
+
 // Step time, throughput, MFU/HFU, bubble and the training run. In embed mode only the first
-// line (step time, tokens/s, MFU) shows.
+// line (step time, tokens/s, MFU) shows, with the hypothetical note when the plan does not fit.
+// The section carries class "hypothetical" then, which mutes and stripes its figures.
 export function renderTimeHeadline(el, report) {
+  const hypo = hypothetical(report);
+  el.closest('section')?.classList.toggle('hypothetical', hypo);
   if (!report.time) {
     el.replaceChildren(h('p', { class: 'muted' }, 'This engine reports no step time.'));
     return;
@@ -43,15 +62,16 @@ export function renderTimeHeadline(el, report) {
   const m = (path, fmt, tag) => metric(report, path, fmt, tag);
   const run = report.training_run;
   el.replaceChildren(...[
-    h('p', { class: 'time-main' }, 'Step time ', m('time.step_seconds', duration, 'strong'),
+    hypo ? hypotheticalNote(report) : null,
+    h('p', { class: 'time-main' }, hypo ? hypoLabel() : null, 'Step time ', m('time.step_seconds', duration, 'strong'),
       ' · ', m('throughput.tokens_per_second', whole, 'strong'), ' tokens/s · MFU ', m('time.mfu', percent, 'strong')),
     h('small', { class: 'convention time-extra' }, 'MFU and HFU count FLOPs this way: ', report.flops?.convention || '—', '.'),
-    h('p', { class: 'sub time-extra' }, 'HFU ', m('time.hfu', percent), ' · ', m('throughput.tflops_per_device', tflops),
+    h('p', { class: 'sub time-extra' }, hypo ? hypoLabel() : null, 'HFU ', m('time.hfu', percent), ' · ', m('throughput.tflops_per_device', tflops),
       ' model TFLOP/s per device (', m('throughput.hardware_tflops_per_device', tflops), ' executed) · ',
       m('throughput.samples_per_second', (v) => fixed(v, 2)), ' samples/s'),
     h('p', { class: 'sub time-extra' }, 'Pipeline bubble ', m('pipeline.bubble_fraction', percent), ' of the step (',
       m('pipeline.bubble_seconds', duration), `, ${report.pipeline?.schedule || 'schedule'}) · slowest stage `, m('time.critical_stage', count)),
-    run ? h('p', { class: 'sub time-extra' }, 'Training on ', m('training_run.tokens', short), ' tokens: ',
+    run ? h('p', { class: 'sub time-extra' }, hypo ? hypoLabel() : null, 'Training on ', m('training_run.tokens', short), ' tokens: ',
       m('training_run.days', (v) => fixed(v, 1)), ' days · ', m('training_run.gpu_hours', whole), ' GPU-hours · cost ',
       m('training_run.cost', whole), run.price_per_gpu_hour > 0
         ? [' at ', m('training_run.price_per_gpu_hour', count), ' per GPU-hour']
@@ -93,7 +113,8 @@ export function renderTimeTable(table, report) {
       h('th', { scope: 'row' }, h('i', { class: `swatch ${p.cls}`, 'aria-hidden': 'true' }), p.label),
       metric(report, `time.breakdown.${p.key}`, ms, 'td'),
       h('td', { class: 'num' }, share(p.value, step))))),
-    h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Step'), metric(report, 'time.step_seconds', ms, 'td'), h('td', { class: 'num' }, share(step, step)))),
+    h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, hypothetical(report) ? `Step (${IF_IT_FITTED.toLowerCase()})` : 'Step'),
+      metric(report, 'time.step_seconds', ms, 'td'), h('td', { class: 'num' }, share(step, step)))),
   );
 }
 
