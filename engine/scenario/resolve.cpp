@@ -93,6 +93,10 @@ Config resolve(Scenario scenario) {
     const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
     if (unit.tflops <= 0) throw InputError("/training/dtype", unit.how + " (" + c.s.hardware.preset + ")");
     if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
+    if (c.s.implementation.allocator == Allocator::ExpandableSegments)
+        c.notes.push_back("implementation.allocator expandable_segments: the fragmentation margins were measured with "
+                          "the default caching allocator; the one measured run with expandable segments fragmented "
+                          "less (7.2% against 12.1%), which is not modelled yet, so the verdict stays conservative");
     if (c.traits.sdpa_math)
         c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
                           "attention probabilities like eager attention");
