@@ -661,3 +661,174 @@ test('embed mode marks the times of a plan that does not fit as hypothetical, on
   await page.screenshot({ path: join(shots, 'embed-does-not-fit.png'), fullPage: true });
   await close(page);
 });
+
+// ---- Implementation fields (framework-dependent defaults, read from the report's scenario echo) --
+
+// The blank option of a select: what it says the engine's default is.
+const defaultOption = (page, id) => page.textContent(`#${id} option[data-default]`);
+
+async function expectDefaultOption(page, id, text) {
+  try {
+    await page.waitForFunction(([i, t]) => document.querySelector(`#${i} option[data-default]`)?.textContent === t, [id, text], { timeout: 5000 });
+  } catch {
+    assert.fail(`${id}: shows "${await defaultOption(page, id)}", expected "${text}"`);
+  }
+}
+
+async function shareLink(page) {
+  await page.click('#copy-link');
+  await page.waitForFunction(() => document.querySelector('#share-url')?.value.includes('#v=1'));
+  return page.inputValue('#share-url');
+}
+
+const optimizerStep = (report) => report.memory.stages[0].timeline.find((p) => p.phase === 'optimizer_step');
+
+test('implementation defaults follow the framework; optimizer_impl=fused changes the optimizer-step transient to the CLI values', async () => {
+  const page = await open();
+  // Megatron's defaults first, as the engine resolved them.
+  await expectDefaultOption(page, 'f-implementation-model_code', 'framework default (megatron)');
+  await expectDefaultOption(page, 'f-implementation-optimizer_impl', 'framework default (fused)');
+  await expectDefaultOption(page, 'f-implementation-tf32', 'framework default (true)');
+  await expectDefaultOption(page, 'f-implementation-allocator', 'default (caching)');
+  await expectDefaultOption(page, 'f-model-hidden_act', 'default (silu)');
+  await expectDefaultOption(page, 'f-model-fused_qkv', 'framework default (true)');
+  await openMore(page, 'implementation');
+  assert.equal(await page.getAttribute('#f-implementation-host_forward_us', 'placeholder'), '38.5');
+  assert.equal(await page.getAttribute('#f-implementation-host_backward_us', 'placeholder'), '32');
+  assert.match(await page.getAttribute('#f-implementation-model_code', 'title'), /huggingface: transformers modules run op by op/);
+  assert.equal(await page.getAttribute('label[for="f-implementation-model_code"]', 'title'), await page.getAttribute('#f-implementation-model_code', 'title'));
+
+  await page.selectOption('#f-framework', 'pytorch');
+  await page.fill('#f-training-seq_len', '1024');
+  await page.fill('#f-training-micro_batch', '8');
+  await page.selectOption('#f-model-preset', 'gpt2');
+  const scenario = { ...structuredClone(DEFAULTS), framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8 } };
+  const foreach = cliReport(scenario);
+  assert.equal(foreach.scenario.implementation.model_code, 'huggingface');
+  assert.equal(foreach.scenario.implementation.optimizer_impl, 'foreach');
+  await expectStages(page, foreach);
+  await expectDefaultOption(page, 'f-implementation-model_code', 'framework default (huggingface)');
+  await expectDefaultOption(page, 'f-implementation-optimizer_impl', 'framework default (foreach)');
+  await expectDefaultOption(page, 'f-implementation-tf32', 'framework default (false)');
+  // The preset's model fields are shown as its values; the model code's default resolves them.
+  assert.equal(await page.inputValue('#f-model-hidden_act'), 'gelu_new');
+  assert.equal(await page.inputValue('#f-model-fused_qkv'), 'true');
+  for (const id of ['model_code', 'optimizer_impl', 'tf32', 'allocator', 'host_forward_us', 'host_backward_us'])
+    assert.equal(await page.inputValue(`#f-implementation-${id}`), '', `${id} left at its default`);
+  let url = await shareLink(page);
+  assert.ok(url.includes('framework=pytorch'), url);
+  assert.ok(!url.includes('implementation.') && !url.includes('hidden_act') && !url.includes('fused_qkv'), `defaults are not in the link: ${url}`);
+
+  await page.selectOption('#f-implementation-optimizer_impl', 'fused');
+  scenario.implementation = { optimizer_impl: 'fused' };
+  const fused = cliReport(scenario);
+  assert.ok(optimizerStep(foreach).lines.transient > 0, 'foreach keeps a temporary at the step');
+  assert.equal(optimizerStep(fused).lines.transient, 0, 'the fused kernel keeps none');
+  assert.ok(optimizerStep(fused).allocated < optimizerStep(foreach).allocated);
+  await expectStages(page, fused);
+  await expectTimeline(page, fused, 0);
+  await expectTime(page, fused);
+  assert.notEqual(fused.time.breakdown.optimizer_step, foreach.time.breakdown.optimizer_step);
+  url = await shareLink(page);
+  assert.ok(url.includes('implementation.optimizer_impl=fused'), url);
+  assert.ok(!url.includes('implementation.model_code') && !url.includes('implementation.tf32'), url);
+
+  // Back to the default: out of the scenario and the link again.
+  await page.selectOption('#f-implementation-optimizer_impl', '');
+  await expectTimeline(page, foreach, 0);
+  url = await shareLink(page);
+  assert.ok(!url.includes('implementation.'), url);
+  await page.locator('#section-implementation').screenshot({ path: join(shots, 'implementation-fields.png') });
+  await close(page);
+});
+
+test('tf32 on changes the step time of an fp32 run to the CLI value', async () => {
+  const FP32 = { framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8, dtype: 'fp32' } };
+  const off = cliReport(FP32);
+  assert.equal(off.scenario.implementation.tf32, false);
+  const page = await open(link(FP32));
+  await expectTime(page, off);
+  await expectDefaultOption(page, 'f-implementation-tf32', 'framework default (false)');
+  await page.selectOption('#f-implementation-tf32', 'true');
+  const on = cliReport({ ...FP32, implementation: { tf32: true } });
+  assert.ok(on.time.step_seconds < off.time.step_seconds, 'TF32 is faster');
+  await expectTime(page, on);
+  await expectStages(page, on);
+  assert.ok((await shareLink(page)).includes('implementation.tf32=true'));
+  await close(page);
+});
+
+test('implementation and model-code fields round-trip through a share link and #scenario=', async () => {
+  const page = await open();
+  await page.selectOption('#f-framework', 'fsdp');
+  await page.fill('#f-training-seq_len', '2048');
+  await page.selectOption('#f-implementation-optimizer_impl', 'for_loop');
+  await page.selectOption('#f-implementation-tf32', 'true');
+  await page.selectOption('#f-implementation-allocator', 'expandable_segments');
+  await openMore(page, 'implementation');
+  await page.fill('#f-implementation-host_forward_us', '50');
+  await openMore(page, 'model');
+  await page.selectOption('#f-model-hidden_act', 'gelu_pytorch_tanh');
+  await page.selectOption('#f-model-fused_qkv', 'true');
+  const scenario = {
+    ...structuredClone(DEFAULTS), framework: 'fsdp', training: { seq_len: 2048, micro_batch: 1 },
+    model: { preset: 'llama-3.1-8b', hidden_act: 'gelu_pytorch_tanh', fused_qkv: true },
+    implementation: { optimizer_impl: 'for_loop', tf32: true, allocator: 'expandable_segments', host_forward_us: 50 },
+  };
+  const report = cliReport(scenario);
+  assert.deepEqual(report.scenario.implementation,
+    { model_code: 'huggingface', optimizer_impl: 'for_loop', tf32: true, allocator: 'expandable_segments', host_forward_us: 50, host_backward_us: 32 });
+  assert.notEqual(report.time.step_seconds, cliReport({ ...scenario, model: { preset: 'llama-3.1-8b' } }).time.step_seconds,
+    'the model fields change the step time');
+  await expectStages(page, report);
+  await expectTime(page, report);
+  assert.ok(await page.locator('[data-field="model.hidden_act"]').evaluate((n) => n.classList.contains('is-override')));
+
+  const url = await shareLink(page);
+  for (const key of ['implementation.optimizer_impl=for_loop', 'implementation.tf32=true', 'implementation.allocator=expandable_segments',
+    'implementation.host_forward_us=50', 'model.hidden_act=gelu_pytorch_tanh', 'model.fused_qkv=true'])
+    assert.ok(url.includes(key), `${key} in ${url}`);
+  for (const key of ['implementation.model_code', 'implementation.host_backward_us'])
+    assert.ok(!url.includes(key), `${key} (left at its default) not in ${url}`);
+  const before = await metrics(page);
+
+  const other = await open(url.slice(server.url.length));
+  await expectStages(other, report);
+  await expectTime(other, report);
+  assert.deepEqual(await metrics(other), before);
+  const values = { 'implementation-model_code': '', 'implementation-optimizer_impl': 'for_loop', 'implementation-tf32': 'true',
+    'implementation-allocator': 'expandable_segments', 'implementation-host_forward_us': '50', 'implementation-host_backward_us': '',
+    'model-hidden_act': 'gelu_pytorch_tanh', 'model-fused_qkv': 'true' };
+  for (const [id, value] of Object.entries(values)) assert.equal(await other.inputValue(`#f-${id}`), value, id);
+  await expectDefaultOption(other, 'f-implementation-model_code', 'framework default (huggingface)');
+  assert.equal(await shareLink(other), url, 'the reopened page writes the same link');
+  await close(other);
+
+  // An engine scenario with an implementation object opens with the same values.
+  const fromScenario = await open(link(scenario));
+  await expectStages(fromScenario, report);
+  await expectTime(fromScenario, report);
+  for (const [id, value] of Object.entries(values)) assert.equal(await fromScenario.inputValue(`#f-${id}`), value, id);
+  await close(fromScenario);
+  await close(page);
+});
+
+test('a GPT-2 config.json fills hidden_act and the fused QKV projection: the numbers equal the gpt2 preset', async () => {
+  const page = await open();
+  await page.selectOption('#f-framework', 'pytorch');
+  await page.fill('#f-training-seq_len', '1024');
+  const config = {
+    architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', activation_function: 'gelu_new', n_ctx: 1024, n_embd: 768,
+    n_head: 12, n_inner: null, n_layer: 12, n_positions: 1024, vocab_size: 50257, layer_norm_epsilon: 1e-5,
+  };
+  await page.fill('#hf-config', JSON.stringify(config));
+  await page.click('#hf-import');
+  await page.waitForFunction(() => document.querySelector('#f-model-layers')?.value === '12');
+  assert.equal(await page.inputValue('#f-model-hidden_act'), 'gelu_new');
+  assert.equal(await page.inputValue('#f-model-fused_qkv'), 'true');
+  assert.doesNotMatch(await page.textContent('#hf-import-message'), /Not understood/);
+  const report = cliReport({ ...structuredClone(DEFAULTS), framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 1 } });
+  await expectStages(page, report);
+  await expectTime(page, report);
+  await close(page);
+});

@@ -8,10 +8,15 @@ const OFFLOAD = ['none', 'cpu', 'nvme'];
 
 // type: int | num | bool | enum | preset | string. `options` makes a select (an empty
 // "default" option first unless `required`); `def` is the engine default a checkbox shows unset.
+// `fw`: the default depends on the framework (the blank option says "framework default" and shows
+// the engine's resolved value); a boolean with a framework default is a true/false select.
+// `help`: what the field changes (the input's and label's tooltip).
 const int = (key, label, more) => ({ key, type: 'int', label, more });
 const num = (key, label, more) => ({ key, type: 'num', label, more });
 const bool = (key, label, def, more) => ({ key, type: 'bool', label, def, more });
 const pick = (key, label, options, more, fw) => ({ key, type: 'enum', label, options, more, fw });
+const fwBool = (key, label, more) => ({ key, type: 'bool', label, options: ['true', 'false'], more, fw: true });
+const help = (spec, text) => ({ ...spec, help: text });
 
 export const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch'];
 
@@ -37,6 +42,12 @@ export const SECTIONS = [
       bool('bias', 'Bias', true, true),
       bool('tied_embeddings', 'Tied embeddings', true, true),
       bool('shared_layers', 'Shared layers', false, true),
+      help(pick('hidden_act', 'Activation (hidden_act)', ['gelu', 'gelu_new', 'gelu_pytorch_tanh', 'relu', 'silu'], true),
+        'The activation as the model code spells it (Hugging Face hidden_act / activation_function); default from MLP. ' +
+        'Under Hugging Face code gelu_new runs op by op (nine kernels, four saved tensors); the others are one fused kernel that saves its input.'),
+      help(fwBool('fused_qkv', 'Fused QKV projection', true),
+        'One QKV projection (GPT-2 c_attn, Bloom) instead of separate q/k/v: under autocast each separate projection casts the input again ' +
+        '(more activation memory and kernels). Megatron model code always fuses.'),
     ],
   },
   {
@@ -77,6 +88,29 @@ export const SECTIONS = [
     ],
   },
   {
+    id: 'implementation',
+    legend: 'Implementation',
+    fields: [
+      help(pick('model_code', 'Model code', ['megatron', 'huggingface'], false, true),
+        'huggingface: transformers modules run op by op by eager PyTorch (unfused norms, activations and loss, ' +
+        'more saved tensors and kernel launches); megatron: fused kernels (fused QKV, GLU, cross entropy, vocabulary padded to 128).'),
+      help(pick('optimizer_impl', 'Optimizer implementation', ['fused', 'foreach', 'for_loop'], false, true),
+        'torch.optim implementation: fused (one kernel, no temporary), foreach (multi-tensor passes over whole lists: ' +
+        'a temporary the size of one state at the optimizer step, more memory traffic), for_loop (one parameter at a time: ' +
+        'its largest tensor as temporary). Changes the optimizer step’s memory and time.'),
+      help(fwBool('tf32', 'TF32 matmuls'),
+        'fp32 matmuls on the TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32): changes the time of fp32 training only. ' +
+        'Megatron turns it on, PyTorch leaves it off.'),
+      help(pick('allocator', 'Allocator', ['caching', 'expandable_segments']),
+        'PYTORCH_CUDA_ALLOC_CONF: recorded and noted; the fragmentation margins stay those measured with the caching allocator.'),
+      help(num('host_forward_us', 'Host µs per kernel, forward', true),
+        'Host time to launch one kernel in forward (Python module code), µs: a pass takes at least launches × this; ' +
+        'the excess over device time is the forward host wait.'),
+      help(num('host_backward_us', 'Host µs per kernel, backward', true),
+        'Host time to launch one kernel in backward (autograd engine), µs: the excess over device time is the backward host wait.'),
+    ],
+  },
+  {
     id: 'hardware',
     legend: 'Hardware',
     fields: [
@@ -100,6 +134,9 @@ export const SECTIONS = [
     ],
   },
 ];
+
+// The scenario's sections (objects of fields), in the order a scenario is written.
+export const SCENARIO_SECTIONS = SECTIONS.map((s) => s.id);
 
 // Engine fields without an input (kept when they come in a link).
 const EXTRAS = [

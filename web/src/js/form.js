@@ -22,7 +22,9 @@ function control(path, spec, presets) {
 
 function field(path, spec, presets) {
   const input = control(path, spec, presets);
-  const label = h('label', { for: input.id }, spec.label);
+  // The help text is the tooltip of both the label and the input (the input's accessible description).
+  if (spec.help) input.title = spec.help;
+  const label = h('label', { for: input.id, title: spec.help }, spec.label);
   const check = input.type === 'checkbox';
   return h('div', { class: check ? 'field check' : 'field', 'data-field': path }, check ? [input, label] : [label, input]);
 }

@@ -29,7 +29,14 @@ const COMMON = {
   tie_word_embeddings: 'tied_embeddings',
 };
 
-const encoderAct = (v, out) => (gelu(v) || v === 'relu') && (out.mlp = gelu(v) ? 'gelu' : 'relu');
+// The activation as the model code spells it (model.hidden_act), when the engine knows the spelling.
+const HIDDEN_ACT = { gelu: 'gelu', gelu_new: 'gelu_new', gelu_pytorch_tanh: 'gelu_pytorch_tanh', relu: 'relu', silu: 'silu', swish: 'silu' };
+const spell = (v, out) => {
+  if (Object.hasOwn(HIDDEN_ACT, v)) out.hidden_act = HIDDEN_ACT[v];
+  return true;
+};
+
+const encoderAct = (v, out) => (gelu(v) || v === 'relu') && (out.mlp = gelu(v) ? 'gelu' : 'relu') && spell(v, out);
 
 const FAMILIES = {
   llama: {
@@ -40,12 +47,13 @@ const FAMILIES = {
       num_key_value_heads: 'kv_heads',
       head_dim: 'head_dim',
       attention_bias: 'bias',
-      hidden_act: (v, out) => (['silu', 'swish'].includes(v) ? (out.mlp = 'swiglu') : gelu(v) && (out.mlp = 'geglu')),
+      hidden_act: (v, out) => (['silu', 'swish'].includes(v) ? (out.mlp = 'swiglu') : gelu(v) && (out.mlp = 'geglu')) && spell(v, out),
     },
   },
   gpt2: {
     label: 'GPT-2',
-    fixed: { arch: 'decoder', mlp: 'gelu', position_embedding: 'learned', norm: 'layernorm', bias: true, tied_embeddings: true },
+    // GPT-2's attention is one c_attn projection.
+    fixed: { arch: 'decoder', mlp: 'gelu', position_embedding: 'learned', norm: 'layernorm', bias: true, tied_embeddings: true, fused_qkv: true },
     keys: {
       n_layer: 'layers',
       n_embd: 'hidden',

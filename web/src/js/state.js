@@ -4,7 +4,7 @@
 //     preset's value so the engine default applies);
 //   everything else: the fields that are set.
 // The engine scenario, the share fragment and the form are all views of this map.
-import { FIELDS, isOverride } from './fields.js';
+import { FIELDS, SCENARIO_SECTIONS, isOverride } from './fields.js';
 
 export const DEFAULTS = Object.freeze({
   framework: 'megatron',
@@ -62,10 +62,12 @@ function canonical(presets, entries) {
   return entries;
 }
 
-// The engine scenario: {framework, model: {preset, ...overrides}, training, parallel, hardware}.
+// The engine scenario: {framework, model: {preset, ...overrides}, training, parallel,
+// implementation, hardware}; `implementation` only when a field of it is set (the engine fills
+// the framework's defaults).
 export function toScenario(entries) {
   const scenario = { framework: entries.framework, name: entries.name };
-  for (const section of ['model', 'training', 'parallel', 'hardware']) {
+  for (const section of SCENARIO_SECTIONS) {
     const obj = entries[`${section}.preset`] ? { preset: entries[`${section}.preset`] } : {};
     for (const path of FIELDS.keys()) {
       if (!path.startsWith(`${section}.`) || path.endsWith('.preset') || !(path in entries)) continue;
@@ -75,7 +77,7 @@ export function toScenario(entries) {
       for (const k of keys) target = target[k] ??= {};
       target[last] = entries[path];
     }
-    scenario[section] = obj;
+    if (section !== 'implementation' || Object.keys(obj).length) scenario[section] = obj;
   }
   if (scenario.name === undefined) delete scenario.name;
   return scenario;
@@ -165,7 +167,7 @@ function decodeScenario(json, presets) {
     if (key === 'version') {
       if (value !== 1) fail(`version must be 1, got ${JSON.stringify(value)}`);
     } else if (key === 'framework' || key === 'name') put(key, value);
-    else if (!['model', 'training', 'parallel', 'hardware'].includes(key)) fail(`unknown field "${key}"`);
+    else if (!SCENARIO_SECTIONS.includes(key)) fail(`unknown field "${key}"`);
     else if (isObject(value)) {
       for (const [k, v] of Object.entries(value)) {
         if (key !== 'hardware' || k !== 'peak_tflops') put(`${key}.${k}`, v);
