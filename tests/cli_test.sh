@@ -56,4 +56,13 @@ set +e
 "$cli" estimate --format yaml "$root/examples/llama-3.1-70b-h100.json" 2> /dev/null; rc2=$?
 set -e
 [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] || fail "missing file / bad format exit codes $rc $rc2"
+# A number beyond double range once aborted the CLI (exit 134); deep nesting overflowed its stack.
+set +e
+echo '{"model":{"preset":"gpt2","hidden":1e400}}' | "$cli" estimate - > /dev/null 2> "$tmp/err"; rc=$?
+python3 -c 'print("{\"model\":" + "{\"a\":" * 200000 + "1" + "}" * 200001)' | "$cli" estimate - > /dev/null 2> "$tmp/err2"; rc2=$?
+set -e
+[ "$rc" -eq 2 ] || fail "1e400 exit code $rc"
+grep -q '"path":"/model/hidden"' "$tmp/err" || fail "1e400 error path: $(cat "$tmp/err")"
+[ "$rc2" -eq 2 ] || fail "deep nesting exit code $rc2"
+grep -q 'nested deeper than' "$tmp/err2" || fail "deep nesting error: $(head -c 300 "$tmp/err2")"
 echo "cli ok"

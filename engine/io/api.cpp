@@ -1,6 +1,7 @@
 #include "io/api.h"
 
 #include "core/error.h"
+#include "io/json_text.h"
 #include "io/presets.h"
 #include "io/report_json.h"
 #include "io/scenario_json.h"
@@ -29,13 +30,16 @@ std::string to_text(const nlohmann::json& j) {
 }
 
 std::string evaluate_scenario_text(const std::string& scenario_json) {
-    nlohmann::json j;
+    // No exception of any kind leaves: the CLI and the WebAssembly page get a value either way.
     try {
-        j = nlohmann::json::parse(scenario_json);
-    } catch (const nlohmann::json::parse_error& e) {
-        return to_text(error_value("", std::string("invalid JSON: ") + e.what()));
+        return to_text(evaluate_scenario(parse_json_text(scenario_json)));
+    } catch (const InputError& e) {
+        return to_text(error_value(e.path(), e.what()));
+    } catch (const std::exception& e) {
+        return to_text(error_value("", std::string("internal error: ") + e.what()));
+    } catch (...) {
+        return to_text(error_value("", "internal error"));
     }
-    return to_text(evaluate_scenario(j));
 }
 
 std::string presets_text() { return embedded_presets_document(); }

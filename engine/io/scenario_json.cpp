@@ -54,7 +54,7 @@ ModelSpec parse_model(const json* user) {
     m.ffn_hidden = r.integer("ffn_hidden", 1, kWidth);
     assign(m.mlp, r.choice<Mlp>("mlp"));
     m.vocab = required(r, "vocab", 1, kVocab);
-    assign(m.max_positions, r.integer("max_positions", 1, kTokens));
+    assign(m.max_positions, r.integer("max_positions", 0, kTokens));  // 0: not known (the echo writes it)
     assign(m.position_embedding, r.choice<PositionEmbedding>("position_embedding"));
     assign(m.norm, r.choice<Norm>("norm"));
     assign(m.bias, r.boolean("bias"));
@@ -244,8 +244,8 @@ json scenario_to_json(const Scenario& s) {
 
     const HardwareSpec& h = s.hardware;
     json peaks = json::object();
-    for (const auto& [key, member] : kPeaks)
-        if (h.*member > 0) peaks[key] = h.*member;
+    // Every entry, zeros included: a zero read back must not let the preset's value return.
+    for (const auto& [key, member] : kPeaks) peaks[key] = h.*member;
     json hardware = {{"preset", h.preset}, {"name", h.name}, {"gpus_per_node", h.gpus_per_node},
                      {"sm_count", h.sm_count}, {"peak_tflops", peaks}};
     for (const auto& [key, member] : kHardwareNumbers) hardware[key] = h.*member;

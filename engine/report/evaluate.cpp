@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
 #include "graph/build.h"
 #include "plan/plan.h"
 #include "report/report.h"
@@ -23,6 +27,42 @@ void add_plan_notes(const Config& c, std::vector<std::string>& notes) {
     if (c.d.microbatches < p.pp && p.pp > 1)
         notes.push_back("fewer microbatches (" + std::to_string(c.d.microbatches) + ") than pipeline stages (" +
                         std::to_string(p.pp) + "): most of the step is pipeline bubble");
+}
+
+// The report gives byte and element counts as 64-bit integers. A plan whose counts pass 2^62 (4.6 EB
+// per device; no accelerator comes near) is an input error naming the part of the scenario that drives
+// the count, never an overflowed negative number.
+void check_reportable(const Report& r) {
+    constexpr double kMax = 4611686018427387904.0;  // 2^62
+    auto gib = [](double b) { return std::to_string(static_cast<long long>(b / (1024.0 * 1024 * 1024))) + " GiB"; };
+    if (!(r.parameters.total <= kMax))
+        throw InputError("/model", "the model has more than 2^62 parameters; shardcalc reports counts up to 2^62");
+    for (const auto& s : r.stages) {
+        const double states = s.weights + s.gradients + s.optimizer + s.host_cpu + s.host_nvme;
+        if (!(states <= kMax))
+            throw InputError("/model", "weights, gradients and optimizer states of one device exceed 2^62 bytes (" +
+                                           gib(states) + "); shardcalc reports up to 2^62");
+        double largest = s.total();
+        for (const auto& ph : s.timeline) largest = std::max(largest, ph.lines.allocated());
+        if (!(largest <= kMax))
+            throw InputError("/training/micro_batch", "one device would hold more than 2^62 bytes (" + gib(largest) +
+                                                          ") of activations; shardcalc reports up to 2^62");
+    }
+    // Time to train, in GPU-hours and money (integers in the text formats).
+    const Config& c = r.config;
+    if (c.s.training.train_tokens > 0 && r.perf.step_seconds > 0) {
+        const double gpu_hours = c.s.training.train_tokens / static_cast<double>(c.d.tokens_per_step) *
+                                 r.perf.step_seconds * static_cast<double>(c.d.world_size) / 3600;
+        if (!(gpu_hours <= kMax))
+            throw InputError("/training/train_tokens", "training would take more than 2^62 GPU-hours");
+        if (!(gpu_hours * c.s.hardware.price_per_gpu_hour <= kMax))
+            throw InputError("/hardware/price_per_gpu_hour", "the training run would cost more than 2^62");
+    }
+    for (const auto& sc : r.perf.comm)
+        for (const auto& e : sc.entries)
+            if (!(e.bytes * e.count <= kMax))
+                throw InputError("/training/global_batch", "the " + e.dimension + " traffic per step (" + e.purpose +
+                                                               ") exceeds 2^62 bytes; shardcalc reports up to 2^62");
 }
 
 }  // namespace
@@ -54,6 +94,7 @@ Report evaluate(const Scenario& scenario) {
     r.modules = module_table(c, g);
     r.notes = c.notes;
     add_plan_notes(c, r.notes);
+    check_reportable(r);
     return r;
 }
 

@@ -72,3 +72,16 @@ test('garbage never aborts the module', () => {
   }
   assert.equal(engine.version(), execFileSync(cli, ['--version']).toString().trim().split(' ')[1]);
 });
+
+test('numbers beyond double range and deep nesting are field errors, the same as the CLI', () => {
+  // Once a bare "internal error" (1e400) and a RangeError escaping evaluate (5,000 levels).
+  const deep = (n) => '{"model":' + '{"a":'.repeat(n) + '1' + '}'.repeat(n + 1);
+  for (const text of ['{"model":{"preset":"gpt2","hidden":1e400}}', deep(5000), deep(100000)]) {
+    const fromWasm = JSON.parse(engine.evaluate(text));
+    const run = spawnSync(cli, ['estimate', '-'], { input: text });
+    assert.equal(run.status, 2);
+    assert.deepEqual(fromWasm, JSON.parse(run.stderr));
+    assert.notEqual(fromWasm.error.path, '');
+  }
+  assert.equal(JSON.parse(engine.evaluate('{"model":{"preset":"gpt2","hidden":1e400}}')).error.path, '/model/hidden');
+});

@@ -1,0 +1,107 @@
+#include "io/json_text.h"
+
+#include <vector>
+
+#include "core/error.h"
+
+namespace shardcalc {
+namespace {
+
+using nlohmann::json;
+
+std::string escape_pointer(const std::string& key) {
+    std::string out;
+    for (char ch : key) {
+        if (ch == '~') out += "~0";
+        else if (ch == '/') out += "~1";
+        else out += ch;
+    }
+    return out;
+}
+
+// A SAX pass that only checks: depth, finite numbers, syntax; and knows the pointer of every value.
+class Guard : public nlohmann::json_sax<json> {
+public:
+    std::string error_path, error_message;
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(false); }
+    bool key(string_t& k) override {
+        frames_.back().key = k;
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(true); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& ex) override {
+        if (ex.id == 406) {  // out_of_range.406: a number that overflows a double
+            error_path = pending_path();
+            error_message = "the number " + token + " is beyond the range of a 64-bit float (about 1.8e308)";
+        } else {
+            error_path = "";
+            error_message = std::string("invalid JSON: ") + ex.what();
+        }
+        return false;
+    }
+
+private:
+    struct Frame {
+        bool array = false;
+        std::string key;
+        long long next = 0;     // elements started (arrays)
+        long long current = -1;
+    };
+    std::vector<Frame> frames_;
+
+    bool value() {
+        if (!frames_.empty() && frames_.back().array) frames_.back().current = frames_.back().next++;
+        return true;
+    }
+    bool open(bool array) {
+        value();
+        if (static_cast<int>(frames_.size()) >= kMaxJsonDepth) {
+            error_path = path();
+            error_message = "nested deeper than " + std::to_string(kMaxJsonDepth) +
+                            " levels; a scenario needs three (/hardware/peak_tflops/fp32)";
+            return false;
+        }
+        frames_.push_back(Frame{array, "", 0, -1});
+        return true;
+    }
+    bool close() {
+        frames_.pop_back();
+        return true;
+    }
+    std::string path() const {
+        std::string p;
+        for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.current) : escape_pointer(f.key));
+        return p;
+    }
+    // The value being read when the parser failed: the next element of an array, or the current key.
+    std::string pending_path() const {
+        std::string p;
+        for (size_t i = 0; i < frames_.size(); ++i) {
+            const Frame& f = frames_[i];
+            const bool last = i + 1 == frames_.size();
+            p += "/" + (f.array ? std::to_string(last ? f.next : f.current) : escape_pointer(f.key));
+        }
+        return p;
+    }
+};
+
+}  // namespace
+
+json parse_json_text(const std::string& text) {
+    Guard guard;
+    if (!json::sax_parse(text, &guard)) throw InputError(guard.error_path, guard.error_message);
+    // The text is now known to be well formed, shallow and finite.
+    return json::parse(text);
+}
+
+}  // namespace shardcalc
