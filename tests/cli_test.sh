@@ -65,4 +65,16 @@ set -e
 grep -q '"path":"/model/hidden"' "$tmp/err" || fail "1e400 error path: $(cat "$tmp/err")"
 [ "$rc2" -eq 2 ] || fail "deep nesting exit code $rc2"
 grep -q 'nested deeper than' "$tmp/err2" || fail "deep nesting error: $(head -c 300 "$tmp/err2")"
+# --check: the exit status says whether the plan fits (0), is tight (3) or does not fit (4).
+"$cli" estimate --check "$root/examples/llama-3.1-70b-h100.json" > /dev/null || fail "--check on a plan that fits"
+set +e
+echo "$oom" | "$cli" estimate --check - > /dev/null; rc=$?
+echo "$oom" | "$cli" estimate - > /dev/null; rc2=$?
+set -e
+[ "$rc" -eq 4 ] || fail "--check on a plan that does not fit: exit $rc"
+[ "$rc2" -eq 0 ] || fail "without --check a plan that does not fit still exits 0: $rc2"
+set +e
+echo "$tight" | "$cli" estimate --check --format json - > /dev/null; rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "--check on a tight plan: exit $rc"
 echo "cli ok"

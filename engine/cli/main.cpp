@@ -1,5 +1,6 @@
 // shardcalc CLI: a thin shell over io/api. Exit 0 on success, 2 on invalid input or usage,
-// with the JSON error on stderr.
+// with the JSON error on stderr; with --check, 3 when the plan is tight and 4 when it does not fit,
+// so scripts need not parse the report.
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -14,12 +15,12 @@
 namespace {
 
 const char* kUsage =
-    "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv]\n"
+    "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv] [--check]\n"
     "       shardcalc presets [--format table|json]\n"
     "       shardcalc --version\n";
 
 int fail(const std::string& path, const std::string& message) {
-    std::cerr << shardcalc::error_value(path, message).dump() << "\n";
+    std::cerr << shardcalc::to_text(shardcalc::error_value(path, message)) << "\n";  // user text may be bad UTF-8
     return 2;
 }
 
@@ -40,6 +41,7 @@ bool read_input(const std::string& source, std::string& out) {
 
 int main(int argc, char** argv) {
     std::string command, input, format;
+    bool check = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--version") {
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
             return 0;
         } else if (arg == "--format" && i + 1 < argc) {
             format = argv[++i];
+        } else if (arg == "--check") {
+            check = true;
         } else if (arg.rfind("--format=", 0) == 0) {
             format = arg.substr(9);
         } else if (command.empty()) {
@@ -78,7 +82,7 @@ int main(int argc, char** argv) {
     if (!read_input(input, text)) return fail("", "cannot read scenario file " + input);
     const nlohmann::json result = nlohmann::json::parse(shardcalc::evaluate_scenario_text(text));
     if (!result["ok"].get<bool>()) {
-        std::cerr << result.dump() << "\n";
+        std::cerr << shardcalc::to_text(result) << "\n";
         return 2;
     }
     const nlohmann::json& report = result["report"];
@@ -86,5 +90,7 @@ int main(int argc, char** argv) {
     else if (format == "table") std::cout << shardcalc::format_table(report);
     else if (format == "markdown") std::cout << shardcalc::format_markdown(report);
     else std::cout << shardcalc::format_csv(report);
-    return 0;
+    if (!check) return 0;
+    const std::string verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
+    return verdict == "fits" ? 0 : verdict == "tight" ? 3 : 4;
 }
