@@ -87,3 +87,11 @@ TEST_CASE("headroom is exactly capacity minus the per-device total, as printed")
         CHECK(m["headroom"].get<int64_t>() == m["capacity"].get<int64_t>() - m["per_device"]["total"].get<int64_t>());
     }
 }
+
+TEST_CASE("a misspelled preset id gets suggestions") {
+    auto msg = [](const char* s) { return result(s)["error"]["message"].get<std::string>(); };
+    CHECK(msg(R"({"model":{"preset":"gpt-2"}})").find(R"(did you mean "gpt2"?)") != std::string::npos);
+    CHECK(msg(R"({"model":{"preset":"llama-3-70b"}})").find(R"("llama-3.1-70b")") != std::string::npos);
+    CHECK(msg(R"({"model":{"preset":"gpt2"},"hardware":{"preset":"h100"}})").find(R"("h100-sxm-80gb")") != std::string::npos);
+    CHECK(msg(R"({"model":{"preset":"qqqqqqqq"}})").find("did you mean") == std::string::npos);
+}

@@ -1,5 +1,7 @@
 #include "io/presets.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace shardcalc {
@@ -47,5 +49,45 @@ const std::string& embedded_presets_document() {
 const nlohmann::json* model_preset(const std::string& id) { return find("models", id); }
 const nlohmann::json* hardware_preset(const std::string& id) { return find("hardware", id); }
 const nlohmann::json& all_presets() { return registry(); }
+
+namespace {
+
+// Edit distance (insertions, deletions, substitutions), case-insensitive.
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t above = row[j];
+            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                              std::tolower(static_cast<unsigned char>(b[j - 1]));
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> similar_preset_ids(const char* kind, const std::string& id) {
+    // Close in spelling (a third of the length), or one id containing the other ("llama-70b" and
+    // "llama-3.1-70b" are far apart in edits but obviously related).
+    std::vector<std::pair<size_t, std::string>> scored;
+    if (id.size() > 64) return {};
+    for (const auto& p : embedded_presets()) {
+        if (std::string(p.kind) != kind) continue;
+        const std::string candidate = p.id;
+        const size_t d = edit_distance(id, candidate);
+        const bool contains = id.size() >= 3 && (candidate.find(id) != std::string::npos);
+        if (d <= std::max<size_t>(2, candidate.size() / 3) || contains) scored.emplace_back(contains ? 0 : d, candidate);
+    }
+    std::sort(scored.begin(), scored.end());
+    std::vector<std::string> out;
+    for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+    return out;
+}
 
 }  // namespace shardcalc

@@ -22,6 +22,9 @@ const std::string& embedded_presets_document();
 const nlohmann::json* model_preset(const std::string& id);
 const nlohmann::json* hardware_preset(const std::string& id);
 
+// Preset ids of a kind ("models" | "hardware") close to a misspelled one, closest first (at most 3).
+std::vector<std::string> similar_preset_ids(const char* kind, const std::string& id);
+
 // {"models": [...], "hardware": [...]}: every preset file in full.
 const nlohmann::json& all_presets();
 

@@ -24,6 +24,19 @@ json with_preset(const json& user, const json& preset_fields, const char* skip) 
     return merged;
 }
 
+// "; did you mean \"a\" or \"b\"? `shardcalc presets` lists them all" for a misspelled preset id.
+std::string suggestion(const char* kind, const std::string& id) {
+    const auto similar = similar_preset_ids(kind, id);
+    std::string out = "; ";
+    if (!similar.empty()) {
+        out += "did you mean ";
+        for (size_t i = 0; i < similar.size(); ++i)
+            out += (i == 0 ? "" : i + 1 == similar.size() ? " or " : ", ") + std::string("\"") + similar[i] + "\"";
+        out += "? ";
+    }
+    return out + "`shardcalc presets` lists them all";
+}
+
 int64_t required(ObjectReader& r, const char* key, int64_t min, int64_t max) {
     const auto v = r.integer(key, min, max);
     if (!v) throw InputError(r.field(key), "required: give it, or name a model.preset");
@@ -38,7 +51,7 @@ ModelSpec parse_model(const json* user) {
     if (preset_id) {
         const json* preset = model_preset(*preset_id);
         if (!preset)
-            throw InputError("/model/preset", "unknown model preset \"" + *preset_id + "\"; `shardcalc presets` lists them");
+            throw InputError("/model/preset", "unknown model preset \"" + *preset_id + "\"" + suggestion("models", *preset_id));
         merged = with_preset(*user, preset->at("model"), "preset");
     }
     ObjectReader r(merged, "/model");
@@ -170,7 +183,8 @@ HardwareSpec parse_hardware(const json* user) {
     const auto given = probe.string("preset");
     const std::string id = given.value_or(kDefaultHardware);
     const json* preset = hardware_preset(id);
-    if (!preset) throw InputError("/hardware/preset", "unknown hardware preset \"" + id + "\"; `shardcalc presets` lists them");
+    if (!preset)
+        throw InputError("/hardware/preset", "unknown hardware preset \"" + id + "\"" + suggestion("hardware", id));
     json fields = *preset;
     for (const char* meta : {"id", "vendor", "sources", "notes"}) fields.erase(meta);
     // An explicit peak_tflops object replaces single entries, not the whole table.
