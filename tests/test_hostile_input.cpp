@@ -95,3 +95,13 @@ TEST_CASE("a misspelled preset id gets suggestions") {
     CHECK(msg(R"({"model":{"preset":"gpt2"},"hardware":{"preset":"h100"}})").find(R"("h100-sxm-80gb")") != std::string::npos);
     CHECK(msg(R"({"model":{"preset":"qqqqqqqq"}})").find("did you mean") == std::string::npos);
 }
+
+TEST_CASE("hardware figures that would overflow the report's 64-bit byte counts are field errors") {
+    CHECK(result(R"({"model":{"preset":"gpt2"},"hardware":{"memory_gib":1e300}})")["error"]["path"] == "/hardware/memory_gib");
+    CHECK(result(R"({"model":{"preset":"gpt2"},"hardware":{"overhead_gib":1e20}})")["error"]["path"] == "/hardware/overhead_gib");
+    CHECK(result(R"({"model":{"preset":"gpt2"},"hardware":{"workspace_mib":1e30}})")["error"]["path"] == "/hardware/workspace_mib");
+    // The largest allowed capacity still reports exactly.
+    const auto j = result(R"({"model":{"preset":"gpt2"},"hardware":{"memory_gib":4294967296}})");
+    REQUIRE(j["ok"] == true);
+    CHECK(j["report"]["memory"]["capacity"].get<int64_t>() == int64_t{1} << 62);
+}

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "core/error.h"
@@ -58,11 +59,20 @@ void check_reportable(const Report& r) {
         if (!(gpu_hours * c.s.hardware.price_per_gpu_hour <= kMax))
             throw InputError("/hardware/price_per_gpu_hour", "the training run would cost more than 2^62");
     }
-    for (const auto& sc : r.perf.comm)
-        for (const auto& e : sc.entries)
-            if (!(e.bytes * e.count <= kMax))
-                throw InputError("/training/global_batch", "the " + e.dimension + " traffic per step (" + e.purpose +
-                                                               ") exceeds 2^62 bytes; shardcalc reports up to 2^62");
+    // Host memory per node is the per-device figure times the devices of a node.
+    const double per_node = static_cast<double>(std::min(c.s.hardware.gpus_per_node, c.d.world_size));
+    for (const auto& s : r.stages)
+        if (!((s.host_cpu + s.host_nvme) * per_node <= kMax))
+            throw InputError("/parallel/offload_optimizer", "offloaded states of one node exceed 2^62 bytes");
+    // Traffic per step, per collective and summed per dimension (communication_summary).
+    for (const auto& sc : r.perf.comm) {
+        std::map<std::string, double> per_dimension;
+        for (const auto& e : sc.entries) per_dimension[e.dimension] += e.bytes * e.count;
+        for (const auto& [dimension, bytes] : per_dimension)
+            if (!(bytes <= kMax))
+                throw InputError("/training/global_batch", "the " + dimension +
+                                                               " traffic per step exceeds 2^62 bytes; shardcalc reports up to 2^62");
+    }
 }
 
 }  // namespace

@@ -143,6 +143,10 @@ void validate_hardware(const Config& c) {
     const HardwareSpec& h = c.s.hardware;
     require(h.memory_gib > 0, "/hardware/memory_gib", "must be a positive number of GiB");
     require(h.overhead_gib >= 0, "/hardware/overhead_gib", "must be 0 or more GiB");
+    // Byte counts are reported as 64-bit integers (2^62 at most): no device holds 2^32 GiB.
+    require(h.memory_gib <= 4294967296.0, "/hardware/memory_gib", "must be at most 4294967296 GiB (2^32)");
+    require(h.overhead_gib <= 4294967296.0, "/hardware/overhead_gib", "must be at most 4294967296 GiB (2^32)");
+    require(h.workspace_mib <= 4398046511104.0, "/hardware/workspace_mib", "must be at most 2^42 MiB");
     // The performance model divides by these; a preset always sets them, a user may override.
     require(h.hbm_gbps > 0, "/hardware/hbm_gbps", "must be a positive bandwidth in GB/s");
     require(h.intra_node_gbps > 0, "/hardware/intra_node_gbps", "must be a positive bandwidth in GB/s");
