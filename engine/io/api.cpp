@@ -21,6 +21,8 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
     } catch (const std::exception& e) {
         // Anything else is an engine defect; still a value, never a crash.
         return error_value("", std::string("internal error: ") + e.what());
+    } catch (...) {
+        return error_value("", "internal error");
     }
 }
 
