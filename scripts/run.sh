@@ -14,4 +14,4 @@ scripts/build-web.sh
 echo
 echo "shardcalc is at http://localhost:${port}/   (Ctrl-C to stop)"
 echo "single-file build: web/dist/shardcalc-standalone.html; CLI: build/engine/shardcalc"
-exec python3 -m http.server --bind 127.0.0.1 --directory web/dist "$port"
+exec python3 scripts/serve.py "$port" web/dist

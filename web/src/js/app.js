@@ -11,11 +11,14 @@ import { renderGantt } from './gantt.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { mapHfConfig } from './hf-import.js';
+import { list } from './json.js';
 import { decodeFragment, defaultState, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
-const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0 };
+// `edited`: the reader changed something since the link was read (a later good result clears
+// the link's error message).
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false };
 
 function setStatus(state, text) {
   const el = $('#status');
@@ -23,17 +26,22 @@ function setStatus(state, text) {
   el.textContent = text;
 }
 
+// The message about a link that could not be read: shown until dismissed, until the next link,
+// or until an edit of the reader's gives a result.
+function linkError(text) {
+  $('#link-error').hidden = !text;
+  $('#link-error-text').textContent = text;
+}
+
 // Loads the state from the fragment; a link that cannot be read says why and loads the defaults.
 function loadFragment() {
-  const banner = $('#link-error');
+  app.edited = false;
   try {
     Object.assign(app, decodeFragment(window.location.hash, app.presets));
-    banner.hidden = true;
-    banner.textContent = '';
+    linkError('');
   } catch (err) {
     Object.assign(app, defaultState());
-    banner.hidden = false;
-    banner.textContent = `This link could not be read: ${err.message}. Showing the defaults instead.`;
+    linkError(`This link could not be read: ${err.message}. Showing the defaults instead.`);
   }
   $('#unit').value = app.unit;
   if (form?.firstChild) syncForm(form, app.presets, app.entries, true);
@@ -135,6 +143,7 @@ function showReport(report) {
   app.report = report;
   $('#engine-error').hidden = true;
   $('#engine-error').textContent = '';
+  if (app.edited) linkError('');
   $('#results').classList.remove('stale');
   $('#results').classList.add('has-report');
   if (!embed) {
@@ -171,12 +180,18 @@ function onInput(event) {
     setPreset(app.presets, app.entries, section, value, inputPaths(form, section));
   } else setField(app.presets, app.entries, path, value);
   syncForm(form, app.presets, app.entries);
+  app.edited = true;
   changed();
 }
 
 function importHf() {
   const note = $('#hf-import-message');
-  const result = mapHfConfig($('#hf-config').value);
+  let result;
+  try {
+    result = mapHfConfig($('#hf-config').value);
+  } catch (err) {
+    result = { error: `This config could not be read: ${err.message}` }; // never a silent no-op
+  }
   if (result.error) {
     note.textContent = result.error;
     return;
@@ -186,9 +201,13 @@ function importHf() {
   for (const [k, v] of Object.entries(result.model)) app.entries[`model.${k}`] = v;
   syncForm(form, app.presets, app.entries, true);
   note.textContent = `Imported the ${result.label} config as a Custom model.` +
-    (result.unknown.length ? ` Not understood: ${result.unknown.join(', ')}.` : '');
+    (result.unknown.length ? ` Not understood: ${list(result.unknown)}.` : '');
+  app.edited = true;
   changed();
 }
+
+// A config.json is a few kilobytes; a dropped file much larger than that is not one.
+const MAX_CONFIG_BYTES = 1 << 20;
 
 function wireForm() {
   buildForm(form, app.presets);
@@ -201,7 +220,16 @@ function wireForm() {
     const file = e.dataTransfer?.files?.[0];
     if (!file) return;
     e.preventDefault();
-    area.value = await file.text();
+    if (file.size > MAX_CONFIG_BYTES) {
+      $('#hf-import-message').textContent = `${file.name} is ${file.size.toLocaleString('en-US')} bytes: too large for a config.json (at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}).`;
+      return;
+    }
+    try {
+      area.value = await file.text();
+    } catch (err) {
+      $('#hf-import-message').textContent = `${file.name} could not be read: ${err.message}`;
+      return;
+    }
     importHf();
   });
 }
@@ -240,6 +268,7 @@ export async function start(enginePromise) {
     setTimelineStage(Number(e.target.value));
     if (app.report) drawTimeline();
   });
+  $('#link-error-dismiss').addEventListener('click', () => linkError(''));
   $('#unit').addEventListener('change', () => {
     app.unit = $('#unit').value;
     renderResults();

@@ -3,6 +3,7 @@ function build(el, attrs, kids) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v == null || v === false) continue;
     if (typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'style') el.style.cssText = String(v); // CSSOM: a style attribute is inline style, which the CSP refuses
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   el.append(...kids.flat(Infinity).filter((k) => k != null && k !== false));

@@ -1,6 +1,11 @@
 // Maps a Hugging Face config.json onto the page's model fields (a Custom model). Families:
 // LLaMA/Mistral-style (gated MLP, RoPE, RMSNorm), GPT-2, BERT and ALBERT. Keys that do not
 // change memory are ignored; anything else is reported as not understood.
+// The file is data from anywhere: every key is looked up in Maps and Sets (a key such as
+// "__proto__", "constructor" or "hasOwnProperty" is just a key no family knows), every value is
+// type-checked before use, and a number beyond double range (1e400) stops the import with an
+// error naming it rather than becoming a silent default.
+import { list, parseJson, quote } from './json.js';
 
 // Known keys with no effect on the memory model.
 const IGNORED = new Set(`_name_or_path architectures model_type transformers_version torch_dtype dtype use_cache
@@ -16,7 +21,7 @@ const IGNORED = new Set(`_name_or_path architectures model_type transformers_ver
  pruned_heads prefix use_bfloat16 quantization_config down_scale_factor gap_size net_structure_type
  num_memory_blocks`.split(/\s+/));
 
-const gelu = (v) => /^gelu/.test(v);
+const gelu = (v) => typeof v === 'string' && /^gelu/.test(v);
 
 // Per family: config key -> model field, or a function(value, out) returning false when not understood.
 const COMMON = {
@@ -32,7 +37,7 @@ const COMMON = {
 // The activation as the model code spells it (model.hidden_act), when the engine knows the spelling.
 const HIDDEN_ACT = { gelu: 'gelu', gelu_new: 'gelu_new', gelu_pytorch_tanh: 'gelu_pytorch_tanh', relu: 'relu', silu: 'silu', swish: 'silu' };
 const spell = (v, out) => {
-  if (Object.hasOwn(HIDDEN_ACT, v)) out.hidden_act = HIDDEN_ACT[v];
+  if (typeof v === 'string' && Object.hasOwn(HIDDEN_ACT, v)) out.hidden_act = HIDDEN_ACT[v];
   return true;
 };
 
@@ -47,7 +52,7 @@ const FAMILIES = {
       num_key_value_heads: 'kv_heads',
       head_dim: 'head_dim',
       attention_bias: 'bias',
-      hidden_act: (v, out) => (['silu', 'swish'].includes(v) ? (out.mlp = 'swiglu') : gelu(v) && (out.mlp = 'geglu')) && spell(v, out),
+      hidden_act: (v, out) => (v === 'silu' || v === 'swish' ? (out.mlp = 'swiglu') : gelu(v) && (out.mlp = 'geglu')) && spell(v, out),
     },
   },
   gpt2: {
@@ -65,7 +70,7 @@ const FAMILIES = {
       activation_function: encoderAct,
     },
     finish: (cfg, out) => {
-      if (cfg.n_inner == null && Number.isInteger(cfg.n_embd)) out.ffn_hidden = 4 * cfg.n_embd;
+      if (cfg.get('n_inner') == null && Number.isInteger(cfg.get('n_embd'))) out.ffn_hidden = 4 * cfg.get('n_embd');
     },
   },
   bert: {
@@ -80,36 +85,51 @@ FAMILIES.albert = {
   keys: { ...FAMILIES.bert.keys, embedding_size: 'embedding_dim', num_hidden_groups: (v) => v === 1, inner_group_num: (v) => v === 1 },
 };
 
+// The rules as Maps: a key from the file is never looked up on an object (and its prototype).
+for (const fam of Object.values(FAMILIES)) fam.keys = new Map(Object.entries(fam.keys));
+
+// `cfg`: the file's top-level keys and values, as a Map.
 function family(cfg) {
-  const type = String(cfg.model_type || '').toLowerCase();
-  if (type === 'gpt2' || (!type && 'n_layer' in cfg)) return 'gpt2';
-  if (type === 'albert' || (!type && 'embedding_size' in cfg)) return 'albert';
-  if (['bert', 'roberta'].includes(type) || (!type && 'type_vocab_size' in cfg)) return 'bert';
+  const type = typeof cfg.get('model_type') === 'string' ? cfg.get('model_type').toLowerCase() : '';
+  if (type === 'gpt2' || (!type && cfg.has('n_layer'))) return 'gpt2';
+  if (type === 'albert' || (!type && cfg.has('embedding_size'))) return 'albert';
+  if (['bert', 'roberta'].includes(type) || (!type && cfg.has('type_vocab_size'))) return 'bert';
   return 'llama';
 }
 
-// Returns {model: {field: value}, label, unknown: [keys]} or {error}.
+const MAX_KEY = 60; // characters of a key or value shown in a message
+
+// Returns {model: {field: value} (no prototype), label, unknown: [keys]} or {error}.
 export function mapHfConfig(text) {
-  let cfg;
+  let parsed;
   try {
-    cfg = JSON.parse(text);
+    parsed = parseJson(text);
   } catch (err) {
     return { error: `Invalid JSON: ${err.message}` };
   }
-  if (cfg === null || typeof cfg !== 'object' || Array.isArray(cfg)) return { error: 'Expected a JSON object (the contents of config.json).' };
+  const root = parsed.value;
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) return { error: 'Expected a JSON object (the contents of config.json).' };
+  const cfg = new Map(Object.entries(root));
   const fam = FAMILIES[family(cfg)];
-  const out = { ...fam.fixed };
+  const out = Object.assign(Object.create(null), fam.fixed);
   const unknown = [];
-  for (const [key, value] of Object.entries(cfg)) {
-    const rule = fam.keys[key];
-    if (typeof rule === 'string') {
+  const invalid = [];
+  const name = (key) => (key.length > MAX_KEY ? `${key.slice(0, MAX_KEY - 1)}…` : key);
+  for (const [key, value] of cfg) {
+    const rule = fam.keys.get(key);
+    if (rule === undefined) {
+      if (!IGNORED.has(key)) unknown.push(name(key));
+    } else if (typeof value === 'number' && !Number.isFinite(value)) {
+      invalid.push(`${name(key)}: ${parsed.nonFinite(root, key)} is not a finite number`);
+    } else if (typeof rule === 'string') {
       const want = fam.fixed[rule] === undefined ? 'number' : typeof fam.fixed[rule];
       if (typeof value === want) out[rule] = value;
-      else if (value !== null) unknown.push(`${key}=${JSON.stringify(value)}`);
-    } else if (rule) {
-      if (!rule(value, out)) unknown.push(`${key}=${JSON.stringify(value)}`);
-    } else if (!IGNORED.has(key)) unknown.push(key);
+      else if (value !== null) unknown.push(`${name(key)}=${quote(value, MAX_KEY)}`);
+    } else if (!rule(value, out)) unknown.push(`${name(key)}=${quote(value, MAX_KEY)}`);
   }
+  // Nothing is applied rather than a model with that field left to a default (1e400 KV heads
+  // must not quietly become multi-head attention).
+  if (invalid.length) return { error: `Nothing imported: ${list(invalid)}.` };
   fam.finish?.(cfg, out);
   return { model: out, label: fam.label, unknown };
 }

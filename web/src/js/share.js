@@ -18,12 +18,20 @@ export const iframeSnippet = (fragment) =>
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 
+// Text from a link (a device name, any preset or plan word) as Markdown that shows exactly that
+// text: on one line, with no table cell break, emphasis, code, link or HTML. Markdown characters
+// get a backslash, HTML ones become entities (a Markdown renderer passes raw HTML through).
+export const markdownText = (text) => String(text)
+  .replace(/[\r\n\u2028\u2029]+/g, ' ')
+  .replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c])
+  .replace(/[\\|*_`[\]~#!]/g, '\\$&');
+
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function markdown(report, unit, presets) {
   const m = report.memory;
   const cols = stageColumns(report);
-  const plan = h('span', {}, planNodes(report, presets)).textContent;
+  const plan = markdownText(h('span', {}, planNodes(report, presets)).textContent);
   const v = verdictOf(report);
   const gb = (value) => `${bytes(value, unit)} ${unit}`;
   const peak = m.per_device;

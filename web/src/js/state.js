@@ -5,6 +5,7 @@
 //   everything else: the fields that are set.
 // The engine scenario, the share fragment and the form are all views of this map.
 import { FIELDS, SCENARIO_SECTIONS, isOverride } from './fields.js';
+import { parseJson, quote } from './json.js';
 
 export const DEFAULTS = Object.freeze({
   framework: 'megatron',
@@ -99,21 +100,26 @@ const fail = (message) => {
   throw new Error(message);
 };
 
-// Checks a value's type for its field (a select can only show its own options).
-function check(path, v, presets) {
+// Checks a value's type for its field (a select can only show its own options). `source`: how
+// the link wrote a number beyond double range ("1e400"), which JSON.parse made Infinity.
+function check(path, v, presets, source) {
   const { type, options } = FIELDS.get(path);
   const numeric = type === 'int' || type === 'num';
+  if (numeric && typeof v === 'number' && !Number.isFinite(v)) fail(`${path}: ${source ?? v} is not a finite number`);
   if (numeric ? !Number.isFinite(v) : typeof v !== (type === 'bool' ? 'boolean' : 'string'))
-    fail(`${path} must be ${numeric ? 'a number' : type === 'bool' ? 'true or false' : 'a string'}, got ${JSON.stringify(v)}`);
-  if (type === 'preset' && !presetFile(presets, path.split('.')[0], v)) fail(`unknown ${path} "${v}"`);
-  if (options && !options.includes(String(v))) fail(`${path} must be one of ${options.join('|')}, got ${JSON.stringify(v)}`);
+    fail(`${path} must be ${numeric ? 'a number' : type === 'bool' ? 'true or false' : 'a string'}, got ${quote(v)}`);
+  if (type === 'preset' && !presetFile(presets, path.split('.')[0], v)) fail(`unknown ${path} ${quote(v)}`);
+  if (options && !options.includes(String(v))) fail(`${path} must be one of ${options.join('|')}, got ${quote(v)}`);
   return v;
 }
 
 // One fragment value, typed by its field.
 function parseText(path, text, presets) {
   const { type } = FIELDS.get(path);
-  if (type === 'int' || type === 'num') return check(path, Number.isFinite(Number(text)) ? Number(text) : text, presets);
+  if (type === 'int' || type === 'num') {
+    const n = text.trim() === '' ? NaN : Number(text);
+    return check(path, Number.isNaN(n) ? text : n, presets, text);
+  }
   if (type === 'bool') return check(path, { true: true, false: false }[text] ?? text, presets);
   return check(path, text, presets);
 }
@@ -121,24 +127,24 @@ function parseText(path, text, presets) {
 function decodeV1(text, presets) {
   const pairs = text.split('&').filter(Boolean).map((part) => {
     const i = part.indexOf('=');
-    if (i < 0) fail(`"${part}" has no value`);
+    if (i < 0) fail(`${quote(part)} has no value`);
     try {
       return [part.slice(0, i), decodeURIComponent(part.slice(i + 1))];
     } catch {
-      return fail(`the value of ${part.slice(0, i)} is not valid percent-encoding`);
+      return fail(`the value of ${quote(part.slice(0, i))} is not valid percent-encoding`);
     }
   });
   const map = new Map(pairs);
-  if (map.get('v') !== '1') fail(map.has('v') ? `link version v=${map.get('v')} is not supported (this page reads v=1)` : 'the link has no v=1');
+  if (map.get('v') !== '1') fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1)` : 'the link has no v=1');
   const unit = map.get('unit') ?? UNITS[0];
-  if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got "${unit}"`);
+  if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
   map.delete('v');
   map.delete('unit');
   const entries = { ...DEFAULTS };
   // Presets first: overrides are relative to them whatever the order in the link.
   for (const [path, text] of [...map].sort(([a], [b]) => b.endsWith('.preset') - a.endsWith('.preset'))) {
     const spec = FIELDS.get(path);
-    if (!spec) fail(`unknown key "${path}"`);
+    if (!spec) fail(`unknown key ${quote(path)}`);
     if (text !== '' || spec.type === 'preset') entries[path] = text && parseText(path, text, presets);
     else if (path === 'framework') fail('framework must not be empty');
     else if (isOverride(path)) entries[path] = null;
@@ -148,30 +154,34 @@ function decodeV1(text, presets) {
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
+// Keys are only compared with the page's own field names (FIELDS is a Map), never used to look
+// anything up on an object.
 function decodeScenario(json, presets) {
-  let scenario;
+  let parsed;
   try {
-    scenario = JSON.parse(json);
+    parsed = parseJson(json);
   } catch (err) {
     fail(`the scenario is not valid JSON (${err.message})`);
   }
+  const scenario = parsed.value;
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(scenario)) fail('the scenario must be a JSON object');
   const entries = { framework: 'megatron', 'model.preset': '', 'hardware.preset': '' };
-  const put = (path, v) => {
-    if (!FIELDS.has(path)) fail(`unknown field "${path}"`);
-    if (v !== null) entries[path] = check(path, v, presets);
+  // `holder[key]` is the value v of field `path`.
+  const put = (path, v, holder, key) => {
+    if (!FIELDS.has(path)) fail(`unknown field ${quote(path)}`);
+    if (v !== null) entries[path] = check(path, v, presets, parsed.nonFinite(holder, key));
     else if (isOverride(path)) entries[path] = null;
   };
   for (const [key, value] of Object.entries(scenario)) {
     if (key === 'version') {
-      if (value !== 1) fail(`version must be 1, got ${JSON.stringify(value)}`);
-    } else if (key === 'framework' || key === 'name') put(key, value);
-    else if (!SCENARIO_SECTIONS.includes(key)) fail(`unknown field "${key}"`);
+      if (value !== 1) fail(`version must be 1, got ${quote(value)}`);
+    } else if (key === 'framework' || key === 'name') put(key, value, scenario, key);
+    else if (!SCENARIO_SECTIONS.includes(key)) fail(`unknown field ${quote(key)}`);
     else if (isObject(value)) {
       for (const [k, v] of Object.entries(value)) {
-        if (key !== 'hardware' || k !== 'peak_tflops') put(`${key}.${k}`, v);
-        else if (isObject(v)) for (const [t, x] of Object.entries(v)) put(`hardware.peak_tflops.${t}`, x);
+        if (key !== 'hardware' || k !== 'peak_tflops') put(`${key}.${k}`, v, value, k);
+        else if (isObject(v)) for (const [t, x] of Object.entries(v)) put(`hardware.peak_tflops.${t}`, x, v, t);
         else if (v !== null) fail('hardware.peak_tflops must be an object');
       }
     } else if (value !== null) fail(`${key} must be an object`);
@@ -179,8 +189,16 @@ function decodeScenario(json, presets) {
   return { entries: canonical(presets, entries), unit: UNITS[0] };
 }
 
+// The longest fragment read, in characters (64 KiB). A real link is well under 2 KB (only what
+// differs from the defaults); a longer one is refused before any work is done on it, so a link of
+// megabytes cannot stall the tab (each edit would re-encode it into the URL and the share fields).
+export const MAX_FRAGMENT = 65536;
+
 // Reads location.hash into {entries, unit}; throws an Error with a readable message.
 export function decodeFragment(hash, presets) {
+  if (hash.length > MAX_FRAGMENT + 1)
+    fail(`it is too long (${(hash.length - 1).toLocaleString('en-US')} characters after the #; this page reads at most ` +
+      `${MAX_FRAGMENT.toLocaleString('en-US')})`);
   const text = hash.replace(/^#/, '');
   if (!text) return defaultState();
   if (!text.startsWith('scenario=')) return decodeV1(text, presets);
