@@ -86,7 +86,7 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
     }
     // torch.autocast caches the 16-bit copy of each fp32 weight a matmul consumes (not embeddings, norms or
     // biases) until the region ends, and autograd keeps it for backward (validation/measured: param_cast).
-    if (c.traits.autocast_weight_copies && mixed) o.cast_weights = tally.matmul_weights * compute_b;
+    if (c.traits.autocast) o.cast_weights = tally.matmul_weights * compute_b;
 }
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest

@@ -32,7 +32,6 @@ FrameworkTraits traits_of(const Scenario& s) {
             // reducer's buckets hold a second copy of every gradient. torch.autocast caches the
             // 16-bit copy of each fp32 weight for the backward pass.
             t.buffers = BufferPolicy::DdpBuckets;
-            t.autocast_weight_copies = true;
             break;
     }
     const TrainingSpec& tr = s.training;

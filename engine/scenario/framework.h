@@ -21,7 +21,6 @@ struct FrameworkTraits {
     int64_t vocab_multiple = 1;        // embedding rows padded to a multiple of this times tp
     BufferPolicy buffers = BufferPolicy::None;
     double step_transient_bytes_per_param = 0;  // framework temporaries of the optimizer step, per local shard param
-    bool autocast_weight_copies = false;        // AMP keeps 16-bit casts of fp32 weights during fwd/bwd
     // From the implementation profile (resolved defaults):
     bool autocast = false;       // fp32 parameters, 16-bit matmuls: torch.autocast's dtype rules apply
     bool hf_code = false;        // Hugging Face modules run op by op (unfused norms, activations, loss)
