@@ -6,7 +6,7 @@
 # tests/fuzz/corpus (never written: new inputs go to build-fuzz/corpus/<target>), prints executions/s,
 # total executions, corpus size and whether anything was found; exits non-zero on a crash, leak,
 # timeout or sanitizer report, with the input in build-fuzz/findings/.
-# Usage: scripts/fuzz.sh [SECONDS]   (SHARDCALC_FUZZ_STRICT=1: also no NaN/Infinity anywhere in the report)
+# Usage: scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

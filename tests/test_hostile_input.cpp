@@ -2,6 +2,9 @@
 // double range, nesting deeper than any scenario, sizes whose byte counts pass 64 bits, the
 // resolved-scenario echo read back (max_positions 0 and zero peaks used to be rejected or replaced by
 // the preset's values), headroom.
+#include <cmath>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "helpers.h"
@@ -104,4 +107,99 @@ TEST_CASE("hardware figures that would overflow the report's 64-bit byte counts 
     const auto j = result(R"({"model":{"preset":"gpt2"},"hardware":{"memory_gib":4294967296}})");
     REQUIRE(j["ok"] == true);
     CHECK(j["report"]["memory"]["capacity"].get<int64_t>() == int64_t{1} << 62);
+}
+
+namespace {
+
+// Every number anywhere in a report is finite (Infinity and NaN would be written as null).
+void require_all_finite(const nlohmann::json& j, const std::string& path) {
+    INFO("at report" << path);
+    REQUIRE(!j.is_null());
+    if (j.is_number_float()) REQUIRE(std::isfinite(j.get<double>()));
+    if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it) require_all_finite(it.value(), path + "/" + it.key());
+    if (j.is_array())
+        for (size_t i = 0; i < j.size(); ++i) require_all_finite(j[i], path + "/" + std::to_string(i));
+}
+
+std::string with(const std::string& section, const std::string& field) {
+    return R"({"model":{"preset":"gpt2"},")" + section + R"(":{)" + field + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("hardware and implementation figures are bounded so every derived figure stays finite") {
+    // Each once gave null (Infinity) times or rates, or a step time of 0 (finite() hid the Infinity).
+    const std::vector<std::pair<std::string, std::string>> outside = {
+        {"hardware", R"("hbm_gbps":1e308)"},           {"hardware", R"("hbm_gbps":1e-300)"},
+        {"hardware", R"("intra_node_gbps":1e300)"},    {"hardware", R"("matmul_efficiency":1e-300)"},
+        {"hardware", R"("kernel_launch_us":1e300)"},   {"hardware", R"("price_per_gpu_hour":1e300)"},
+        {"hardware", R"("peak_tflops":{"bf16":5e-324})"}, {"hardware", R"("peak_tflops":{"fp32":1e300})"},
+        {"implementation", R"("host_forward_us":1e308)"}, {"implementation", R"("host_backward_us":1e7)"},
+        {"training", R"("train_tokens":1e19)"},
+    };
+    for (const auto& [section, field] : outside) {
+        const auto e = test::error_of(with(section, field));
+        INFO(section << " " << field << " -> " << e.dump());
+        const std::string key = field.substr(field.find('"') + 1, field.find('"', 1) - 1);
+        CHECK(e["path"].get<std::string>().rfind("/" + section + "/" + key, 0) == 0);
+        CHECK(e["message"].get<std::string>().find(" to ") != std::string::npos);  // says the range
+    }
+    // At the edges of the ranges every number of the report is finite.
+    for (const auto& [section, field] : std::vector<std::pair<std::string, std::string>>{
+             {"hardware", R"("hbm_gbps":0.001,"intra_node_gbps":0.001,"inter_node_gbps":0.001,"matmul_efficiency":0.001,
+                 "attention_efficiency":0.001,"hbm_efficiency":0.001,"kernel_launch_us":1e6,
+                 "peak_tflops":{"fp32":0.001,"bf16":0.001,"fp16":0.001,"tf32":0}, "gpus_per_node":1)"},
+             {"hardware", R"("hbm_gbps":1e9,"intra_node_gbps":1e9,"inter_node_gbps":1e9,"kernel_launch_us":0,
+                 "intra_node_latency_us":0,"inter_node_latency_us":0,"peak_tflops":{"fp32":1e9,"bf16":1e9,"fp16":1e9})"},
+             {"implementation", R"("host_forward_us":1e6,"host_backward_us":1e6)"}}) {
+        std::string text = with(section, field);
+        text.insert(text.size() - 1, R"(,"parallel":{"dp":2,"pp":2},"training":{"train_tokens":1e12})");
+        const auto j = result(text);
+        INFO(text << " -> " << j.dump().substr(0, 400));
+        REQUIRE(j["ok"] == true);
+        require_all_finite(j["report"], "");
+        CHECK(j["report"]["time"]["step_seconds"].get<double>() > 0);
+    }
+    // At the top of every range the run's cost past 2^62 is a field error, not an overflow.
+    CHECK(test::error_of(with("hardware", R"("price_per_gpu_hour":1e9,"hbm_gbps":0.001},"training":{"train_tokens":1e18)"))
+              ["path"] == "/hardware/price_per_gpu_hour");
+    // null drops the preset's value (docs/scenario.md); a bandwidth left at 0 once divided by zero (fuzz finding).
+    const auto gone = test::error_of(with("hardware", R"("hbm_gbps":null)"));
+    CHECK(gone["path"] == "/hardware/hbm_gbps");
+    CHECK(gone["message"].get<std::string>().find("required") != std::string::npos);
+    // A peak is 0 (no such unit) or a real rate.
+    CHECK(test::error_of(with("hardware", R"("peak_tflops":{"fp8":1e-9})"))["path"] == "/hardware/peak_tflops/fp8");
+    CHECK(result(with("hardware", R"("peak_tflops":{"fp8":0})"))["ok"] == true);
+}
+
+TEST_CASE("a NUL byte ends neither the input nor an error message") {
+    // nlohmann's lexer stops at a raw NUL: the text after it was once ignored.
+    const std::string raw = std::string(R"({"model":{"preset":"gpt2"}})") + '\0' + "garbage";
+    const auto j = result(raw);
+    CHECK(j["ok"] == false);
+    CHECK(j["error"]["message"].get<std::string>().find("NUL byte at offset 27") != std::string::npos);
+    // An escaped NUL inside a string is valid JSON; the message echoing it once stopped at the NUL.
+    const auto e = test::error_of(R"({"model":{"preset":"gpt\u0000-after-nul"}})");
+    CHECK(e["path"] == "/model/preset");
+    CHECK(e["message"].get<std::string>().find("after-nul") != std::string::npos);
+    CHECK(e["message"].get<std::string>().find("presets") != std::string::npos);  // the message's tail survives
+}
+
+TEST_CASE("a decoder whose tied output layer cannot share a factorized embedding is refused, not miscounted") {
+    // Once: an output layer of [vocab, hidden] tied to a [vocab, embedding_dim] table, and with pp > 1 a last
+    // stage holding more parameters than the whole model.
+    const auto e = test::error_of(R"({"model":{"layers":4,"hidden":256,"heads":4,"vocab":1000,"embedding_dim":64,"max_positions":2048}})");
+    CHECK(e["path"] == "/model/embedding_dim");
+    CHECK(e["message"].get<std::string>().find("tied_embeddings") != std::string::npos);
+    // Untied, the same model is counted consistently at every pipeline depth.
+    const std::string untied = R"({"model":{"layers":4,"hidden":256,"heads":4,"vocab":1000,"embedding_dim":64,
+        "max_positions":2048,"tied_embeddings":false},"parallel":{"pp":)";
+    const auto one = result(untied + "1}}");
+    const auto two = result(untied + "2}}");
+    REQUIRE(one["ok"] == true);
+    REQUIRE(two["ok"] == true);
+    CHECK(one["report"]["parameters"]["total"] == two["report"]["parameters"]["total"]);
+    // ALBERT (an encoder) keeps its tied factorized embedding.
+    CHECK(result(R"({"model":{"preset":"albert-base"}})")["ok"] == true);
 }

@@ -96,8 +96,9 @@ TEST_CASE("pipeline: 1F1B bubble is (p-1)(f+b), interleaving divides it by v (Na
 
 TEST_CASE("pipeline: the event simulation of each schedule agrees with the analytic step") {
     const std::vector<StageTime> stages(4, StageTime{1.0, 2.0});
-    for (auto [schedule, vpp] : {std::pair{Schedule::OneFOneB, int64_t{1}}, {Schedule::GPipe, int64_t{1}},
-                                 {Schedule::OneFOneB, int64_t{2}}}) {
+    for (const auto& [schedule, chunks] : {std::pair{Schedule::OneFOneB, int64_t{1}}, {Schedule::GPipe, int64_t{1}},
+                                           {Schedule::OneFOneB, int64_t{2}}}) {
+        const int64_t vpp = chunks;  // a plain variable: CAPTURE of a structured binding does not compile with clang 14
         CAPTURE(vpp);
         const auto events = simulate_schedule(stages, 8, vpp, schedule, 0.0, 4096);
         REQUIRE(events.size() == static_cast<size_t>(2 * 8 * 4 * vpp));

@@ -73,11 +73,27 @@ const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').di
 
 // Standalone: bundle the page and the worker separately (the worker becomes a Blob), inline the
 // stylesheet, and pass the wasm bytes as base64 so nothing is fetched.
-async function bundle(entry) {
+// For the classic-script worker: the glue without its Node-only prelude (wasm/node_esm_prelude.js, whose
+// top-level await only a module can hold); a browser worker skips that block anyway.
+const withoutNodePrelude = {
+  name: 'without-node-prelude',
+  setup(b) {
+    b.onLoad({ filter: /shardcalc\.mjs$/ }, async (args) => {
+      const glue = await readFile(args.path, 'utf8');
+      const start = glue.indexOf('// Under Node only');
+      const end = glue.indexOf('var createShardcalc');
+      if (start !== 0 || end < 0) throw new Error('web/build.mjs: the engine glue does not start with the Node prelude');
+      return { contents: `var require, __dirname;\n${glue.slice(end)}`, loader: 'js' };  // never set in a browser
+    });
+  },
+};
+
+async function bundle(entry, format = 'esm') {
   const out = await build({
     entryPoints: [entry],
     bundle: true,
-    format: 'esm',
+    format,
+    plugins: format === 'iife' ? [withoutNodePrelude] : [],
     write: false,
     minify: true,
     platform: 'browser',
@@ -87,7 +103,10 @@ async function bundle(entry) {
   return out.outputFiles[0].text;
 }
 const pageJs = await bundle(join(dist, 'js', 'main.js'));
-const workerJs = await bundle(join(dist, 'js', 'engine-worker.js'));
+// The worker as a classic script: Chromium does not start a module worker from a blob: URL of a
+// file:// page (an opaque origin). Without import.meta the glue needs locateFile, which the worker
+// passes whenever it is handed the wasm bytes.
+const workerJs = await bundle(join(dist, 'js', 'engine-worker.js'), 'iife');
 const wasmBase64 = (await readFile(join(dist, 'engine', 'shardcalc.wasm'))).toString('base64');
 const css = await readFile(join(dist, 'style.css'), 'utf8');
 let html = await readFile(join(dist, 'index.html'), 'utf8');

@@ -17,7 +17,7 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
         const Report r = evaluate(scenario_from_json(scenario));
         return {{"ok", true}, {"report", report_to_json(r)}};
     } catch (const InputError& e) {
-        return error_value(e.path(), e.what());
+        return error_value(e.path(), e.message());
     } catch (const std::exception& e) {
         // Anything else is an engine defect; still a value, never a crash.
         return error_value("", std::string("internal error: ") + e.what());
@@ -36,7 +36,7 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
     try {
         return to_text(evaluate_scenario(parse_json_text(scenario_json)));
     } catch (const InputError& e) {
-        return to_text(error_value(e.path(), e.what()));
+        return to_text(error_value(e.path(), e.message()));
     } catch (const std::exception& e) {
         return to_text(error_value("", std::string("internal error: ") + e.what()));
     } catch (...) {

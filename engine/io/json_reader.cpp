@@ -14,6 +14,10 @@ std::string pointer_token(const std::string& key) {
 
 }  // namespace
 
+std::string number_range(double min, double max) {
+    return "must be a number from " + nlohmann::json(min).dump() + " to " + nlohmann::json(max).dump();
+}
+
 ObjectReader::ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
     if (!j_.is_object()) throw InputError(path_, path_.empty() ? "the scenario must be a JSON object" : "must be a JSON object");
 }
@@ -37,13 +41,13 @@ std::optional<int64_t> ObjectReader::integer(const char* key, int64_t min, int64
     return x;
 }
 
-std::optional<double> ObjectReader::number(const char* key, double min) {
+std::optional<double> ObjectReader::number(const char* key, double min, double max) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->is_number()) throw InputError(field(key), "must be a number, got " + v->dump());
+    const std::string range = number_range(min, max);
+    if (!v->is_number()) throw InputError(field(key), range + ", got " + v->dump());
     const double x = v->get<double>();
-    if (!std::isfinite(x) || x < min)
-        throw InputError(field(key), "must be a finite number >= " + nlohmann::json(min).dump() + ", got " + v->dump());
+    if (!std::isfinite(x) || x < min || x > max) throw InputError(field(key), range + ", got " + v->dump());
     return x;
 }
 

@@ -11,6 +11,9 @@
 
 namespace shardcalc {
 
+// "must be a number from MIN to MAX": the one wording of a real-valued range.
+std::string number_range(double min, double max);
+
 class ObjectReader {
 public:
     ObjectReader(const nlohmann::json& j, std::string path);
@@ -18,7 +21,8 @@ public:
     // Integers in [min, max]; the maxima keep products of sizes far from int64 overflow and the
     // evaluation bounded (docs/scenario.md lists them).
     std::optional<int64_t> integer(const char* key, int64_t min, int64_t max);
-    std::optional<double> number(const char* key, double min);
+    // Finite numbers in [min, max]; the maxima keep every derived time, byte count and cost finite.
+    std::optional<double> number(const char* key, double min, double max);
     std::optional<bool> boolean(const char* key);
     std::optional<std::string> string(const char* key);
     const nlohmann::json* object(const char* key);  // nullptr when absent

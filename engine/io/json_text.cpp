@@ -98,6 +98,11 @@ private:
 }  // namespace
 
 json parse_json_text(const std::string& text) {
+    // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows; JSON allows
+    // none outside strings and none unescaped inside them (RFC 8259 sec. 7), so the text is refused.
+    if (const auto nul = text.find('\0'); nul != std::string::npos)
+        throw InputError("", "invalid JSON: a NUL byte at offset " + std::to_string(nul) +
+                                 "; JSON text cannot contain one (write \\u0000 inside a string)");
     Guard guard;
     if (!json::sax_parse(text, &guard)) throw InputError(guard.error_path, guard.error_message);
     // The text is now known to be well formed, shallow and finite.

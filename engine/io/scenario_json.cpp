@@ -15,6 +15,10 @@ constexpr const char* kDefaultHardware = "h100-sxm-80gb";
 // by one).
 constexpr int64_t kLayers = 1 << 16, kWidth = 1 << 22, kHeads = 1 << 16, kVocab = 1 << 26, kTokens = 1 << 26;
 constexpr int64_t kGlobalBatch = int64_t{1} << 32, kDegree = 1 << 20, kStages = 4096, kWorld = int64_t{1} << 30;
+// Real-valued maxima (docs/scenario.md 2.4, 2.6):
+constexpr double kGiB32 = 4294967296.0;  // 2^32 GiB: byte counts stay below 2^62
+constexpr double kRate = 1e9;             // GB/s and TFLOP/s: an exa-scale device
+constexpr double kMicros = 1e6;           // one second per launch or collective step
 
 // The preset's fields overlaid with the user's (explicit fields win).
 json with_preset(const json& user, const json& preset_fields, const char* skip) {
@@ -98,8 +102,9 @@ TrainingSpec parse_training(const json* j) {
     assign(t.optimizer, r.choice<Optimizer>("optimizer"));
     assign(t.recompute, r.choice<Recompute>("recompute"));
     assign(t.attention, r.choice<Attention>("attention"));
-    assign(t.dropout, r.number("dropout", 0.0));
-    assign(t.train_tokens, r.number("train_tokens", 0.0));
+    assign(t.dropout, r.number("dropout", 0, 1));  // 1 itself is refused in validate.cpp
+    // 10^18 tokens: 25,000 times the largest runs published, so run time and cost stay finite.
+    assign(t.train_tokens, r.number("train_tokens", 0, 1e18));
     r.finish();
     const char* fp8_msg = "fp8 training is not modelled yet; allowed: fp32|fp16|bf16";
     if (t.dtype == Dtype::Fp8) throw InputError("/training/dtype", fp8_msg);
@@ -138,32 +143,40 @@ ImplementationSpec parse_implementation(const json* j) {
     im.optimizer_impl = r.choice<OptimizerImpl>("optimizer_impl");
     im.tf32 = r.boolean("tf32");
     assign(im.allocator, r.choice<Allocator>("allocator"));
-    im.host_forward_us = r.number("host_forward_us", 0.0);
-    im.host_backward_us = r.number("host_backward_us", 0.0);
+    im.host_forward_us = r.number("host_forward_us", 0, kMicros);
+    im.host_backward_us = r.number("host_backward_us", 0, kMicros);
     r.finish();
     return im;
 }
 
-// The hardware's real-valued fields and the peak table, by JSON name: one list serves the parser
-// and the echo of the resolved scenario, so the two cannot drift apart.
-const std::pair<const char*, double HardwareSpec::*> kHardwareNumbers[] = {
-    {"memory_gib", &HardwareSpec::memory_gib},
-    {"overhead_gib", &HardwareSpec::overhead_gib},
-    {"workspace_mib", &HardwareSpec::workspace_mib},
-    {"hbm_gbps", &HardwareSpec::hbm_gbps},
-    {"l2_mib", &HardwareSpec::l2_mib},
-    {"intra_node_gbps", &HardwareSpec::intra_node_gbps},
-    {"inter_node_gbps", &HardwareSpec::inter_node_gbps},
-    {"matmul_efficiency", &HardwareSpec::matmul_efficiency},
-    {"attention_efficiency", &HardwareSpec::attention_efficiency},
-    {"hbm_efficiency", &HardwareSpec::hbm_efficiency},
-    {"kernel_launch_us", &HardwareSpec::kernel_launch_us},
-    {"intra_node_latency_us", &HardwareSpec::intra_node_latency_us},
-    {"inter_node_latency_us", &HardwareSpec::inter_node_latency_us},
-    {"intra_node_efficiency", &HardwareSpec::intra_node_efficiency},
-    {"inter_node_efficiency", &HardwareSpec::inter_node_efficiency},
-    {"price_per_gpu_hour", &HardwareSpec::price_per_gpu_hour},
+// The hardware's real-valued fields and the peak table, by JSON name, with the range each may take: one
+// list serves the parser and the echo of the resolved scenario, so the two cannot drift apart. The ranges
+// are wide (a million times beyond any device) but closed, so every time, byte count and cost the engine
+// derives from them stays finite (docs/scenario.md 2.4).
+struct HardwareNumber {
+    const char* key;
+    double HardwareSpec::*member;
+    double min, max;
 };
+const HardwareNumber kHardwareNumbers[] = {
+    {"memory_gib", &HardwareSpec::memory_gib, 1e-6, kGiB32},
+    {"overhead_gib", &HardwareSpec::overhead_gib, 0, kGiB32},
+    {"workspace_mib", &HardwareSpec::workspace_mib, 0, 4398046511104.0},
+    {"hbm_gbps", &HardwareSpec::hbm_gbps, 1e-3, kRate},
+    {"l2_mib", &HardwareSpec::l2_mib, 0, kGiB32},
+    {"intra_node_gbps", &HardwareSpec::intra_node_gbps, 1e-3, kRate},
+    {"inter_node_gbps", &HardwareSpec::inter_node_gbps, 1e-3, kRate},
+    {"matmul_efficiency", &HardwareSpec::matmul_efficiency, 1e-3, 1},
+    {"attention_efficiency", &HardwareSpec::attention_efficiency, 1e-3, 1},
+    {"hbm_efficiency", &HardwareSpec::hbm_efficiency, 1e-3, 1},
+    {"kernel_launch_us", &HardwareSpec::kernel_launch_us, 0, kMicros},
+    {"intra_node_latency_us", &HardwareSpec::intra_node_latency_us, 0, kMicros},
+    {"inter_node_latency_us", &HardwareSpec::inter_node_latency_us, 0, kMicros},
+    {"intra_node_efficiency", &HardwareSpec::intra_node_efficiency, 1e-3, 1},
+    {"inter_node_efficiency", &HardwareSpec::inter_node_efficiency, 1e-3, 1},
+    {"price_per_gpu_hour", &HardwareSpec::price_per_gpu_hour, 0, kRate},
+};
+// A peak of 0 means the device lacks that unit; a positive peak is at least 10^-3 TFLOP/s (validate.cpp).
 const std::pair<const char*, double HardwareSpec::*> kPeaks[] = {
     {"fp32", &HardwareSpec::peak_tflops_fp32}, {"tf32", &HardwareSpec::peak_tflops_tf32},
     {"fp16", &HardwareSpec::peak_tflops_fp16}, {"bf16", &HardwareSpec::peak_tflops_bf16},
@@ -172,7 +185,7 @@ const std::pair<const char*, double HardwareSpec::*> kPeaks[] = {
 
 void parse_peaks(const json& j, const std::string& path, HardwareSpec& h) {
     ObjectReader r(j, path);
-    for (const auto& [key, member] : kPeaks) assign(h.*member, r.number(key, 0));
+    for (const auto& [key, member] : kPeaks) assign(h.*member, r.number(key, 0, kRate));
     r.finish();
 }
 
@@ -202,7 +215,12 @@ HardwareSpec parse_hardware(const json* user) {
     assign(h.name, r.string("name"));
     assign(h.gpus_per_node, r.integer("gpus_per_node", 1, kDegree));
     assign(h.sm_count, r.integer("sm_count", 0, kDegree));
-    for (const auto& [key, member] : kHardwareNumbers) assign(h.*member, r.number(key, 0));
+    for (const auto& f : kHardwareNumbers) {
+        if (const auto v = r.number(f.key, f.min, f.max)) h.*f.member = *v;
+        // null removed the preset's value and the builder's 0 is outside the range (a bandwidth, an efficiency).
+        else if (h.*f.member < f.min)
+            throw InputError(r.field(f.key), "required (null removed the preset's value): " + number_range(f.min, f.max));
+    }
     if (const json* peaks = r.object("peak_tflops")) parse_peaks(*peaks, "/hardware/peak_tflops", h);
     r.finish();
     return h;
@@ -262,7 +280,7 @@ json scenario_to_json(const Scenario& s) {
     for (const auto& [key, member] : kPeaks) peaks[key] = h.*member;
     json hardware = {{"preset", h.preset}, {"name", h.name}, {"gpus_per_node", h.gpus_per_node},
                      {"sm_count", h.sm_count}, {"peak_tflops", peaks}};
-    for (const auto& [key, member] : kHardwareNumbers) hardware[key] = h.*member;
+    for (const auto& f : kHardwareNumbers) hardware[f.key] = h.*f.member;
     const ImplementationSpec& im = s.implementation;
     json implementation = {{"allocator", name_of(im.allocator)}};
     put_name(implementation, "model_code", im.model_code);

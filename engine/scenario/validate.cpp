@@ -23,6 +23,13 @@ void validate_model(const Config& c) {
     require(m.heads % *m.kv_heads == 0, "/model/kv_heads",
             "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
     require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
+    // A decoder's tied output layer is the [vocab, embedding_dim] word-embedding table itself, and it reads the
+    // hidden state directly: the two widths must agree (ALBERT, an encoder, maps back down in its MLM head).
+    require(m.arch == Arch::Encoder || m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == m.hidden,
+            "/model/embedding_dim",
+            "a decoder with tied_embeddings shares the word-embedding table with its output layer, so embedding_dim "
+            "must equal hidden (" + str(m.hidden) + "), got " + str(*m.embedding_dim) +
+                "; set model.tied_embeddings to false for a factorized decoder embedding");
     if (m.position_embedding == PositionEmbedding::Learned)
         require(m.max_positions > 0, "/model/max_positions",
                 "learned position embeddings need max_positions (the table's row count)");
@@ -141,22 +148,16 @@ void validate_framework(const Config& c) {
 
 void validate_hardware(const Config& c) {
     const HardwareSpec& h = c.s.hardware;
-    require(h.memory_gib > 0, "/hardware/memory_gib", "must be a positive number of GiB");
-    require(h.overhead_gib >= 0, "/hardware/overhead_gib", "must be 0 or more GiB");
-    // Byte counts are reported as 64-bit integers (2^62 at most): no device holds 2^32 GiB.
-    require(h.memory_gib <= 4294967296.0, "/hardware/memory_gib", "must be at most 4294967296 GiB (2^32)");
-    require(h.overhead_gib <= 4294967296.0, "/hardware/overhead_gib", "must be at most 4294967296 GiB (2^32)");
-    require(h.workspace_mib <= 4398046511104.0, "/hardware/workspace_mib", "must be at most 2^42 MiB");
-    // The performance model divides by these; a preset always sets them, a user may override.
-    require(h.hbm_gbps > 0, "/hardware/hbm_gbps", "must be a positive bandwidth in GB/s");
-    require(h.intra_node_gbps > 0, "/hardware/intra_node_gbps", "must be a positive bandwidth in GB/s");
-    require(h.inter_node_gbps > 0, "/hardware/inter_node_gbps", "must be a positive bandwidth in GB/s");
-    for (const auto& [value, path] : {std::pair<double, const char*>{h.matmul_efficiency, "/hardware/matmul_efficiency"},
-                                      {h.attention_efficiency, "/hardware/attention_efficiency"},
-                                      {h.hbm_efficiency, "/hardware/hbm_efficiency"},
-                                      {h.intra_node_efficiency, "/hardware/intra_node_efficiency"},
-                                      {h.inter_node_efficiency, "/hardware/inter_node_efficiency"}})
-        require(value > 0 && value <= 1, path, "must be a fraction in (0, 1]");
+    // Ranges of single fields are checked while parsing (io/scenario_json.cpp kHardwareNumbers). A peak of 0
+    // means the unit is absent; any other must be large enough that times stay finite.
+    for (const auto& [value, path] : {std::pair<double, const char*>{h.peak_tflops_fp32, "/hardware/peak_tflops/fp32"},
+                                      {h.peak_tflops_tf32, "/hardware/peak_tflops/tf32"},
+                                      {h.peak_tflops_fp16, "/hardware/peak_tflops/fp16"},
+                                      {h.peak_tflops_bf16, "/hardware/peak_tflops/bf16"},
+                                      {h.peak_tflops_fp8, "/hardware/peak_tflops/fp8"},
+                                      {h.peak_tflops_int8, "/hardware/peak_tflops/int8"}})
+        require(value == 0 || value >= 1e-3, path,
+                "must be 0 (the device has no such unit) or from 0.001 to 1000000000 TFLOP/s");
     require(h.peak_tflops_fp32 > 0 || h.peak_tflops_bf16 > 0 || h.peak_tflops_fp16 > 0, "/hardware/peak_tflops",
             "needs at least one peak (fp32, fp16 or bf16) in TFLOP/s");
 }

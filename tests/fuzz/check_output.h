@@ -6,10 +6,9 @@
 //   - the output is valid JSON (and valid UTF-8) with a boolean "ok";
 //   - ok false: "error" has a string "path" ("" or a JSON pointer) and a string "message", and the
 //     message is not an "internal error" (that is how the API reports an engine defect);
-//   - ok true: "report.memory" is an object in which every number is finite (NaN and Infinity are
-//     written as null, so null is a failure too) and every byte count is >= 0. Two fields are
-//     signed by definition (capacity minus use): memory.headroom and memory.verdict.margin.
-#include <cctype>
+//   - ok true: "report.memory" is an object in which every byte count is >= 0 (two fields are signed by
+//     definition, capacity minus use: memory.headroom and memory.verdict.margin), and every number of
+//     the report is finite (NaN and Infinity are written as null, so null is a failure too).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -59,48 +58,15 @@ inline void check_memory(const json& j, const std::string& path, const std::stri
     }
 }
 
-// With SHARDCALC_FUZZ_STRICT=1 in the environment: every number of the whole report is finite (no
-// null either), beyond what the contract above asks; for exploring, off in CI.
-// Known exceptions: engine findings not fixed yet, skipped so that strict runs find new ones.
-// Hardware and implementation figures are bounded below by 0 only (the memory ones above too);
-// near 1e308 or near 0 the time and rate figures derived from them overflow to Infinity, written as
-// null (minimal: {"model":{"preset":"gpt2"},"hardware":{"hbm_gbps":1e308}} gives
-// roofline.hbm_bytes_per_second null; "peak_tflops":{"bf16":5e-324} gives modules[].fwd_seconds,
-// pipeline.timeline.start/end null; "implementation":{"host_forward_us":1e308} gives timeline nulls
-// and time.step_seconds 0, which finite() in report_json.cpp substitutes for Infinity).
-inline bool known_non_finite(const std::string& path) {
-    std::string p;  // array indices as '#'
-    for (size_t i = 0; i < path.size();) {
-        if (path[i] == '/' && i + 1 < path.size() && std::isdigit(static_cast<unsigned char>(path[i + 1]))) {
-            p += "/#";
-            for (++i; i < path.size() && std::isdigit(static_cast<unsigned char>(path[i])); ++i) {}
-        } else {
-            p += path[i++];
-        }
-    }
-    for (const char* known : {"/roofline/hbm_bytes_per_second", "/roofline/peak_flops", "/roofline/ridge_intensity",
-                              "/time/peak_flops_per_device", "/modules/#/fwd_seconds", "/modules/#/bwd_seconds",
-                              "/pipeline/timeline/start/#", "/pipeline/timeline/end/#"})
-        if (p == known) return true;
-    return false;
-}
-
+// Every number of the whole report is finite (no null either): hardware and implementation figures are
+// bounded (io/scenario_json.cpp kHardwareNumbers), so no derived time, rate or cost can overflow.
 inline void check_finite(const json& j, const std::string& path, const std::string& in, const std::string& out) {
-    if (known_non_finite(path)) return;
     if (j.is_null()) fail("null (NaN or Infinity) at report" + path, in, out);
     if (j.is_number_float() && !std::isfinite(j.get<double>())) fail("non-finite number at report" + path, in, out);
     if (j.is_object())
         for (auto it = j.begin(); it != j.end(); ++it) check_finite(it.value(), path + "/" + it.key(), in, out);
     if (j.is_array())
         for (size_t i = 0; i < j.size(); ++i) check_finite(j[i], path + "/" + std::to_string(i), in, out);
-}
-
-inline bool strict() {
-    static const bool on = [] {
-        const char* v = std::getenv("SHARDCALC_FUZZ_STRICT");
-        return v && *v && std::string(v) != "0";
-    }();
-    return on;
 }
 
 inline void evaluate_and_check(const uint8_t* data, size_t size) {
@@ -126,7 +92,7 @@ inline void evaluate_and_check(const uint8_t* data, size_t size) {
     for (const char* key : {"per_device", "stages", "capacity"})
         if (!memory.contains(key)) fail(std::string("report.memory without ") + key, in, out);
     check_memory(memory, "", in, out);
-    if (strict()) check_finite(report, "", in, out);
+    check_finite(report, "", in, out);
 }
 
 }  // namespace fuzz

@@ -201,6 +201,8 @@ test('the single-file build works opened from file://', async () => {
   const file = pathToFileURL(join(dist, 'shardcalc-standalone.html')).href;
   const page = await open('', { base: file });
   await expectStages(page, cliReport(DEFAULTS));
+  // The engine runs in the blob: worker, not on the main thread (the glue once failed there: "Invalid URL").
+  assert.equal(await page.getAttribute('body', 'data-engine-thread'), 'worker');
   await page.fill('#f-parallel-tp', '2');
   const scenario = structuredClone(DEFAULTS);
   scenario.parallel.tp = 2;
@@ -231,6 +233,21 @@ test('a bad input shows the engine error next to its field', async () => {
   await page.fill('#f-parallel-tp', '2');
   await page.waitForSelector('#status[data-state="ready"]');
   assert.equal(await error.isVisible().catch(() => false), false);
+  await close(page);
+});
+
+test('a number typed beyond a double (1e400) is an error at its field, never an emptied field', async () => {
+  const page = await open();
+  assert.equal(await page.getAttribute('body', 'data-engine-thread'), 'worker');
+  const tp = page.locator('#f-parallel-tp');
+  await tp.fill('');
+  await tp.pressSequentially('1e400');
+  const error = page.locator('[data-error-for="/parallel/tp"]');
+  await error.waitFor({ state: 'visible' });
+  assert.match(await error.textContent(), /must be an integer from 1 to \d+, got "(1e400|not a finite number)"/);
+  await page.waitForSelector('#status[data-state="error"]');
+  await tp.fill('2');
+  await page.waitForSelector('#status[data-state="ready"]');
   await close(page);
 });
 

@@ -255,6 +255,7 @@ export async function start(enginePromise) {
     return;
   }
   app.presets = app.engine.presets;
+  document.body.dataset.engineThread = app.engine.thread; // heavy work belongs off the main thread: visible to tests
   $('#engine-version').textContent = `Engine ${app.engine.version}.`;
   loadFragment();
   evaluateNow(); // the engine computes the first answer while the form is built

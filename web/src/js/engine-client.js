@@ -4,12 +4,13 @@
 //   const engine = await createEngine();
 //   engine.presets            -> {models: [...preset files], hardware: [...]}
 //   engine.version            -> "0.1.0"
+//   engine.thread             -> "worker" | "main" (where it runs; the page shows it in data-engine-thread)
 //   await engine.evaluate(scenarioObject) -> {ok: true, report} | {ok: false, error: {path, message}}
 //
 // The standalone single-file build defines globalThis.SHARDCALC_STANDALONE = {workerSource, wasmBase64};
 // the worker is then created from a Blob and receives the wasm bytes in its first message.
-// Fallback: where the worker cannot start (Chromium refuses module workers from blob: URLs on
-// file:// pages), the same engine module is imported and run on the main thread instead.
+// The standalone worker is a classic script: Chromium refuses module workers from blob: URLs on
+// file:// pages. Fallback: where no worker starts, the same engine module runs on the main thread.
 
 function decodeBase64(b64) {
   const bin = atob(b64);
@@ -22,7 +23,7 @@ function spawnWorker() {
   const standalone = globalThis.SHARDCALC_STANDALONE;
   if (standalone) {
     const url = URL.createObjectURL(new Blob([standalone.workerSource], { type: 'text/javascript' }));
-    return { worker: new Worker(url, { type: 'module' }), wasm: decodeBase64(standalone.wasmBase64) };
+    return { worker: new Worker(url), wasm: decodeBase64(standalone.wasmBase64) };  // a classic script (web/build.mjs)
   }
   const early = globalThis.__shardcalcWorker;  // started by index.html's first script
   const compiled = globalThis.__shardcalcModule;  // and the module it compiles meanwhile
@@ -39,6 +40,7 @@ async function mainThreadEngine() {
   const { default: createShardcalc } = await import('../engine/shardcalc.mjs');
   const module = await createShardcalc(standalone ? { wasmBinary: decodeBase64(standalone.wasmBase64) } : {});
   return {
+    thread: 'main',
     version: module.version(),
     presets: JSON.parse(module.presets()),
     async evaluate(scenario) {
@@ -50,7 +52,8 @@ async function mainThreadEngine() {
 export async function createEngine() {
   try {
     return await workerEngine();
-  } catch {
+  } catch (error) {
+    console.info(`shardcalc: the engine runs on the main thread (${error.message})`);
     return mainThreadEngine();
   }
 }
@@ -88,6 +91,7 @@ async function workerEngine() {
   }
   const presets = JSON.parse(await call('presets'));
   return {
+    thread: 'worker',
     version,
     presets,
     async evaluate(scenario) {

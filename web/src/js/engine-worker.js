@@ -5,8 +5,10 @@ import createShardcalc from '../engine/shardcalc.mjs';
 let engine = null;
 
 // A module compiled by the page is instantiated directly (Emscripten's instantiateWasm hook).
+// With the bytes given, locateFile keeps the glue from resolving "shardcalc.wasm" against
+// import.meta.url, which a blob: worker of a file:// page cannot ("Invalid URL").
 function options(wasmBinary, module) {
-  if (wasmBinary) return { wasmBinary };
+  if (wasmBinary) return { wasmBinary, locateFile: (name) => name };
   if (!module) return {};
   return {
     instantiateWasm(imports, receive) {

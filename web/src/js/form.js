@@ -53,11 +53,14 @@ export const inputPaths = (form, section) =>
 export function readInput(el) {
   const spec = FIELDS.get(el.dataset.path);
   if (el.type === 'checkbox') return el.checked;
-  if (el.value === '') return spec.type === 'preset' ? '' : undefined;
   if (spec.type === 'int' || spec.type === 'num') {
+    // Text the browser cannot hold as a finite number (1e400: an empty value with validity.badInput) goes to
+    // the engine as text, so its error names the field and the range; it never reads as an emptied field.
+    if (el.value === '') return el.validity?.badInput ? 'not a finite number' : undefined;
     const n = Number(el.value);
-    return Number.isFinite(n) ? n : undefined;
+    return Number.isFinite(n) ? n : el.value;
   }
+  if (el.value === '') return spec.type === 'preset' ? '' : undefined;
   if (spec.type === 'bool') return el.value === 'true';
   return el.value;
 }
