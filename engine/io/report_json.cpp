@@ -124,9 +124,7 @@ json communication_summary_json(const Report& r) {
 json performance_json(const Report& r) {
     const Config& c = r.config;
     const Performance& p = r.perf;
-    const double world = static_cast<double>(c.d.world_size);
     const double step = p.step_seconds;
-    const double peak = peak_flops(c);
     json breakdown = json::object();
     json parts = json::array();  // JSON objects are unordered: the step's order, for display
     for (const auto& [name, seconds] : p.breakdown) {
@@ -162,15 +160,15 @@ json performance_json(const Report& r) {
     timeline["chunk"] = std::move(chunk_col);
     timeline["start"] = std::move(start_col);
     timeline["end"] = std::move(end_col);
-    const double tokens_per_s = step > 0 ? static_cast<double>(c.d.tokens_per_step) / step : 0;
+    const Metrics& m = r.metrics;
     json out = {
         {"time",
          {{"step_seconds", finite(step)},
           {"breakdown", breakdown},
           {"breakdown_order", parts},
-          {"mfu", finite(p.model_flops / (step * world * peak))},
-          {"hfu", finite(p.hardware_flops / (step * world * peak))},
-          {"peak_flops_per_device", peak},
+          {"mfu", finite(m.mfu)},
+          {"hfu", finite(m.hfu)},
+          {"peak_flops_per_device", m.peak_flops_per_device},
           {"kernels",
            {{"matmul_seconds", finite(p.step_kernels.matmul_seconds)},
             {"attention_seconds", finite(p.step_kernels.attention_seconds)},
@@ -178,10 +176,12 @@ json performance_json(const Report& r) {
             {"launches", finite(p.step_kernels.launches)}}},
           {"critical_stage", p.pipeline.critical_stage}}},
         {"throughput",
-         {{"tokens_per_second", finite(tokens_per_s)},
-          {"samples_per_second", finite(static_cast<double>(c.d.samples_per_step) / step)},
-          {"tflops_per_device", finite(p.model_flops / (step * world) / 1e12)},
-          {"hardware_tflops_per_device", finite(p.hardware_flops / (step * world) / 1e12)}}},
+         {{"tokens_per_second", finite(m.tokens_per_second)},
+          {"samples_per_second", finite(m.samples_per_second)},
+          {"tflops_per_device", finite(m.tflops_per_device)},
+          {"hardware_tflops_per_device", finite(m.hardware_tflops_per_device)},
+          {"device_seconds_per_million_tokens", finite(m.device_seconds_per_million_tokens)},
+          {"cost_per_million_tokens", finite(m.cost_per_million_tokens)}}},
         {"flops",
          {{"model_per_iteration", p.model_flops},
           {"hardware_per_iteration", p.hardware_flops},
@@ -194,13 +194,13 @@ json performance_json(const Report& r) {
         {"pipeline",
          {{"schedule", c.s.parallel.vpp > 1 ? "interleaved-1f1b" : name_of(c.s.parallel.schedule)},
           {"bubble_seconds", finite(p.pipeline.bubble)},
-          {"bubble_fraction", finite(step > 0 ? p.pipeline.bubble / step : 0)},
+          {"bubble_fraction", finite(m.bubble_fraction)},
           {"timeline_events", p.timeline.size()},
           {"timeline_complete", !p.timeline.empty() || c.s.parallel.pp == 1}}},
         {"roofline",
-         {{"peak_flops", peak},
+         {{"peak_flops", m.peak_flops_per_device},
           {"hbm_bytes_per_second", hbm_bytes_per_s(c)},
-          {"ridge_intensity", peak / hbm_bytes_per_s(c)}}},
+          {"ridge_intensity", m.peak_flops_per_device / hbm_bytes_per_s(c)}}},
     };
     // Large arrays are moved in: nlohmann's initializer lists deep-copy their elements.
     out["communication"] = communication_json(r);
@@ -208,14 +208,12 @@ json performance_json(const Report& r) {
     out["pipeline"]["stages"] = std::move(stages);
     out["pipeline"]["timeline"] = std::move(timeline);
     const TrainingSpec& t = c.s.training;
-    if (t.train_tokens > 0 && tokens_per_s > 0) {
-        const double seconds = t.train_tokens / tokens_per_s;
-        const double gpu_hours = seconds * world / 3600;
+    if (t.train_tokens > 0 && m.tokens_per_second > 0) {
         out["training_run"] = {{"tokens", t.train_tokens},
-                               {"seconds", seconds},
-                               {"days", seconds / 86400},
-                               {"gpu_hours", gpu_hours},
-                               {"cost", gpu_hours * c.s.hardware.price_per_gpu_hour},
+                               {"seconds", m.run_seconds},
+                               {"days", m.run_days},
+                               {"gpu_hours", m.run_gpu_hours},
+                               {"cost", m.run_cost},
                                {"price_per_gpu_hour", c.s.hardware.price_per_gpu_hour}};
     }
     return out;

@@ -4,10 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "memory/allocator.h"
-#include "memory/memory.h"
-#include "scenario/resolve.h"
-#include "schedule/step.h"
+#include "report/estimate.h"
 
 namespace shardcalc {
 
@@ -36,19 +33,10 @@ struct ModuleRow {
     bool compute_bound = false;
 };
 
-struct Report {
-    Config config;
+struct Report : Estimate {
     ParameterCounts parameters;
-    std::vector<StageMemory> stages;
-    size_t peak_stage = 0;            // the most loaded stage
-    double capacity = 0;              // bytes
-    MemoryVerdict verdict;            // of the peak stage against the capacity, with the fragmentation margin
     std::vector<ModuleRow> modules;
     std::vector<std::string> notes;
-    Performance perf;
-
-    const StageMemory& peak() const { return stages[peak_stage]; }
-    bool fits() const { return verdict.verdict == Verdict::Fits; }
 };
 
 // The whole pipeline: scenario -> config -> graph -> plan -> memory -> report.

@@ -55,7 +55,8 @@ double exposed(const StageComm& sc, const std::string& dim, bool step_level) {
 
 }  // namespace
 
-Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem) {
+Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
+                        bool with_timeline) {
     Performance perf;
     const double mb = static_cast<double>(c.d.microbatches);
     const double devices_per_stage = static_cast<double>(c.d.world_size / c.s.parallel.pp);
@@ -115,8 +116,9 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         {"embedding_sync", exposed(tail_comm, "pp", true)},
         {"optimizer_step", optimizer_seconds(c, mem[tail_stage])},
     };
-    perf.timeline = simulate_schedule(perf.stage_times, c.d.microbatches, c.s.parallel.vpp, c.s.parallel.schedule, p2p,
-                                      kMaxTimelineEvents);
+    if (with_timeline)
+        perf.timeline = simulate_schedule(perf.stage_times, c.d.microbatches, c.s.parallel.vpp, c.s.parallel.schedule, p2p,
+                                          kMaxTimelineEvents);
     return perf;
 }
 

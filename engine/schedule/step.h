@@ -27,7 +27,9 @@ struct Performance {
     Kernel step_kernels;                 // the critical stage's kernels over one step (all microbatches)
 };
 
-Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem);
+// `with_timeline`: also simulate the schedule event by event for drawing (the plan search skips it).
+Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
+                        bool with_timeline = true);
 
 constexpr size_t kMaxTimelineEvents = 4096;
 

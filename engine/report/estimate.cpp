@@ -1,0 +1,70 @@
+#include "report/estimate.h"
+
+#include <map>
+#include <string>
+
+#include "core/error.h"
+#include "plan/plan.h"
+
+namespace shardcalc {
+
+int64_t graph_key(const Config& c) { return c.d.vocab_padded; }
+
+Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
+    Estimate e;
+    e.config = std::move(c);
+    const Config& cfg = e.config;
+    const Plan plan = make_plan(cfg, g);
+    e.stages = stage_memory(cfg, g, plan);
+    for (size_t i = 1; i < e.stages.size(); ++i)
+        if (e.stages[i].total() > e.stages[e.peak_stage].total()) e.peak_stage = i;
+    e.capacity = cfg.s.hardware.memory_gib * 1024.0 * 1024.0 * 1024.0;
+    const StageMemory& peak = e.peak();
+    e.verdict = memory_verdict(peak.allocated(), peak.other.overhead, e.capacity);
+    if (detail == Detail::Memory) return e;
+    e.perf = performance(cfg, g, plan, e.stages, detail == Detail::Full);
+    e.metrics = metrics_of(cfg, e.perf);
+    e.timed = true;
+    return e;
+}
+
+// The report gives byte and element counts as 64-bit integers. A plan whose counts pass 2^62 (4.6 EB
+// per device; no accelerator comes near) is an input error naming the part of the scenario that drives
+// the count, never an overflowed negative number.
+void check_reportable(const Estimate& e) {
+    constexpr double kMax = 4611686018427387904.0;  // 2^62
+    auto gib = [](double b) { return std::to_string(static_cast<long long>(b / (1024.0 * 1024 * 1024))) + " GiB"; };
+    for (const auto& s : e.stages) {
+        const double states = s.weights + s.gradients + s.optimizer + s.host_cpu + s.host_nvme;
+        if (!(states <= kMax))
+            throw InputError("/model", "weights, gradients and optimizer states of one device exceed 2^62 bytes (" +
+                                           gib(states) + "); shardcalc reports up to 2^62");
+        double largest = s.total();
+        for (const auto& ph : s.timeline) largest = std::max(largest, ph.lines.allocated());
+        if (!(largest <= kMax))
+            throw InputError("/training/micro_batch", "one device would hold more than 2^62 bytes (" + gib(largest) +
+                                                          ") of activations; shardcalc reports up to 2^62");
+    }
+    const Config& c = e.config;
+    // Host memory per node is the per-device figure times the devices of a node.
+    const double per_node = static_cast<double>(std::min(c.s.hardware.gpus_per_node, c.d.world_size));
+    for (const auto& s : e.stages)
+        if (!((s.host_cpu + s.host_nvme) * per_node <= kMax))
+            throw InputError("/parallel/offload_optimizer", "offloaded states of one node exceed 2^62 bytes");
+    if (!e.timed) return;
+    // Time to train, in GPU-hours and money (integers in the text formats).
+    if (!(e.metrics.run_gpu_hours <= kMax)) throw InputError("/training/train_tokens", "training would take more than 2^62 GPU-hours");
+    if (!(e.metrics.run_cost <= kMax))
+        throw InputError("/hardware/price_per_gpu_hour", "the training run would cost more than 2^62");
+    // Traffic per step, per collective and summed per dimension (communication_summary).
+    for (const auto& sc : e.perf.comm) {
+        std::map<std::string, double> per_dimension;
+        for (const auto& entry : sc.entries) per_dimension[entry.dimension] += entry.bytes * entry.count;
+        for (const auto& [dimension, bytes] : per_dimension)
+            if (!(bytes <= kMax))
+                throw InputError("/training/global_batch", "the " + dimension +
+                                                               " traffic per step exceeds 2^62 bytes; shardcalc reports up to 2^62");
+    }
+}
+
+}  // namespace shardcalc

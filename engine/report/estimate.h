@@ -1,0 +1,48 @@
+#pragma once
+// The numbers of one plan, without the tables and labels of the full report: memory per stage and
+// its verdict, then (when it is asked for) the step time and the metrics. The plan search calls this
+// for every candidate with a graph it built once per model; evaluate() adds the report's tables.
+#include <vector>
+
+#include "graph/op.h"
+#include "memory/allocator.h"
+#include "memory/memory.h"
+#include "report/metrics.h"
+#include "scenario/resolve.h"
+#include "schedule/step.h"
+
+namespace shardcalc {
+
+enum class Detail {
+    Memory,  // memory per stage and the verdict only (a plan that does not fit needs no time model)
+    Numbers, // plus step time, communication and metrics
+    Full,    // plus the event-by-event pipeline timeline, for drawing
+};
+
+struct Estimate {
+    Config config;
+    std::vector<StageMemory> stages;
+    size_t peak_stage = 0;            // the most loaded stage
+    double capacity = 0;              // bytes
+    MemoryVerdict verdict;            // of the peak stage against the capacity, with the fragmentation margin
+    bool timed = false;               // perf and metrics are filled (Detail::Numbers or Full)
+    Performance perf;
+    Metrics metrics;
+
+    const StageMemory& peak() const { return stages[peak_stage]; }
+    bool fits() const { return verdict.verdict == Verdict::Fits; }
+};
+
+// `g` must be build_graph(c) or a graph built for a config with the same model, training and
+// implementation and the same padded vocabulary (graph_key).
+Estimate estimate(Config c, const ModelGraph& g, Detail detail);
+
+// What the graph depends on besides the model, training and implementation sections: the vocabulary
+// padded for tensor parallelism. Plans with equal keys share one graph.
+int64_t graph_key(const Config& c);
+
+// Byte counts and money past 2^62 are input errors naming the field that drives them (never an
+// overflowed negative number in a report).
+void check_reportable(const Estimate& e);
+
+}  // namespace shardcalc

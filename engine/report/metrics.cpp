@@ -1,0 +1,36 @@
+#include "report/metrics.h"
+
+#include "compute/roofline.h"
+
+namespace shardcalc {
+
+Metrics metrics_of(const Config& c, const Performance& p) {
+    Metrics m;
+    const double world = static_cast<double>(c.d.world_size);
+    const double step = p.step_seconds;
+    m.step_seconds = step;
+    m.peak_flops_per_device = peak_flops(c);
+    if (!(step > 0)) return m;  // a plan with no work: every rate stays 0
+    m.tokens_per_second = static_cast<double>(c.d.tokens_per_step) / step;
+    m.samples_per_second = static_cast<double>(c.d.samples_per_step) / step;
+    // PaLM (Chowdhery et al. 2022, appendix B): model FLOPs per second over the aggregate peak.
+    if (m.peak_flops_per_device > 0) {
+        m.mfu = p.model_flops / (step * world * m.peak_flops_per_device);
+        m.hfu = p.hardware_flops / (step * world * m.peak_flops_per_device);
+    }
+    m.tflops_per_device = p.model_flops / (step * world) / 1e12;
+    m.hardware_tflops_per_device = p.hardware_flops / (step * world) / 1e12;
+    m.bubble_fraction = p.pipeline.bubble / step;
+    m.device_seconds_per_million_tokens = world * 1e6 / m.tokens_per_second;
+    m.cost_per_million_tokens = m.device_seconds_per_million_tokens / 3600 * c.s.hardware.price_per_gpu_hour;
+    const double tokens = c.s.training.train_tokens;
+    if (tokens > 0) {
+        m.run_seconds = tokens / m.tokens_per_second;
+        m.run_days = m.run_seconds / 86400;
+        m.run_gpu_hours = m.run_seconds * world / 3600;
+        m.run_cost = m.run_gpu_hours * c.s.hardware.price_per_gpu_hour;
+    }
+    return m;
+}
+
+}  // namespace shardcalc
