@@ -16,6 +16,7 @@ namespace {
 
 const char* kUsage =
     "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv] [--check]\n"
+    "       shardcalc search FILE|- [--format json|table|markdown|csv]\n"
     "       shardcalc presets [--format table|json]\n"
     "       shardcalc --version\n";
 
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
             format = arg.substr(9);
         } else if (command.empty()) {
             command = arg;
-        } else if (input.empty() && command == "estimate") {
+        } else if (input.empty() && (command == "estimate" || command == "search")) {
             input = arg;
         } else {
             return fail("", "unexpected argument: " + arg + "; see shardcalc --help");
@@ -72,14 +73,29 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (command.empty()) return fail("", "missing command; see shardcalc --help");
-    if (command != "estimate") return fail("", "unknown command: " + command + "; see shardcalc --help");
-    if (input.empty()) return fail("", "estimate needs a scenario file or - for stdin");
+    if (command != "estimate" && command != "search")
+        return fail("", "unknown command: " + command + "; see shardcalc --help");
+    if (input.empty()) return fail("", command + " needs a scenario file or - for stdin");
     if (format.empty()) format = "table";
     if (format != "json" && format != "table" && format != "markdown" && format != "csv")
         return fail("", "--format: allowed: json|table|markdown|csv");
+    if (check && command != "estimate") return fail("", "--check belongs to estimate");
 
     std::string text;
     if (!read_input(input, text)) return fail("", "cannot read scenario file " + input);
+    if (command == "search") {
+        const nlohmann::json result = nlohmann::json::parse(shardcalc::search_scenario_text(text));
+        if (!result["ok"].get<bool>()) {
+            std::cerr << shardcalc::to_text(result) << "\n";
+            return 2;
+        }
+        const nlohmann::json& s = result["search"];
+        if (format == "json") std::cout << s.dump(2) << "\n";
+        else if (format == "table") std::cout << shardcalc::format_search_table(s);
+        else if (format == "markdown") std::cout << shardcalc::format_search_markdown(s);
+        else std::cout << shardcalc::format_search_csv(s);
+        return 0;
+    }
     const nlohmann::json result = nlohmann::json::parse(shardcalc::evaluate_scenario_text(text));
     if (!result["ok"].get<bool>()) {
         std::cerr << shardcalc::to_text(result) << "\n";

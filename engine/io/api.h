@@ -2,6 +2,7 @@
 // The engine's JSON API, shared by the CLI and the WebAssembly bindings. Errors come back
 // as values: {"ok": false, "error": {"path": "/parallel/tp", "message": "..."}}.
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 
 namespace shardcalc {
@@ -10,6 +11,26 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": tru
 std::string evaluate_scenario_text(const std::string& scenario_json);
 nlohmann::json error_value(const std::string& path, const std::string& message);
 std::string presets_text();  // all_presets() serialised
+
+// The plan search over a scenario with a "search" object (docs/search.md): {"ok": true, "search": {...}}.
+std::string search_scenario_text(const std::string& scenario_json);
+
+class Searcher;
+// A search run in slices, so that the page's worker can report progress and stop between them.
+// Never throws: an input that cannot be searched is done at once, its result the error value.
+class SearchSession {
+public:
+    explicit SearchSession(const std::string& scenario_json);
+    ~SearchSession();
+    bool done() const;
+    double progress() const;       // 0..1
+    void step(int budget);         // about `budget` plans
+    std::string result() const;    // the ranking so far, or the error
+
+private:
+    std::unique_ptr<Searcher> searcher_;
+    std::string error_;
+};
 std::string to_text(const nlohmann::json& j);  // compact, invalid UTF-8 replaced
 
 }  // namespace shardcalc

@@ -65,6 +65,8 @@ std::optional<std::string> ObjectReader::string(const char* key) {
     return v->get<std::string>();
 }
 
+const nlohmann::json* ObjectReader::value(const char* key) { return get(key); }
+
 const nlohmann::json* ObjectReader::object(const char* key) {
     const nlohmann::json* v = get(key);
     if (v && !v->is_object()) throw InputError(field(key), "must be a JSON object, got " + v->dump());

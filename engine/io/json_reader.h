@@ -26,6 +26,7 @@ public:
     std::optional<bool> boolean(const char* key);
     std::optional<std::string> string(const char* key);
     const nlohmann::json* object(const char* key);  // nullptr when absent
+    const nlohmann::json* value(const char* key);   // any type, for the caller to check; nullptr when absent
 
     template <class E>
     std::optional<E> choice(const char* key) {

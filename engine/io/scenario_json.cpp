@@ -175,6 +175,8 @@ const HardwareNumber kHardwareNumbers[] = {
     {"intra_node_efficiency", &HardwareSpec::intra_node_efficiency, 1e-3, 1},
     {"inter_node_efficiency", &HardwareSpec::inter_node_efficiency, 1e-3, 1},
     {"price_per_gpu_hour", &HardwareSpec::price_per_gpu_hour, 0, kRate},
+    {"host_link_gbps", &HardwareSpec::host_link_gbps, 0, kRate},
+    {"host_memory_gbps", &HardwareSpec::host_memory_gbps, 0, kRate},
 };
 // A peak of 0 means the device lacks that unit; a positive peak is at least 10^-3 TFLOP/s (validate.cpp).
 const std::pair<const char*, double HardwareSpec::*> kPeaks[] = {

@@ -11,4 +11,9 @@ std::string format_markdown(const nlohmann::json& report);
 std::string format_csv(const nlohmann::json& report);
 std::string format_presets_table(const nlohmann::json& presets);
 
+// The plan search's result (the "search" object; io/search_text.cpp).
+std::string format_search_table(const nlohmann::json& search);
+std::string format_search_markdown(const nlohmann::json& search);
+std::string format_search_csv(const nlohmann::json& search);
+
 }  // namespace shardcalc

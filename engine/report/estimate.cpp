@@ -4,28 +4,30 @@
 #include <string>
 
 #include "core/error.h"
-#include "plan/plan.h"
 
 namespace shardcalc {
 
-int64_t graph_key(const Config& c) { return c.d.vocab_padded; }
+std::pair<int, int64_t> graph_key(const Config& c) { return {static_cast<int>(c.s.framework), c.d.vocab_padded}; }
 
 Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     Estimate e;
     e.config = std::move(c);
     const Config& cfg = e.config;
-    const Plan plan = make_plan(cfg, g);
-    e.stages = stage_memory(cfg, g, plan);
+    e.plan = make_plan(cfg, g);
+    e.stages = stage_memory(cfg, g, e.plan);
     for (size_t i = 1; i < e.stages.size(); ++i)
         if (e.stages[i].total() > e.stages[e.peak_stage].total()) e.peak_stage = i;
     e.capacity = cfg.s.hardware.memory_gib * 1024.0 * 1024.0 * 1024.0;
     const StageMemory& peak = e.peak();
     e.verdict = memory_verdict(peak.allocated(), peak.other.overhead, e.capacity);
-    if (detail == Detail::Memory) return e;
-    e.perf = performance(cfg, g, plan, e.stages, detail == Detail::Full);
-    e.metrics = metrics_of(cfg, e.perf);
-    e.timed = true;
+    if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full);
     return e;
+}
+
+void add_time(Estimate& e, const ModelGraph& g, bool with_timeline) {
+    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline);
+    e.metrics = metrics_of(e.config, e.perf);
+    e.timed = true;
 }
 
 // The report gives byte and element counts as 64-bit integers. A plan whose counts pass 2^62 (4.6 EB

@@ -2,11 +2,13 @@
 // The numbers of one plan, without the tables and labels of the full report: memory per stage and
 // its verdict, then (when it is asked for) the step time and the metrics. The plan search calls this
 // for every candidate with a graph it built once per model; evaluate() adds the report's tables.
+#include <utility>
 #include <vector>
 
 #include "graph/op.h"
 #include "memory/allocator.h"
 #include "memory/memory.h"
+#include "plan/plan.h"
 #include "report/metrics.h"
 #include "scenario/resolve.h"
 #include "schedule/step.h"
@@ -21,6 +23,7 @@ enum class Detail {
 
 struct Estimate {
     Config config;
+    Plan plan;
     std::vector<StageMemory> stages;
     size_t peak_stage = 0;            // the most loaded stage
     double capacity = 0;              // bytes
@@ -36,10 +39,13 @@ struct Estimate {
 // `g` must be build_graph(c) or a graph built for a config with the same model, training and
 // implementation and the same padded vocabulary (graph_key).
 Estimate estimate(Config c, const ModelGraph& g, Detail detail);
+// Completes a Detail::Memory estimate with the step time and metrics (`g` as above).
+void add_time(Estimate& e, const ModelGraph& g, bool with_timeline);
 
-// What the graph depends on besides the model, training and implementation sections: the vocabulary
-// padded for tensor parallelism. Plans with equal keys share one graph.
-int64_t graph_key(const Config& c);
+// What the graph depends on besides the model, training and implementation sections: the framework
+// (its kernels and saved tensors) and the vocabulary padded for tensor parallelism. Plans of one
+// scenario with equal keys share one graph.
+std::pair<int, int64_t> graph_key(const Config& c);
 
 // Byte counts and money past 2^62 are input errors naming the field that drives them (never an
 // overflowed negative number in a report).

@@ -100,8 +100,12 @@ Config resolve(Scenario scenario) {
     if (c.traits.sdpa_math)
         c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
                           "attention probabilities like eager attention");
-    if (c.s.parallel.offload_optimizer != Offload::None)
-        c.notes.push_back("the offloaded optimizer step runs on the host and is not timed");
+    const HardwareSpec& hw = c.s.hardware;
+    if (c.s.parallel.offload_optimizer == Offload::Nvme)
+        c.notes.push_back("the optimizer step offloaded to NVMe is not timed (its bandwidth is not modelled)");
+    else if (c.s.parallel.offload_optimizer == Offload::Cpu && (hw.host_link_gbps <= 0 || hw.host_memory_gbps <= 0))
+        c.notes.push_back("hardware.host_link_gbps and host_memory_gbps are not known for this device: the optimizer "
+                          "step offloaded to the host is not timed");
     return c;
 }
 

@@ -123,6 +123,9 @@ struct HardwareSpec {
     double intra_node_latency_us = 0, inter_node_latency_us = 0;
     double intra_node_efficiency = 0, inter_node_efficiency = 0;
     double price_per_gpu_hour = 0;  // user input; 0: no cost figures
+    // The host side of offload, per device: its PCIe link (one direction) and its share of the host's
+    // DRAM bandwidth. 0: not known (an offloaded optimizer step is then not timed).
+    double host_link_gbps = 0, host_memory_gbps = 0;
 };
 
 struct Scenario {

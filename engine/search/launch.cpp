@@ -1,0 +1,115 @@
+#include "search/launch.h"
+
+#include "scenario/names.h"
+
+namespace shardcalc {
+namespace {
+
+std::string n(int64_t v) { return std::to_string(v); }
+
+// torchrun's launch of the world: nodes and processes per node.
+LaunchCommand torchrun(const Config& c, const std::string& script) {
+    const int64_t per_node = std::min(c.s.hardware.gpus_per_node, c.d.world_size);
+    return {"torchrun", {"torchrun --nnodes " + n(c.d.nodes) + " --nproc-per-node " + n(per_node) + " " + script}};
+}
+
+const char* dtype_flag(const Config& c) {
+    switch (c.s.training.dtype) {
+        case Dtype::Bf16: return "--bf16";
+        case Dtype::Fp16: return "--fp16";
+        default: return nullptr;  // fp32: no flag
+    }
+}
+
+// megatron/training/arguments.py (Megatron-LM core_r0.x).
+LaunchCommand megatron_lm(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const TrainingSpec& t = c.s.training;
+    LaunchCommand cmd{"Megatron-LM arguments (pretrain_gpt.py)", {}};
+    auto& l = cmd.lines;
+    l.push_back("--tensor-model-parallel-size " + n(p.tp));
+    l.push_back("--pipeline-model-parallel-size " + n(p.pp));
+    if (p.vpp > 1) l.push_back("--num-layers-per-virtual-pipeline-stage " + n(c.s.model.layers / (p.pp * p.vpp)));
+    if (p.sp) l.push_back("--sequence-parallel");
+    if (p.cp > 1) l.push_back("--context-parallel-size " + n(p.cp));
+    l.push_back("--micro-batch-size " + n(t.micro_batch));
+    l.push_back("--global-batch-size " + n(c.d.samples_per_step));
+    l.push_back("--seq-length " + n(c.d.seq_len));
+    if (t.recompute == Recompute::Selective) l.push_back("--recompute-granularity selective");
+    if (t.recompute == Recompute::Full)
+        l.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    if (p.distributed_optimizer) l.push_back("--use-distributed-optimizer");
+    if (p.offload_optimizer == Offload::Cpu) l.push_back("--optimizer-cpu-offload");
+    if (const char* d = dtype_flag(c)) l.push_back(d);
+    return cmd;
+}
+
+// Megatron-DeepSpeed's arguments and the DeepSpeed config (deepspeed/runtime/config.py keys).
+std::vector<LaunchCommand> deepspeed(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const TrainingSpec& t = c.s.training;
+    LaunchCommand args{"Megatron-DeepSpeed arguments (pretrain_gpt.py)", {}};
+    auto& a = args.lines;
+    a.push_back("--tensor-model-parallel-size " + n(p.tp));
+    if (p.pp > 1) a.push_back("--pipeline-model-parallel-size " + n(p.pp));
+    else a.push_back("--no-pipeline-parallel");
+    if (p.ulysses > 1) a.push_back("--ds-sequence-parallel-size " + n(p.ulysses));
+    a.push_back("--micro-batch-size " + n(t.micro_batch));
+    a.push_back("--global-batch-size " + n(c.d.samples_per_step));
+    a.push_back("--seq-length " + n(c.d.seq_len));
+    if (t.recompute == Recompute::Selective) a.push_back("--recompute-granularity selective");
+    if (t.recompute == Recompute::Full) a.push_back("--checkpoint-activations");
+    if (p.zero > 0) a.push_back("--zero-stage " + n(p.zero));
+    if (const char* d = dtype_flag(c)) a.push_back(d);
+    a.push_back("--deepspeed --deepspeed_config ds_config.json");
+    LaunchCommand config{"DeepSpeed config (ds_config.json)", {}};
+    auto& j = config.lines;
+    j.push_back("{");
+    j.push_back("  \"train_batch_size\": " + n(c.d.samples_per_step) + ",");
+    j.push_back("  \"train_micro_batch_size_per_gpu\": " + n(t.micro_batch) + ",");
+    j.push_back("  \"gradient_accumulation_steps\": " + n(c.d.microbatches) + ",");
+    if (t.dtype == Dtype::Bf16) j.push_back("  \"bf16\": {\"enabled\": true},");
+    if (t.dtype == Dtype::Fp16) j.push_back("  \"fp16\": {\"enabled\": true},");
+    std::string zero = "  \"zero_optimization\": {\"stage\": " + n(p.zero);
+    if (p.offload_optimizer != Offload::None)
+        zero += ", \"offload_optimizer\": {\"device\": \"" + std::string(name_of(p.offload_optimizer)) + "\"}";
+    if (p.offload_params != Offload::None)
+        zero += ", \"offload_param\": {\"device\": \"" + std::string(name_of(p.offload_params)) + "\"}";
+    j.push_back(zero + "}");
+    j.push_back("}");
+    return {torchrun(c, "pretrain_gpt.py ..."), args, config};
+}
+
+// transformers.TrainingArguments (fsdp, gradient_checkpointing); FSDP's sharding strategies by ZeRO stage.
+std::vector<LaunchCommand> trainer(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const TrainingSpec& t = c.s.training;
+    LaunchCommand args{"Hugging Face Trainer arguments", {}};
+    auto& a = args.lines;
+    if (c.s.framework == Framework::Fsdp && p.zero >= 2) {
+        std::string fsdp = p.zero == 3 ? "full_shard" : "shard_grad_op";
+        if (p.offload_params == Offload::Cpu) fsdp += " offload";
+        a.push_back("--fsdp \"" + fsdp + " auto_wrap\"");
+    }
+    if (p.zero == 1) a.push_back("# ZeRO-1: torch.distributed.optim.ZeroRedundancyOptimizer around AdamW");
+    if (p.tp > 1) a.push_back("# tp = " + n(p.tp) + ": shard layers with torch.distributed.tensor.parallel (DTensor)");
+    a.push_back("--per_device_train_batch_size " + n(t.micro_batch));
+    a.push_back("--gradient_accumulation_steps " + n(c.d.microbatches));
+    if (t.recompute != Recompute::None) a.push_back("--gradient_checkpointing");
+    if (const char* d = dtype_flag(c)) a.push_back(d);
+    return {torchrun(c, "train.py ..."), args};
+}
+
+}  // namespace
+
+std::vector<LaunchCommand> launch_commands(const Config& c) {
+    switch (c.s.framework) {
+        case Framework::Megatron: return {torchrun(c, "pretrain_gpt.py ..."), megatron_lm(c)};
+        case Framework::DeepSpeed: return deepspeed(c);
+        case Framework::Fsdp:
+        case Framework::Pytorch: return trainer(c);
+    }
+    return {};
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,431 @@
+#include "search/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.h"
+#include "graph/build.h"
+#include "report/estimate.h"
+#include "scenario/names.h"
+
+namespace shardcalc {
+namespace {
+
+constexpr size_t kExamples = 5;
+std::string gib(double bytes) {
+    const double g = bytes / (1024.0 * 1024 * 1024);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", g);
+    return buf;
+}
+std::string percent(double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * f);
+    return buf;
+}
+
+int64_t world_of(const ParallelSpec& p) { return p.dp * p.tp * p.pp * p.cp * p.ulysses; }
+
+}  // namespace
+
+struct Searcher::State {
+    Scenario base;
+    SearchSpec spec;
+    Config shape;                       // the base resolved once: the model's shape for the space
+    std::map<std::pair<int, int64_t>, ModelGraph> graphs;
+    struct Work {
+        int64_t devices;
+        Structure structure;
+    };
+    std::vector<Work> work;
+    size_t next = 0;
+    size_t device_index = 0;            // min_devices: the count being searched
+    bool finished = false;
+    SearchResult r;
+    std::vector<PlanFigures> fitting;   // every plan that fits, numbers only
+
+    const ModelGraph& graph_for(const Config& c) {
+        const auto key = graph_key(c);
+        auto it = graphs.find(key);
+        if (it == graphs.end()) it = graphs.emplace(key, build_graph(c)).first;
+        return it->second;
+    }
+
+    Scenario scenario_of(const PlanFigures& p) const {
+        Scenario s = base;
+        s.framework = p.framework;
+        s.parallel = p.parallel;
+        s.training.micro_batch = p.micro_batch;
+        s.training.recompute = p.recompute;
+        if (p.seq_len > 0) s.training.seq_len = p.seq_len;
+        if (p.global_batch > 0) s.training.global_batch = p.global_batch;
+        return s;
+    }
+
+    // Memory (and, when it fits, time) of one plan. Returns whether it fits; records it either way.
+    enum class Outcome { Fits, DoesNotFit, Invalid };
+    Outcome evaluate(const Scenario& s, PlanFigures& f) {
+        f.framework = s.framework;
+        f.parallel = s.parallel;
+        f.micro_batch = s.training.micro_batch;
+        f.recompute = s.training.recompute;
+        f.devices = world_of(s.parallel);
+        Config c;
+        try {
+            c = resolve(s);
+            f.seq_len = c.d.seq_len;
+            f.global_batch = c.d.samples_per_step;
+            const ModelGraph& g = graph_for(c);
+            Estimate e = estimate(std::move(c), g, Detail::Memory);
+            check_reportable(e);
+            ++r.memory_evaluated;
+            f.peak_bytes = e.peak().total();
+            f.capacity = e.capacity;
+            f.verdict = e.verdict;
+            const bool fits = e.fits() && e.verdict.margin >= spec.memory_margin * e.capacity;
+            if (!fits) {
+                f.reason = e.fits() ? "fits, but with less than the " + percent(spec.memory_margin) +
+                                          " of capacity the search keeps free (" + gib(e.verdict.margin) + " spare)"
+                                    : e.verdict.reason;
+                return Outcome::DoesNotFit;
+            }
+            add_time(e, g, false);
+            check_reportable(e);
+            ++r.time_evaluated;
+            const Metrics& m = e.metrics;
+            f.timed = true;
+            f.step_seconds = m.step_seconds;
+            f.mfu = m.mfu;
+            f.tokens_per_second = m.tokens_per_second;
+            f.device_seconds_per_million_tokens = m.device_seconds_per_million_tokens;
+            f.cost_per_million_tokens = m.cost_per_million_tokens;
+            f.bubble_fraction = m.bubble_fraction;
+            return Outcome::Fits;
+        } catch (const InputError& e) {
+            f.path = e.path();
+            f.reason = e.message();
+            return Outcome::Invalid;
+        }
+    }
+
+    void reject(Rejections& into, PlanFigures f) {
+        ++into.count;
+        if (into.examples.size() < kExamples) into.examples.push_back(std::move(f));
+    }
+    // The does-not-fit examples kept are the closest to fitting.
+    void reject_memory(PlanFigures f) {
+        ++r.does_not_fit.count;
+        auto& ex = r.does_not_fit.examples;
+        ex.push_back(std::move(f));
+        std::sort(ex.begin(), ex.end(), [](const PlanFigures& a, const PlanFigures& b) { return a.verdict.margin > b.verdict.margin; });
+        if (ex.size() > kExamples) ex.pop_back();
+    }
+
+    // Walks one structure: recompute from the least memory up, micro-batch ascending.
+    void walk(const Work& w) {
+        Scenario s = base;
+        s.framework = w.structure.framework;
+        s.parallel = w.structure.parallel;
+        const int64_t global = *base.training.global_batch;
+        const int64_t dp = s.parallel.dp;
+        const std::vector<Recompute> rcs = recomputes(base, spec, s.framework);
+        const std::vector<int64_t> mbs = global % dp == 0 ? micro_batches(base, spec, global / dp) : std::vector<int64_t>{};
+        const int64_t total = static_cast<int64_t>(rcs.size() * mbs.size());
+        r.candidates += std::max<int64_t>(total, 1);
+        if (mbs.empty()) {
+            PlanFigures f;
+            f.framework = s.framework;
+            f.parallel = s.parallel;
+            f.devices = w.devices;
+            f.path = "/training/global_batch";
+            f.reason = "the global batch (" + std::to_string(global) + ") does not divide over dp = " + std::to_string(dp);
+            reject(r.invalid, f);
+            return;
+        }
+        size_t limit = mbs.size();  // micro-batches at or past a failure fail with less recompute too
+        int64_t done = 0;
+        for (const Recompute rc : rcs) {
+            s.training.recompute = rc;
+            for (size_t i = 0; i < limit; ++i) {
+                s.training.micro_batch = mbs[i];
+                PlanFigures f;
+                ++done;
+                const Outcome o = evaluate(s, f);
+                if (o == Outcome::Fits) {
+                    fitting.push_back(std::move(f));
+                    continue;
+                }
+                if (o == Outcome::Invalid) {
+                    reject(r.invalid, std::move(f));
+                    continue;
+                }
+                const bool first = rc == rcs.front() && i == 0;
+                reject_memory(f);
+                limit = i;
+                if (first) {  // the least-memory variant does not fit: nothing in this structure will
+                    const int64_t left = total - done;
+                    if (left > 0) {
+                        f.reason = "not evaluated: its least-memory variant (micro_batch " + std::to_string(mbs[0]) +
+                                   ", recompute " + name_of(rcs.front()) + ") already does not fit";
+                        r.pruned.count += left - 1;
+                        reject(r.pruned, f);
+                    }
+                    return;
+                }
+                break;
+            }
+        }
+        const int64_t skipped = total - done;
+        if (skipped > 0) {
+            PlanFigures f;
+            f.framework = s.framework;
+            f.parallel = s.parallel;
+            f.devices = w.devices;
+            f.reason = "not evaluated: a smaller micro-batch or more recompute already did not fit";
+            r.pruned.count += skipped - 1;
+            reject(r.pruned, f);
+        }
+    }
+
+    void enumerate(int64_t devices) {
+        for (Structure& st : structures(base, shape, spec, devices)) work.push_back(Work{devices, std::move(st)});
+        r.structures = static_cast<int64_t>(work.size());
+    }
+};
+
+Searcher::~Searcher() = default;
+
+Searcher::Searcher(Scenario base, SearchSpec spec) : st_(std::make_unique<State>()) {
+    State& s = *st_;
+    // The model's shape, once: the base with a plan of one device.
+    Scenario one = base;
+    one.parallel = ParallelSpec{};
+    one.parallel.schedule = base.parallel.schedule;
+    one.training.micro_batch = 1;
+    one.training.global_batch.reset();
+    s.shape = resolve(one);
+    if (spec.global_batch_tokens) {
+        const int64_t seq = s.shape.d.seq_len;
+        if (*spec.global_batch_tokens % seq != 0)
+            throw InputError("/search/global_batch_tokens", "must be a multiple of the sequence length (" +
+                                                                std::to_string(seq) + "), got " +
+                                                                std::to_string(*spec.global_batch_tokens));
+        base.training.global_batch = *spec.global_batch_tokens / seq;
+    }
+    if (!base.training.global_batch)
+        throw InputError("/training/global_batch",
+                         "a search needs the global batch: give training.global_batch (samples) or search.global_batch_tokens");
+    if (spec.devices.empty()) spec.devices.push_back(world_of(base.parallel));
+    s.base = std::move(base);
+    s.spec = std::move(spec);
+    s.r.question = s.spec.question;
+    s.r.rank_by = s.spec.rank_by;
+    s.r.devices = s.spec.devices;
+    if (s.spec.question == Question::BestPlan)
+        for (int64_t d : s.spec.devices) s.enumerate(d);
+    if (s.spec.question == Question::MinDevices) s.enumerate(s.spec.devices.front());
+}
+
+bool Searcher::done() const { return st_->finished; }
+
+double Searcher::progress() const {
+    const State& s = *st_;
+    if (s.finished) return 1;
+    if (s.spec.question == Question::MinDevices)
+        return (static_cast<double>(s.device_index) + (s.work.empty() ? 0 : static_cast<double>(s.next) / s.work.size())) /
+               static_cast<double>(s.spec.devices.size());
+    return s.work.empty() ? 0 : static_cast<double>(s.next) / static_cast<double>(s.work.size());
+}
+
+namespace {
+
+// The largest value of `values` (ascending) for which `fits` holds, assuming it holds up to some value
+// and fails after (memory grows with the micro-batch and the sequence).
+template <class Fits>
+std::optional<size_t> largest_fitting(size_t count, Fits&& fits) {
+    if (count == 0 || !fits(0)) return std::nullopt;
+    size_t lo = 0, hi = count;  // fits(lo), and every index >= hi is known not to fit
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (fits(mid)) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+}  // namespace
+
+void Searcher::step(int64_t budget) {
+    State& s = *st_;
+    if (s.finished) return;
+    SearchResult& r = s.r;
+    switch (s.spec.question) {
+        case Question::BestPlan:
+        case Question::MinDevices: {
+            const int64_t target = r.candidates + std::max<int64_t>(budget, 1);
+            while (s.next < s.work.size() && r.candidates < target) s.walk(s.work[s.next++]);
+            if (s.next < s.work.size()) return;
+            if (s.spec.question == Question::MinDevices) {
+                r.answer_field = "devices";
+                if (!s.fitting.empty()) {
+                    r.answer = s.spec.devices[s.device_index];
+                } else if (s.device_index + 1 < s.spec.devices.size()) {
+                    ++s.device_index;
+                    s.work.clear();
+                    s.next = 0;
+                    s.enumerate(s.spec.devices[s.device_index]);
+                    return;
+                } else {
+                    r.answer_reason = "no plan fits on any of the device counts searched (up to " +
+                                      std::to_string(s.spec.devices.back()) + ")";
+                }
+            }
+            break;
+        }
+        case Question::MaxMicroBatch:
+        case Question::MaxSeqLen: {
+            const bool mb = s.spec.question == Question::MaxMicroBatch;
+            r.answer_field = mb ? "micro_batch" : "seq_len";
+            const int64_t dp = s.base.parallel.dp;
+            const int64_t global = *s.base.training.global_batch;
+            std::vector<int64_t> values;
+            if (mb) {
+                for (int64_t v = 1; v <= std::min<int64_t>(global / std::max<int64_t>(dp, 1), 65536); ++v)
+                    if (global % (v * dp) == 0) values.push_back(v);
+            } else {
+                // Powers of two from 128 that the plan's sequence splits divide (validated below).
+                for (int64_t v = 128; v <= (int64_t{1} << 26); v *= 2) values.push_back(v);
+            }
+            // Values the plan cannot run at all (a split that does not divide, a learned position table) are dropped.
+            std::vector<int64_t> valid;
+            std::vector<PlanFigures> figures;
+            for (int64_t v : values) {
+                Scenario sc = s.base;
+                if (mb) sc.training.micro_batch = v;
+                else sc.training.seq_len = v;
+                try {
+                    resolve(sc);
+                    valid.push_back(v);
+                } catch (const InputError&) {
+                }
+            }
+            figures.resize(valid.size());
+            std::vector<int> outcome(valid.size(), -1);
+            auto fits = [&](size_t i) {
+                if (outcome[i] < 0) {
+                    Scenario sc = s.base;
+                    if (mb) sc.training.micro_batch = valid[i];
+                    else sc.training.seq_len = valid[i];
+                    ++r.candidates;
+                    outcome[i] = static_cast<int>(s.evaluate(sc, figures[i]));
+                }
+                return outcome[i] == static_cast<int>(State::Outcome::Fits);
+            };
+            const auto best = largest_fitting(valid.size(), fits);
+            if (best) {
+                r.answer = valid[*best];
+                r.answer_plan = figures[*best];
+                s.fitting.push_back(figures[*best]);
+                if (*best + 1 < valid.size()) {
+                    fits(*best + 1);
+                    r.next_up = figures[*best + 1];
+                }
+            } else if (!valid.empty()) {
+                fits(0);
+                r.next_up = figures[0];
+                r.answer_reason = "even " + std::string(mb ? "micro_batch " : "seq_len ") + std::to_string(valid[0]) +
+                                  " does not fit this plan: " + figures[0].reason;
+            } else {
+                r.answer_reason = mb ? "no micro-batch divides the global batch over dp" : "no sequence length this plan can split";
+            }
+            break;
+        }
+    }
+    s.finished = true;
+}
+
+SearchResult Searcher::result() const {
+    const State& s = *st_;
+    SearchResult r = s.r;
+    r.fitting = static_cast<int64_t>(s.fitting.size());
+    std::vector<PlanFigures> all = s.fitting;
+    // Ranking: the chosen figure, then fewer devices, then less memory.
+    auto key = [&](const PlanFigures& p) {
+        switch (s.spec.rank_by) {
+            case RankBy::StepTime: return p.step_seconds;
+            case RankBy::CostPerToken: return p.device_seconds_per_million_tokens;
+            case RankBy::Headroom: return -p.verdict.margin;
+        }
+        return p.step_seconds;
+    };
+    std::stable_sort(all.begin(), all.end(), [&](const PlanFigures& a, const PlanFigures& b) {
+        if (key(a) != key(b)) return key(a) < key(b);
+        if (a.devices != b.devices) return a.devices < b.devices;
+        if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+        return a.recompute < b.recompute;  // equal figures: the simpler plan (selective recompute is free under flash)
+    });
+    // Pareto front of step time against memory per device: no other plan is both faster and smaller.
+    std::vector<size_t> order(all.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (all[a].step_seconds != all[b].step_seconds) return all[a].step_seconds < all[b].step_seconds;
+        if (all[a].peak_bytes != all[b].peak_bytes) return all[a].peak_bytes < all[b].peak_bytes;
+        return a < b;  // the ranking's order among equals
+    });
+    double smallest = INFINITY;
+    for (size_t i : order)
+        if (all[i].peak_bytes < smallest) {
+            smallest = all[i].peak_bytes;
+            all[i].pareto = true;
+        }
+    // Reasons, scenarios and launch commands for what is listed.
+    auto finish = [&](PlanFigures& p) {
+        p.scenario = s.scenario_of(p);
+        if (p.timed) p.launch = launch_commands(resolve(p.scenario));
+    };
+    const size_t top = static_cast<size_t>(std::max<int64_t>(s.spec.top, 1));
+    for (size_t i = 0; i < all.size() && r.plans.size() < top; ++i) {
+        PlanFigures p = all[i];
+        const PlanFigures& best = all[0];
+        if (i == 0) {
+            p.reason = "best by " + std::string(name_of(s.spec.rank_by));
+        } else {
+            switch (s.spec.rank_by) {
+                case RankBy::StepTime:
+                    p.reason = percent(p.step_seconds / best.step_seconds - 1) + " slower than #1";
+                    break;
+                case RankBy::CostPerToken:
+                    p.reason = percent(p.device_seconds_per_million_tokens / best.device_seconds_per_million_tokens - 1) +
+                               " more device time per token than #1";
+                    break;
+                case RankBy::Headroom:
+                    p.reason = gib(best.verdict.margin - p.verdict.margin) + " less headroom than #1";
+                    break;
+            }
+            if (p.pareto) p.reason += "; on the time-memory Pareto front";
+        }
+        finish(p);
+        r.plans.push_back(std::move(p));
+    }
+    for (size_t i : order)
+        if (all[i].pareto) {
+            PlanFigures p = all[i];
+            p.reason = "no plan is both faster and smaller per device";
+            finish(p);
+            r.pareto.push_back(std::move(p));
+        }
+    for (auto* group : {&r.does_not_fit, &r.invalid, &r.pruned})
+        for (auto& p : group->examples) p.scenario = s.scenario_of(p);
+    if (r.answer_plan) finish(*r.answer_plan);
+    if (r.next_up) r.next_up->scenario = s.scenario_of(*r.next_up);
+    return r;
+}
+
+SearchResult search(const Scenario& base, const SearchSpec& spec) {
+    Searcher s(base, spec);
+    while (!s.done()) s.step(1 << 20);
+    return s.result();
+}
+
+}  // namespace shardcalc
