@@ -7,6 +7,8 @@
 #include "io/api.h"
 #include "io/scenario_json.h"
 #include "report/report.h"
+#include "scenario/names.h"
+#include "search/search.h"
 
 namespace {
 
@@ -36,5 +38,20 @@ int main() {
     volatile double sink = 0;
     measure("evaluate (llama-3.1-70b, tp8 pp4 vpp2 dp16)", [&] { sink = sink + shardcalc::evaluate(scenario).peak().total(); });
     measure("JSON in -> JSON report out", [&] { sink = sink + static_cast<double>(shardcalc::evaluate_scenario_text(text).size()); });
+    // The plan search: a 70B model on 1,024 GPUs, every dimension, three frameworks and offload.
+    shardcalc::SearchSpec spec;
+    spec.devices = {1024};
+    spec.frameworks = {shardcalc::Framework::Megatron, shardcalc::Framework::DeepSpeed, shardcalc::Framework::Fsdp};
+    for (const auto& [d, name] : shardcalc::enum_names<shardcalc::SearchDim>()) spec.dims.insert(d);
+    shardcalc::Scenario base = scenario;
+    base.training.global_batch = 1024;
+    const auto start = std::chrono::steady_clock::now();
+    const shardcalc::SearchResult r = shardcalc::search(base, spec);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("search (llama-3.1-70b, 1024 GPUs, all dimensions, 3 frameworks): %lld plans in %.2f s "
+                "(%.0f plans/s; %lld memory estimates, %lld timed, %lld pruned)\n",
+                static_cast<long long>(r.candidates), s, static_cast<double>(r.candidates) / s,
+                static_cast<long long>(r.memory_evaluated), static_cast<long long>(r.time_evaluated),
+                static_cast<long long>(r.pruned.count));
     return 0;
 }

@@ -73,9 +73,29 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     const double mb = static_cast<double>(c.d.microbatches);
     const double devices_per_stage = static_cast<double>(c.d.world_size / c.s.parallel.pp);
     double p2p = 0;
+    // Stages holding the same layers, ends and parameters compute and communicate alike (most middle
+    // pipeline stages): each distinct one is costed once.
+    auto same_work = [&](size_t a, size_t b) {
+        const StagePlan& x = plan.stages[a];
+        const StagePlan& y = plan.stages[b];
+        if (x.has_pre != y.has_pre || x.has_post != y.has_post || x.holds_tied_copy != y.holds_tied_copy ||
+            mem[a].params != mem[b].params || x.chunks.size() != y.chunks.size())
+            return false;
+        for (size_t k = 0; k < x.chunks.size(); ++k) {
+            const auto& lx = x.chunks[k].layers;
+            const auto& ly = y.chunks[k].layers;
+            if (lx.size() != ly.size()) return false;
+            for (size_t j = 0; j < lx.size(); ++j)
+                if (lx[j].group != ly[j].group || lx[j].count != ly[j].count) return false;
+        }
+        return true;
+    };
     for (size_t i = 0; i < plan.stages.size(); ++i) {
-        const StageCompute sc = stage_compute(c, g, plan.stages[i]);
-        const StageComm comm = stage_communication(c, plan.stages[i], sc, mem[i].params);
+        size_t twin = i;
+        for (size_t j = 0; j < i && twin == i; ++j)
+            if (same_work(i, j)) twin = j;
+        const StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i]) : perf.compute[twin];
+        const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params) : perf.comm[twin];
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, c) + comm.fwd_exposed,
                                     backward_seconds(backward_kernels(sc), c) + comm.bwd_exposed});
         for (const auto& e : comm.entries)

@@ -1,0 +1,199 @@
+// The plan search (engine/search): its figures are the engine's own for each plan, its pruning never
+// loses the best plan or a Pareto point that a brute-force walk finds, the one-question searches answer
+// at the boundary, and bad search input is a field error.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+#include "io/api.h"
+#include "io/search_json.h"
+#include "search/search.h"
+
+using namespace shardcalc;
+
+namespace {
+
+nlohmann::json run(const std::string& text) { return nlohmann::json::parse(search_scenario_text(text)); }
+
+// A small model on 8 devices: every dimension, every framework, small enough to walk by brute force.
+const char* kSmall = R"({"framework":"megatron",
+  "model":{"layers":8,"hidden":1024,"heads":16,"kv_heads":8,"vocab":32000,"mlp":"swiglu","norm":"rmsnorm",
+           "position_embedding":"rope","tied_embeddings":false},
+  "training":{"seq_len":4096,"global_batch":32},
+  "hardware":{"preset":"a100-sxm-40gb","memory_gib":6}})";
+
+SearchSpec small_spec() {
+    SearchSpec spec;
+    spec.devices = {8};
+    spec.frameworks = {Framework::Megatron, Framework::DeepSpeed, Framework::Fsdp, Framework::Pytorch};
+    spec.max_micro_batch = 8;
+    spec.top = 1000;
+    return spec;
+}
+
+struct Brute {
+    double best_step = 1e300;
+    std::vector<std::pair<double, double>> fitting;  // (step seconds, peak bytes)
+    int64_t plans = 0;
+};
+
+// Every plan of the space through evaluate(), without pruning.
+Brute brute_force(const Scenario& base, const SearchSpec& spec) {
+    Brute b;
+    Scenario one = base;
+    one.training.global_batch.reset();
+    const Config shape = resolve(one);
+    for (const Structure& st : structures(base, shape, spec, spec.devices[0])) {
+        Scenario s = base;
+        s.framework = st.framework;
+        s.parallel = st.parallel;
+        for (Recompute rc : recomputes(base, spec, st.framework))
+            for (int64_t mb : micro_batches(base, spec, *base.training.global_batch / st.parallel.dp)) {
+                s.training.recompute = rc;
+                s.training.micro_batch = mb;
+                ++b.plans;
+                try {
+                    const Report r = evaluate(s);
+                    if (!r.fits()) continue;
+                    b.fitting.emplace_back(r.metrics.step_seconds, r.peak().total());
+                    b.best_step = std::min(b.best_step, r.metrics.step_seconds);
+                } catch (const InputError&) {
+                }
+            }
+    }
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("search: pruning loses neither the best plan nor a Pareto point; figures are evaluate()'s") {
+    const Scenario base = test::scenario(kSmall);
+    const SearchSpec spec = small_spec();
+    const SearchResult r = search(base, spec);
+    const Brute b = brute_force(base, spec);
+    INFO("brute force: " << b.plans << " plans, " << b.fitting.size() << " fit; search: " << r.candidates << " candidates, "
+                          << r.fitting << " fit, " << r.pruned.count << " pruned");
+    REQUIRE(!r.plans.empty());
+    REQUIRE(b.fitting.size() > 10);
+    CHECK(r.candidates == b.plans);
+    CHECK(r.pruned.count > 0);  // the walk did skip plans
+    CHECK(r.plans[0].step_seconds == doctest::Approx(b.best_step).epsilon(1e-12));
+    CHECK(r.fitting == static_cast<int64_t>(b.fitting.size()));  // no fitting plan was pruned
+    // Every plan listed reproduces through the full report, from the scenario the search gives for it.
+    for (const auto& p : r.plans) {
+        const Report full = evaluate(p.scenario);
+        CHECK(full.fits());
+        CHECK(full.metrics.step_seconds == doctest::Approx(p.step_seconds).epsilon(1e-12));
+        CHECK(full.peak().total() == doctest::Approx(p.peak_bytes).epsilon(1e-12));
+        CHECK(!p.launch.empty());
+    }
+    // The Pareto front: nothing the brute force found is both faster and smaller than a front point.
+    REQUIRE(!r.pareto.empty());
+    for (const auto& p : r.pareto)
+        for (const auto& [step, peak] : b.fitting) CHECK_FALSE((step < p.step_seconds && peak < p.peak_bytes));
+    // Ranked by step time, ties by fewer devices then memory.
+    for (size_t i = 1; i < r.plans.size(); ++i) CHECK(r.plans[i - 1].step_seconds <= r.plans[i].step_seconds);
+}
+
+TEST_CASE("search: frameworks only get the dimensions they run") {
+    const SearchResult r = search(test::scenario(kSmall), small_spec());
+    bool megatron_cp = false;
+    for (const auto& p : r.plans) {
+        if (p.framework == Framework::Fsdp || p.framework == Framework::Pytorch) CHECK(p.parallel.pp == 1);
+        if (p.framework != Framework::Megatron) CHECK((p.parallel.cp == 1 && p.parallel.vpp == 1 && !p.parallel.sp));
+        if (p.framework != Framework::DeepSpeed) CHECK(p.parallel.ulysses == 1);
+        if (p.framework == Framework::Pytorch) CHECK(p.parallel.tp == 1);
+        if (p.framework == Framework::DeepSpeed && p.parallel.pp > 1) CHECK(p.parallel.zero <= 1);
+        if (p.framework != Framework::Megatron && p.framework != Framework::DeepSpeed)
+            CHECK(p.recompute != Recompute::Selective);
+        megatron_cp = megatron_cp || (p.framework == Framework::Megatron && p.parallel.cp > 1);
+    }
+    CHECK(megatron_cp);
+}
+
+TEST_CASE("search: the one-question searches answer at the boundary") {
+    const std::string plan = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
+        "training":{"seq_len":8192,"global_batch":256,"recompute":"selective"},
+        "parallel":{"dp":4,"tp":2,"sp":true,"distributed_optimizer":true},)";
+    // The largest micro-batch: it fits, the next value up does not.
+    auto j = run(plan + R"("search":{"question":"max_micro_batch"}})");
+    REQUIRE(j["ok"] == true);
+    const auto& a = j["search"]["answer"];
+    REQUIRE(a.contains("value"));
+    CHECK(a["plan"]["memory"]["verdict"] == "fits");
+    CHECK(a["next_up"]["memory"]["verdict"] != "fits");
+    CHECK(a["next_up"]["micro_batch"].get<int64_t>() > a["value"].get<int64_t>());
+    // The same through evaluate: the answer fits, the next does not.
+    auto at = [&](int64_t mb) {
+        return test::report(R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,
+            "global_batch":256,"recompute":"selective","micro_batch":)" + std::to_string(mb) +
+                            R"(},"parallel":{"dp":4,"tp":2,"sp":true,"distributed_optimizer":true}})");
+    };
+    CHECK(at(a["value"].get<int64_t>()).fits());
+    CHECK_FALSE(at(a["next_up"]["micro_batch"].get<int64_t>()).fits());
+
+    // The longest sequence.
+    j = run(plan + R"("search":{"question":"max_seq_len"}})");
+    const auto& s = j["search"]["answer"];
+    REQUIRE(s.contains("value"));
+    CHECK(s["field"] == "seq_len");
+    CHECK(s["plan"]["memory"]["verdict"] == "fits");
+    CHECK(s["next_up"]["seq_len"].get<int64_t>() == 2 * s["value"].get<int64_t>());
+    CHECK(s["next_up"]["memory"]["verdict"] != "fits");
+
+    // The fewest devices for a 70B model: some plan fits there, none on the count before it.
+    const std::string big = R"({"framework":"megatron","model":{"preset":"llama-3.1-70b"},
+        "training":{"seq_len":4096,"global_batch":64},"search":{"question":"min_devices","devices":{"min":1,"max":64},
+        "dimensions":["tp","pp","sp","zero","recompute"]}})";
+    j = run(big);
+    REQUIRE(j["ok"] == true);
+    const auto& d = j["search"]["answer"];
+    REQUIRE(d.contains("value"));
+    const int64_t n = d["value"];
+    CHECK(j["search"]["counts"]["fitting"].get<int64_t>() > 0);
+    const auto devices = j["search"]["devices"];
+    const auto it = std::find(devices.begin(), devices.end(), nlohmann::json(n));
+    REQUIRE(it != devices.end());
+    REQUIRE(it != devices.begin());
+    std::string before = big;
+    before.replace(before.find(R"("question":"min_devices","devices":{"min":1,"max":64})"),
+                   std::string(R"("question":"min_devices","devices":{"min":1,"max":64})").size(),
+                   R"("devices":)" + std::prev(it)->dump());
+    const auto none = run(before);
+    REQUIRE(none["ok"] == true);
+    CHECK(none["search"]["counts"]["fitting"] == 0);
+}
+
+TEST_CASE("search: bad search input is a field error") {
+    const std::string model = R"({"model":{"preset":"gpt2"},"training":{"global_batch":8},"search":)";
+    CHECK(nlohmann::json::parse(search_scenario_text(R"({"model":{"preset":"gpt2"},"search":{}})"))["error"]["path"] ==
+          "/training/global_batch");
+    CHECK(nlohmann::json::parse(search_scenario_text(model + R"({"devices":0}})"))["error"]["path"] == "/search/devices");
+    CHECK(nlohmann::json::parse(search_scenario_text(model + R"({"devices":[8,"x"]}})"))["error"]["path"] == "/search/devices/1");
+    CHECK(nlohmann::json::parse(search_scenario_text(model + R"({"dimensions":["tp","warp"]}})"))["error"]["path"] ==
+          "/search/dimensions/1");
+    CHECK(nlohmann::json::parse(search_scenario_text(model + R"({"rank":"fast"}})"))["error"]["path"] == "/search/rank");
+    CHECK(nlohmann::json::parse(search_scenario_text(model + R"({"devices":{"min":8,"max":4}}})"))["error"]["path"] ==
+          "/search/devices/min");
+    CHECK(nlohmann::json::parse(search_scenario_text(R"({"model":{"preset":"gpt2"},"search":{"global_batch_tokens":1000}})"))
+              ["error"]["path"] == "/search/global_batch_tokens");
+    CHECK(nlohmann::json::parse(search_scenario_text("[]"))["error"]["path"] == "");
+}
+
+TEST_CASE("search: a session in slices reaches the same result as one call") {
+    const std::string text = std::string(kSmall).substr(0, std::string(kSmall).size() - 1) +
+                             R"(,"search":{"devices":8,"frameworks":["megatron","deepspeed"]}})";
+    SearchSession session(text);
+    double last = -1;
+    int slices = 0;
+    while (!session.done()) {
+        session.step(50);
+        CHECK(session.progress() >= last);
+        last = session.progress();
+        ++slices;
+    }
+    CHECK(slices > 2);
+    CHECK(last == 1.0);
+    CHECK(session.result() == search_scenario_text(text));
+}
