@@ -26,6 +26,10 @@ std::string evaluate(const std::string& scenario_json) {
 }
 
 std::string presets() { return guarded(&shardcalc::presets_text); }
+
+// The plan search in slices: the page's worker steps it, posting progress, and can stop between steps.
+// SearchSession never throws (io/api.h).
+using shardcalc::SearchSession;
 std::string version() { return shardcalc::kEngineVersion; }
 
 }  // namespace
@@ -34,4 +38,10 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("evaluate", &evaluate);
     emscripten::function("presets", &presets);
     emscripten::function("version", &version);
+    emscripten::class_<SearchSession>("SearchSession")
+        .constructor<std::string>()
+        .function("done", &SearchSession::done)
+        .function("progress", &SearchSession::progress)
+        .function("step", &SearchSession::step)
+        .function("result", &SearchSession::result);
 }

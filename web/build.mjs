@@ -26,9 +26,13 @@ await copyFile(join(wasmDir, 'shardcalc.wasm'), join(dist, 'engine', 'shardcalc.
 // without generating code. Glue built with that flag already has no `new Function` and is left
 // as it is; any other eval left in the glue fails the build.
 function withoutEval(glue) {
+  // Replaces the function that begins with `start` up to the next top-level function of the minified glue
+  // (`end`: its name, or null for whichever comes next: class bindings change the order).
   const swap = (text, start, end, code) => {
     const i = text.indexOf(start);
-    const j = text.indexOf(end, i);
+    const next = /\}function [\w$]+\(/g;
+    next.lastIndex = i + start.length;
+    const j = end ? text.indexOf(end, i) : i < 0 ? -1 : (next.exec(text)?.index ?? -2) + 1;
     if (i < 0 || j < 0) throw new Error(`web/build.mjs: the engine glue has no "${start}…${end}" to replace (another Emscripten version?)`);
     return text.slice(0, i) + code + text.slice(j);
   };
@@ -37,7 +41,7 @@ function withoutEval(glue) {
     out = swap(out, 'function createNamedFunction(name,body){', 'function extendError(',
       'function createNamedFunction(name,body){name=makeLegalFunctionName(name);var f=function(){"use strict";return body.apply(this,arguments)};' +
       'Object.defineProperty(f,"name",{value:name});return f}');
-    out = swap(out, 'function craftInvokerFunction(humanName,argTypes,classType,cppInvokerFunc,cppTargetFunc){', 'function ensureOverloadTable(',
+    out = swap(out, 'function craftInvokerFunction(humanName,argTypes,classType,cppInvokerFunc,cppTargetFunc){', null,
       `function craftInvokerFunction(humanName,argTypes,classType,cppInvokerFunc,cppTargetFunc){
   var argCount=argTypes.length;
   if(argCount<2){throwBindingError("argTypes array size mismatch! Must at least get return value and 'this' types!")}

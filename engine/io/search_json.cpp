@@ -122,6 +122,7 @@ SearchSpec search_spec_from_json(const json* j) {
     assign(spec.rank_by, r.choice<RankBy>("rank_by"));
     if (const auto v = r.integer("top", 1, 1000)) spec.top = *v;
     if (const auto v = r.integer("max_micro_batch", 1, 65536)) spec.max_micro_batch = *v;
+    spec.global_batch = r.integer("global_batch", 1, int64_t{1} << 32);  // as training.global_batch
     spec.global_batch_tokens = r.integer("global_batch_tokens", 1, int64_t{1} << 46);
     assign(spec.tp_within_node, r.boolean("tp_within_node"));
     assign(spec.memory_margin, r.number("memory_margin", 0, 0.9));

@@ -205,6 +205,9 @@ Searcher::Searcher(Scenario base, SearchSpec spec) : st_(std::make_unique<State>
     one.training.micro_batch = 1;
     one.training.global_batch.reset();
     s.shape = resolve(one);
+    if (spec.global_batch && spec.global_batch_tokens)
+        throw InputError("/search/global_batch_tokens", "give the global batch once: global_batch (samples) or global_batch_tokens");
+    if (spec.global_batch) base.training.global_batch = *spec.global_batch;
     if (spec.global_batch_tokens) {
         const int64_t seq = s.shape.d.seq_len;
         if (*spec.global_batch_tokens % seq != 0)
@@ -215,7 +218,7 @@ Searcher::Searcher(Scenario base, SearchSpec spec) : st_(std::make_unique<State>
     }
     if (!base.training.global_batch)
         throw InputError("/training/global_batch",
-                         "a search needs the global batch: give training.global_batch (samples) or search.global_batch_tokens");
+                         "a search needs the global batch: give training.global_batch or search.global_batch (samples), or search.global_batch_tokens");
     if (spec.devices.empty()) spec.devices.push_back(world_of(base.parallel));
     s.base = std::move(base);
     s.spec = std::move(spec);

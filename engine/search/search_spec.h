@@ -31,7 +31,8 @@ struct SearchSpec {
     RankBy rank_by = RankBy::StepTime;
     int64_t top = 10;                     // plans listed
     int64_t max_micro_batch = 64;
-    std::optional<int64_t> global_batch_tokens;  // instead of training.global_batch (samples)
+    std::optional<int64_t> global_batch;         // samples per step, instead of training.global_batch
+    std::optional<int64_t> global_batch_tokens;  // or in tokens (a multiple of the sequence length)
 };
 
 }  // namespace shardcalc

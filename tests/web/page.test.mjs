@@ -1157,3 +1157,53 @@ test('the link error banner can be dismissed, and a successful edit clears it', 
   await edited.waitForFunction(() => document.querySelector('#link-error').hidden, null, { timeout: 3000 });
   await close(edited);
 });
+
+test('Find a plan: the engine ranks plans in the worker; a row loads into the form; the search is in the link', async () => {
+  const page = await open();
+  await page.fill('#s-devices', '8');
+  await page.fill('#s-batch', '64');
+  await page.click('#s-run');
+  await page.waitForSelector('#s-table tbody tr');
+  const status = await page.textContent('#s-status');
+  assert.match(status, /plans on 8 devices: [\d,]+ fit/);
+  // The first row is what the CLI finds for the same search.
+  const search = { devices: 8, global_batch: 64, rank_by: 'step_time', question: 'best_plan', frameworks: ['megatron'],
+    tp_within_node: true, memory_margin: 0, top: 20 };
+  const found = JSON.parse(execFileSync(cli, ['search', '--format', 'json', '-'], { input: JSON.stringify({ ...DEFAULTS, search }) }));
+  const first = found.plans[0];
+  const cells = await page.locator('#s-table tbody tr').first().locator('td').allTextContents();
+  assert.equal(cells[1], first.framework);
+  assert.equal(cells[7], first.time.step_seconds.toFixed(3));
+  assert.equal(await page.locator('#s-pareto svg .pareto-dot').count(), found.pareto.length);
+  // Load: the form takes the plan, and the estimate is that plan's.
+  await page.locator('#s-table tbody tr').first().locator('button.load-plan').click();
+  await page.waitForFunction((tp) => document.querySelector('#f-parallel-tp').value === String(tp), first.parallel.tp);
+  assert.equal(await page.inputValue('#f-parallel-dp'), String(first.parallel.dp));
+  // The link carries the search; opened elsewhere it runs again.
+  const url = new URL(page.url());
+  assert.match(decodeURIComponent(url.hash), /search=\{.*"devices":8/);
+  const again = await open(url.hash);
+  await again.waitForSelector('#s-table tbody tr');
+  assert.equal(await again.inputValue('#s-devices'), '8');
+  await close(again);
+  await page.screenshot({ path: join(shots, 'search.png'), fullPage: false });
+  await close(page);
+});
+
+test('Find a plan: a long search shows progress and can be cancelled; bad settings name the field', async () => {
+  const page = await open();
+  await page.fill('#s-devices', '8-1024');
+  await page.fill('#s-batch', '1024');
+  for (const f of ['deepspeed', 'fsdp']) await page.check(`#s-fw-${f}`);
+  await page.check('#s-offload');
+  await page.click('#s-run');
+  await page.waitForFunction(() => Number(document.querySelector('#s-progress').value) > 0);
+  await page.click('#s-cancel');
+  await page.waitForFunction(() => document.querySelector('#s-status').textContent === 'Search cancelled.');
+  assert.equal(await page.isVisible('#s-progress'), false);
+  await page.fill('#s-devices', 'many');
+  await page.click('#s-run');
+  await page.waitForFunction(() => /could not run/.test(document.querySelector('#s-status').textContent));
+  assert.match(await page.textContent('#s-status'), /\/search\/devices/);
+  await close(page);
+});

@@ -8,6 +8,7 @@ import { renderDerived, renderHeadline, renderModuleTable, renderNotes, renderSt
 import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { renderGantt } from './gantt.js';
+import { wireSearch } from './search-view.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { mapHfConfig } from './hf-import.js';
@@ -18,7 +19,7 @@ const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
 // `edited`: the reader changed something since the link was read (a later good result clears
 // the link's error message).
-const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false };
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null };
 
 function setStatus(state, text) {
   const el = $('#status');
@@ -48,7 +49,23 @@ function loadFragment() {
 }
 
 function fragment() {
-  return encodeFragment(app.entries, app.unit);
+  return encodeFragment(app.entries, app.unit, app.search);
+}
+
+// A plan the search found, into the form: its framework, parallel plan, micro-batch and recompute.
+function loadPlan(plan) {
+  const s = plan.scenario;
+  app.entries.framework = s.framework;
+  for (const [key, value] of Object.entries(s.parallel)) {
+    const path = `parallel.${key}`;
+    if (FIELDS.has(path)) setField(app.presets, app.entries, path, value);
+  }
+  for (const key of ['micro_batch', 'recompute', 'global_batch', 'seq_len'])
+    if (FIELDS.has(`training.${key}`) && s.training[key] !== undefined) setField(app.presets, app.entries, `training.${key}`, s.training[key]);
+  syncForm(form, app.presets, app.entries);
+  app.edited = true;
+  changed();
+  $('#results-title').scrollIntoView({ block: 'start' });
 }
 
 function updateShareFields() {
@@ -264,6 +281,20 @@ export async function start(enginePromise) {
     syncForm(form, app.presets, app.entries, true);
   }
   wireShare();
+  if (!embed) {
+    const search = wireSearch({
+      engine: app.engine,
+      framework: () => app.entries.framework,
+      scenario: () => toScenario(app.entries),
+      load: loadPlan,
+      saved: (settings) => {
+        app.search = settings;
+        changed(false);
+      },
+    });
+    search.show(app.search ?? {});
+    if (app.search) search.run(); // a shared link carries its search
+  }
   updateShareFields();
   $('#timeline-stage').addEventListener('change', (e) => {
     setTimelineStage(Number(e.target.value));

@@ -6,11 +6,15 @@
 //   engine.version            -> "0.1.0"
 //   engine.thread             -> "worker" | "main" (where it runs; the page shows it in data-engine-thread)
 //   await engine.evaluate(scenarioObject) -> {ok: true, report} | {ok: false, error: {path, message}}
+//   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
+//                               (null when cancelled; onProgress(fraction) after each slice)
 //
 // The standalone single-file build defines globalThis.SHARDCALC_STANDALONE = {workerSource, wasmBase64};
 // the worker is then created from a Blob and receives the wasm bytes in its first message.
 // The standalone worker is a classic script: Chromium refuses module workers from blob: URLs on
 // file:// pages. Fallback: where no worker starts, the same engine module runs on the main thread.
+
+import { runSearch } from './search-run.js';
 
 function decodeBase64(b64) {
   const bin = atob(b64);
@@ -46,6 +50,12 @@ async function mainThreadEngine() {
     async evaluate(scenario) {
       return JSON.parse(module.evaluate(JSON.stringify(scenario)));
     },
+    search(scenario, onProgress) {
+      let stop = false;
+      const text = JSON.stringify(scenario);
+      const result = runSearch(module, text, onProgress, () => stop).then((t) => t && JSON.parse(t));
+      return { result, cancel: () => { stop = true; } };
+    },
   };
 }
 
@@ -65,6 +75,10 @@ async function workerEngine() {
   worker.onmessage = ({ data }) => {
     const waiter = pending.get(data.id);
     if (!waiter) return;
+    if (data.progress !== undefined) {
+      waiter.onProgress?.(data.progress);
+      return;
+    }
     pending.delete(data.id);
     if (data.error !== undefined) waiter.reject(new Error(data.error));
     else waiter.resolve(data.result);
@@ -96,6 +110,12 @@ async function workerEngine() {
     presets,
     async evaluate(scenario) {
       return JSON.parse(await call('evaluate', { text: JSON.stringify(scenario) }));
+    },
+    search(scenario, onProgress) {
+      const id = next;
+      const result = call('search', { text: JSON.stringify(scenario) }).then((t) => t && JSON.parse(t));
+      pending.get(id).onProgress = onProgress;
+      return { result, cancel: () => worker.postMessage({ op: 'cancel', target: id }) };
     },
   };
 }

@@ -1,8 +1,11 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate', ...}.
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate'|'search'|'cancel', ...};
+// a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // The standalone build posts {op: 'init', wasm: ArrayBuffer} first; the hosted page posts the module index.html compiled, or nothing and the glue fetches the file.
 import createShardcalc from '../engine/shardcalc.mjs';
+import { runSearch } from './search-run.js';
 
 let engine = null;
+const cancelledSearches = new Set();
 
 // A module compiled by the page is instantiated directly (Emscripten's instantiateWasm hook).
 // With the bytes given, locateFile keeps the glue from resolving "shardcalc.wasm" against
@@ -27,8 +30,16 @@ self.onmessage = async (event) => {
   const { id, op, text, wasm, module } = event.data;
   try {
     let result;
+    if (op === 'cancel') {
+      cancelledSearches.add(event.data.target);
+      return;
+    }
     if (op === 'init') result = await start(wasm, module);
     else if (op === 'evaluate') result = engine.evaluate(text);
+    else if (op === 'search') {
+      result = await runSearch(engine, text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
+      cancelledSearches.delete(id);
+    }
     else if (op === 'presets') result = engine.presets();
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, result });

@@ -148,6 +148,8 @@ const EXTRAS = [
   ['parallel.world_size', { type: 'int' }],
   ['hardware.name', { type: 'string' }],
   ['hardware.l2_mib', { type: 'num' }],
+  ['hardware.host_link_gbps', { type: 'num' }],
+  ['hardware.host_memory_gbps', { type: 'num' }],
   ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
 ];
 

@@ -18,7 +18,7 @@ export const DEFAULTS = Object.freeze({
   'hardware.preset': 'h100-sxm-80gb',
 });
 export const UNITS = ['GiB', 'GB'];
-export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0] });
+export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null });
 
 const dig = (obj, keys) => keys.reduce((o, k) => o?.[k], obj);
 const presetFile = (presets, section, id) => presets[section === 'model' ? 'models' : 'hardware'].find((p) => p.id === id);
@@ -86,13 +86,15 @@ export function toScenario(entries) {
 
 // ---- Share fragment: #v=1&<path>=<value>&... with only what differs from the page defaults
 // (model/hardware: only the overrides). An empty value means "unset".
-export function encodeFragment(entries, unit) {
+// `search`: the plan-search settings (the engine's "search" object), carried as JSON under `search=`.
+export function encodeFragment(entries, unit, search = null) {
   const parts = ['v=1'];
   for (const path of FIELDS.keys()) {
     const differs = isOverride(path) || path === 'name' ? path in entries : entries[path] !== DEFAULTS[path];
     if (differs) parts.push(`${path}=${encodeURIComponent(entries[path] ?? '')}`);
   }
   if (unit !== UNITS[0]) parts.push(`unit=${unit}`);
+  if (search) parts.push(`search=${encodeURIComponent(JSON.stringify(search))}`);
   return `#${parts.join('&')}`;
 }
 
@@ -138,8 +140,19 @@ function decodeV1(text, presets) {
   if (map.get('v') !== '1') fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1)` : 'the link has no v=1');
   const unit = map.get('unit') ?? UNITS[0];
   if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
+  // The search settings go to the engine as they are: it checks them and names a bad field.
+  let search = null;
+  if (map.has('search')) {
+    try {
+      search = parseJson(map.get('search')).value;
+    } catch (err) {
+      fail(`the search settings are not valid JSON (${err.message})`);
+    }
+    if (search === null || typeof search !== 'object' || Array.isArray(search)) fail('the search settings must be a JSON object');
+  }
   map.delete('v');
   map.delete('unit');
+  map.delete('search');
   const entries = { ...DEFAULTS };
   // Presets first: overrides are relative to them whatever the order in the link.
   for (const [path, text] of [...map].sort(([a], [b]) => b.endsWith('.preset') - a.endsWith('.preset'))) {
@@ -150,7 +163,7 @@ function decodeV1(text, presets) {
     else if (isOverride(path)) entries[path] = null;
     else delete entries[path];
   }
-  return { entries: canonical(presets, entries), unit };
+  return { entries: canonical(presets, entries), unit, search };
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
@@ -186,7 +199,7 @@ function decodeScenario(json, presets) {
       }
     } else if (value !== null) fail(`${key} must be an object`);
   }
-  return { entries: canonical(presets, entries), unit: UNITS[0] };
+  return { entries: canonical(presets, entries), unit: UNITS[0], search: null };
 }
 
 // The longest fragment read, in characters (64 KiB). A real link is well under 2 KB (only what
