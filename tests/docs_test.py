@@ -12,8 +12,17 @@ cli, root = sys.argv[1], Path(sys.argv[2])
 failures = []
 
 
-def evaluate(text, fmt="json"):
-    return subprocess.run([cli, "estimate", "--format", fmt, "-"], input=text, capture_output=True, text=True)
+def evaluate(text, fmt="json", command="estimate"):
+    return subprocess.run([cli, command, "--format", fmt, "-"], input=text, capture_output=True, text=True)
+
+
+# Search examples (examples/search) run with `shardcalc search` and find plans.
+for path in sorted((root / "examples" / "search").glob("*.json")):
+    run = evaluate(path.read_text(), command="search")
+    if run.returncode != 0:
+        failures.append(f"search/{path.name}: {run.stderr.strip()}")
+    elif not json.loads(run.stdout)["plans"]:
+        failures.append(f"search/{path.name}: no plan found")
 
 
 examples = sorted((root / "examples").glob("*.json"))
@@ -30,7 +39,7 @@ if frameworks != {"megatron", "deepspeed", "fsdp", "pytorch"}:
 
 # Scenarios shown in the docs (```json blocks with a "model").
 shown = 0
-for doc in ("README.md", "docs/scenario.md"):
+for doc in ("README.md", "docs/scenario.md", "docs/search.md"):
     for block in re.findall(r"```json\n(.*?)```", (root / doc).read_text(), re.S):
         try:
             scenario = json.loads(block)
@@ -39,7 +48,7 @@ for doc in ("README.md", "docs/scenario.md"):
         if not isinstance(scenario, dict) or "model" not in scenario:
             continue
         shown += 1
-        run = evaluate(block)
+        run = evaluate(block, command="search" if "search" in scenario else "estimate")
         if run.returncode != 0:
             failures.append(f"{doc}: scenario {block.strip()[:60]}...: {run.stderr.strip()}")
 if shown < 2:

@@ -147,6 +147,7 @@ json search_result_to_json(const SearchResult& r) {
                   {"memory_evaluated", r.memory_evaluated},
                   {"time_evaluated", r.time_evaluated},
                   {"fitting", r.fitting},
+                  {"equivalent", r.equivalent},
                   {"does_not_fit", r.does_not_fit.count},
                   {"invalid", r.invalid.count},
                   {"pruned", r.pruned.count}}},

@@ -189,8 +189,10 @@ struct Searcher::State {
     }
 
     void enumerate(int64_t devices) {
-        for (Structure& st : structures(base, shape, spec, devices)) work.push_back(Work{devices, std::move(st)});
-        r.structures = static_cast<int64_t>(work.size());
+        for (Structure& st : structures(base, shape, spec, devices)) {
+            work.push_back(Work{devices, std::move(st)});
+            ++r.structures;
+        }
     }
 };
 
@@ -388,7 +390,21 @@ SearchResult Searcher::result() const {
         if (p.timed) p.launch = launch_commands(resolve(p.scenario));
     };
     const size_t top = static_cast<size_t>(std::max<int64_t>(s.spec.top, 1));
+    // A plan equal in every figure to one listed above it, differing only in recompute (selective recompute
+    // under flash attention recomputes nothing), is the same plan: it is counted, not listed again.
+    auto same_plan = [](const PlanFigures& a, const PlanFigures& b) {
+        const ParallelSpec &x = a.parallel, &y = b.parallel;
+        return a.framework == b.framework && a.micro_batch == b.micro_batch && a.step_seconds == b.step_seconds &&
+               a.peak_bytes == b.peak_bytes && x.dp == y.dp && x.tp == y.tp && x.pp == y.pp && x.vpp == y.vpp &&
+               x.cp == y.cp && x.ulysses == y.ulysses && x.sp == y.sp && x.zero == y.zero &&
+               x.distributed_optimizer == y.distributed_optimizer && x.offload_optimizer == y.offload_optimizer &&
+               x.offload_params == y.offload_params;
+    };
     for (size_t i = 0; i < all.size() && r.plans.size() < top; ++i) {
+        if (std::any_of(r.plans.begin(), r.plans.end(), [&](const PlanFigures& q) { return same_plan(q, all[i]); })) {
+            ++r.equivalent;
+            continue;
+        }
         PlanFigures p = all[i];
         const PlanFigures& best = all[0];
         if (i == 0) {

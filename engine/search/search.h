@@ -57,7 +57,8 @@ struct SearchResult {
     int64_t memory_evaluated = 0;      // plans whose memory was computed
     int64_t time_evaluated = 0;        // plans that fit and were timed
     int64_t fitting = 0;
-    std::vector<PlanFigures> plans;    // the best `top`, ranked
+    int64_t equivalent = 0;            // fitting plans left out of `plans`: the same figures as one listed
+    std::vector<PlanFigures> plans;    // the best `top` distinct plans, ranked
     std::vector<PlanFigures> pareto;   // step time against memory per device, fastest first
     Rejections does_not_fit, invalid, pruned;
     // The one-question searches: the answer, its plan, and the next value up with why it fails.
