@@ -135,7 +135,7 @@ TEST_CASE("the step breakdown sums to the step time and every dimension appears 
     for (const auto& [name, seconds] : r.perf.breakdown) sum += seconds;
     CHECK(sum == doctest::Approx(r.perf.step_seconds));
     std::set<std::string> dims;
-    for (const auto& e : r.perf.comm[r.perf.comm_stage].entries) dims.insert(e.dimension);
+    for (const auto& e : r.perf.comm[r.perf.comm_stage].entries) dims.insert(name_of_dim(e.dimension));
     CHECK(dims == std::set<std::string>{"dp", "tp", "pp", "cp"});
     const auto j = nlohmann::json::parse(shardcalc::evaluate_scenario_text(R"({"model":{"preset":"llama-2-7b"},
       "training":{"seq_len":4096,"train_tokens":1e12},"parallel":{"dp":8,"zero":3},"framework":"deepspeed",
@@ -157,12 +157,12 @@ TEST_CASE("Ulysses adds four all-to-alls per layer each way; context parallelism
       "training":{"seq_len":32768},"parallel":{"ulysses":8}})");
     double calls = 0;
     for (const auto& e : u.perf.comm[0].entries)
-        if (e.dimension == "ulysses") calls += e.count;
+        if (e.dimension == Dim::Ulysses) calls += e.count;
     CHECK(calls == 4 * 32);
     const Report cp = test::report(R"({"framework":"megatron","model":{"preset":"llama-2-7b"},
       "training":{"seq_len":32768},"parallel":{"cp":4}})");
     for (const auto& e : cp.perf.comm[0].entries)
-        if (e.dimension == "cp") CHECK(e.overlapped);
+        if (e.dimension == Dim::Cp) CHECK(e.overlapped);
 }
 
 TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (framework defaults)") {
@@ -173,7 +173,7 @@ TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (fr
     CHECK_FALSE(*serial.config.s.parallel.overlap_grad_reduce);  // Megatron-LM's default
     const auto dp_entry = [](const Report& r) {
         for (const auto& e : r.perf.comm[0].entries)
-            if (e.dimension == "dp") return e;
+            if (e.dimension == Dim::Dp) return e;
         FAIL("no dp entry");
         return CommEntry{};
     };

@@ -15,7 +15,7 @@ struct Builder {
     std::deque<CommEntry> entries;
 
     // Adds an entry with its alpha-beta time; the caller decides what is exposed.
-    CommEntry& add(const char* dim, CollectiveKind kind, std::string purpose, double bytes, double count, const Group& g) {
+    CommEntry& add(Dim dim, CollectiveKind kind, std::string purpose, double bytes, double count, const Group& g) {
         CommEntry e;
         e.dimension = dim;
         e.kind = kind;
@@ -31,16 +31,9 @@ struct Builder {
     }
 };
 
-double stride_of(const Config& c, const char* dim) {
-    const ParallelSpec& p = c.s.parallel;
-    const double tp = p.tp, cp = p.cp, u = p.ulysses, dp = p.dp;
-    // Megatron's default rank order varies tp fastest, then cp, then dp, then pp
-    // (megatron/core/parallel_state.py order "tp-cp-ep-dp-pp"); Ulysses sits beside cp.
-    if (std::string(dim) == "tp") return 1;
-    if (std::string(dim) == "cp") return tp;
-    if (std::string(dim) == "ulysses") return tp * cp;
-    if (std::string(dim) == "dp") return tp;  // the gradient group spans cp, ulysses and dp: stride tp
-    return tp * cp * u * dp;                  // pp
+// A group of `size` ranks of dimension `d`, spaced as the rank order places them.
+Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1) {
+    return make_group(size, dimension(d).stride(c.s.parallel) * stride_factor, c);
 }
 
 }  // namespace
@@ -62,7 +55,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // Megatron tensor parallelism: two collectives per layer forward and two backward, each over
         // the layer's [s, b, h] activation (Narayanan et al. 2021 sec. 3.3; Korthikanti et al. 2022
         // sec. 4.2.2: sequence parallelism swaps each all-reduce for an all-gather + reduce-scatter).
-        const Group g = make_group(p.tp, 1, c);
+        const Group g = group_of(Dim::Tp, p.tp, c);
         const double bytes = tokens * m.hidden * a;
         auto exposed = [&](CommEntry& e, double& budget, double calls_per_mb) {
             budget += calls_per_mb * e.seconds_each;
@@ -75,56 +68,56 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             e.exposed_seconds = e.seconds();
         };
         if (!p.sp) {
-            forward_layer(b.add("tp", CollectiveKind::AllReduce, "attention and MLP outputs (forward)", bytes,
+            forward_layer(b.add(Dim::Tp, CollectiveKind::AllReduce, "attention and MLP outputs (forward)", bytes,
                                 2 * layers * mb * fwd_passes, g));
-            exposed(b.add("tp", CollectiveKind::AllReduce, "attention and MLP input gradients (backward)", bytes,
+            exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "attention and MLP input gradients (backward)", bytes,
                           2 * layers * mb, g),
                     b.out.bwd_exposed, 2 * layers);
             if (st.has_pre)
-                exposed(b.add("tp", CollectiveKind::AllReduce, "vocab-parallel embedding output", bytes, mb, g),
+                exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel embedding output", bytes, mb, g),
                         b.out.fwd_exposed, 1);
             if (st.has_post && m.head == Head::Lm)
-                exposed(b.add("tp", CollectiveKind::AllReduce, "output-layer input gradient", bytes, mb, g),
+                exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "output-layer input gradient", bytes, mb, g),
                         b.out.bwd_exposed, 1);
         } else {
-            forward_layer(b.add("tp", CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
+            forward_layer(b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
                                 bytes, 2 * layers * mb * fwd_passes, g));
-            forward_layer(b.add("tp", CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
+            forward_layer(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
                                 2 * layers * mb * fwd_passes, g));
-            exposed(b.add("tp", CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
+            exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
                     b.out.bwd_exposed, 2 * layers);
-            exposed(b.add("tp", CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
+            exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
                     b.out.bwd_exposed, 2 * layers);
             // The saved sequence shard is gathered again for the weight gradient, overlapped with the
             // data-gradient GEMM (Korthikanti et al. 2022, sec. 4.2.2).
-            CommEntry& regather = b.add("tp", CollectiveKind::AllGather, "saved inputs re-gathered for weight gradients",
+            CommEntry& regather = b.add(Dim::Tp, CollectiveKind::AllGather, "saved inputs re-gathered for weight gradients",
                                         bytes, 2 * layers * mb, g);
             regather.overlapped = true;
             if (st.has_pre)
-                exposed(b.add("tp", CollectiveKind::ReduceScatter, "vocab-parallel embedding output", bytes, mb, g),
+                exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "vocab-parallel embedding output", bytes, mb, g),
                         b.out.fwd_exposed, 1);
             if (st.has_post && m.head == Head::Lm)
-                exposed(b.add("tp", CollectiveKind::AllGather, "final-norm output into the output layer", bytes, mb, g),
+                exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "final-norm output into the output layer", bytes, mb, g),
                         b.out.fwd_exposed, 1);
         }
         if (st.has_post && m.head == Head::Lm)  // max, sum of exponentials, target logit: one fp32 each per token
-            exposed(b.add("tp", CollectiveKind::AllReduce, "vocab-parallel cross-entropy statistics", tokens * 4, 3 * mb, g),
+            exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel cross-entropy statistics", tokens * 4, 3 * mb, g),
                     b.out.fwd_exposed, 3);
     }
 
     if (p.ulysses > 1) {
         // DeepSpeed-Ulysses (Jacobs et al. 2023, sec. 3.1): all-to-all of q, k, v before attention and
         // of its output after, and the same four backward (deepspeed/sequence/layer.py).
-        const Group g = make_group(p.ulysses, static_cast<int64_t>(stride_of(c, "ulysses")), c);
+        const Group g = group_of(Dim::Ulysses, p.ulysses, c);
         const double qkv = tokens * (m.heads + 2 * *m.kv_heads) * *m.head_dim / p.tp * a;
         const double o = tokens * m.heads * *m.head_dim / p.tp * a;
         for (const auto& [what, bytes] : {std::pair<const char*, double>{"q, k, v", qkv}, {"attention output", o}}) {
-            CommEntry& f = b.add("ulysses", CollectiveKind::AllToAll, std::string(what) + " (forward)", bytes,
+            CommEntry& f = b.add(Dim::Ulysses, CollectiveKind::AllToAll, std::string(what) + " (forward)", bytes,
                                  layers * mb * fwd_passes, g);
             f.exposed_seconds = f.seconds();
             b.out.fwd_exposed += layers * f.seconds_each;
             b.out.bwd_exposed += layers * (fwd_passes - 1) * f.seconds_each;
-            CommEntry& bw = b.add("ulysses", CollectiveKind::AllToAll, std::string(what) + " gradients (backward)", bytes,
+            CommEntry& bw = b.add(Dim::Ulysses, CollectiveKind::AllToAll, std::string(what) + " gradients (backward)", bytes,
                                   layers * mb, g);
             bw.exposed_seconds = bw.seconds();
             b.out.bwd_exposed += layers * bw.seconds_each;
@@ -134,12 +127,12 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     if (p.cp > 1) {
         // Ring attention (Liu et al. 2023; Megatron context parallelism): cp - 1 exchanges of the k/v
         // chunk per layer forward, k/v plus their gradients backward, overlapped with attention.
-        const Group g = make_group(p.cp, static_cast<int64_t>(stride_of(c, "cp")), c);
+        const Group g = group_of(Dim::Cp, p.cp, c);
         const double kv = tokens * 2 * *m.kv_heads * *m.head_dim / p.tp * a;
         const double steps = static_cast<double>(p.cp - 1);
-        CommEntry& f = b.add("cp", CollectiveKind::SendRecv, "k/v chunks around the ring (forward)", kv,
+        CommEntry& f = b.add(Dim::Cp, CollectiveKind::SendRecv, "k/v chunks around the ring (forward)", kv,
                              steps * layers * mb * fwd_passes, g);
-        CommEntry& bw = b.add("cp", CollectiveKind::SendRecv, "k/v and their gradients around the ring (backward)",
+        CommEntry& bw = b.add(Dim::Cp, CollectiveKind::SendRecv, "k/v and their gradients around the ring (backward)",
                               2 * kv, steps * layers * mb, g);
         f.overlapped = bw.overlapped = true;
         const double f_mb = std::max(0.0, steps * layers * f.seconds_each - sc.attention_fwd);
@@ -153,20 +146,20 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     if (p.pp > 1) {
         // Pipeline p2p: each model chunk sends its output forward and its input gradient backward, per
         // microbatch; Megatron sends 1/tp of the tensor (scatter-gather optimisation, or the sp shard).
-        const Group g = make_group(2, static_cast<int64_t>(stride_of(c, "pp")), c);
+        const Group g = group_of(Dim::Pp, 2, c);
         const double bytes = tokens * m.hidden * a / p.tp;
         const double v = static_cast<double>(p.vpp);
-        CommEntry& f = b.add("pp", CollectiveKind::SendRecv, "activations to the next stage", bytes, v * mb, g);
-        CommEntry& bw = b.add("pp", CollectiveKind::SendRecv, "gradients to the previous stage", bytes, v * mb, g);
+        CommEntry& f = b.add(Dim::Pp, CollectiveKind::SendRecv, "activations to the next stage", bytes, v * mb, g);
+        CommEntry& bw = b.add(Dim::Pp, CollectiveKind::SendRecv, "gradients to the previous stage", bytes, v * mb, g);
         f.exposed_seconds = f.seconds();
         bw.exposed_seconds = bw.seconds();
         b.out.fwd_exposed += v * f.seconds_each;
         b.out.bwd_exposed += v * bw.seconds_each;
         if (m.tied_embeddings && m.head == Head::Lm && (st.has_pre || st.has_post)) {
             // The two copies of tied word embeddings sum their gradients once per step.
-            const Group pair = make_group(2, static_cast<int64_t>(stride_of(c, "pp")) * (p.pp - 1), c);
+            const Group pair = group_of(Dim::Pp, 2, c, p.pp - 1);
             const double emb = static_cast<double>(c.d.vocab_padded) / p.tp * *m.embedding_dim * bytes_of(*t.grad_dtype);
-            CommEntry& e = b.add("pp", CollectiveKind::AllReduce, "tied word-embedding gradients (first and last stage)",
+            CommEntry& e = b.add(Dim::Pp, CollectiveKind::AllReduce, "tied word-embedding gradients (first and last stage)",
                                  emb, 1, pair);
             e.exposed_seconds = e.seconds();
             b.out.step_exposed += e.seconds();
@@ -175,7 +168,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
 
     const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
-        const Group g = make_group(n, static_cast<int64_t>(stride_of(c, "dp")), c);
+        const Group g = group_of(Dim::Dp, n, c);
         const double grad_bytes = params * bytes_of(*t.grad_dtype);
         const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
         const double microbatch = sc.cost.fwd.seconds + b.out.fwd_exposed + backward;
@@ -185,11 +178,11 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             // (module); prefetching overlaps them with compute (Rajbhandari et al. 2020, sec. 5.3).
             const double units = std::max(1.0, layers);
             const double gather = params / units * bytes_of(t.dtype);
-            CommEntry& f = b.add("zero3", CollectiveKind::AllGather, "parameters before forward (per layer)", gather,
+            CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather, "parameters before forward (per layer)", gather,
                                  units * mb, g);
-            CommEntry& bw = b.add("zero3", CollectiveKind::AllGather, "parameters before backward (per layer)", gather,
+            CommEntry& bw = b.add(Dim::Zero3, CollectiveKind::AllGather, "parameters before backward (per layer)", gather,
                                   units * mb, g);
-            CommEntry& rs = b.add("zero3", CollectiveKind::ReduceScatter, "gradients (per layer)", gather, units * mb, g);
+            CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter, "gradients (per layer)", gather, units * mb, g);
             f.overlapped = bw.overlapped = rs.overlapped = true;
             const double per_mb = units * (f.seconds_each + bw.seconds_each + rs.seconds_each);
             const double exposed = std::max(0.0, per_mb - microbatch) * mb;
@@ -204,14 +197,14 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             // microbatch because they keep only their partition.
             const bool sharded = p.zero >= 1 || p.distributed_optimizer;
             const double reduce_count = p.zero == 2 ? mb : 1;
-            CommEntry& r = b.add("dp", sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+            CommEntry& r = b.add(Dim::Dp, sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
                                  "gradients", grad_bytes, reduce_count, g);
             r.overlapped = *p.overlap_grad_reduce;
             r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
             b.out.step_exposed += r.exposed_seconds;
             if (sharded) {
                 // Each rank updates its shard, then the updated parameters are gathered, after the step.
-                CommEntry& ag = b.add("dp", CollectiveKind::AllGather, "updated parameters after the optimizer step",
+                CommEntry& ag = b.add(Dim::Dp, CollectiveKind::AllGather, "updated parameters after the optimizer step",
                                       params * bytes_of(*t.param_dtype), 1, g);
                 ag.exposed_seconds = ag.seconds();
                 b.out.step_exposed += ag.seconds();

@@ -7,11 +7,12 @@
 
 #include "comm/collective_time.h"
 #include "compute/stage_cost.h"
+#include "scenario/dimension.h"
 
 namespace shardcalc {
 
 struct CommEntry {
-    std::string dimension;    // dp | tp | pp | cp | ulysses | zero3
+    Dim dimension = Dim::Dp;  // scenario/dimension.h
     CollectiveKind kind = CollectiveKind::AllReduce;
     std::string purpose;
     double bytes = 0;         // message per call, per device

@@ -91,7 +91,7 @@ json communication_json(const Report& r) {
     json list = json::array();
     const StageComm& sc = r.perf.comm[r.perf.comm_stage];
     for (const auto& e : sc.entries)
-        list.push_back({{"dimension", e.dimension},
+        list.push_back({{"dimension", name_of_dim(e.dimension)},
                         {"collective", collective_name(e.kind)},
                         {"purpose", e.purpose},
                         {"bytes", whole(e.bytes)},
@@ -111,7 +111,7 @@ json communication_json(const Report& r) {
 json communication_summary_json(const Report& r) {
     json summary = json::object();
     for (const auto& e : r.perf.comm[r.perf.comm_stage].entries) {
-        json& d = summary[e.dimension];
+        json& d = summary[name_of_dim(e.dimension)];
         if (d.is_null()) d = {{"count_per_iteration", 0.0}, {"volume_per_iteration", 0}, {"seconds", 0.0}, {"exposed_seconds", 0.0}};
         d["count_per_iteration"] = d["count_per_iteration"].get<double>() + e.count;
         d["volume_per_iteration"] = d["volume_per_iteration"].get<int64_t>() + whole(e.bytes * e.count);

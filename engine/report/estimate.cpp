@@ -60,11 +60,11 @@ void check_reportable(const Estimate& e) {
         throw InputError("/hardware/price_per_gpu_hour", "the training run would cost more than 2^62");
     // Traffic per step, per collective and summed per dimension (communication_summary).
     for (const auto& sc : e.perf.comm) {
-        std::map<std::string, double> per_dimension;
+        std::map<Dim, double> per_dimension;
         for (const auto& entry : sc.entries) per_dimension[entry.dimension] += entry.bytes * entry.count;
         for (const auto& [dimension, bytes] : per_dimension)
             if (!(bytes <= kMax))
-                throw InputError("/training/global_batch", "the " + dimension +
+                throw InputError("/training/global_batch", std::string("the ") + name_of_dim(dimension) +
                                                                " traffic per step exceeds 2^62 bytes; shardcalc reports up to 2^62");
     }
 }

@@ -1,5 +1,7 @@
 #include "scenario/resolve.h"
 
+#include "scenario/dimension.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -69,18 +71,20 @@ Config resolve(Scenario scenario) {
 
     const ParallelSpec& p = c.s.parallel;
     // Checked in floating point before the integer product can overflow.
-    const double devices = static_cast<double>(p.dp) * p.tp * p.pp * p.cp * p.ulysses;
+    double devices = 1;
+    for (const Dimension& dim : dimensions())
+        if (dim.in_world) devices *= static_cast<double>(dim.degree(p));
     if (devices > static_cast<double>(int64_t{1} << 30))
         throw InputError("/parallel", "dp*tp*pp*cp*ulysses is " + nlohmann_free_number(devices) +
                                           " devices; at most 1073741824 are supported");
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
-    d.world_size = p.dp * p.tp * p.pp * p.cp * p.ulysses;
+    d.world_size = world_size(p);
     d.samples_per_step = *c.s.training.global_batch;
     const int64_t per_pass = c.s.training.micro_batch * p.dp;
     d.microbatches = per_pass > 0 ? d.samples_per_step / per_pass : 0;
     d.tokens_per_step = d.samples_per_step * d.seq_len;
-    d.replica_degree = p.dp * p.cp * p.ulysses;
+    d.replica_degree = replica_degree(p);
     // Megatron pads the vocabulary so each tensor-parallel shard is a multiple of
     // make_vocab_size_divisible_by (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding);
     // any framework needs at least divisibility by tp to shard the embedding.

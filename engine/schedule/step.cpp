@@ -55,11 +55,11 @@ Kernel backward_kernels(const StageCompute& sc) {
     return k;
 }
 
-double exposed(const StageComm& sc, const std::string& dim, bool step_level) {
+double exposed(const StageComm& sc, Dim dim, bool step_level) {
     double sum = 0;
     for (const auto& e : sc.entries) {
-        const bool is_step =
-            e.dimension == "dp" || e.dimension == "zero3" || (e.kind == CollectiveKind::AllReduce && e.dimension == "pp");
+        const bool is_step = e.dimension == Dim::Dp || e.dimension == Dim::Zero3 ||
+                             (e.kind == CollectiveKind::AllReduce && e.dimension == Dim::Pp);
         if (e.dimension == dim && is_step == step_level) sum += e.exposed_seconds;
     }
     return sum;
@@ -99,7 +99,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, c) + comm.fwd_exposed,
                                     backward_seconds(backward_kernels(sc), c) + comm.bwd_exposed});
         for (const auto& e : comm.entries)
-            if (e.dimension == "pp" && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
+            if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
         perf.model_flops += sc.cost.model_flops * mb * devices_per_stage;
         perf.model_flops_full_attention += sc.cost.model_flops_full_attention * mb * devices_per_stage;
         perf.hardware_flops +=
@@ -131,21 +131,21 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     const StageComm& tail_comm = perf.comm[tail_stage];
     double pp_p2p = 0;
     for (const auto& e : cm.entries)
-        if (e.dimension == "pp" && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
+        if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
     perf.breakdown = {
         {"forward_compute", mb * sc.cost.fwd.seconds},
         {"forward_host_wait", mb * (forward_seconds(sc.cost.fwd, c) - sc.cost.fwd.seconds)},
         {"backward_compute", mb * sc.cost.bwd.seconds},
         {"recompute", mb * sc.cost.recompute.seconds},
         {"backward_host_wait", mb * (backward_seconds(backward_kernels(sc), c) - backward_kernels(sc).seconds)},
-        {"tp_exposed", exposed(cm, "tp", false)},
-        {"cp_exposed", exposed(cm, "cp", false)},
-        {"ulysses_exposed", exposed(cm, "ulysses", false)},
+        {"tp_exposed", exposed(cm, Dim::Tp, false)},
+        {"cp_exposed", exposed(cm, Dim::Cp, false)},
+        {"ulysses_exposed", exposed(cm, Dim::Ulysses, false)},
         {"pp_p2p", pp_p2p},
         {"pipeline_bubble", perf.pipeline.bubble},
-        {"dp_exposed", exposed(tail_comm, "dp", true)},
-        {"zero3_exposed", exposed(tail_comm, "zero3", true)},
-        {"embedding_sync", exposed(tail_comm, "pp", true)},
+        {"dp_exposed", exposed(tail_comm, Dim::Dp, true)},
+        {"zero3_exposed", exposed(tail_comm, Dim::Zero3, true)},
+        {"embedding_sync", exposed(tail_comm, Dim::Pp, true)},
         {"optimizer_step", optimizer_seconds(c, mem[tail_stage])},
     };
     if (with_timeline)

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "graph/build.h"
 #include "report/estimate.h"
+#include "scenario/dimension.h"
 #include "scenario/names.h"
 
 namespace shardcalc {
@@ -24,8 +25,6 @@ std::string percent(double f) {
     std::snprintf(buf, sizeof buf, "%.1f%%", 100 * f);
     return buf;
 }
-
-int64_t world_of(const ParallelSpec& p) { return p.dp * p.tp * p.pp * p.cp * p.ulysses; }
 
 }  // namespace
 
@@ -70,7 +69,7 @@ struct Searcher::State {
         f.parallel = s.parallel;
         f.micro_batch = s.training.micro_batch;
         f.recompute = s.training.recompute;
-        f.devices = world_of(s.parallel);
+        f.devices = world_size(s.parallel);
         Config c;
         try {
             c = resolve(s);
@@ -221,7 +220,7 @@ Searcher::Searcher(Scenario base, SearchSpec spec) : st_(std::make_unique<State>
     if (!base.training.global_batch)
         throw InputError("/training/global_batch",
                          "a search needs the global batch: give training.global_batch or search.global_batch (samples), or search.global_batch_tokens");
-    if (spec.devices.empty()) spec.devices.push_back(world_of(base.parallel));
+    if (spec.devices.empty()) spec.devices.push_back(world_size(base.parallel));
     s.base = std::move(base);
     s.spec = std::move(spec);
     s.r.question = s.spec.question;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scenario/dimension.h"
+
 namespace shardcalc {
 namespace {
 
@@ -18,21 +20,16 @@ std::vector<int64_t> divisors(int64_t n, int64_t cap) {
     return v;
 }
 
-// What each framework runs, as its users launch it: Megatron-LM (tp, pp with interleaving, sequence
-// and context parallelism, the distributed optimizer), Megatron-DeepSpeed (tp, pp, DeepSpeed-Ulysses,
-// ZeRO 0-3; ZeRO >= 2 without pp, deepspeed/runtime/pipe/engine.py), PyTorch FSDP (NO_SHARD,
-// SHARD_GRAD_OP, FULL_SHARD, with tp through DTensor), plain DDP (ZeroRedundancyOptimizer at most).
+// What each framework runs: the dimensions from their own rules (scenario/dimension.h), and the two
+// modifiers of a dimension, interleaving (vpp, of pp) and sequence parallelism (sp, of tp), which only
+// Megatron-LM schedules (Megatron-DeepSpeed's pipeline engine has no interleaving).
 struct Support {
     bool pp, vpp, sp, cp, ulysses, tp;
 };
 Support support_of(Framework f) {
-    switch (f) {
-        case Framework::Megatron: return {true, true, true, true, false, true};
-        case Framework::DeepSpeed: return {true, false, false, false, true, true};
-        case Framework::Fsdp: return {false, false, false, false, false, true};
-        case Framework::Pytorch: return {false, false, false, false, false, false};
-    }
-    return {};
+    const bool megatron = f == Framework::Megatron;
+    return {dimension(Dim::Pp).run_by(f), megatron, megatron, dimension(Dim::Cp).run_by(f),
+            dimension(Dim::Ulysses).run_by(f), dimension(Dim::Tp).run_by(f)};
 }
 
 // ZeRO stage / distributed optimizer / offload combinations per framework.

@@ -1,0 +1,72 @@
+#include "scenario/dimension.h"
+
+namespace shardcalc {
+
+const std::vector<Dimension>& dimensions() {
+    static const std::vector<Dimension> all{
+        {Dim::Tp, "tp", true, false},
+        {Dim::Cp, "cp", true, true},
+        {Dim::Ulysses, "ulysses", true, true},
+        {Dim::Dp, "dp", true, true},
+        {Dim::Pp, "pp", true, false},
+        {Dim::Zero3, "zero3", false, false},
+    };
+    return all;
+}
+
+const Dimension& dimension(Dim d) { return dimensions()[static_cast<size_t>(d)]; }
+
+const char* name_of_dim(Dim d) { return dimension(d).name; }
+
+int64_t Dimension::degree(const ParallelSpec& p) const {
+    switch (id) {
+        case Dim::Tp: return p.tp;
+        case Dim::Cp: return p.cp;
+        case Dim::Ulysses: return p.ulysses;
+        case Dim::Dp: return p.dp;
+        case Dim::Pp: return p.pp;
+        case Dim::Zero3: return replica_degree(p);
+    }
+    return 1;
+}
+
+int64_t Dimension::stride(const ParallelSpec& p) const {
+    switch (id) {
+        case Dim::Tp: return 1;
+        case Dim::Cp: return p.tp;
+        case Dim::Ulysses: return p.tp * p.cp;
+        case Dim::Dp:
+        case Dim::Zero3: return p.tp;  // the gradient group spans cp, ulysses and dp: stride tp
+        case Dim::Pp: return p.tp * p.cp * p.ulysses * p.dp;
+    }
+    return 1;
+}
+
+bool Dimension::run_by(Framework f) const {
+    switch (id) {
+        // Megatron-LM, Megatron-DeepSpeed, and PyTorch's DTensor tensor parallelism beside FSDP.
+        case Dim::Tp: return f != Framework::Pytorch;
+        case Dim::Cp: return f == Framework::Megatron;
+        case Dim::Ulysses: return f == Framework::DeepSpeed;
+        case Dim::Dp: return true;
+        case Dim::Pp: return f == Framework::Megatron || f == Framework::DeepSpeed;
+        case Dim::Zero3: return f == Framework::DeepSpeed || f == Framework::Fsdp;
+    }
+    return false;
+}
+
+int64_t world_size(const ParallelSpec& p) {
+    int64_t n = 1;
+    for (const Dimension& d : dimensions())
+        if (d.in_world) n *= d.degree(p);
+    return n;
+}
+
+int64_t replica_degree(const ParallelSpec& p) {
+    int64_t n = 1;
+    for (const Dimension& d : dimensions())
+        if (d.replicates_weights) n *= d.degree(p);
+    return n;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,41 @@
+#pragma once
+// The parallel dimensions as one type each: its degree in a plan, whether it multiplies the world,
+// whether its ranks hold identical weights (what ZeRO shards over), where its group members sit in the
+// rank order, the frameworks that run it, and its name in reports. Communication, resolution, the
+// report and the plan search read these rules here; a new dimension (experts next) is one entry.
+#include <cstdint>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace shardcalc {
+
+enum class Dim {
+    Tp,       // tensor (Megatron; Shoeybi et al. 2019)
+    Cp,       // context, ring attention (Megatron; Liu et al. 2023)
+    Ulysses,  // sequence via head all-to-all (DeepSpeed-Ulysses; Jacobs et al. 2023)
+    Dp,       // data
+    Pp,       // pipeline
+    Zero3,    // the data-parallel group gathering ZeRO-3 / FSDP FULL_SHARD parameters (dp's ranks)
+};
+
+struct Dimension {
+    Dim id;
+    const char* name;             // in reports: "tp", "cp", "ulysses", "dp", "pp", "zero3"
+    bool in_world;                // its degree multiplies the world size
+    bool replicates_weights;      // its ranks hold the same weights: ZeRO and the distributed optimizer shard over it
+    int64_t degree(const ParallelSpec& p) const;
+    // Rank distance between neighbouring members of one group, in Megatron's default order
+    // (megatron/core/parallel_state.py "tp-cp-ep-dp-pp"; Ulysses sits beside cp).
+    int64_t stride(const ParallelSpec& p) const;
+    bool run_by(Framework f) const;  // the framework implements it (what the plan search may use)
+};
+
+const std::vector<Dimension>& dimensions();
+const Dimension& dimension(Dim d);
+const char* name_of_dim(Dim d);
+
+int64_t world_size(const ParallelSpec& p);      // product of the in-world degrees
+int64_t replica_degree(const ParallelSpec& p);  // product of the weight-replicating degrees
+
+}  // namespace shardcalc
