@@ -215,4 +215,22 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     return b.out;
 }
 
+std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc) {
+    std::vector<DimensionTraffic> out;
+    for (const Dimension& d : dimensions()) {
+        DimensionTraffic t{d.id};
+        bool used = false;
+        for (const auto& e : sc.entries)
+            if (e.dimension == d.id) {
+                used = true;
+                t.count += e.count;
+                t.volume += e.bytes * e.count;
+                t.seconds += e.seconds();
+                t.exposed_seconds += e.exposed_seconds;
+            }
+        if (used) out.push_back(t);
+    }
+    return out;
+}
+
 }  // namespace shardcalc

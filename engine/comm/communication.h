@@ -32,6 +32,16 @@ struct StageComm {
     double step_exposed = 0;  // per iteration, after the pipeline drains (dp, zero3, tied embeddings)
 };
 
+// Seed 002's "Cluster Communication Summary": one device's calls, volume and time per dimension.
+struct DimensionTraffic {
+    Dim dimension = Dim::Dp;
+    double count = 0;           // calls per iteration
+    double volume = 0;          // bytes per iteration
+    double seconds = 0;
+    double exposed_seconds = 0;
+};
+std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc);  // in dimension order, only those used
+
 // `params`: parameters on one device of the stage (after tp, before ZeRO).
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params);
 

@@ -1,6 +1,5 @@
 #include "report/estimate.h"
 
-#include <map>
 #include <string>
 
 #include "core/error.h"
@@ -59,14 +58,11 @@ void check_reportable(const Estimate& e) {
     if (!(e.metrics.run_cost <= kMax))
         throw InputError("/hardware/price_per_gpu_hour", "the training run would cost more than 2^62");
     // Traffic per step, per collective and summed per dimension (communication_summary).
-    for (const auto& sc : e.perf.comm) {
-        std::map<Dim, double> per_dimension;
-        for (const auto& entry : sc.entries) per_dimension[entry.dimension] += entry.bytes * entry.count;
-        for (const auto& [dimension, bytes] : per_dimension)
-            if (!(bytes <= kMax))
-                throw InputError("/training/global_batch", std::string("the ") + name_of_dim(dimension) +
+    for (const auto& sc : e.perf.comm)
+        for (const DimensionTraffic& t : traffic_by_dimension(sc))
+            if (!(t.volume <= kMax))
+                throw InputError("/training/global_batch", std::string("the ") + name_of_dim(t.dimension) +
                                                                " traffic per step exceeds 2^62 bytes; shardcalc reports up to 2^62");
-    }
 }
 
 }  // namespace shardcalc

@@ -1,0 +1,51 @@
+#pragma once
+// A streaming JSON writer: values go straight into the text, no tree is built (the report of a big plan
+// has thousands of numbers; building, printing and freeing an nlohmann tree was most of a request's time).
+// Numbers are printed as nlohmann prints them (shortest round-trip form; NaN and Infinity as null),
+// strings escaped as JSON requires, invalid UTF-8 replaced.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardcalc {
+
+class JsonWriter {
+public:
+    JsonWriter& begin_object();
+    JsonWriter& end_object();
+    JsonWriter& begin_array();
+    JsonWriter& end_array();
+    JsonWriter& key(std::string_view k);  // inside an object, before its value
+    JsonWriter& value(double v);
+    JsonWriter& value(int64_t v);
+    JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
+    JsonWriter& value(size_t v) { return value(static_cast<int64_t>(v)); }
+    JsonWriter& value(bool v);
+    JsonWriter& value(std::string_view v);
+    JsonWriter& value(const char* v) { return value(std::string_view(v)); }
+    JsonWriter& value(const std::string& v) { return value(std::string_view(v)); }
+    JsonWriter& value(const nlohmann::json& v);  // a small tree already built elsewhere (the scenario echo)
+    template <class T>
+    JsonWriter& field(std::string_view k, const T& v) {
+        key(k);
+        return value(v);
+    }
+    template <class T>
+    JsonWriter& array(std::string_view k, const std::vector<T>& items) {
+        key(k).begin_array();
+        for (const auto& x : items) value(x);
+        return end_array();
+    }
+    const std::string& text() const { return out_; }
+    std::string take() { return std::move(out_); }
+
+private:
+    void separate();  // the comma before a value that is not the first of its container
+    std::string out_;
+    std::vector<bool> first_;  // per open container: no value written yet
+    bool after_key_ = false;
+};
+
+}  // namespace shardcalc
