@@ -85,3 +85,29 @@ test('numbers beyond double range and deep nesting are field errors, the same as
   }
   assert.equal(JSON.parse(engine.evaluate('{"model":{"preset":"gpt2","hidden":1e400}}')).error.path, '/model/hidden');
 });
+
+test('the plan search in wasm, stepped in slices, equals the native CLI search', () => {
+  const scenario = {
+    framework: 'megatron',
+    model: { preset: 'llama-3.1-8b' },
+    training: { seq_len: 4096, global_batch: 64 },
+    hardware: { preset: 'a100-sxm-80gb' },
+    search: { devices: { min: 8, max: 32 }, frameworks: ['megatron', 'deepspeed', 'fsdp'], top: 15 },
+  };
+  const session = new engine.SearchSession(JSON.stringify(scenario));
+  let slices = 0;
+  let last = 0;
+  while (!session.done()) {
+    session.step(200);
+    assert.ok(session.progress() >= last);
+    last = session.progress();
+    slices += 1;
+  }
+  const fromWasm = JSON.parse(session.result());
+  session.delete();
+  const fromCli = JSON.parse(execFileSync(cli, ['search', '--format', 'json', '-'], { input: JSON.stringify(scenario) }));
+  assert.ok(slices > 1);
+  assert.equal(fromWasm.ok, true);
+  assert.deepEqual(fromWasm.search, fromCli);
+  assert.ok(fromCli.plans.length > 0);
+});
