@@ -44,7 +44,7 @@ Brute brute_force(const Scenario& base, const SearchSpec& spec) {
     Scenario one = base;
     one.training.global_batch.reset();
     const Config shape = resolve(one);
-    for (const Structure& st : structures(base, shape, spec, spec.devices[0])) {
+    for (const Structure& st : structures(base, shape, spec, spec.devices[0], 1000000)) {
         Scenario s = base;
         s.framework = st.framework;
         s.parallel = st.parallel;
@@ -179,6 +179,12 @@ TEST_CASE("search: bad search input is a field error") {
     CHECK(nlohmann::json::parse(search_scenario_text(R"({"model":{"preset":"gpt2"},"search":{"global_batch_tokens":1000}})"))
               ["error"]["path"] == "/search/global_batch_tokens");
     CHECK(nlohmann::json::parse(search_scenario_text("[]"))["error"]["path"] == "");
+    // A space too large to search in bounded time is refused before any plan is evaluated.
+    const auto huge = nlohmann::json::parse(search_scenario_text(R"({"model":{"layers":65536,"hidden":65536,"heads":65536,
+        "vocab":1000,"max_positions":67108864},"training":{"seq_len":67108864,"global_batch":1},
+        "search":{"devices":1073741824,"tp_within_node":false,"dimensions":["tp","pp","vpp","sp","cp","zero"]}})"));
+    CHECK(huge["error"]["path"] == "/search");
+    CHECK(huge["error"]["message"].get<std::string>().find("narrow") != std::string::npos);
 }
 
 TEST_CASE("search: a session in slices reaches the same result as one call") {

@@ -98,9 +98,11 @@ std::string rejected_text(const json& s) {
         out += std::string(kind) + ": " + thousands(g["count"].get<int64_t>()) + "\n";
         for (const auto& p : g["examples"]) {
             const json& q = p["parallel"];
-            out += "  " + p["framework"].get<std::string>() + " tp" + std::to_string(q["tp"].get<int64_t>()) + " pp" +
-                   std::to_string(q["pp"].get<int64_t>()) + " dp" + std::to_string(q["dp"].get<int64_t>()) + " zero " +
-                   zero_label(q) + " mb" +
+            std::string plan = " tp" + std::to_string(q["tp"].get<int64_t>()) + " pp" + std::to_string(q["pp"].get<int64_t>());
+            if (q["cp"].get<int64_t>() > 1) plan += " cp" + std::to_string(q["cp"].get<int64_t>());
+            if (q["ulysses"].get<int64_t>() > 1) plan += " ulysses" + std::to_string(q["ulysses"].get<int64_t>());
+            out += "  " + p["framework"].get<std::string>() + plan + " dp" + std::to_string(q["dp"].get<int64_t>()) +
+                   " zero " + zero_label(q) + " mb" +
                    std::to_string(p["micro_batch"].get<int64_t>()) + " " + p["recompute"].get<std::string>() + ": " +
                    p["reason"].get<std::string>() + "\n";
         }

@@ -14,6 +14,7 @@ namespace shardcalc {
 namespace {
 
 constexpr size_t kExamples = 5;
+constexpr size_t kMaxStructures = 50000;
 std::string gib(double bytes) {
     const double g = bytes / (1024.0 * 1024 * 1024);
     char buf[32];
@@ -188,10 +189,16 @@ struct Searcher::State {
     }
 
     void enumerate(int64_t devices) {
-        for (Structure& st : structures(base, shape, spec, devices)) {
+        for (Structure& st : structures(base, shape, spec, devices, kMaxStructures - std::min(kMaxStructures, work.size()))) {
             work.push_back(Work{devices, std::move(st)});
             ++r.structures;
         }
+        // A bound on the work one search may take (a page must not hang, a worker must not run out of memory):
+        // about a minute natively. The searches people run hold a few thousand structures.
+        if (work.size() > kMaxStructures)
+            throw InputError("/search", "the space holds more than " + std::to_string(kMaxStructures) +
+                                            " plan structures (counted up to " + std::to_string(devices) +
+                                            " devices); narrow search.devices, frameworks or dimensions");
     }
 };
 

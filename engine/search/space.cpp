@@ -79,7 +79,8 @@ bool searched(const SearchSpec& spec, SearchDim d) {
     return spec.dims.count(d) > 0;
 }
 
-std::vector<Structure> structures(const Scenario& base, const Config& shape, const SearchSpec& spec, int64_t devices) {
+std::vector<Structure> structures(const Scenario& base, const Config& shape, const SearchSpec& spec, int64_t devices,
+                                  size_t limit) {
     std::vector<Structure> out;
     const ModelSpec& m = shape.s.model;
     const int64_t heads = m.heads, kv = *m.kv_heads, ffn = *m.ffn_hidden, layers = m.layers, seq = shape.d.seq_len;
@@ -134,6 +135,7 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 p.world_size.reset();
                                 for (const ParallelSpec& sharded : sharding_options(f, p, spec, pp))
                                     out.push_back(Structure{f, sharded});
+                                if (out.size() > limit) return out;
                             }
                         }
                     }

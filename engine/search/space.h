@@ -17,7 +17,9 @@ struct Structure {
 
 // The model shape the search needs (layers, heads, kv_heads, ffn_hidden, seq_len) comes from `shape`,
 // the scenario resolved once. Only combinations the framework runs are produced (docs/search.md).
-std::vector<Structure> structures(const Scenario& base, const Config& shape, const SearchSpec& spec, int64_t devices);
+// Stops once it holds more than `limit` (the caller refuses such a space).
+std::vector<Structure> structures(const Scenario& base, const Config& shape, const SearchSpec& spec, int64_t devices,
+                                  size_t limit);
 
 // Micro-batches that divide the samples one data-parallel rank takes per step, ascending.
 std::vector<int64_t> micro_batches(const Scenario& base, const SearchSpec& spec, int64_t samples_per_rank);
