@@ -15,11 +15,11 @@ struct Builder {
     std::deque<CommEntry> entries;
 
     // Adds an entry with its alpha-beta time; the caller decides what is exposed.
-    CommEntry& add(Dim dim, CollectiveKind kind, std::string purpose, double bytes, double count, const Group& g) {
+    CommEntry& add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g) {
         CommEntry e;
         e.dimension = dim;
         e.kind = kind;
-        e.purpose = std::move(purpose);
+        e.purpose = purpose;
         e.bytes = bytes;
         e.count = count;
         e.group = g;
@@ -111,14 +111,19 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         const Group g = group_of(Dim::Ulysses, p.ulysses, c);
         const double qkv = tokens * (m.heads + 2 * *m.kv_heads) * *m.head_dim / p.tp * a;
         const double o = tokens * m.heads * *m.head_dim / p.tp * a;
-        for (const auto& [what, bytes] : {std::pair<const char*, double>{"q, k, v", qkv}, {"attention output", o}}) {
-            CommEntry& f = b.add(Dim::Ulysses, CollectiveKind::AllToAll, std::string(what) + " (forward)", bytes,
-                                 layers * mb * fwd_passes, g);
+        struct Exchange {
+            const char* forward;
+            const char* backward;
+            double bytes;
+        };
+        for (const Exchange& x : {Exchange{"q, k, v (forward)", "q, k, v gradients (backward)", qkv},
+                                  Exchange{"attention output (forward)", "attention output gradients (backward)", o}}) {
+            const double bytes = x.bytes;
+            CommEntry& f = b.add(Dim::Ulysses, CollectiveKind::AllToAll, x.forward, bytes, layers * mb * fwd_passes, g);
             f.exposed_seconds = f.seconds();
             b.out.fwd_exposed += layers * f.seconds_each;
             b.out.bwd_exposed += layers * (fwd_passes - 1) * f.seconds_each;
-            CommEntry& bw = b.add(Dim::Ulysses, CollectiveKind::AllToAll, std::string(what) + " gradients (backward)", bytes,
-                                  layers * mb, g);
+            CommEntry& bw = b.add(Dim::Ulysses, CollectiveKind::AllToAll, x.backward, bytes, layers * mb, g);
             bw.exposed_seconds = bw.seconds();
             b.out.bwd_exposed += layers * bw.seconds_each;
         }

@@ -3,6 +3,7 @@
 // dimension, as seed 002's "Cluster Communication Summary", with its alpha-beta time and what
 // of it compute hides.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "comm/collective_time.h"
@@ -14,7 +15,7 @@ namespace shardcalc {
 struct CommEntry {
     Dim dimension = Dim::Dp;  // scenario/dimension.h
     CollectiveKind kind = CollectiveKind::AllReduce;
-    std::string purpose;
+    std::string_view purpose;  // a literal
     double bytes = 0;         // message per call, per device
     double count = 0;         // calls per iteration
     Group group;

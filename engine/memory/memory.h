@@ -3,6 +3,7 @@
 // allocated at each moment (start, end of forward, loss backward, layer backward, optimizer
 // step), the peak as the largest of those moments, and the classic lines at that moment.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/op.h"
@@ -34,8 +35,9 @@ struct MemoryLines {
 
 // One moment of the step. Only allocated lines are filled (no fragmentation or overhead).
 struct MemoryPhase {
-    std::string name;   // "forward_end", ...
-    std::string what;   // what happens then, in words
+    // Literals (no allocation for the thousands of plans a search evaluates):
+    std::string_view name;  // "forward_end", ...
+    std::string_view what;  // what happens then, in words
     MemoryLines lines;
 };
 
