@@ -1207,3 +1207,31 @@ test('Find a plan: a long search shows progress and can be cancelled; bad settin
   assert.match(await page.textContent('#s-status'), /\/search\/devices/);
   await close(page);
 });
+
+test('the answer stays in view while the plan is edited, on desktop and phone; time marked "if it fitted" when it does not fit', async () => {
+  for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+    const page = await open('', { viewport });
+    const report = cliReport(DEFAULTS);
+    await page.waitForSelector('#summary:not([hidden])');
+    // Editing a field far down the form: the summary is on screen and shows the engine's figures.
+    await page.locator('#f-parallel-tp').scrollIntoViewIfNeeded();
+    await page.fill('#f-parallel-tp', '2');
+    const scenario = structuredClone(DEFAULTS);
+    scenario.parallel.tp = 2;
+    const two = cliReport(scenario);
+    await page.waitForFunction((v) => document.querySelector('#summary [data-metric="time.step_seconds"]')?.dataset.value === String(v),
+      two.time.step_seconds);
+    const box = await page.locator('#summary').boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= viewport.height, `summary in view at ${viewport.width}px: ${JSON.stringify(box)}`);
+    assert.equal(await page.getAttribute('#summary [data-metric="memory.per_device.total"]', 'data-value'), String(two.memory.per_device.total));
+    assert.equal(await page.getAttribute('#summary [data-metric="time.mfu"]', 'data-value'), String(two.time.mfu));
+    const verdict = await page.getAttribute('#summary .summary-verdict', 'data-verdict');
+    assert.equal(verdict, two.memory.verdict.verdict === 'fits' ? 'fits' : verdict);
+    assert.equal(await page.locator('#summary .summary-hypo').count(), two.memory.verdict.verdict === 'fits' ? 0 : 1);
+    await page.screenshot({ path: join(shots, `summary-${viewport.width}.png`) });
+    // The table of contents reaches the sections.
+    await page.click('.toc a[href="#time-title"]');
+    assert.ok(report.time.step_seconds > 0);
+    await close(page);
+  }
+});

@@ -9,6 +9,7 @@ import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { renderGantt } from './gantt.js';
 import { wireSearch } from './search-view.js';
+import { renderSummary } from './summary.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { mapHfConfig } from './hf-import.js';
@@ -143,6 +144,7 @@ function drawTimeline(width = $('#timeline-box').clientWidth) {
 function renderResults() {
   const r = app.report;
   if (!r) return;
+  renderSummary($('#summary'), r, app.unit);
   renderHeadline($('#headline'), r, app.unit, app.presets);
   renderStageTable($('#stage-table'), r, app.unit);
   renderModuleTable($('#module-table'), r, app.unit);
@@ -162,6 +164,7 @@ function showReport(report) {
   $('#engine-error').textContent = '';
   if (app.edited) linkError('');
   $('#results').classList.remove('stale');
+  $('#summary').classList.remove('stale');
   $('#results').classList.add('has-report');
   if (!embed) {
     clearFieldErrors(form);
@@ -182,6 +185,7 @@ function showError(error) {
   box.hidden = false;
   box.textContent = error.path ? `${error.path}: ${error.message}` : error.message;
   $('#results').classList.add('stale');
+  $('#summary').classList.add('stale');
   if (!app.report) $('#headline').textContent = 'No result yet: the engine rejected the input.';
   setStatus('error', 'Input error');
 }
