@@ -17,11 +17,21 @@ const shots = join(root, 'artifacts', 'screenshots');
 const cli = join(root, 'build', 'engine', 'shardcalc');
 
 // The page's defaults (web/src/js/state.js) as an engine scenario.
-const DEFAULTS = {
+// The defaults of v=1 links (before the page opened on a plan that fits): old links keep their meaning.
+const V1_DEFAULTS = {
   framework: 'megatron',
   model: { preset: 'llama-3.1-8b' },
   training: { seq_len: 4096, micro_batch: 1 },
   parallel: { dp: 1, tp: 1, pp: 1 },
+  hardware: { preset: 'h100-sxm-80gb' },
+};
+
+// The page's defaults (web/src/js/state.js DEFAULTS): a plan that fits on one node.
+const DEFAULTS = {
+  framework: 'megatron',
+  model: { preset: 'llama-3.1-8b' },
+  training: { seq_len: 8192, micro_batch: 1, global_batch: 64, recompute: 'selective' },
+  parallel: { dp: 2, tp: 4, pp: 1, sp: true },
   hardware: { preset: 'h100-sxm-80gb' },
 };
 
@@ -443,8 +453,13 @@ test('schedule=gpipe changes memory and time to the CLI values', async () => {
 });
 
 test('time section: dark theme, a phone screen, a long schedule and embed mode', async () => {
+  // A v=1 link, written before the defaults changed, opens as it was written.
   const link = `#v=1&model.preset=llama-3.1-70b&training.global_batch=16&parallel.dp=2&parallel.tp=8&parallel.pp=4`;
-  const report = cliReport(plan70b());
+  const old = structuredClone(V1_DEFAULTS);
+  old.model.preset = 'llama-3.1-70b';
+  Object.assign(old.parallel, { tp: 8, pp: 4, dp: 2 });
+  old.training.global_batch = 16;
+  const report = cliReport(old);
   const dark = await open(link, { colorScheme: 'dark' });
   await expectTime(dark, report);
   await dark.locator('#time-section').screenshot({ path: join(shots, 'time-dark.png') });
@@ -704,7 +719,7 @@ async function expectDefaultOption(page, id, text) {
 
 async function shareLink(page) {
   await page.click('#copy-link');
-  await page.waitForFunction(() => document.querySelector('#share-url')?.value.includes('#v=1'));
+  await page.waitForFunction(() => document.querySelector('#share-url')?.value.includes('#v=2'));
   return page.inputValue('#share-url');
 }
 
@@ -729,7 +744,7 @@ test('implementation defaults follow the framework; optimizer_impl=fused changes
   await page.fill('#f-training-seq_len', '1024');
   await page.fill('#f-training-micro_batch', '8');
   await page.selectOption('#f-model-preset', 'gpt2');
-  const scenario = { ...structuredClone(DEFAULTS), framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8 } };
+  const scenario = { ...structuredClone(DEFAULTS), framework: 'pytorch', model: { preset: 'gpt2' }, training: { ...DEFAULTS.training, seq_len: 1024, micro_batch: 8 } };
   const foreach = cliReport(scenario);
   assert.equal(foreach.scenario.implementation.model_code, 'huggingface');
   assert.equal(foreach.scenario.implementation.optimizer_impl, 'foreach');
@@ -798,7 +813,7 @@ test('implementation and model-code fields round-trip through a share link and #
   await page.selectOption('#f-model-hidden_act', 'gelu_pytorch_tanh');
   await page.selectOption('#f-model-fused_qkv', 'true');
   const scenario = {
-    ...structuredClone(DEFAULTS), framework: 'fsdp', training: { seq_len: 2048, micro_batch: 1 },
+    ...structuredClone(DEFAULTS), framework: 'fsdp', training: { ...DEFAULTS.training, seq_len: 2048 },
     model: { preset: 'llama-3.1-8b', hidden_act: 'gelu_pytorch_tanh', fused_qkv: true },
     implementation: { optimizer_impl: 'for_loop', tf32: true, allocator: 'expandable_segments', host_forward_us: 50 },
   };
@@ -854,7 +869,7 @@ test('a GPT-2 config.json fills hidden_act and the fused QKV projection: the num
   assert.equal(await page.inputValue('#f-model-hidden_act'), 'gelu_new');
   assert.equal(await page.inputValue('#f-model-fused_qkv'), 'true');
   assert.doesNotMatch(await page.textContent('#hf-import-message'), /Not understood/);
-  const report = cliReport({ ...structuredClone(DEFAULTS), framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 1 } });
+  const report = cliReport({ ...structuredClone(DEFAULTS), framework: 'pytorch', model: { preset: 'gpt2' }, training: { ...DEFAULTS.training, seq_len: 1024 } });
   await expectStages(page, report);
   await expectTime(page, report);
   await close(page);
@@ -1066,7 +1081,7 @@ test('a strict Content-Security-Policy: no violation in normal use (page, embed 
   // The single file, from file://.
   const single = await open('', { base: pathToFileURL(join(dist, 'shardcalc-standalone.html')).href });
   await single.fill('#f-parallel-tp', '2');
-  await expectStages(single, cliReport({ ...structuredClone(DEFAULTS), parallel: { dp: 1, tp: 2, pp: 1 } }));
+  await expectStages(single, cliReport({ ...structuredClone(DEFAULTS), parallel: { ...DEFAULTS.parallel, tp: 2 } }));
   await single.fill('#hf-config', JSON.stringify(MISTRAL_CONFIG));
   await single.click('#hf-import');
   await single.waitForFunction(() => document.querySelector('#f-model-vocab')?.value === '32000');
@@ -1212,19 +1227,23 @@ test('the answer stays in view while the plan is edited, on desktop and phone; t
   for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
     const page = await open('', { viewport });
     const report = cliReport(DEFAULTS);
+    assert.equal(report.memory.verdict.verdict, 'fits', 'the page opens on a plan that fits');
+    for (const framework of ['deepspeed', 'fsdp', 'pytorch'])
+      assert.equal(cliReport({ ...DEFAULTS, framework }).memory.verdict.verdict, 'fits', `and still fits under ${framework}`);
     await page.waitForSelector('#summary:not([hidden])');
+    assert.equal(await page.getAttribute('#summary .summary-verdict', 'data-verdict'), 'fits');
     // Editing a field far down the form: the summary is on screen and shows the engine's figures.
     await page.locator('#f-parallel-tp').scrollIntoViewIfNeeded();
     await page.fill('#f-parallel-tp', '2');
     const scenario = structuredClone(DEFAULTS);
     scenario.parallel.tp = 2;
     const two = cliReport(scenario);
-    await page.waitForFunction((v) => document.querySelector('#summary [data-metric="time.step_seconds"]')?.dataset.value === String(v),
+    await page.waitForFunction((v) => document.querySelector('#summary [data-summary-metric="time.step_seconds"]')?.dataset.value === String(v),
       two.time.step_seconds);
     const box = await page.locator('#summary').boundingBox();
     assert.ok(box && box.y >= 0 && box.y + box.height <= viewport.height, `summary in view at ${viewport.width}px: ${JSON.stringify(box)}`);
-    assert.equal(await page.getAttribute('#summary [data-metric="memory.per_device.total"]', 'data-value'), String(two.memory.per_device.total));
-    assert.equal(await page.getAttribute('#summary [data-metric="time.mfu"]', 'data-value'), String(two.time.mfu));
+    assert.equal(await page.getAttribute('#summary [data-summary-metric="memory.per_device.total"]', 'data-value'), String(two.memory.per_device.total));
+    assert.equal(await page.getAttribute('#summary [data-summary-metric="time.mfu"]', 'data-value'), String(two.time.mfu));
     const verdict = await page.getAttribute('#summary .summary-verdict', 'data-verdict');
     assert.equal(verdict, two.memory.verdict.verdict === 'fits' ? 'fits' : verdict);
     assert.equal(await page.locator('#summary .summary-hypo').count(), two.memory.verdict.verdict === 'fits' ? 0 : 1);

@@ -7,16 +7,38 @@
 import { FIELDS, SCENARIO_SECTIONS, isOverride } from './fields.js';
 import { parseJson, quote } from './json.js';
 
+// The page opens on a plan that fits and that people run: Llama 3.1 8B on one node of eight H100s at
+// its 8K pre-training context, tp 4 with sequence parallelism and dp 2, selective recompute. It fits
+// under every framework, so switching the framework needs no other change.
 export const DEFAULTS = Object.freeze({
   framework: 'megatron',
   'model.preset': 'llama-3.1-8b',
-  'training.seq_len': 4096,
+  'training.seq_len': 8192,
   'training.micro_batch': 1,
-  'parallel.dp': 1,
-  'parallel.tp': 1,
+  'training.global_batch': 64,
+  'training.recompute': 'selective',
+  'parallel.dp': 2,
+  'parallel.tp': 4,
   'parallel.pp': 1,
+  'parallel.sp': true,
   'hardware.preset': 'h100-sxm-80gb',
 });
+// A link writes only what differs from the defaults of its version, so each version keeps its own:
+// v=1 links (before the defaults above) still open as they were written.
+const LINK_DEFAULTS = Object.freeze({
+  1: Object.freeze({
+    framework: 'megatron',
+    'model.preset': 'llama-3.1-8b',
+    'training.seq_len': 4096,
+    'training.micro_batch': 1,
+    'parallel.dp': 1,
+    'parallel.tp': 1,
+    'parallel.pp': 1,
+    'hardware.preset': 'h100-sxm-80gb',
+  }),
+  2: DEFAULTS,
+});
+const LINK_VERSION = 2;
 export const UNITS = ['GiB', 'GB'];
 export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null });
 
@@ -84,12 +106,13 @@ export function toScenario(entries) {
   return scenario;
 }
 
-// ---- Share fragment: #v=1&<path>=<value>&... with only what differs from the page defaults
+// ---- Share fragment: #v=2&<path>=<value>&... with only what differs from the page defaults
 // (model/hardware: only the overrides). An empty value means "unset".
 // `search`: the plan-search settings (the engine's "search" object), carried as JSON under `search=`.
 export function encodeFragment(entries, unit, search = null) {
-  const parts = ['v=1'];
+  const parts = [`v=${LINK_VERSION}`];
   for (const path of FIELDS.keys()) {
+    // A default field the entries lack is written empty ("unset"), so the link reopens without it.
     const differs = isOverride(path) || path === 'name' ? path in entries : entries[path] !== DEFAULTS[path];
     if (differs) parts.push(`${path}=${encodeURIComponent(entries[path] ?? '')}`);
   }
@@ -126,7 +149,7 @@ function parseText(path, text, presets) {
   return check(path, text, presets);
 }
 
-function decodeV1(text, presets) {
+function decodeLink(text, presets) {
   const pairs = text.split('&').filter(Boolean).map((part) => {
     const i = part.indexOf('=');
     if (i < 0) fail(`${quote(part)} has no value`);
@@ -137,7 +160,9 @@ function decodeV1(text, presets) {
     }
   });
   const map = new Map(pairs);
-  if (map.get('v') !== '1') fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1)` : 'the link has no v=1');
+  const base = LINK_DEFAULTS[map.get('v')];
+  if (!base || !Object.hasOwn(LINK_DEFAULTS, map.get('v')))
+    fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1 and v=2)` : 'the link has no version (v=2)');
   const unit = map.get('unit') ?? UNITS[0];
   if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
   // The search settings go to the engine as they are: it checks them and names a bad field.
@@ -153,7 +178,7 @@ function decodeV1(text, presets) {
   map.delete('v');
   map.delete('unit');
   map.delete('search');
-  const entries = { ...DEFAULTS };
+  const entries = { ...base };
   // Presets first: overrides are relative to them whatever the order in the link.
   for (const [path, text] of [...map].sort(([a], [b]) => b.endsWith('.preset') - a.endsWith('.preset'))) {
     const spec = FIELDS.get(path);
@@ -214,7 +239,7 @@ export function decodeFragment(hash, presets) {
       `${MAX_FRAGMENT.toLocaleString('en-US')})`);
   const text = hash.replace(/^#/, '');
   if (!text) return defaultState();
-  if (!text.startsWith('scenario=')) return decodeV1(text, presets);
+  if (!text.startsWith('scenario=')) return decodeLink(text, presets);
   let json;
   try {
     json = decodeURIComponent(text.slice('scenario='.length));

@@ -26,5 +26,11 @@ export function renderSummary(el, report, unit) {
       run ? item(`${short(run.tokens)} tokens`, m('training_run.days', (d) => `${d.toFixed(1)} days`),
         run.price_per_gpu_hour > 0 ? [' · ', m('training_run.cost', whole)] : null) : null),
   );
+  // The sections below carry the report's data-metric nodes (tests and the Markdown export read them); the
+  // summary's copies are marked as such.
+  for (const n of el.querySelectorAll('[data-metric]')) {
+    n.dataset.summaryMetric = n.dataset.metric;
+    delete n.dataset.metric;
+  }
   el.hidden = false;
 }
