@@ -184,3 +184,19 @@ TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (fr
     CHECK(*test::config(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"training":{"seq_len":512},"parallel":{"zero":3}})")
                .s.parallel.overlap_grad_reduce);
 }
+
+TEST_CASE("an MFU beyond any published run is flagged with the reason; ordinary plans are not") {
+    // Issue 10's example: 175B under ZeRO-3 on 64 A100s came out at about 80% MFU with no warning.
+    const Report hot = test::report(R"({"framework":"deepspeed","model":{"preset":"gpt3-175b"},
+        "training":{"seq_len":2048,"global_batch":1536},"parallel":{"dp":64,"zero":3},"hardware":{"preset":"a100-sxm-80gb"}})");
+    REQUIRE(hot.metrics.mfu > 0.75);
+    CHECK(hot.metrics.efficiency_warning.find("above any published training run") != std::string::npos);
+    const auto j = nlohmann::json::parse(evaluate_scenario_text(R"({"framework":"deepspeed","model":{"preset":"gpt3-175b"},
+        "training":{"seq_len":2048,"global_batch":1536},"parallel":{"dp":64,"zero":3},"hardware":{"preset":"a100-sxm-80gb"}})"));
+    CHECK(j["report"]["time"]["efficiency_warning"].get<std::string>().rfind("MFU 8", 0) == 0);
+    const Report normal = test::report(R"({"framework":"megatron","model":{"preset":"llama-3.1-70b"},
+        "training":{"seq_len":8192,"global_batch":512,"recompute":"selective"},
+        "parallel":{"dp":8,"tp":8,"pp":4,"sp":true,"distributed_optimizer":true}})");
+    CHECK(normal.metrics.mfu < 0.75);
+    CHECK(normal.metrics.efficiency_warning.empty());
+}

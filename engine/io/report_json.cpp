@@ -138,6 +138,7 @@ void performance(JsonWriter& w, const Report& r) {
     for (const auto& part : p.breakdown) w.value(part.first);
     w.end_array();
     w.field("mfu", finite(m.mfu)).field("hfu", finite(m.hfu)).field("peak_flops_per_device", m.peak_flops_per_device);
+    if (!m.efficiency_warning.empty()) w.field("efficiency_warning", m.efficiency_warning);
     w.key("kernels")
         .begin_object()
         .field("matmul_seconds", finite(p.step_kernels.matmul_seconds))

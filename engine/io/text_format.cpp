@@ -232,6 +232,7 @@ std::string performance_line(const json& r) {
                       fixed(th["tflops_per_device"].get<double>(), 1) + " model TFLOP/s per device, MFU " +
                       fixed(100 * t["mfu"].get<double>(), 1) + "%, HFU " + fixed(100 * t["hfu"].get<double>(), 1) +
                       "%, pipeline bubble " + fixed(100 * r["pipeline"]["bubble_fraction"].get<double>(), 1) + "%\n";
+    if (t.contains("efficiency_warning")) out += "warning: " + t["efficiency_warning"].get<std::string>() + "\n";
     if (r.contains("training_run")) {
         const json& run = r["training_run"];
         out += hypothetical + "training run: " + fixed(run["days"].get<double>(), 1) + " days, " +

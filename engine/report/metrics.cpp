@@ -1,5 +1,7 @@
 #include "report/metrics.h"
 
+#include <cstdio>
+
 #include "compute/roofline.h"
 
 namespace shardcalc {
@@ -17,6 +19,18 @@ Metrics metrics_of(const Config& c, const Performance& p) {
     if (m.peak_flops_per_device > 0) {
         m.mfu = p.model_flops / (step * world * m.peak_flops_per_device);
         m.hfu = p.hardware_flops / (step * world * m.peak_flops_per_device);
+    }
+    // The highest MFU published for real training is about 72% (FlashAttention-2, Dao 2023: 225 of 312 TFLOP/s per
+    // A100 for GPT-style models); large runs report 38-55% (Llama 3 405B; MegaScale 2024). Above 75% a prediction
+    // has left out something the plan pays for.
+    constexpr double kMfuCeiling = 0.75;
+    if (m.mfu > kMfuCeiling) {
+        char buf[220];
+        std::snprintf(buf, sizeof buf,
+                      "MFU %.1f%% is above any published training run (best about 72%%, FlashAttention-2 on A100; large "
+                      "runs 38-55%%): treat the step time as a lower bound",
+                      100 * m.mfu);
+        m.efficiency_warning = buf;
     }
     m.tflops_per_device = p.model_flops / (step * world) / 1e12;
     m.hardware_tflops_per_device = p.hardware_flops / (step * world) / 1e12;

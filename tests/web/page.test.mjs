@@ -1254,3 +1254,16 @@ test('the answer stays in view while the plan is edited, on desktop and phone; t
     await close(page);
   }
 });
+
+test('an implausible MFU is flagged with its reason, in the time section and the summary', async () => {
+  const hot = { framework: 'deepspeed', model: { preset: 'gpt3-175b' }, training: { seq_len: 2048, global_batch: 1536 },
+    parallel: { dp: 64, zero: 3 }, hardware: { preset: 'a100-sxm-80gb' } };
+  const report = cliReport(hot);
+  assert.ok(report.time.efficiency_warning);
+  const page = await open(`#scenario=${encodeURIComponent(JSON.stringify(hot))}`);
+  await page.waitForSelector('#time-headline .efficiency-warning');
+  assert.match(await page.textContent('#time-headline .efficiency-warning'), /above any published training run/);
+  assert.equal(await page.locator('#summary .summary-warning').count(), 1);
+  await page.screenshot({ path: join(shots, 'implausible-mfu.png') });
+  await close(page);
+});

@@ -65,6 +65,9 @@ export function renderTimeHeadline(el, report) {
     hypo ? hypotheticalNote(report) : null,
     h('p', { class: 'time-main' }, hypo ? hypoLabel() : null, 'Step time ', m('time.step_seconds', duration, 'strong'),
       ' · ', m('throughput.tokens_per_second', whole, 'strong'), ' tokens/s · MFU ', m('time.mfu', percent, 'strong')),
+    report.time.efficiency_warning
+      ? h('p', { class: 'efficiency-warning', role: 'note' }, '⚠ ', report.time.efficiency_warning, '.')
+      : null,
     h('small', { class: 'convention time-extra' }, 'MFU and HFU count FLOPs this way: ', report.flops?.convention || '—', '.'),
     h('p', { class: 'sub time-extra' }, hypo ? hypoLabel() : null, 'HFU ', m('time.hfu', percent), ' · ', m('throughput.tflops_per_device', tflops),
       ' model TFLOP/s per device (', m('throughput.hardware_tflops_per_device', tflops), ' executed) · ',
