@@ -222,13 +222,34 @@ test('the single-file build works opened from file://', async () => {
 });
 
 test('a malformed link shows what was wrong and falls back to the defaults', async () => {
-  for (const fragment of ['#scenario=%7Bnot-json', '#v=9&parallel.tp=2', '#v=1&parallel.tp=eight', '#v=1&bogus.key=1']) {
+  for (const fragment of ['#scenario=%7Bnot-json', '#v=9&parallel.tp=2']) {
     const page = await open(fragment);
     const message = await page.textContent('#link-error');
     assert.ok(message && message.trim().length > 10, `${fragment}: ${message}`);
     await expectStages(page, cliReport(DEFAULTS));
     await close(page);
   }
+});
+
+test('a link with one bad field loads every other field and names the bad one; unknown keys are ignored', async () => {
+  // v=1: the old defaults, with the readable field applied.
+  let page = await open('#v=1&parallel.tp=eight&parallel.dp=2');
+  assert.match(await page.textContent('#link-error'), /parallel\.tp/);
+  const old = structuredClone(V1_DEFAULTS);
+  old.parallel.dp = 2;
+  await expectStages(page, cliReport(old));
+  await close(page);
+  page = await open('#v=2&bogus.key=1&parallel.pp=2&model.preset=llama-3.1-70b');
+  assert.match(await page.textContent('#link-error'), /bogus\.key.*ignored/);
+  const plan = structuredClone(DEFAULTS);
+  plan.parallel.pp = 2;
+  plan.model.preset = 'llama-3.1-70b';
+  await expectStages(page, cliReport(plan));
+  // The share link drops what could not be read and keeps the rest.
+  const shared = await page.inputValue('#share-url');
+  assert.doesNotMatch(shared, /bogus/);
+  assert.match(shared, /parallel\.pp=2/);
+  await close(page);
 });
 
 test('a bad input shows the engine error next to its field', async () => {

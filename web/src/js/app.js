@@ -39,8 +39,9 @@ function linkError(text) {
 function loadFragment() {
   app.edited = false;
   try {
-    Object.assign(app, decodeFragment(window.location.hash, app.presets));
-    linkError('');
+    const { problems = [], ...state } = decodeFragment(window.location.hash, app.presets);
+    Object.assign(app, state);
+    linkError(problems.length ? `Some of this link could not be read and was left at the defaults: ${problems.join('; ')}.` : '');
   } catch (err) {
     Object.assign(app, defaultState());
     linkError(`This link could not be read: ${err.message}. Showing the defaults instead.`);

@@ -179,16 +179,23 @@ function decodeLink(text, presets) {
   map.delete('unit');
   map.delete('search');
   const entries = { ...base };
+  // Every field that reads is loaded; one that does not (an unknown key, a value of the wrong kind) is
+  // left at its default and named in `problems`, so one bad field never drops the rest of a link.
+  const problems = [];
   // Presets first: overrides are relative to them whatever the order in the link.
   for (const [path, text] of [...map].sort(([a], [b]) => b.endsWith('.preset') - a.endsWith('.preset'))) {
     const spec = FIELDS.get(path);
-    if (!spec) fail(`unknown key ${quote(path)}`);
-    if (text !== '' || spec.type === 'preset') entries[path] = text && parseText(path, text, presets);
-    else if (path === 'framework') fail('framework must not be empty');
-    else if (isOverride(path)) entries[path] = null;
-    else delete entries[path];
+    try {
+      if (!spec) fail(`unknown key ${quote(path)} (ignored)`);
+      if (text !== '' || spec.type === 'preset') entries[path] = text && parseText(path, text, presets);
+      else if (path === 'framework') fail('framework must not be empty');
+      else if (isOverride(path)) entries[path] = null;
+      else delete entries[path];
+    } catch (err) {
+      problems.push(err.message);
+    }
   }
-  return { entries: canonical(presets, entries), unit, search };
+  return { entries: canonical(presets, entries), unit, search, problems };
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
