@@ -107,3 +107,14 @@ TEST_CASE("no report number is NaN or infinite for extreme but valid input") {
     REQUIRE(r["ok"] == true);
     CHECK(r.dump().find("null") == std::string::npos);
 }
+
+TEST_CASE("divisibility errors say which values would work") {
+    auto e = test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":3}})");
+    CHECK(e["path"] == "/parallel/tp");
+    CHECK(e["message"].get<std::string>().find("divisors: 1, 2, 4, 8, 16, 32") != std::string::npos);
+    // cp names itself, not 2*cp ("got 6" once), and lists the cp values that work.
+    e = test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4000},"parallel":{"cp":3}})");
+    CHECK(e["path"] == "/parallel/cp");
+    CHECK(e["message"].get<std::string>().find("got cp = 3") != std::string::npos);
+    CHECK(e["message"].get<std::string>().find("cp that work: 1, 2, 4, 5, 8, 10") != std::string::npos);
+}

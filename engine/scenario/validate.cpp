@@ -1,4 +1,6 @@
 // Constraints between fields. Each failure names the field a user would change and says why.
+#include <vector>
+
 #include "core/error.h"
 #include "scenario/names.h"
 #include "scenario/resolve.h"
@@ -12,9 +14,23 @@ void require(bool ok, const char* path, const std::string& message) {
     if (!ok) throw InputError(path, message);
 }
 
+// The divisors of `n` in ascending order, at most `cap` of them (what a user could choose instead).
+std::string divisors_text(int64_t n, size_t cap = 12) {
+    std::vector<int64_t> low, high;
+    for (int64_t d = 1; d * d <= n; ++d)
+        if (n % d == 0) {
+            low.push_back(d);
+            if (d != n / d) high.push_back(n / d);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    std::string out;
+    for (size_t i = 0; i < low.size() && i < cap; ++i) out += (i ? ", " : "") + str(low[i]);
+    return low.size() > cap ? out + ", ..." : out;
+}
+
 void divides(int64_t divisor, int64_t value, const char* path, const std::string& what) {
     require(divisor > 0 && value % divisor == 0, path,
-            "must divide " + what + " (" + str(value) + "), got " + str(divisor));
+            "must divide " + what + " (" + str(value) + "), got " + str(divisor) + "; divisors: " + divisors_text(value));
 }
 
 void validate_model(const Config& c) {
@@ -66,7 +82,9 @@ void validate_sharding(const Config& c) {
     // Megatron context parallelism splits the sequence into 2*cp chunks for load balance
     // (megatron/core/utils.py get_batch_on_this_cp_rank) and needs blockwise (flash) attention.
     if (p.cp > 1) {
-        divides(2 * p.cp, seq, "/parallel/cp", "training.seq_len (2*cp chunks)");
+        require(seq % (2 * p.cp) == 0, "/parallel/cp",
+                "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
+                    str(p.cp) + (seq % 2 == 0 ? "; cp that work: " + divisors_text(seq / 2) : "; an odd seq_len allows cp = 1 only"));
         require(c.s.training.attention == Attention::Flash, "/parallel/cp",
                 "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
     }
