@@ -24,3 +24,27 @@ while (performance.now() - start < 1000) {
 }
 const ms = performance.now() - start;
 console.log(`wasm under Node ${process.version}: JSON in -> JSON report out  ${(n / (ms / 1000)).toFixed(0)} evaluations/s  (${((ms * 1000) / n).toFixed(1)} us each)`);
+
+// The plan search as the page runs it (SearchSession in slices of 400 plans): a 70B model on 1,024 GPUs over
+// every dimension, Megatron, DeepSpeed and FSDP, offload allowed (as engine/cli/bench.cpp natively).
+const search = JSON.stringify({
+  framework: 'megatron',
+  model: { preset: 'llama-3.1-70b' },
+  training: { seq_len: 8192, micro_batch: 1, global_batch: 1024, recompute: 'selective' },
+  hardware: { preset: 'h100-sxm-80gb' },
+  search: { devices: 1024, frameworks: ['megatron', 'deepspeed', 'fsdp'],
+    dimensions: ['tp', 'pp', 'vpp', 'sp', 'cp', 'ulysses', 'zero', 'micro_batch', 'recompute', 'offload'] },
+});
+const t0 = performance.now();
+const session = new engine.SearchSession(search);
+let slices = 0;
+while (!session.done()) {
+  session.step(400);
+  slices += 1;
+}
+const result = JSON.parse(session.result());
+session.delete();
+if (!result.ok) throw new Error('benchmark search failed');
+const seconds = (performance.now() - t0) / 1000;
+const plans = result.search.counts.candidates;
+console.log(`wasm under Node ${process.version}: search of ${plans} plans in ${seconds.toFixed(2)} s (${(plans / seconds).toFixed(0)} plans/s, ${slices} slices)`);
