@@ -112,7 +112,8 @@ export function renderTimeTable(table, report) {
   table.replaceChildren(
     h('caption', { class: 'sr-only' }, 'Parts of one step on the slowest stage, in milliseconds'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Part of the step'), col('Time (ms)'), col('Share of step'))),
-    h('tbody', {}, parts(report).map((p) => h('tr', { 'data-part': p.key },
+    // Parts that take no time in this plan (no pipeline, no offload, ...) are left out; the total says the rest.
+    h('tbody', {}, parts(report).filter((p) => p.value > 0).map((p) => h('tr', { 'data-part': p.key },
       h('th', { scope: 'row' }, h('i', { class: `swatch ${p.cls}`, 'aria-hidden': 'true' }), p.label),
       metric(report, `time.breakdown.${p.key}`, ms, 'td'),
       h('td', { class: 'num' }, share(p.value, step))))),
