@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shardcalc needs, skipping what is already there, then the npm
-# tooling (esbuild, playwright-core) for the page.  Usage: scripts/deps.sh [native|web|all]
+# tooling (esbuild, playwright-core) for the page.  Usage: scripts/deps.sh [native|web|all|fuzz]
+# (fuzz: the native packages and clang with its sanitizer and libFuzzer runtimes, for scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=${1:-all}
 native=(g++ make cmake python3 ca-certificates nlohmann-json3-dev doctest-dev)
 web=(emscripten wabt binaryen)
 browser=(chromium fonts-dejavu-core)
+fuzz=(clang-14 libclang-rt-14-dev)
 case "$want" in
   native) pkgs=("${native[@]}") ;;
   web) pkgs=("${native[@]}" "${web[@]}") ;;
   all) pkgs=("${native[@]}" "${web[@]}" "${browser[@]}") ;;
-  *) echo "usage: $0 [native|web|all]" >&2; exit 2 ;;
+  fuzz) pkgs=("${native[@]}" "${fuzz[@]}") ;;
+  *) echo "usage: $0 [native|web|all|fuzz]" >&2; exit 2 ;;
 esac
 # Node and npm: any on PATH will do (these machines carry Node 20; Debian's is 18).
-if [ "$want" != native ]; then
+if [ "$want" != native ] && [ "$want" != fuzz ]; then
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
@@ -29,7 +32,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-if [ "$want" != native ]; then
+if [ "$want" != native ] && [ "$want" != fuzz ]; then
   [ -x node_modules/.bin/esbuild ] && [ -d node_modules/playwright-core ] ||
     npm ci --no-audit --no-fund --loglevel=error
 fi

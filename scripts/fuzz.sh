@@ -12,19 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 case "$seconds" in '' | *[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;; esac
 
-scripts/deps.sh native
-fuzz_pkgs=(clang-14 libclang-rt-14-dev)
-missing=()
-for p in "${fuzz_pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/deps.sh fuzz
 
 jobs=$(nproc 2>/dev/null || echo 2)
 start=$(date +%s)

@@ -1,5 +1,7 @@
 #include "io/api.h"
 
+#include <utility>
+
 #include "core/error.h"
 #include "io/json_text.h"
 #include "io/presets.h"
@@ -22,57 +24,8 @@ std::string answer_text(const nlohmann::json& scenario) {
     return "{\"ok\":true,\"report\":" + report_json_text(r) + "}";
 }
 
-}  // namespace
-
-nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
-    try {
-        return nlohmann::json::parse(answer_text(scenario));
-    } catch (const InputError& e) {
-        return error_value(e.path(), e.message());
-    } catch (const std::exception& e) {
-        // Anything else is an engine defect; still a value, never a crash.
-        return error_value("", std::string("internal error: ") + e.what());
-    } catch (...) {
-        return error_value("", "internal error");
-    }
-}
-
-std::string to_text(const nlohmann::json& j) {
-    // Invalid UTF-8 (from a user's key echoed in an error) is replaced, never thrown.
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string evaluate_scenario_text(const std::string& scenario_json) {
-    // No exception of any kind leaves: the CLI and the WebAssembly page get a value either way.
-    try {
-        return answer_text(parse_json_text(scenario_json));
-    } catch (const InputError& e) {
-        return to_text(error_value(e.path(), e.message()));
-    } catch (const std::exception& e) {
-        return to_text(error_value("", std::string("internal error: ") + e.what()));
-    } catch (...) {
-        return to_text(error_value("", "internal error"));
-    }
-}
-
-std::string presets_text() { return embedded_presets_document(); }
-
-namespace {
-
-// A scenario with a "search" object: the searcher, or an InputError.
-std::unique_ptr<Searcher> make_searcher(const std::string& text) {
-    nlohmann::json j = parse_json_text(text);
-    if (!j.is_object()) throw InputError("", "the scenario must be a JSON object");
-    nlohmann::json spec;
-    if (const auto it = j.find("search"); it != j.end()) {
-        spec = std::move(*it);
-        j.erase("search");
-    }
-    const SearchSpec s = search_spec_from_json(spec.is_null() ? nullptr : &spec);
-    return std::make_unique<Searcher>(scenario_from_json(j), s);
-}
-
-// Runs `f`, turning every exception into the API's error value (the same rules as evaluate).
+// Runs `f`; every exception becomes the API's error value, so none leaves the API (the CLI and the
+// WebAssembly page get a value either way). Anything but an InputError is an engine defect.
 template <class F>
 std::string guarded_text(F&& f) {
     try {
@@ -88,17 +41,49 @@ std::string guarded_text(F&& f) {
 
 }  // namespace
 
+std::string to_text(const nlohmann::json& j) {
+    // Invalid UTF-8 (from a user's key echoed in an error) is replaced, never thrown.
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
+    return nlohmann::json::parse(guarded_text([&] { return answer_text(scenario); }));
+}
+
+std::string evaluate_scenario_text(const std::string& scenario_json) {
+    return guarded_text([&] { return answer_text(parse_json_text(scenario_json)); });
+}
+
+std::string presets_text() { return embedded_presets_document(); }
+
+namespace {
+
+// A scenario with a "search" object, read into the scenario and the spec; InputError if it cannot be.
+std::pair<Scenario, SearchSpec> read_search(const std::string& text) {
+    nlohmann::json j = parse_json_text(text);
+    if (!j.is_object()) throw InputError("", "the scenario must be a JSON object");
+    nlohmann::json spec;
+    if (const auto it = j.find("search"); it != j.end()) {
+        spec = std::move(*it);
+        j.erase("search");
+    }
+    SearchSpec s = search_spec_from_json(spec.is_null() ? nullptr : &spec);
+    return {scenario_from_json(j), std::move(s)};
+}
+
+}  // namespace
+
 std::string search_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
-        auto searcher = make_searcher(scenario_json);
-        while (!searcher->done()) searcher->step(1 << 20);
-        return to_text({{"ok", true}, {"search", search_result_to_json(searcher->result())}});
+        const auto [scenario, spec] = read_search(scenario_json);
+        return to_text({{"ok", true}, {"search", search_result_to_json(search(scenario, spec))}});
     });
 }
 
 SearchSession::SearchSession(const std::string& scenario_json) {
     error_ = guarded_text([&] {
-        searcher_ = make_searcher(scenario_json);
+        auto [scenario, spec] = read_search(scenario_json);
+        searcher_ = std::make_unique<Searcher>(std::move(scenario), std::move(spec));
         return std::string();
     });
 }

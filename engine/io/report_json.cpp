@@ -15,19 +15,23 @@ namespace {
 int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
+// The allocated parts of "other", in the order they stack up (a timeline moment's lines, other_detail).
+void other_allocated(JsonWriter& w, const OtherBytes& o) {
+    w.field("logits", whole(o.logits))
+        .field("comm_buffers", whole(o.comm_buffers))
+        .field("cast_weights", whole(o.cast_weights))
+        .field("transient", whole(o.transient))
+        .field("workspace", whole(o.workspace));
+}
+
 void lines(JsonWriter& w, const MemoryLines& m) {
-    const OtherBytes& o = m.other;
     w.begin_object()
         .field("weights", whole(m.weights))
         .field("gradients", whole(m.gradients))
         .field("optimizer", whole(m.optimizer))
-        .field("activations", whole(m.activations))
-        .field("logits", whole(o.logits))
-        .field("comm_buffers", whole(o.comm_buffers))
-        .field("cast_weights", whole(o.cast_weights))
-        .field("transient", whole(o.transient))
-        .field("workspace", whole(o.workspace))
-        .end_object();
+        .field("activations", whole(m.activations));
+    other_allocated(w, m.other);
+    w.end_object();
 }
 
 void stage(JsonWriter& w, const StageMemory& m) {
@@ -42,14 +46,9 @@ void stage(JsonWriter& w, const StageMemory& m) {
         .field("optimizer", whole(m.optimizer))
         .field("activations", whole(m.activations))
         .field("other", whole(o.sum()));
-    w.key("other_detail")
-        .begin_object()
-        .field("logits", whole(o.logits))
-        .field("comm_buffers", whole(o.comm_buffers))
-        .field("cast_weights", whole(o.cast_weights))
-        .field("transient", whole(o.transient))
-        .field("workspace", whole(o.workspace))
-        .field("fragmentation", whole(o.fragmentation))
+    w.key("other_detail").begin_object();
+    other_allocated(w, o);
+    w.field("fragmentation", whole(o.fragmentation))
         .field("overhead", whole(o.overhead))
         .end_object();
     w.field("allocated", whole(m.allocated()))
