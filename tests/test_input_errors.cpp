@@ -111,10 +111,49 @@ TEST_CASE("no report number is NaN or infinite for extreme but valid input") {
 TEST_CASE("divisibility errors say which values would work") {
     auto e = test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":3}})");
     CHECK(e["path"] == "/parallel/tp");
-    CHECK(e["message"].get<std::string>().find("divisors: 1, 2, 4, 8, 16, 32") != std::string::npos);
+    // tp must divide heads (32), kv_heads (8) and ffn_hidden (14336): only the common divisors work.
+    CHECK(e["message"].get<std::string>().find("tp that work: 1, 2, 4, 8") != std::string::npos);
+    // Only the sizes a degree fails are named: tp = 16 divides heads (32) and ffn_hidden, not kv_heads (8).
+    e = test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":16}})");
+    CHECK(e["message"].get<std::string>().find("model.kv_heads (8") != std::string::npos);
+    CHECK(e["message"].get<std::string>().find("model.heads") == std::string::npos);
     // cp names itself, not 2*cp ("got 6" once), and lists the cp values that work.
     e = test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4000},"parallel":{"cp":3}})");
     CHECK(e["path"] == "/parallel/cp");
     CHECK(e["message"].get<std::string>().find("got cp = 3") != std::string::npos);
     CHECK(e["message"].get<std::string>().find("cp that work: 1, 2, 4, 5, 8, 10") != std::string::npos);
+}
+
+// Every problem of an input comes back at once ("errors", in input order; "error" is the first), so a user
+// fixes them together instead of meeting them one by one.
+TEST_CASE("every error at once: field types and ranges across sections, then every plan rule") {
+    auto all = [](const char* text) {
+        const auto r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(text));
+        REQUIRE(r["ok"] == false);
+        REQUIRE(r["errors"].is_array());
+        CHECK(r["error"] == r["errors"][0]);
+        std::vector<std::string> paths;
+        for (const auto& e : r["errors"]) paths.push_back(e["path"]);
+        return paths;
+    };
+    // Reading: a bad value in three sections and an unknown key, each named.
+    CHECK(all(R"({"model":{"preset":"gpt2","layers":"twelve"},"training":{"micro_batch":0,"dtype":"fp64"},)"
+              R"("parallel":{"tp":-1,"typo":1},"hardware":{"memory_gib":-5}})") ==
+          std::vector<std::string>{"/model/layers", "/training/micro_batch", "/training/dtype", "/parallel/tp",
+                                   "/parallel/typo", "/hardware/memory_gib"});
+    // A misspelled section and the absence it causes, both.
+    CHECK(all(R"({"modle":{"preset":"gpt2"}})") == std::vector<std::string>{"/modle", "/model"});
+    // Plan rules: tp, the batch and the framework's ZeRO stage, all from one evaluation.
+    CHECK(all(R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"global_batch":7},)"
+              R"("parallel":{"dp":2,"tp":3,"zero":2}})") ==
+          std::vector<std::string>{"/training/global_batch", "/parallel/tp", "/parallel/zero"});
+    // A rule that only means something once another holds is not reported on top of it (ulysses splits
+    // the heads per tensor-parallel rank, which tp = 3 does not define).
+    CHECK(all(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":3,"ulysses":4}})") == std::vector<std::string>{"/parallel/tp"});
+    // The search reads its settings and the scenario together.
+    const auto r = nlohmann::json::parse(shardcalc::search_scenario_text(
+        R"({"model":{"preset":"gpt2"},"parallel":{"tp":0},"search":{"top":0}})"));
+    REQUIRE(r["errors"].size() == 2);
+    CHECK(r["errors"][0]["path"] == "/search/top");
+    CHECK(r["errors"][1]["path"] == "/parallel/tp");
 }

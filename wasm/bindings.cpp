@@ -27,6 +27,14 @@ std::string evaluate(const std::string& scenario_json) {
 
 std::string presets() { return guarded(&shardcalc::presets_text); }
 
+std::string choices(const std::string& request_json) {
+    try {
+        return shardcalc::choices_text(request_json);
+    } catch (...) {
+        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
+    }
+}
+
 // The plan search in slices: the page's worker steps it, posting progress, and can stop between steps.
 // SearchSession never throws (io/api.h).
 using shardcalc::SearchSession;
@@ -37,6 +45,7 @@ std::string version() { return shardcalc::kEngineVersion; }
 EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("evaluate", &evaluate);
     emscripten::function("presets", &presets);
+    emscripten::function("choices", &choices);
     emscripten::function("version", &version);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()

@@ -1,8 +1,10 @@
 #include "io/api.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.h"
+#include "io/choices.h"
 #include "io/json_text.h"
 #include "io/presets.h"
 #include "io/report_json.h"
@@ -13,7 +15,14 @@
 namespace shardcalc {
 
 nlohmann::json error_value(const std::string& path, const std::string& message) {
-    return {{"ok", false}, {"error", {{"path", path}, {"message", message}}}};
+    return error_value(std::vector<Problem>{{path, message}});
+}
+
+// "error" is the first problem (what a reader of one message needs), "errors" every one in input order.
+nlohmann::json error_value(const std::vector<Problem>& problems) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const Problem& p : problems) all.push_back({{"path", p.path}, {"message", p.message}});
+    return {{"ok", false}, {"error", all.front()}, {"errors", all}};
 }
 
 namespace {
@@ -31,7 +40,7 @@ std::string guarded_text(F&& f) {
     try {
         return f();
     } catch (const InputError& e) {
-        return to_text(error_value(e.path(), e.message()));
+        return to_text(error_value(e.problems()));
     } catch (const std::exception& e) {
         return to_text(error_value("", std::string("internal error: ") + e.what()));
     } catch (...) {
@@ -56,6 +65,22 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
 
 std::string presets_text() { return embedded_presets_document(); }
 
+std::string choices_text(const std::string& request_json) {
+    return guarded_text([&] {
+        const nlohmann::json request = parse_json_text(request_json);
+        if (!request.is_object() || !request.contains("scenario"))
+            throw InputError("", "the request must be an object with \"scenario\" and \"options\" or \"step\"");
+        const nlohmann::json& scenario = request["scenario"];
+        if (request.contains("options")) return to_text(field_options(scenario, request["options"]));
+        const nlohmann::json* step = request.contains("step") ? &request["step"] : nullptr;
+        if (!step || !step->is_object() || !(*step)["path"].is_string() || !(*step)["from"].is_number_integer() ||
+            !(*step)["direction"].is_number_integer())
+            throw InputError("/step", "needs path (a JSON pointer), from (an integer) and direction (1 or -1)");
+        return to_text(step_value(scenario, (*step)["path"].get<std::string>(), (*step)["from"].get<int64_t>(),
+                                  static_cast<int>(std::clamp<int64_t>((*step)["direction"].get<int64_t>(), -2, 2))));
+    });
+}
+
 namespace {
 
 // A scenario with a "search" object, read into the scenario and the spec; InputError if it cannot be.
@@ -67,8 +92,14 @@ std::pair<Scenario, SearchSpec> read_search(const std::string& text) {
         spec = std::move(*it);
         j.erase("search");
     }
-    SearchSpec s = search_spec_from_json(spec.is_null() ? nullptr : &spec);
-    return {scenario_from_json(j), std::move(s)};
+    // Both are read, so that the problems of each are reported together.
+    Problems problems;
+    SearchSpec s;
+    Scenario scenario;
+    problems.collect([&] { s = search_spec_from_json(spec.is_null() ? nullptr : &spec); });
+    problems.collect([&] { scenario = scenario_from_json(j); });
+    problems.raise();
+    return {std::move(scenario), std::move(s)};
 }
 
 }  // namespace

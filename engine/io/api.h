@@ -1,19 +1,28 @@
 #pragma once
 // The engine's JSON API, shared by the CLI and the WebAssembly bindings. Errors come back
-// as values: {"ok": false, "error": {"path": "/parallel/tp", "message": "..."}}.
+// as values: {"ok": false, "error": {"path": "/parallel/tp", "message": "..."}, "errors": [every problem]}.
 #include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "core/error.h"
 
 namespace shardcalc {
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": true, "report": {...}} or error
 std::string evaluate_scenario_text(const std::string& scenario_json);
 nlohmann::json error_value(const std::string& path, const std::string& message);
+nlohmann::json error_value(const std::vector<Problem>& problems);  // not empty
 std::string presets_text();  // all_presets() serialised
 
 // The plan search over a scenario with a "search" object (docs/search.md): {"ok": true, "search": {...}}.
 std::string search_scenario_text(const std::string& scenario_json);
+
+// The values fields may take in a plan (io/choices.h), for menus and steppers that only offer valid ones:
+// {"scenario": {...}, "options": {"/parallel/zero": [0, 1, 2, 3], ...}} or
+// {"scenario": {...}, "step": {"path": "/parallel/tp", "from": 4, "direction": 1}}.
+std::string choices_text(const std::string& request_json);
 
 class Searcher;
 // A search run in slices, so that the page's worker can report progress and stop between them.

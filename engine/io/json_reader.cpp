@@ -33,11 +33,11 @@ std::optional<int64_t> ObjectReader::integer(const char* key, int64_t min, int64
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
     const std::string range = "must be an integer from " + std::to_string(min) + " to " + std::to_string(max);
-    if (!v->is_number_integer()) throw InputError(field(key), range + ", got " + v->dump());
+    if (!v->is_number_integer()) return fail(key, range + ", got " + v->dump());
     if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(max))
-        throw InputError(field(key), range + ", got " + v->dump());
+        return fail(key, range + ", got " + v->dump());
     const int64_t x = v->get<int64_t>();
-    if (x < min || x > max) throw InputError(field(key), range + ", got " + v->dump());
+    if (x < min || x > max) return fail(key, range + ", got " + v->dump());
     return x;
 }
 
@@ -45,23 +45,23 @@ std::optional<double> ObjectReader::number(const char* key, double min, double m
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
     const std::string range = number_range(min, max);
-    if (!v->is_number()) throw InputError(field(key), range + ", got " + v->dump());
+    if (!v->is_number()) return fail(key, range + ", got " + v->dump());
     const double x = v->get<double>();
-    if (!std::isfinite(x) || x < min || x > max) throw InputError(field(key), range + ", got " + v->dump());
+    if (!std::isfinite(x) || x < min || x > max) return fail(key, range + ", got " + v->dump());
     return x;
 }
 
 std::optional<bool> ObjectReader::boolean(const char* key) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->is_boolean()) throw InputError(field(key), "must be true or false, got " + v->dump());
+    if (!v->is_boolean()) return fail(key, "must be true or false, got " + v->dump());
     return v->get<bool>();
 }
 
 std::optional<std::string> ObjectReader::string(const char* key) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->is_string()) throw InputError(field(key), "must be a string, got " + v->dump());
+    if (!v->is_string()) return fail(key, "must be a string, got " + v->dump());
     return v->get<std::string>();
 }
 
@@ -69,17 +69,21 @@ const nlohmann::json* ObjectReader::value(const char* key) { return get(key); }
 
 const nlohmann::json* ObjectReader::object(const char* key) {
     const nlohmann::json* v = get(key);
-    if (v && !v->is_object()) throw InputError(field(key), "must be a JSON object, got " + v->dump());
+    if (v && !v->is_object()) {
+        problem(key, "must be a JSON object, got " + v->dump());
+        return nullptr;
+    }
     return v;
 }
 
-void ObjectReader::finish() const {
+void ObjectReader::finish() {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
         if (known_.count(it.key())) continue;
         std::string allowed;
         for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
-        throw InputError(path_ + "/" + pointer_token(it.key()), "unknown field; allowed here: " + allowed);
+        problems_.add(path_ + "/" + pointer_token(it.key()), "unknown field; allowed here: " + allowed);
     }
+    problems_.raise();
 }
 
 }  // namespace shardcalc

@@ -1,6 +1,8 @@
 #pragma once
 // Strict reading of one JSON object: every key must be known, every value of the right
 // type and range; failures name the field by JSON pointer and say what is allowed.
+// A field that fails reads as absent and its problem is kept: finish() throws every problem of
+// the object at once (with the unknown keys), so the caller must call it before trusting a value.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -33,20 +35,33 @@ public:
         const auto text = string(key);
         if (!text) return std::nullopt;
         const auto v = parse_name<E>(*text);
-        if (!v) throw InputError(field(key), "unknown value \"" + *text + "\"; allowed: " + allowed_names<E>());
+        if (!v) return fail(key, "unknown value \"" + *text + "\"; allowed: " + allowed_names<E>());
         return v;
     }
 
     std::string field(const char* key) const { return path_ + "/" + key; }
+    // A problem of this object that is not a single field's type or range (a missing required field).
+    void problem(const char* key, std::string message) { problems_.add(field(key), std::move(message)); }
+    bool failed(const char* key) const { return problems_.has(field(key)); }
+    // Runs a parser of a nested value, keeping its problems with this object's.
+    template <class F>
+    void collect(F&& f) {
+        problems_.collect(std::forward<F>(f));
+    }
 
-    // Rejects keys that no accessor asked for.
-    void finish() const;
+    // Throws every problem found, and the keys that no accessor asked for.
+    void finish();
 
 private:
     const nlohmann::json* get(const char* key);
+    std::nullopt_t fail(const char* key, std::string message) {
+        problem(key, std::move(message));
+        return std::nullopt;
+    }
     const nlohmann::json& j_;
     std::string path_;
     std::set<std::string> known_;
+    Problems problems_;
 };
 
 template <class T>

@@ -43,8 +43,8 @@ std::string suggestion(const char* kind, const std::string& id) {
 
 int64_t required(ObjectReader& r, const char* key, int64_t min, int64_t max) {
     const auto v = r.integer(key, min, max);
-    if (!v) throw InputError(r.field(key), "required: give it, or name a model.preset");
-    return *v;
+    if (!v && !r.failed(key)) r.problem(key, "required: give it, or name a model.preset");
+    return v.value_or(min);  // only read when finish() finds no problem
 }
 
 ModelSpec parse_model(const json* user) {
@@ -105,11 +105,11 @@ TrainingSpec parse_training(const json* j) {
     assign(t.dropout, r.number("dropout", 0, 1));  // 1 itself is refused in validate.cpp
     // 10^18 tokens: 25,000 times the largest runs published, so run time and cost stay finite.
     assign(t.train_tokens, r.number("train_tokens", 0, 1e18));
-    r.finish();
     const char* fp8_msg = "fp8 training is not modelled yet; allowed: fp32|fp16|bf16";
-    if (t.dtype == Dtype::Fp8) throw InputError("/training/dtype", fp8_msg);
-    if (t.param_dtype == Dtype::Fp8) throw InputError("/training/param_dtype", fp8_msg);
-    if (t.grad_dtype == Dtype::Fp8) throw InputError("/training/grad_dtype", fp8_msg);
+    if (t.dtype == Dtype::Fp8) r.problem("dtype", fp8_msg);
+    if (t.param_dtype == Dtype::Fp8) r.problem("param_dtype", fp8_msg);
+    if (t.grad_dtype == Dtype::Fp8) r.problem("grad_dtype", fp8_msg);
+    r.finish();
     return t;
 }
 
@@ -220,10 +220,10 @@ HardwareSpec parse_hardware(const json* user) {
     for (const auto& f : kHardwareNumbers) {
         if (const auto v = r.number(f.key, f.min, f.max)) h.*f.member = *v;
         // null removed the preset's value and the builder's 0 is outside the range (a bandwidth, an efficiency).
-        else if (h.*f.member < f.min)
-            throw InputError(r.field(f.key), "required (null removed the preset's value): " + number_range(f.min, f.max));
+        else if (h.*f.member < f.min && !r.failed(f.key))
+            r.problem(f.key, "required (null removed the preset's value): " + number_range(f.min, f.max));
     }
-    if (const json* peaks = r.object("peak_tflops")) parse_peaks(*peaks, "/hardware/peak_tflops", h);
+    if (const json* peaks = r.object("peak_tflops")) r.collect([&] { parse_peaks(*peaks, "/hardware/peak_tflops", h); });
     r.finish();
     return h;
 }
@@ -298,8 +298,10 @@ json scenario_to_json(const Scenario& s) {
 Scenario scenario_from_json(const json& j) {
     ObjectReader r(j, "");
     Scenario s;
+    // Every section is read even when another has problems, so that all of them are reported at once.
+    Problems problems;
     if (const auto v = r.integer("version", 0, 1000); v && *v != 1)
-        throw InputError("/version", "this engine reads scenario version 1");
+        problems.add("/version", "this engine reads scenario version 1");
     r.string("name");
     assign(s.framework, r.choice<Framework>("framework"));
     const json* model = r.object("model");
@@ -307,12 +309,13 @@ Scenario scenario_from_json(const json& j) {
     const json* parallel = r.object("parallel");
     const json* hardware = r.object("hardware");
     const json* implementation = r.object("implementation");
-    r.finish();  // a misspelled section is reported before its absence
-    s.model = parse_model(model);
-    s.training = parse_training(training);
-    s.parallel = parse_parallel(parallel);
-    s.hardware = parse_hardware(hardware);
-    s.implementation = parse_implementation(implementation);
+    problems.collect([&] { r.finish(); });  // a misspelled section is reported before its absence
+    if (!r.failed("model")) problems.collect([&] { s.model = parse_model(model); });
+    problems.collect([&] { s.training = parse_training(training); });
+    problems.collect([&] { s.parallel = parse_parallel(parallel); });
+    problems.collect([&] { s.hardware = parse_hardware(hardware); });
+    problems.collect([&] { s.implementation = parse_implementation(implementation); });
+    problems.raise();
     return s;
 }
 

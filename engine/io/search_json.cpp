@@ -126,10 +126,13 @@ SearchSpec search_spec_from_json(const json* j) {
     spec.global_batch_tokens = r.integer("global_batch_tokens", 1, int64_t{1} << 46);
     assign(spec.tp_within_node, r.boolean("tp_within_node"));
     assign(spec.memory_margin, r.number("memory_margin", 0, 0.9));
-    if (const json* v = r.value("devices")) spec.devices = parse_devices(*v);
-    if (const json* v = r.value("frameworks")) spec.frameworks = parse_list<Framework>(*v, "/search/frameworks");
+    if (const json* v = r.value("devices")) r.collect([&] { spec.devices = parse_devices(*v); });
+    if (const json* v = r.value("frameworks"))
+        r.collect([&] { spec.frameworks = parse_list<Framework>(*v, "/search/frameworks"); });
     if (const json* v = r.value("dimensions"))
-        for (SearchDim d : parse_list<SearchDim>(*v, "/search/dimensions")) spec.dims.insert(d);
+        r.collect([&] {
+            for (SearchDim d : parse_list<SearchDim>(*v, "/search/dimensions")) spec.dims.insert(d);
+        });
     r.finish();
     return spec;
 }

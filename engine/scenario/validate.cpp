@@ -10,9 +10,7 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-void require(bool ok, const char* path, const std::string& message) {
-    if (!ok) throw InputError(path, message);
-}
+int64_t gcd(int64_t a, int64_t b) { return b == 0 ? a : gcd(b, a % b); }
 
 // The divisors of `n` in ascending order, at most `cap` of them (what a user could choose instead).
 std::string divisors_text(int64_t n, size_t cap = 12) {
@@ -28,143 +26,180 @@ std::string divisors_text(int64_t n, size_t cap = 12) {
     return low.size() > cap ? out + ", ..." : out;
 }
 
-void divides(int64_t divisor, int64_t value, const char* path, const std::string& what) {
-    require(divisor > 0 && value % divisor == 0, path,
-            "must divide " + what + " (" + str(value) + "), got " + str(divisor) + "; divisors: " + divisors_text(value));
-}
+// One size a degree must divide: its name in the scenario and, where it helps, why.
+struct Size {
+    const char* what;
+    int64_t value;
+    const char* why = nullptr;
+};
 
-void validate_model(const Config& c) {
+// Every check runs, so that a user sees all problems of a plan at once; each names the field to change.
+class Checks {
+public:
+    void require(bool ok, const char* path, const std::string& message) {
+        if (!ok) problems_.add(path, message);
+    }
+    // `degree` must divide each size; one message lists them all and the values that divide every one.
+    void divides(int64_t degree, std::initializer_list<Size> sizes, const char* path, const char* degree_name) {
+        std::vector<std::string> failed;
+        int64_t common = 0;
+        for (const Size& s : sizes) common = gcd(common, s.value);
+        for (const Size& s : sizes)
+            if (s.value % degree != 0)
+                failed.push_back(std::string(s.what) + " (" + str(s.value) + (s.why ? std::string(": ") + s.why : "") + ")");
+        if (failed.empty()) return;
+        std::string list;  // "a", "a and b", "a, b and c"
+        for (size_t i = 0; i < failed.size(); ++i)
+            list += (i == 0 ? "" : i + 1 == failed.size() ? " and " : ", ") + failed[i];
+        problems_.add(path, "must divide " + list + ", got " + str(degree) + "; " + degree_name + " that work: " +
+                                divisors_text(common));
+    }
+    bool has(const char* path) const { return problems_.has(path); }
+    void raise() const { problems_.raise(); }
+
+private:
+    Problems problems_;
+};
+
+void validate_model(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
     // Ranges are checked while parsing; here only relations between fields.
-    require(m.heads % *m.kv_heads == 0, "/model/kv_heads",
+    check.require(m.heads % *m.kv_heads == 0, "/model/kv_heads",
             "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
-    require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
+    check.require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
     // A decoder's tied output layer is the [vocab, embedding_dim] word-embedding table itself, and it reads the
     // hidden state directly: the two widths must agree (ALBERT, an encoder, maps back down in its MLM head).
-    require(m.arch == Arch::Encoder || m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == m.hidden,
+    check.require(m.arch == Arch::Encoder || m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == m.hidden,
             "/model/embedding_dim",
             "a decoder with tied_embeddings shares the word-embedding table with its output layer, so embedding_dim "
             "must equal hidden (" + str(m.hidden) + "), got " + str(*m.embedding_dim) +
                 "; set model.tied_embeddings to false for a factorized decoder embedding");
     if (m.position_embedding == PositionEmbedding::Learned)
-        require(m.max_positions > 0, "/model/max_positions",
+        check.require(m.max_positions > 0, "/model/max_positions",
                 "learned position embeddings need max_positions (the table's row count)");
 }
 
-void validate_training(const Config& c) {
+void validate_training(const Config& c, Checks& check) {
     const TrainingSpec& t = c.s.training;
     const ModelSpec& m = c.s.model;
-    require(c.d.seq_len > 0, "/training/seq_len", "must be a positive integer");
+    check.require(c.d.seq_len > 0, "/training/seq_len", "must be a positive integer");
     if (m.position_embedding == PositionEmbedding::Learned)
-        require(c.d.seq_len <= m.max_positions, "/training/seq_len",
+        check.require(c.d.seq_len <= m.max_positions, "/training/seq_len",
                 "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
-    require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
-    require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
+    check.require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
+    check.require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
             "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
     const int64_t per_pass = t.micro_batch * c.s.parallel.dp;
-    require(*t.global_batch > 0 && *t.global_batch % per_pass == 0, "/training/global_batch",
+    check.require(*t.global_batch > 0 && *t.global_batch % per_pass == 0, "/training/global_batch",
             "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch));
 }
 
-void validate_sharding(const Config& c) {
+void validate_sharding(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
     const ParallelSpec& p = c.s.parallel;
     const int64_t seq = c.d.seq_len;
     // Megatron attention/MLP sharding (megatron/core/transformer/attention.py, mlp.py).
-    divides(p.tp, m.heads, "/parallel/tp", "model.heads");
-    divides(p.tp, *m.kv_heads, "/parallel/tp", "model.kv_heads (query groups are split across tensor-parallel ranks)");
-    divides(p.tp, *m.ffn_hidden, "/parallel/tp", "model.ffn_hidden");
-    if (p.sp) divides(p.tp, seq, "/parallel/sp", "training.seq_len when sequence parallelism splits it by tp");
-    // DeepSpeed-Ulysses scatters heads with an all-to-all (deepspeed/sequence/layer.py).
-    divides(p.ulysses, m.heads / p.tp, "/parallel/ulysses", "the heads per tensor-parallel rank");
-    divides(p.ulysses, *m.kv_heads / p.tp, "/parallel/ulysses", "the key/value heads per tensor-parallel rank");
-    divides(p.ulysses, seq, "/parallel/ulysses", "training.seq_len");
+    check.divides(p.tp, {{"model.heads", m.heads}, {"model.kv_heads", *m.kv_heads, "query groups are split across tensor-parallel ranks"},
+                         {"model.ffn_hidden", *m.ffn_hidden}},
+                  "/parallel/tp", "tp");
+    if (p.sp && !check.has("/parallel/tp"))
+        check.divides(p.tp, {{"training.seq_len", seq, "sequence parallelism splits it by tp"}}, "/parallel/sp", "tp");
+    // DeepSpeed-Ulysses scatters heads with an all-to-all (deepspeed/sequence/layer.py); per-rank heads only
+    // mean something once tp divides them.
+    if (!check.has("/parallel/tp"))
+        check.divides(p.ulysses, {{"the heads per tensor-parallel rank", m.heads / p.tp}, {"the key/value heads per tensor-parallel rank", *m.kv_heads / p.tp},
+                                  {"training.seq_len", seq}},
+                      "/parallel/ulysses", "ulysses degrees");
     // Megatron context parallelism splits the sequence into 2*cp chunks for load balance
     // (megatron/core/utils.py get_batch_on_this_cp_rank) and needs blockwise (flash) attention.
     if (p.cp > 1) {
-        require(seq % (2 * p.cp) == 0, "/parallel/cp",
-                "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
-                    str(p.cp) + (seq % 2 == 0 ? "; cp that work: " + divisors_text(seq / 2) : "; an odd seq_len allows cp = 1 only"));
-        require(c.s.training.attention == Attention::Flash, "/parallel/cp",
-                "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
+        check.require(seq % (2 * p.cp) == 0, "/parallel/cp",
+                      "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
+                          str(p.cp) + (seq % 2 == 0 ? "; cp that work: " + divisors_text(seq / 2) : "; an odd seq_len allows cp = 1 only"));
+        check.require(c.s.training.attention == Attention::Flash, "/parallel/cp",
+                      "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
     }
-    // Together the sequence splits must still divide the sequence.
+    // Together the sequence splits must still divide the sequence (each alone may).
     const int64_t seq_split = (p.cp > 1 ? 2 * p.cp : 1) * p.ulysses * (p.sp ? p.tp : 1);
-    divides(seq_split, seq, "/training/seq_len",
-            "nothing: the sequence is split (2*cp if cp > 1) * ulysses * (tp if sp) = " + std::to_string(seq_split) +
-                " ways and seq_len");
+    if (!check.has("/parallel/tp") && !check.has("/parallel/sp") && !check.has("/parallel/ulysses") && !check.has("/parallel/cp"))
+        check.require(seq % seq_split == 0, "/training/seq_len",
+                      "must be divisible by the sequence split: (2*cp if cp > 1) * ulysses * (tp if sp) = " + str(seq_split) +
+                          ", got " + str(seq));
     // Megatron splits the layers evenly into pp * vpp model chunks.
-    require(c.s.model.layers % (p.pp * p.vpp) == 0, "/parallel/pp",
-            "pp * vpp (" + str(p.pp) + " * " + str(p.vpp) + " = " + str(p.pp * p.vpp) +
-                ") must divide model.layers (" + str(c.s.model.layers) + ") so every model chunk holds the same layers");
+    const int64_t layers = c.s.model.layers;
+    check.require(layers % (p.pp * p.vpp) == 0, "/parallel/pp",
+                  "pp * vpp (" + str(p.pp) + " * " + str(p.vpp) + " = " + str(p.pp * p.vpp) + ") must divide model.layers (" +
+                      str(layers) + ") so every model chunk holds the same layers" +
+                      (layers % p.vpp == 0 ? "; pp that work with vpp = " + str(p.vpp) + ": " + divisors_text(layers / p.vpp)
+                                           : "; vpp does not divide the layers either"));
     if (p.vpp > 1) {
-        require(p.pp > 1, "/parallel/vpp", "interleaving (vpp > 1) needs pipeline parallelism (pp > 1)");
+        check.require(p.pp > 1, "/parallel/vpp", "interleaving (vpp > 1) needs pipeline parallelism (pp > 1)");
         // megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving
-        require(c.d.microbatches % p.pp == 0, "/training/global_batch",
+        check.require(check.has("/training/global_batch") || c.d.microbatches % p.pp == 0, "/training/global_batch",
                 "the interleaved schedule needs the number of microbatches (" + str(c.d.microbatches) +
                     ") to be a multiple of pp (" + str(p.pp) + ")");
     }
-    require(p.schedule != Schedule::GPipe || p.vpp == 1, "/parallel/schedule",
+    check.require(p.schedule != Schedule::GPipe || p.vpp == 1, "/parallel/schedule",
             "gpipe has no interleaved variant: use 1f1b with vpp > 1, or vpp = 1");
     if (p.world_size)
-        require(*p.world_size == c.d.world_size, "/parallel/world_size",
+        check.require(*p.world_size == c.d.world_size, "/parallel/world_size",
                 "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size));
 }
 
-void validate_framework(const Config& c) {
+void validate_framework(const Config& c, Checks& check) {
     const ParallelSpec& p = c.s.parallel;
     const Framework f = c.s.framework;
     switch (f) {
         case Framework::Megatron:
-            require(p.zero == 0, "/parallel/zero",
+            check.require(p.zero == 0, "/parallel/zero",
                     "the megatron profile shards optimizer states with distributed_optimizer (ZeRO-1 semantics); "
                     "stages 2-3 need framework deepspeed or fsdp");
-            require(p.offload_params == Offload::None, "/parallel/offload_params",
+            check.require(p.offload_params == Offload::None, "/parallel/offload_params",
                     "megatron does not offload parameters; allowed: none");
-            require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
+            check.require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
                     "megatron offloads the optimizer to cpu only; allowed: none|cpu");
-            require(p.offload_optimizer == Offload::None || p.distributed_optimizer, "/parallel/offload_optimizer",
+            check.require(p.offload_optimizer == Offload::None || p.distributed_optimizer, "/parallel/offload_optimizer",
                     "megatron's optimizer CPU offload needs distributed_optimizer = true");
             break;
         case Framework::DeepSpeed:
-            require(!p.distributed_optimizer, "/parallel/distributed_optimizer",
+            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer",
                     "is a megatron option; with deepspeed use zero >= 1");
             // deepspeed/runtime/pipe/engine.py asserts ZeRO stage < 2 with pipeline parallelism.
-            require(p.pp == 1 || p.zero <= 1, "/parallel/zero",
+            check.require(p.pp == 1 || p.zero <= 1, "/parallel/zero",
                     "DeepSpeed pipeline parallelism (pp > 1) supports ZeRO stage 0 or 1 only");
-            require(p.offload_optimizer == Offload::None || p.zero >= 1, "/parallel/offload_optimizer",
+            check.require(p.offload_optimizer == Offload::None || p.zero >= 1, "/parallel/offload_optimizer",
                     "ZeRO-Offload needs zero >= 1");
-            require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
+            check.require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
                     "parameter offload (ZeRO-Infinity) needs zero = 3");
             break;
         case Framework::Fsdp:
-            require(p.zero != 1, "/parallel/zero",
+            check.require(p.zero != 1, "/parallel/zero",
                     "FSDP sharding strategies are NO_SHARD (0), SHARD_GRAD_OP (2) and FULL_SHARD (3); allowed: 0|2|3");
-            require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
-            require(p.offload_params != Offload::Nvme, "/parallel/offload_params", "FSDP offloads to cpu only; allowed: none|cpu");
-            require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
+            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
+            check.require(p.offload_params != Offload::Nvme, "/parallel/offload_params", "FSDP offloads to cpu only; allowed: none|cpu");
+            check.require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
                     "FSDP offloads to cpu only; allowed: none|cpu");
             // torch.distributed.fsdp.CPUOffload(offload_params=True) moves parameters and gradients
             // to the host, so the optimizer step runs there too.
-            require(p.offload_params == p.offload_optimizer, "/parallel/offload_optimizer",
+            check.require(p.offload_params == p.offload_optimizer, "/parallel/offload_optimizer",
                     "FSDP CPUOffload moves parameters, gradients and the optimizer together: set offload_params "
                     "and offload_optimizer to the same value");
-            require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
+            check.require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
                     "FSDP CPU offload needs FULL_SHARD (zero = 3)");
             break;
         case Framework::Pytorch:
-            require(p.zero <= 1, "/parallel/zero",
+            check.require(p.zero <= 1, "/parallel/zero",
                     "plain PyTorch DDP offers ZeroRedundancyOptimizer (1) at most; allowed: 0|1");
-            require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
-            require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer",
+            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
+            check.require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer",
                     "plain PyTorch DDP has no offload; allowed: none");
-            require(p.offload_params == Offload::None, "/parallel/offload_params",
+            check.require(p.offload_params == Offload::None, "/parallel/offload_params",
                     "plain PyTorch DDP has no offload; allowed: none");
             break;
     }
 }
 
-void validate_hardware(const Config& c) {
+void validate_hardware(const Config& c, Checks& check) {
     const HardwareSpec& h = c.s.hardware;
     // Ranges of single fields are checked while parsing (io/scenario_json.cpp kHardwareNumbers). A peak of 0
     // means the unit is absent; any other must be large enough that times stay finite.
@@ -174,20 +209,22 @@ void validate_hardware(const Config& c) {
                                       {h.peak_tflops_bf16, "/hardware/peak_tflops/bf16"},
                                       {h.peak_tflops_fp8, "/hardware/peak_tflops/fp8"},
                                       {h.peak_tflops_int8, "/hardware/peak_tflops/int8"}})
-        require(value == 0 || value >= 1e-3, path,
+        check.require(value == 0 || value >= 1e-3, path,
                 "must be 0 (the device has no such unit) or from 0.001 to 1000000000 TFLOP/s");
-    require(h.peak_tflops_fp32 > 0 || h.peak_tflops_bf16 > 0 || h.peak_tflops_fp16 > 0, "/hardware/peak_tflops",
+    check.require(h.peak_tflops_fp32 > 0 || h.peak_tflops_bf16 > 0 || h.peak_tflops_fp16 > 0, "/hardware/peak_tflops",
             "needs at least one peak (fp32, fp16 or bf16) in TFLOP/s");
 }
 
 }  // namespace
 
 void validate(const Config& c) {
-    validate_model(c);
-    validate_training(c);
-    validate_sharding(c);
-    validate_framework(c);
-    validate_hardware(c);
+    Checks check;
+    validate_model(c, check);
+    validate_training(c, check);
+    validate_sharding(c, check);
+    validate_framework(c, check);
+    validate_hardware(c, check);
+    check.raise();
 }
 
 }  // namespace shardcalc
