@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shardcalc needs, skipping what is already there, then the npm
-# tooling (esbuild, playwright-core) for the page.  Usage: scripts/deps.sh [native|web|all|fuzz]
+# tooling for the page (esbuild, playwright-core; marked and github-slugger render docs/ to HTML).
+# Usage: scripts/deps.sh [native|web|all|fuzz]
 # (fuzz: the native packages and clang with its sanitizer and libFuzzer runtimes, for scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ "$want" != native ] && [ "$want" != fuzz ]; then
-  [ -x node_modules/.bin/esbuild ] && [ -d node_modules/playwright-core ] ||
-    npm ci --no-audit --no-fund --loglevel=error
+  [ -x node_modules/.bin/esbuild ] && [ -d node_modules/playwright-core ] && [ -d node_modules/marked ] &&
+    [ -d node_modules/github-slugger ] || npm ci --no-audit --no-fund --loglevel=error
 fi

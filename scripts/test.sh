@@ -9,6 +9,8 @@ scripts/deps.sh all
 scripts/build-web.sh
 ctest --test-dir build --output-on-failure
 node --test tests/web/wasm.test.mjs
+node --test tests/web/docs-links.test.mjs
 node --test tests/web/page.test.mjs
+node --test tests/web/page-help.test.mjs
 # The JSON API under libFuzzer + ASan + UBSan for a bounded minute (clang; scripts/fuzz.sh).
 scripts/fuzz.sh "${SHARDCALC_FUZZ_SECONDS:-60}"

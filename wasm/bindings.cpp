@@ -47,10 +47,12 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("presets", &presets);
     emscripten::function("choices", &choices);
     emscripten::function("version", &version);
+#ifndef SHARDCALC_WASM_CORE  // the core module has no search (wasm/CMakeLists.txt)
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)
         .function("progress", &SearchSession::progress)
         .function("step", &SearchSession::step)
         .function("result", &SearchSession::result);
+#endif
 }

@@ -1,23 +1,31 @@
 // Builds the static site into web/dist from web/src and the wasm build (build-wasm/wasm):
-//   dist/                      the hosted page (plain ES modules, engine in dist/engine/)
+//   dist/                      the hosted page: js/main.js (the page) and js/engine-worker.js (the worker with
+//                              the core engine's glue) bundled and minified, style.css minified; dist/engine/
+//                              holds the core module (loaded first) and the whole engine (loaded by a search)
 //   dist/shardcalc-standalone.html   one self-contained file (JS and wasm inlined) that works from file://
-import { build } from 'esbuild';
+// SHARDCALC_WASM_DIR and SHARDCALC_DIST choose other folders (to build a page from another wasm build
+// without touching web/dist).
+import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = join(web, '..');
 const src = join(web, 'src');
-const dist = join(web, 'dist');
-const wasmDir = join(root, 'build-wasm', 'wasm');
+const dist = process.env.SHARDCALC_DIST ? resolve(process.env.SHARDCALC_DIST) : join(web, 'dist');
+const wasmDir = process.env.SHARDCALC_WASM_DIR ? resolve(process.env.SHARDCALC_WASM_DIR) : join(root, 'build-wasm', 'wasm');
+// The two engine modules (wasm/CMakeLists.txt): the core answers the first result, the whole engine searches.
+const ENGINE_MODULES = ['shardcalc-core', 'shardcalc'];
 
 await rm(dist, { recursive: true, force: true });
 await mkdir(join(dist, 'engine'), { recursive: true });
 await cp(src, dist, { recursive: true });
-await writeFile(join(dist, 'engine', 'shardcalc.mjs'), withoutEval(await readFile(join(wasmDir, 'shardcalc.mjs'), 'utf8')));
-await copyFile(join(wasmDir, 'shardcalc.wasm'), join(dist, 'engine', 'shardcalc.wasm'));
+for (const name of ENGINE_MODULES) {
+  await writeFile(join(dist, 'engine', `${name}.mjs`), withoutEval(await readFile(join(wasmDir, `${name}.mjs`), 'utf8')));
+  await copyFile(join(wasmDir, `${name}.wasm`), join(dist, 'engine', `${name}.wasm`));
+}
 
 // The page's Content-Security-Policy allows no JavaScript eval. Emscripten 3.1.6's embind glue
 // builds two kinds of wrapper with `new Function` (its default -sDYNAMIC_EXECUTION=1); they are
@@ -77,12 +85,13 @@ const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').di
 
 // Standalone: bundle the page and the worker separately (the worker becomes a Blob), inline the
 // stylesheet, and pass the wasm bytes as base64 so nothing is fetched.
-// For the classic-script worker: the glue without its Node-only prelude (wasm/node_esm_prelude.js, whose
-// top-level await only a module can hold); a browser worker skips that block anyway.
+// For the workers: the glue without its Node-only prelude (wasm/node_esm_prelude.js, whose top-level
+// await only a module can hold, and whose imports of node: modules a browser cannot load); a browser
+// worker skips that block anyway.
 const withoutNodePrelude = {
   name: 'without-node-prelude',
   setup(b) {
-    b.onLoad({ filter: /shardcalc\.mjs$/ }, async (args) => {
+    b.onLoad({ filter: /shardcalc(-core)?\.mjs$/ }, async (args) => {
       const glue = await readFile(args.path, 'utf8');
       const start = glue.indexOf('// Under Node only');
       const end = glue.indexOf('var createShardcalc');
@@ -92,16 +101,25 @@ const withoutNodePrelude = {
   },
 };
 
-async function bundle(entry, format = 'esm') {
+// The single file's worker has one engine, the whole one: the core's import resolves to it as well
+// (engine-worker.js then searches with the module it started with).
+const wholeEngineOnly = {
+  name: 'whole-engine-only',
+  setup(b) {
+    b.onResolve({ filter: /\/shardcalc-core\.mjs$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace('shardcalc-core', 'shardcalc')) }));
+  },
+};
+
+async function bundle(entry, format = 'esm', { plugins = format === 'iife' ? [wholeEngineOnly, withoutNodePrelude] : [], external = [] } = {}) {
   const out = await build({
     entryPoints: [entry],
     bundle: true,
     format,
-    plugins: format === 'iife' ? [withoutNodePrelude] : [],
+    plugins,
     write: false,
     minify: true,
     platform: 'browser',
-    external: ['node:*'],
+    external: ['node:*', ...external],
     logLevel: 'silent',
   });
   return out.outputFiles[0].text;
@@ -147,4 +165,102 @@ const standalonePolicy = [
 ].join('; ');
 html = html.replace(CSP_META, () => `<meta http-equiv="Content-Security-Policy" content="${standalonePolicy}">`);
 await writeFile(join(dist, 'shardcalc-standalone.html'), html);
+
+// The hosted page, bundled and minified: one request for the page's modules instead of a chain of
+// about thirty (each import found only once its importer has loaded), one for the worker and the core
+// engine's glue, and fewer bytes (page budget: README.md). The whole engine's glue stays a file of its
+// own (dist/engine/shardcalc.mjs): the worker imports it on the first search, the page only where no
+// worker starts. early.js stays a classic script (index.html loads it first).
+const hostedJs = {
+  'main.js': await bundle(join(dist, 'js', 'main.js'), 'esm', { external: ['../engine/shardcalc.mjs'] }),
+  'engine-worker.js': await bundle(join(dist, 'js', 'engine-worker.js'), 'esm', {
+    plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'] }),
+  'early.js': (await transform(await readFile(join(dist, 'js', 'early.js'), 'utf8'), { minify: true, loader: 'js' })).code,
+};
+await rm(join(dist, 'js'), { recursive: true });
+await mkdir(join(dist, 'js'));
+for (const [name, code] of Object.entries(hostedJs)) await writeFile(join(dist, 'js', name), code);
+await writeFile(join(dist, 'style.css'), (await transform(css, { minify: true, loader: 'css' })).code);
 console.log(`built ${dist} and shardcalc-standalone.html (${(html.length / 1024).toFixed(0)} KiB)`);
+
+// ---- Documentation pages ------------------------------------------------------------------------
+// docs/*.md rendered to dist/docs/<name>.html (marked, GitHub-flavoured), each heading with the id
+// GitHub gives it (github-slugger), so the form's help links (fields.js `doc`, e.g.
+// 'model.md#activations-saved-for-backward') and links copied from GitHub land on the same section.
+// Links between the docs (`model.md#x`) point to the rendered pages. The pages follow the page's
+// policy: no script at all, one stylesheet file (web/src/docs/docs.css, copied with web/src), raw
+// HTML in the Markdown shown as text. The calculator never loads them; only a followed link does.
+// tests/web/docs-links.test.mjs checks that every `doc` anchor and every link between the docs resolves.
+const DOC_PAGES = [
+  ['model', 'How it works'],
+  ['scenario', 'Scenario reference'],
+  ['search', 'Plan search'],
+  ['presets', 'Presets'],
+  ['validation-sources', 'Validation sources'],
+];
+
+async function renderDocs() {
+  const { Marked } = await import('marked');
+  const { default: Slugger } = await import('github-slugger');
+  const out = join(dist, 'docs');
+  await mkdir(out, { recursive: true });
+  await copyFile(join(src, 'docs', 'docs.css'), join(out, 'docs.css'));
+  const names = new Set(DOC_PAGES.map(([name]) => name));
+  const escape = (text) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  const textOf = (html) => html.replace(/<[^>]*>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]);
+  for (const [name, navLabel] of DOC_PAGES) {
+    const slugger = new Slugger();
+    const headings = [];
+    const marked = new Marked({
+      gfm: true,
+      walkTokens(token) {
+        // `other.md#x` -> `other.html#x` for the pages rendered here.
+        const m = token.type === 'link' && /^([\w-]+)\.md(#.*)?$/.exec(token.href);
+        if (m && names.has(m[1])) token.href = `${m[1]}.html${m[2] || ''}`;
+      },
+      renderer: {
+        heading({ tokens, depth }) {
+          const inner = this.parser.parseInline(tokens);
+          const id = slugger.slug(textOf(inner));
+          headings.push({ depth, id, inner });
+          return `<h${depth} id="${id}">${inner}</h${depth}>\n`;
+        },
+        html({ text }) {
+          return escape(text);
+        },
+      },
+    });
+    let body = marked.parse(await readFile(join(root, 'docs', `${name}.md`), 'utf8'));
+    const title = headings[0] ? textOf(headings[0].inner) : name;
+    const toc = headings.slice(1).filter((x) => x.depth <= 2);
+    if (toc.length > 2) { // contents, after the introduction (before the first section)
+      const list = toc.map((x) => `<li${x.depth === 1 ? ' class="part"' : ''}><a href="#${x.id}">${x.inner.replace(/<\/?a\b[^>]*>/g, '')}</a></li>`).join('\n');
+      const at = body.indexOf('<h2');
+      body = `${body.slice(0, at)}<nav class="doc-toc" aria-label="Contents"><ul>\n${list}\n</ul></nav>\n${body.slice(at)}`;
+    }
+    const nav = DOC_PAGES.map(([n, label]) => `<a href="${n}.html"${n === name ? ' aria-current="page"' : ''}>${label}</a>`).join(' ');
+    const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${escape(title)} · shardcalc docs</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="docs.css">
+</head>
+<body>
+<header class="docs-top"><a class="home" href="../index.html">shardcalc</a> <nav aria-label="Documentation">${nav}</nav></header>
+<main class="doc">
+${body}</main>
+</body>
+</html>
+`;
+    await writeFile(join(out, `${name}.html`), page);
+  }
+  console.log(`built ${out} (${DOC_PAGES.length} pages)`);
+}
+await renderDocs();
+// ---- end of documentation pages -----------------------------------------------------------------

@@ -1,20 +1,22 @@
 // Wires the page: state <-> form <-> URL fragment, one engine evaluation per animation frame,
 // and the rendering of the latest answer. The page never computes a figure; the engine does.
-import { $ } from './dom.js';
+import { $, h } from './dom.js';
 import { FIELDS } from './fields.js';
-import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldError, showResolved, syncForm } from './form.js';
+import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
+import { updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
-import { renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable } from './render.js';
+import { dig, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable } from './render.js';
 import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { renderGantt } from './gantt.js';
 import { wireSearch } from './search-view.js';
 import { renderSummary } from './summary.js';
+import { renderCompare } from './compare.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { mapHfConfig } from './hf-import.js';
 import { list } from './json.js';
-import { decodeFragment, defaultState, encodeFragment, setField, setPreset, toScenario } from './state.js';
+import { decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
@@ -48,10 +50,51 @@ function loadFragment() {
   }
   $('#unit').value = app.unit;
   if (form?.firstChild) syncForm(form, app.presets, app.entries, true);
+  evaluatePin();
 }
 
 function fragment() {
-  return encodeFragment(app.entries, app.unit, app.search);
+  return encodeFragment(app.entries, app.unit, app.search, app.pin);
+}
+
+// ---- Compare two plans: A (app.pin, entries) is evaluated in the worker once each time A changes
+// and its answer kept; B is the current report. compare.js renders the pair.
+const pair = { key: '', answer: null };
+
+async function evaluatePin() {
+  const scenario = app.pin ? toScenario(app.pin) : null;
+  const key = scenario ? JSON.stringify(scenario) : '';
+  if (key !== pair.key) {
+    pair.key = key;
+    pair.answer = null;
+    if (scenario) {
+      renderPair(); // "computing…" until A's answer comes
+      let answer;
+      try {
+        answer = await app.engine.evaluate(scenario);
+      } catch (err) {
+        answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+      }
+      if (pair.key !== key) return; // A changed meanwhile
+      pair.answer = answer;
+    }
+  }
+  renderPair();
+}
+
+function renderPair() {
+  const on = Boolean(app.pin);
+  $('#compare-section').hidden = !on;
+  $('#toc-compare').hidden = !on;
+  $('#pin').textContent = on ? 'Pin as A again' : 'Pin as A';
+  if (on) renderCompare($('#compare'), { a: pair.answer, b: app.report, unit: app.unit, presets: app.presets, compact: embed });
+  else $('#compare').replaceChildren();
+}
+
+function setPin(entries) {
+  app.pin = entries && structuredClone(entries);
+  changed(false);
+  evaluatePin();
 }
 
 // A plan the search found, into the form: its framework, parallel plan, micro-batch and recompute.
@@ -109,14 +152,16 @@ async function evaluateNow() {
   app.frame = 0;
   const id = ++app.seq;
   let answer;
+  const scenario = toScenario(app.entries);
   try {
-    answer = await app.engine.evaluate(toScenario(app.entries));
+    answer = await app.engine.evaluate(scenario);
   } catch (err) {
     answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
   }
   if (id !== app.seq) return; // a newer request was sent meanwhile; only the latest is shown
   if (answer.ok) showReport(answer.report);
-  else showError(answer.error);
+  else showError(answer.errors || [answer.error]);
+  if (!embed && form?.firstChild) updateMenus(form, app.engine, scenario); // after the answer: it never delays one
 }
 
 // The charts drawn at their container's width (again when it changes). Embed mode shows no
@@ -157,16 +202,19 @@ function renderResults() {
   renderCharts();
   renderNotes($('#notes'), r);
   $('#markdown-output').value = markdown(r, app.unit, app.presets);
+  if (app.pin) renderPair();
 }
 
 function showReport(report) {
   app.report = report;
+  app.errors = null;
   $('#engine-error').hidden = true;
   $('#engine-error').textContent = '';
   if (app.edited) linkError('');
   $('#results').classList.remove('stale');
   $('#summary').classList.remove('stale');
   $('#results').classList.add('has-report');
+  $('#pin').disabled = false;
   if (!embed) {
     clearFieldErrors(form);
     renderDerived($('#derived'), report);
@@ -177,18 +225,39 @@ function showReport(report) {
   setStatus('ready', 'Up to date');
 }
 
-function showError(error) {
+// An error's field in words ("Tensor parallel (tp)"), or its JSON pointer when no input has that path.
+function fieldName(path) {
+  const spec = FIELDS.get(path.slice(1).replaceAll('/', '.'));
+  return spec?.label ? `${spec.label}` : path;
+}
+
+// Every problem the engine found, at once: each next to its input and all of them, in words, in the banner.
+function showError(errors) {
+  app.errors = errors;
   if (!embed) {
-    showFieldError(form, error);
+    showFieldErrors(form, errors);
     $('#derived').classList.add('stale');
   }
   const box = $('#engine-error');
   box.hidden = false;
-  box.textContent = error.path ? `${error.path}: ${error.message}` : error.message;
+  const line = (e) => h('li', { 'data-error-path': e.path }, e.path ? [h('strong', {}, fieldName(e.path)), `: ${e.message}`] : e.message);
+  box.replaceChildren(
+    h('p', {}, errors.length > 1 ? `${errors.length} problems with this plan; the figures below are from the last plan that worked:`
+      : 'A problem with this plan; the figures below are from the last plan that worked:'),
+    h('ul', {}, errors.map(line)));
   $('#results').classList.add('stale');
   $('#summary').classList.add('stale');
+  $('#pin').disabled = true; // only a plan the engine accepts can be pinned
   if (!app.report) $('#headline').textContent = 'No result yet: the engine rejected the input.';
-  setStatus('error', 'Input error');
+  setStatus('error', errors.length > 1 ? `${errors.length} input errors` : 'Input error');
+  $('#markdown-output').value = markdownRefusal();
+}
+
+// Why there is no Markdown to copy: the export describes a plan the engine accepted, never a stale one.
+function markdownRefusal() {
+  const n = app.errors?.length || 0;
+  return n ? `No Markdown: the plan has ${n === 1 ? 'an error' : `${n} errors`} (${app.errors.map((e) => fieldName(e.path || '/')).join(', ')}); fix ${n === 1 ? 'it' : 'them'} to export the results.`
+    : 'No Markdown yet: the engine has not answered.';
 }
 
 function onInput(event) {
@@ -234,6 +303,16 @@ const MAX_CONFIG_BYTES = 1 << 20;
 function wireForm() {
   buildForm(form, app.presets);
   form.addEventListener('input', onInput); // selects and checkboxes fire 'input' too
+  // An emptied input shows the value it returned to once the reader leaves it.
+  form.addEventListener('focusout', () => syncForm(form, app.presets, app.entries));
+  wireSteppers(form, app.engine,
+    (path) => ({ scenario: toScenario(app.entries), value: effective(app.presets, app.entries, path) ?? dig(app.report?.scenario, path) }),
+    (path, value) => {
+      setField(app.presets, app.entries, path, value);
+      syncForm(form, app.presets, app.entries);
+      app.edited = true;
+      changed();
+    });
   form.addEventListener('submit', (e) => e.preventDefault());
   $('#hf-import').addEventListener('click', importHf);
   const area = $('#hf-config');
@@ -260,8 +339,10 @@ function wireShare() {
   const note = $('#share-note');
   $('#copy-link').addEventListener('click', () => copyText(pageUrl(fragment(), false), $('#share-url'), note));
   $('#copy-iframe').addEventListener('click', () => copyText(iframeSnippet(fragment()), $('#iframe-snippet'), note));
+  // Always does something: copies the current plan's Markdown, or says why there is none.
   $('#copy-markdown').addEventListener('click', () => {
-    if (app.report) copyText(markdown(app.report, app.unit, app.presets), $('#markdown-output'), note);
+    if (app.report && !app.errors) copyText(markdown(app.report, app.unit, app.presets), $('#markdown-output'), note);
+    else note.textContent = markdownRefusal();
   });
 }
 
@@ -306,6 +387,8 @@ export async function start(enginePromise) {
     if (app.report) drawTimeline();
   });
   $('#link-error-dismiss').addEventListener('click', () => linkError(''));
+  $('#pin').addEventListener('click', () => setPin(app.entries));
+  $('#unpin').addEventListener('click', () => setPin(null));
   $('#unit').addEventListener('change', () => {
     app.unit = $('#unit').value;
     renderResults();
@@ -313,6 +396,12 @@ export async function start(enginePromise) {
   });
   window.addEventListener('hashchange', () => {
     if (window.location.hash === fragment()) return;
+    // A contents link (#time-title) has scrolled to its section: the state goes back into the URL.
+    const target = decodeURIComponent(window.location.hash.slice(1));
+    if (target && !target.includes('=') && document.getElementById(target)) {
+      window.history.replaceState(null, '', fragment());
+      return;
+    }
     loadFragment();
     changed();
   });

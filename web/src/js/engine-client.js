@@ -6,6 +6,8 @@
 //   engine.version            -> "0.1.0"
 //   engine.thread             -> "worker" | "main" (where it runs; the page shows it in data-engine-thread)
 //   await engine.evaluate(scenarioObject) -> {ok: true, report} | {ok: false, error: {path, message}}
+//   await engine.choices(request)  -> {ok: true, options} | {ok: true, value} (engine/io/choices.h: which values
+//                               fields may take; the page's menus and steppers offer only those)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -49,6 +51,9 @@ async function mainThreadEngine() {
     presets: JSON.parse(module.presets()),
     async evaluate(scenario) {
       return JSON.parse(module.evaluate(JSON.stringify(scenario)));
+    },
+    async choices(request) {
+      return JSON.parse(module.choices(JSON.stringify(request)));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -110,6 +115,9 @@ async function workerEngine() {
     presets,
     async evaluate(scenario) {
       return JSON.parse(await call('evaluate', { text: JSON.stringify(scenario) }));
+    },
+    async choices(request) {
+      return JSON.parse(await call('choices', { text: JSON.stringify(request) }));
     },
     search(scenario, onProgress) {
       const id = next;

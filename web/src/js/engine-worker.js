@@ -1,18 +1,24 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate'|'search'|'cancel', ...};
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate'|'choices'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // The standalone build posts {op: 'init', wasm: ArrayBuffer} first; the hosted page posts the module index.html compiled, or nothing and the glue fetches the file.
-import createShardcalc from '../engine/shardcalc.mjs';
+// The hosted page starts with the core engine (no plan search: a smaller download before the first
+// result, wasm/CMakeLists.txt) and loads the whole engine on the first search. The single-file build
+// bundles the whole engine under both names (web/build.mjs), so it searches with the module it started.
+import createShardcalc from '../engine/shardcalc-core.mjs';
 import { runSearch } from './search-run.js';
 
 let engine = null;
+let searchEngine = null; // a promise of the whole engine, from the first search on
 const cancelledSearches = new Set();
 
 // A module compiled by the page is instantiated directly (Emscripten's instantiateWasm hook).
 // With the bytes given, locateFile keeps the glue from resolving "shardcalc.wasm" against
 // import.meta.url, which a blob: worker of a file:// page cannot ("Invalid URL").
+// Without either, the glue fetches its wasm, from dist/engine/ (where the hosted page keeps it)
+// rather than next to this file (the glue is bundled into it).
 function options(wasmBinary, module) {
   if (wasmBinary) return { wasmBinary, locateFile: (name) => name };
-  if (!module) return {};
+  if (!module) return { locateFile: (name) => new URL(`../engine/${name}`, import.meta.url).href };
   return {
     instantiateWasm(imports, receive) {
       WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
@@ -26,6 +32,19 @@ async function start(wasmBinary, module) {
   return engine.version();
 }
 
+// The module that searches: the one running, where it can; otherwise the whole engine, loaded once
+// (its glue finds its wasm next to itself). A failed load is tried again by the next search.
+function searcher() {
+  if (engine.SearchSession) return engine;
+  searchEngine ??= import('../engine/shardcalc.mjs')
+    .then(({ default: createWhole }) => createWhole())
+    .catch((error) => {
+      searchEngine = null;
+      throw error;
+    });
+  return searchEngine;
+}
+
 self.onmessage = async (event) => {
   const { id, op, text, wasm, module } = event.data;
   try {
@@ -37,10 +56,11 @@ self.onmessage = async (event) => {
     if (op === 'init') result = await start(wasm, module);
     else if (op === 'evaluate') result = engine.evaluate(text);
     else if (op === 'search') {
-      result = await runSearch(engine, text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
+      result = await runSearch(await searcher(), text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
       cancelledSearches.delete(id);
     }
     else if (op === 'presets') result = engine.presets();
+    else if (op === 'choices') result = engine.choices(text);
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, result });
   } catch (error) {

@@ -3,6 +3,8 @@
 // collapsed "More" group. Extra fields have no input: they are accepted from links (any valid
 // engine scenario) and passed through unchanged. Spellings and defaults: docs/scenario.md §2.
 
+import { HELP } from './field-help.js';
+
 const DTYPES = ['fp32', 'fp16', 'bf16', 'fp8'];
 const OFFLOAD = ['none', 'cpu', 'nvme'];
 
@@ -10,13 +12,13 @@ const OFFLOAD = ['none', 'cpu', 'nvme'];
 // "default" option first unless `required`); `def` is the engine default a checkbox shows unset.
 // `fw`: the default depends on the framework (the blank option says "framework default" and shows
 // the engine's resolved value); a boolean with a framework default is a true/false select.
-// `help`: what the field changes (the input's and label's tooltip).
+// `help` and `doc` (every input has both, from field-help.js): what the field changes and the values it
+// takes, and the docs section that explains it ('model.md#parameters'); form.js shows them behind a "?".
 const int = (key, label, more) => ({ key, type: 'int', label, more });
 const num = (key, label, more) => ({ key, type: 'num', label, more });
 const bool = (key, label, def, more) => ({ key, type: 'bool', label, def, more });
 const pick = (key, label, options, more, fw) => ({ key, type: 'enum', label, options, more, fw });
 const fwBool = (key, label, more) => ({ key, type: 'bool', label, options: ['true', 'false'], more, fw: true });
-const help = (spec, text) => ({ ...spec, help: text });
 
 export const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch'];
 
@@ -42,12 +44,8 @@ export const SECTIONS = [
       bool('bias', 'Bias', true, true),
       bool('tied_embeddings', 'Tied embeddings', true, true),
       bool('shared_layers', 'Shared layers', false, true),
-      help(pick('hidden_act', 'Activation (hidden_act)', ['gelu', 'gelu_new', 'gelu_pytorch_tanh', 'relu', 'silu'], true),
-        'The activation as the model code spells it (Hugging Face hidden_act / activation_function); default from MLP. ' +
-        'Under Hugging Face code gelu_new runs op by op (nine kernels, four saved tensors); the others are one fused kernel that saves its input.'),
-      help(fwBool('fused_qkv', 'Fused QKV projection', true),
-        'One QKV projection (GPT-2 c_attn, Bloom) instead of separate q/k/v: under autocast each separate projection casts the input again ' +
-        '(more activation memory and kernels). Megatron model code always fuses.'),
+      pick('hidden_act', 'Activation (hidden_act)', ['gelu', 'gelu_new', 'gelu_pytorch_tanh', 'relu', 'silu'], true),
+      fwBool('fused_qkv', 'Fused QKV projection', true),
     ],
   },
   {
@@ -91,23 +89,12 @@ export const SECTIONS = [
     id: 'implementation',
     legend: 'Implementation',
     fields: [
-      help(pick('model_code', 'Model code', ['megatron', 'huggingface'], false, true),
-        'huggingface: transformers modules run op by op by eager PyTorch (unfused norms, activations and loss, ' +
-        'more saved tensors and kernel launches); megatron: fused kernels (fused QKV, GLU, cross entropy, vocabulary padded to 128).'),
-      help(pick('optimizer_impl', 'Optimizer implementation', ['fused', 'foreach', 'for_loop'], false, true),
-        'torch.optim implementation: fused (one kernel, no temporary), foreach (multi-tensor passes over whole lists: ' +
-        'a temporary the size of one state at the optimizer step, more memory traffic), for_loop (one parameter at a time: ' +
-        'its largest tensor as temporary). Changes the optimizer step’s memory and time.'),
-      help(fwBool('tf32', 'TF32 matmuls'),
-        'fp32 matmuls on the TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32): changes the time of fp32 training only. ' +
-        'Megatron turns it on, PyTorch leaves it off.'),
-      help(pick('allocator', 'Allocator', ['caching', 'expandable_segments']),
-        'PYTORCH_CUDA_ALLOC_CONF: recorded and noted; the fragmentation margins stay those measured with the caching allocator.'),
-      help(num('host_forward_us', 'Host µs per kernel, forward', true),
-        'Host time to launch one kernel in forward (Python module code), µs: a pass takes at least launches × this; ' +
-        'the excess over device time is the forward host wait.'),
-      help(num('host_backward_us', 'Host µs per kernel, backward', true),
-        'Host time to launch one kernel in backward (autograd engine), µs: the excess over device time is the backward host wait.'),
+      pick('model_code', 'Model code', ['megatron', 'huggingface'], false, true),
+      pick('optimizer_impl', 'Optimizer implementation', ['fused', 'foreach', 'for_loop'], false, true),
+      fwBool('tf32', 'TF32 matmuls'),
+      pick('allocator', 'Allocator', ['caching', 'expandable_segments']),
+      num('host_forward_us', 'Host µs per kernel, forward', true),
+      num('host_backward_us', 'Host µs per kernel, backward', true),
     ],
   },
   {
@@ -118,7 +105,7 @@ export const SECTIONS = [
       num('memory_gib', 'Memory (GiB)'),
       int('gpus_per_node', 'GPUs per node'),
       num('overhead_gib', 'Overhead (GiB)'),
-      num('price_per_gpu_hour', 'Price per GPU-hour'),
+      num('price_per_gpu_hour', 'Price per GPU-hour (USD)'),
       num('hbm_gbps', 'HBM (GB/s)', true),
       num('intra_node_gbps', 'Intra-node (GB/s)', true),
       num('inter_node_gbps', 'Inter-node (GB/s)', true),
@@ -158,6 +145,7 @@ export const FIELDS = new Map([['framework', { type: 'enum', options: FRAMEWORKS
 for (const section of SECTIONS)
   for (const f of section.fields) FIELDS.set(`${section.id}.${f.key}`, { ...f, section: section.id, input: true });
 for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.split('.')[0] });
+for (const [path, [help, doc]] of Object.entries(HELP)) if (FIELDS.has(path)) FIELDS.set(path, { ...FIELDS.get(path), help, doc });
 
 export const pointer = (path) => `/${path.replaceAll('.', '/')}`;
 export const inputId = (path) => `f-${path.replaceAll('.', '-')}`;

@@ -4,6 +4,7 @@
 import { h } from './dom.js';
 import { FIELDS, SECTIONS, inputId, isOverride, pointer } from './fields.js';
 import { effective } from './state.js';
+import { addHints, updateHints } from './form-hints.js';
 
 function control(path, spec, presets) {
   const common = { id: inputId(path), name: pointer(path), 'data-path': path };
@@ -20,13 +21,43 @@ function control(path, spec, presets) {
   return h('input', { ...common, type: 'number', step: isInt ? 1 : 'any', min: 0, inputmode: isInt ? 'numeric' : 'decimal' });
 }
 
+// The "?" after a label: a disclosure button (keyboard, touch) that shows the field's help and a link to
+// the docs section (docs/<page>.html#<anchor>, rendered by web/build.mjs; opened only when followed).
+// Escape closes it again. An open help widens its field to the whole row of the grid.
+const docHref = (doc) => `docs/${doc.replace(/\.md(?=#|$)/, '.html')}`;
+function helpParts(path, spec) {
+  if (!spec.help) return [null, null];
+  const id = `${inputId(path)}-help`;
+  const link = spec.doc ? h('a', { href: docHref(spec.doc), target: '_blank', rel: 'noopener' }, spec.doc.startsWith('model.md') ? 'Formula' : 'Reference') : null;
+  const panel = h('p', { id, class: 'help', hidden: true }, spec.help, link ? [' ', link] : null);
+  const toggle = (open) => {
+    button.setAttribute('aria-expanded', String(open));
+    panel.hidden = !open;
+    button.closest('.field').classList.toggle('help-open', open);
+  };
+  const button = h('button', {
+    type: 'button', class: 'help-toggle', 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Help: ${spec.label}`,
+    onclick: () => toggle(panel.hidden),
+  }, '?');
+  const escape = (e) => {
+    if (e.key !== 'Escape' || panel.hidden) return;
+    toggle(false);
+    button.focus();
+  };
+  button.addEventListener('keydown', escape);
+  panel.addEventListener('keydown', escape);
+  return [button, panel];
+}
+
 function field(path, spec, presets) {
   const input = control(path, spec, presets);
-  // The help text is the tooltip of both the label and the input (the input's accessible description).
+  // The help text is also the tooltip of both the label and the input (the input's accessible description).
   if (spec.help) input.title = spec.help;
   const label = h('label', { for: input.id, title: spec.help }, spec.label);
+  const [button, panel] = helpParts(path, spec);
   const check = input.type === 'checkbox';
-  return h('div', { class: check ? 'field check' : 'field', 'data-field': path }, check ? [input, label] : [label, input]);
+  return h('div', { class: check ? 'field check' : 'field', 'data-field': path },
+    check ? [input, label, button, panel] : [h('div', { class: 'field-head' }, label, button), input, panel]);
 }
 
 export function buildForm(form, presets) {
@@ -44,6 +75,11 @@ export function buildForm(form, presets) {
     );
     if (section.id === 'parallel') form.append(h('section', { id: 'derived', class: 'derived', 'aria-label': 'Derived from the plan' }));
   }
+  // The config.json import (index.html's .import block) sits just under the model preset it replaces.
+  const preset = form.querySelector('[data-field="model.preset"]');
+  const hf = document.getElementById('hf-config')?.closest('.import');
+  if (preset && hf) preset.after(hf);
+  addHints(form);
 }
 
 export const inputPaths = (form, section) =>
@@ -74,7 +110,9 @@ export function syncForm(form, presets, entries, reveal = false) {
     const v = effective(presets, entries, path);
     el.closest('.field').classList.toggle('is-override', isOverride(path) && path in entries);
     if (reveal && path in entries) el.closest('details')?.setAttribute('open', '');
-    if (el === document.activeElement && readInput(el) === (v ?? undefined)) continue;
+    // An input being emptied stays empty while it has the focus (its placeholder shows the value it returns
+    // to); it shows that value again once the reader moves on (app.js syncs on focusout).
+    if (el === document.activeElement && (readInput(el) === (v ?? undefined) || readInput(el) === undefined)) continue;
     if (el.type === 'checkbox') el.checked = v ?? spec.def ?? false;
     else el.value = v == null ? '' : String(v);
   }
@@ -84,6 +122,7 @@ export function syncForm(form, presets, entries, reveal = false) {
     p.hidden = extras.length === 0;
     p.textContent = extras.length ? `Also set by the link: ${extras.map((k) => `${k.slice(section.length + 1)} = ${entries[k] ?? 'unset'}`).join(', ')}` : '';
   }
+  updateHints(form);
 }
 
 // Empty inputs show what the engine resolved them to (report.scenario), as placeholder or
@@ -106,15 +145,23 @@ export function clearFieldErrors(form) {
   }
 }
 
-// Puts an engine error next to the input whose name is the error path; false when there is none.
-export function showFieldError(form, error) {
+// Puts each engine error next to the input whose name is its path (all of them at once: the engine reports
+// every problem of the input); returns the errors that have no input (they show in the banner only).
+export function showFieldErrors(form, errors) {
   clearFieldErrors(form);
-  const el = [...form.querySelectorAll('[data-path]')].find((e) => e.name === error.path);
-  if (!el) return false;
-  const id = `${el.id}-error`;
-  el.closest('details')?.setAttribute('open', '');
-  el.setAttribute('aria-invalid', 'true');
-  el.setAttribute('aria-describedby', id);
-  el.closest('.field').append(h('p', { id, class: 'field-error', role: 'alert', 'data-error-for': error.path }, error.message));
-  return true;
+  const inputs = [...form.querySelectorAll('[data-path]')];
+  const unplaced = [];
+  errors.forEach((error, i) => {
+    const el = inputs.find((e) => e.name === error.path);
+    if (!el) {
+      unplaced.push(error);
+      return;
+    }
+    const id = `${el.id}-error-${i}`;
+    el.closest('details')?.setAttribute('open', '');
+    el.setAttribute('aria-invalid', 'true');
+    el.setAttribute('aria-describedby', [el.getAttribute('aria-describedby'), id].filter(Boolean).join(' '));
+    el.closest('.field').append(h('p', { id, class: 'field-error', role: 'alert', 'data-error-for': error.path }, error.message));
+  });
+  return unplaced;
 }

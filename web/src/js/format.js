@@ -41,16 +41,40 @@ export const ms = (seconds) => {
   return v !== 0 && Math.abs(v) < 0.005 ? tiny.format(v) : fixed2.format(v);
 };
 
-// Bytes in the page unit, or with an explicit binary/decimal suffix when below one unit
-// ("64.00 MiB", "16.00 KiB"): for message sizes, which are often far below a GiB.
-export function bytesSmall(value, unit) {
+// Bytes with their unit in the text, in the page's family (binary: B, KiB, MiB, GiB; decimal: B, kB,
+// MB, GB), the largest unit that keeps the value at 1 or more ("64.00 MiB", "7.48 GiB", "512 B"):
+// for columns whose values span kilobytes to gigabytes, where one unit in the header would misread.
+export function bytesUnit(value, unit) {
   if (!ok(value)) return '—';
   const base = unit === 'GB' ? 1000 : 1024;
-  const names = unit === 'GB' ? ['B', 'kB', 'MB'] : ['B', 'KiB', 'MiB'];
-  if (Math.abs(value) >= base ** 3) return bytes(value, unit);
-  const i = Math.abs(value) >= base ** 2 ? 2 : Math.abs(value) >= base ? 1 : 0;
-  return `${i ? fixed2.format(value / base ** i) : plain.format(value)} ${names[i]}`;
+  const names = unit === 'GB' ? ['B', 'kB', 'MB', 'GB'] : ['B', 'KiB', 'MiB', 'GiB'];
+  const a = Math.abs(value);
+  const i = a >= base ** 3 ? 3 : a >= base ** 2 ? 2 : a >= base ? 1 : 0;
+  return `${i ? fixed2.format(value / base ** i) : plain.format(value)}\u00a0${names[i]}`;
 }
+
+// A large count the way people say it: up to a million with separators ("524,288", "39,996",
+// "12.3"), beyond in millions, billions or trillions with three significant digits ("1.23 M",
+// "70.6 B", "15 T"). Display only: data-value keeps the exact value (callers put it in a title).
+const SCALES = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M']];
+export function large(value) {
+  if (!ok(value)) return '—';
+  const a = Math.abs(value);
+  if (a < 1e6) return a >= 1000 ? fixed(value, 0) : tiny.format(value);
+  let k = SCALES.findIndex(([s]) => a >= s);
+  // 999.7 M rounds to "1,000 M": say "1 B" instead.
+  if (k > 0 && Number((a / SCALES[k][0]).toPrecision(3)) >= 1000) k -= 1;
+  const [scale, name] = SCALES[k];
+  return `${tiny.format(value / scale)}\u00a0${name}`;
+}
+
+// US dollars: whole dollars from $100 up ("$1,234"), cents below ("$12.35").
+const dollars = (digits, most = digits) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: digits, maximumFractionDigits: most });
+const [whole$, cents$, price$] = [dollars(0), dollars(2), dollars(2, 4)];
+export const usd = (value) => (ok(value) ? (Math.abs(value) >= 100 ? whole$ : cents$).format(value) : '—');
+// A price per GPU-hour keeps its cents and up to four decimals as typed ("$2.50", "$0.0125").
+export const usdPrice = (value) => (ok(value) ? price$.format(value) : '—');
 
 // A short number for axis ticks: 1,000 -> "1k", 0.001 -> "0.001".
 export const short = (value) =>

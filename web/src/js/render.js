@@ -2,7 +2,7 @@
 // Every number from the report is an element with data-metric = its report path and
 // data-value = the raw value, so what is shown can be traced (and tested) against the report.
 import { h } from './dom.js';
-import { bytes, count, phaseLabel } from './format.js';
+import { bytes, count, large, phaseLabel } from './format.js';
 
 export const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
@@ -69,7 +69,7 @@ export function renderHeadline(el, report, unit, presets) {
     h('p', { class: 'sub' }, 'Peak on pipeline stage ', metric(report, 'memory.per_device.stage'),
       peak.peak_phase ? ` at ${phaseLabel(peak.peak_phase)}` : '',
       ': allocated ', metric(report, 'memory.per_device.allocated', unit), ' · reserved ', metric(report, 'memory.per_device.reserved', unit),
-      ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total')),
+      ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total', large, 'span', { title: count(report.parameters?.total) })),
     host.cpu_per_device > 0 || host.nvme_per_device > 0
       ? h('p', { class: 'sub' }, 'Offload: host CPU ', metric(report, 'memory.host.cpu_per_device', unit), ` ${unit} per device, `,
         metric(report, 'memory.host.cpu_per_node', unit), ` ${unit} per node · NVMe `, metric(report, 'memory.host.nvme_per_device', unit), ` ${unit} per device`)
@@ -82,34 +82,46 @@ const DERIVED = [
   ['Nodes', 'nodes'],
   ['Gradient accumulation steps', 'gradient_accumulation'],
   ['Global batch (samples)', 'samples_per_step'],
-  ['Tokens per step', 'tokens_per_step'],
+  ['Tokens per step', 'tokens_per_step', large],
 ];
 
 export function renderDerived(el, report) {
-  el.replaceChildren(h('dl', {}, DERIVED.map(([label, key]) => h('div', {}, h('dt', {}, label), h('dd', {}, metric(report, `derived.${key}`))))));
+  el.replaceChildren(h('dl', {}, DERIVED.map(([label, key, fmt]) => h('div', {}, h('dt', {}, label),
+    h('dd', {}, metric(report, `derived.${key}`, fmt, 'span', fmt ? { title: count(report.derived?.[key]) } : {}))))));
 }
 
-// Stage table columns: [header, stage field, kind, title]. The lines that make up the allocated
+// Stage table columns: [header, stage field, kind, title, group]. The lines that make up the allocated
 // peak, then Allocated, + fragmentation = Reserved, + overhead outside the allocator = Total.
 // `detail` columns (and the host ones) only appear when some stage has a non-zero value.
 const STAGE_COLS = [
-  ['Weights', 'weights'],
-  ['Gradients', 'gradients'],
-  ['Optimizer', 'optimizer'],
-  ['Acti\u00advations', 'activations'],
-  ['Logits', 'other_detail.logits', 'detail'],
-  ['Comm buffers', 'other_detail.comm_buffers', 'detail'],
-  ['Cast weights', 'other_detail.cast_weights', 'detail'],
-  ['Transient', 'other_detail.transient', 'detail'],
-  ['Work\u00adspace', 'other_detail.workspace', 'detail'],
-  ['Allocated', 'allocated', 'subtotal', 'allocated at the peak moment of the step'],
-  ['Frag\u00admen\u00adtation', 'other_detail.fragmentation', null, 'reserved by the caching allocator beyond what is allocated'],
-  ['Reserved', 'reserved', 'subtotal', 'allocated + fragmentation'],
-  ['Over\u00adhead', 'other_detail.overhead', null, 'outside the allocator: CUDA context'],
-  ['Total', 'total', 'total', 'reserved + overhead'],
-  ['Host CPU', 'host.cpu', 'detail'],
-  ['Host NVMe', 'host.nvme', 'detail'],
+  ['Weights', 'weights', null, null, 'allocated'],
+  ['Gradients', 'gradients', null, null, 'allocated'],
+  ['Optimizer', 'optimizer', null, null, 'allocated'],
+  ['Acti\u00advations', 'activations', null, null, 'allocated'],
+  ['Logits', 'other_detail.logits', 'detail', null, 'allocated'],
+  ['Comm buffers', 'other_detail.comm_buffers', 'detail', null, 'allocated'],
+  ['Cast weights', 'other_detail.cast_weights', 'detail', null, 'allocated'],
+  ['Transient', 'other_detail.transient', 'detail', null, 'allocated'],
+  ['Work\u00adspace', 'other_detail.workspace', 'detail', null, 'allocated'],
+  ['Allocated', 'allocated', 'subtotal', 'allocated at the peak moment of the step: the sum of the parts to its left', 'allocated'],
+  ['Frag\u00admen\u00adtation', 'other_detail.fragmentation', null, 'reserved by the caching allocator beyond what is allocated', 'reserved'],
+  ['Reserved', 'reserved', 'subtotal', 'allocated + fragmentation', 'reserved'],
+  ['Over\u00adhead', 'other_detail.overhead', null, 'outside the allocator: CUDA context', 'total'],
+  ['Total', 'total', 'total', 'reserved + overhead', 'total'],
+  ['Host CPU', 'host.cpu', 'detail', null, 'host'],
+  ['Host NVMe', 'host.nvme', 'detail', null, 'host'],
 ];
+
+// The group header over the memory columns: the parts and their sum, then each step to the total,
+// so the sums never read as more memory on top of the parts. In a group, the sum column reads
+// "= Allocated" and the column added to the previous sum "+ Fragmentation".
+const STAGE_GROUPS = {
+  allocated: 'Allocated at the peak: the parts and their sum',
+  reserved: 'Reserved by the allocator',
+  total: 'Total on the device',
+  host: 'Offloaded to the host',
+};
+const operator = (kind, group, first) => (kind === 'subtotal' || kind === 'total' ? '=\u00a0' : first && group !== 'allocated' && group !== 'host' ? '+\u00a0' : '');
 
 export function stageColumns(report) {
   const stages = report.memory.stages;
@@ -119,11 +131,23 @@ export function stageColumns(report) {
 export function renderStageTable(table, report, unit) {
   const cols = stageColumns(report);
   const peak = report.memory.per_device.stage;
+  const groups = [];
+  for (const col of cols) {
+    const last = groups[groups.length - 1];
+    if (last?.id === col[4]) last.cols.push(col);
+    else groups.push({ id: col[4], cols: [col] });
+  }
+  const lead = (text) => h('th', { scope: 'col', rowspan: 2, class: text === 'Stage' ? null : 'num' }, text);
   table.replaceChildren(
-    h('caption', { class: 'sr-only' }, `Memory per device for each pipeline stage, in ${unit}`),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Stage'), h('th', { scope: 'col', class: 'num' }, 'Layers'),
-      h('th', { scope: 'col', class: 'num' }, 'In-flight'),
-      cols.map(([label, , kind, title]) => h('th', { scope: 'col', class: `num ${kind || ''}`.trim(), title }, `${label} (${unit})`)))),
+    h('caption', { class: 'sr-only' }, `Memory per device for each pipeline stage, in ${unit}: the parts add up to Allocated; ` +
+      'Allocated + fragmentation = Reserved; Reserved + overhead = Total'),
+    h('colgroup', { span: 3, class: 'col-lead' }),
+    ...groups.map((g) => h('colgroup', { span: g.cols.length, class: `col-group col-${g.id}`, 'data-group': g.id })),
+    h('thead', {},
+      h('tr', { class: 'group-head' }, lead('Stage'), lead('Layers'), lead('In-flight'),
+        groups.map((g) => h('th', { scope: 'colgroup', colspan: g.cols.length, class: `group-${g.id}`, 'data-group': g.id }, `${STAGE_GROUPS[g.id]} (${unit})`))),
+      h('tr', {}, groups.flatMap((g) => g.cols.map(([label, , kind, title], j) =>
+        h('th', { scope: 'col', class: `num ${kind || ''}`.trim(), title, 'data-group': g.id }, `${operator(kind, g.id, j === 0)}${label}`))))),
     h('tbody', {}, report.memory.stages.map((s, i) => {
       const base = `memory.stages.${i}`;
       const inflight = (s.inflight_microbatches || []).flatMap((_, j) => [j ? '/' : '', metric(report, `${base}.inflight_microbatches.${j}`)]);

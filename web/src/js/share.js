@@ -1,7 +1,7 @@
 // Sharing: the page URL with the state fragment, an iframe snippet for the embed view, and the
 // results as Markdown. Copying falls back to selecting the text when the clipboard is refused.
 import { h } from './dom.js';
-import { bytes, count, duration, fixed, percent, phaseLabel } from './format.js';
+import { bytes, count, duration, fixed, percent, phaseLabel, usd, usdPrice } from './format.js';
 import { hypothetical, planNodes, sentence, stageColumns, verdictOf } from './render.js';
 import { LINES } from './memory-timeline.js';
 
@@ -41,8 +41,10 @@ export function markdown(report, unit, presets) {
   const times = `${duration(report.time?.step_seconds)}, ${fixed(report.throughput?.tokens_per_second, 0)} tokens/s, ` +
     `MFU ${percent(report.time?.mfu)} (HFU ${percent(report.time?.hfu)})`;
   const run = report.training_run;
+  // Dollar signs escaped: two on a line read as inline math to GitHub and other Markdown renderers.
+  const dollars = (text) => text.replaceAll('$', '\\$');
   const runText = run ? `${fixed(run.days, 1)} days, ${fixed(run.gpu_hours, 0)} GPU-hours` +
-    (run.price_per_gpu_hour > 0 ? `, cost ${fixed(run.cost, 0)}` : '') : '';
+    (run.price_per_gpu_hour > 0 ? `, cost ${dollars(usd(run.cost))} at ${dollars(usdPrice(run.price_per_gpu_hour))} per GPU-hour` : '') : '';
   const out = [
     `**shardcalc**: ${plan}`,
     '',

@@ -40,7 +40,8 @@ const LINK_DEFAULTS = Object.freeze({
 });
 const LINK_VERSION = 2;
 export const UNITS = ['GiB', 'GB'];
-export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null });
+// `pin`: the entries of plan A of a comparison (null: nothing pinned).
+export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null, pin: null });
 
 const dig = (obj, keys) => keys.reduce((o, k) => o?.[k], obj);
 const presetFile = (presets, section, id) => presets[section === 'model' ? 'models' : 'hardware'].find((p) => p.id === id);
@@ -56,13 +57,14 @@ export function baseOf(presets, entries, path) {
 // What the form shows: the override or set value, else the preset's value.
 export const effective = (presets, entries, path) => (path in entries ? entries[path] : baseOf(presets, entries, path));
 
-// Sets one field from the form; `value` undefined = the input is empty.
+// Sets one field from the form; `value` undefined = the input is empty, which returns the field to its
+// preset's value (model and hardware fields) or to the engine's default (the placeholder shows which).
+// A link can still unset a preset's value (an empty value: null), the form cannot by accident.
 export function setField(presets, entries, path, value) {
   const spec = FIELDS.get(path);
   const base = baseOf(presets, entries, path);
   if (value === undefined) {
-    if (base !== undefined) entries[path] = null;
-    else delete entries[path];
+    delete entries[path];
   } else if (value === base || (base === undefined && spec.type === 'bool' && !spec.options && value === spec.def)) {
     delete entries[path]; // a checkbox back at what it shows when unset is unset again
   } else entries[path] = value;
@@ -109,7 +111,9 @@ export function toScenario(entries) {
 // ---- Share fragment: #v=2&<path>=<value>&... with only what differs from the page defaults
 // (model/hardware: only the overrides). An empty value means "unset".
 // `search`: the plan-search settings (the engine's "search" object), carried as JSON under `search=`.
-export function encodeFragment(entries, unit, search = null) {
+// `pin`: the entries of plan A of a comparison, carried under `pin=` as A's own link fragment
+// (with its own `v=`, no unit, search or pin), percent-encoded as one value.
+export function encodeFragment(entries, unit, search = null, pin = null) {
   const parts = [`v=${LINK_VERSION}`];
   for (const path of FIELDS.keys()) {
     // A default field the entries lack is written empty ("unset"), so the link reopens without it.
@@ -118,6 +122,7 @@ export function encodeFragment(entries, unit, search = null) {
   }
   if (unit !== UNITS[0]) parts.push(`unit=${unit}`);
   if (search) parts.push(`search=${encodeURIComponent(JSON.stringify(search))}`);
+  if (pin) parts.push(`pin=${encodeURIComponent(encodeFragment(pin, UNITS[0]).slice(1))}`);
   return `#${parts.join('&')}`;
 }
 
@@ -149,7 +154,8 @@ function parseText(path, text, presets) {
   return check(path, text, presets);
 }
 
-function decodeLink(text, presets) {
+// `inner`: the text is a pinned plan's own fragment (the value of `pin=`), which carries fields only.
+function decodeLink(text, presets, inner = false) {
   const pairs = text.split('&').filter(Boolean).map((part) => {
     const i = part.indexOf('=');
     if (i < 0) fail(`${quote(part)} has no value`);
@@ -163,6 +169,7 @@ function decodeLink(text, presets) {
   const base = LINK_DEFAULTS[map.get('v')];
   if (!base || !Object.hasOwn(LINK_DEFAULTS, map.get('v')))
     fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1 and v=2)` : 'the link has no version (v=2)');
+  if (inner) for (const key of ['unit', 'search', 'pin']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
   const unit = map.get('unit') ?? UNITS[0];
   if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
   // The search settings go to the engine as they are: it checks them and names a bad field.
@@ -182,6 +189,19 @@ function decodeLink(text, presets) {
   // Every field that reads is loaded; one that does not (an unknown key, a value of the wrong kind) is
   // left at its default and named in `problems`, so one bad field never drops the rest of a link.
   const problems = [];
+  // The pinned plan A: read whole or not at all (a half-read A would compare against a plan nobody
+  // pinned); a bad one is named and dropped, and B loads as usual.
+  let pin = null;
+  if (map.has('pin')) {
+    try {
+      const inner = decodeLink(map.get('pin'), presets, true);
+      if (inner.problems.length) fail(inner.problems.join('; '));
+      pin = inner.entries;
+    } catch (err) {
+      problems.push(`pin= (plan A of the comparison) was dropped: ${err.message}`);
+    }
+    map.delete('pin');
+  }
   // Presets first: overrides are relative to them whatever the order in the link.
   for (const [path, text] of [...map].sort(([a], [b]) => b.endsWith('.preset') - a.endsWith('.preset'))) {
     const spec = FIELDS.get(path);
@@ -195,7 +215,7 @@ function decodeLink(text, presets) {
       problems.push(err.message);
     }
   }
-  return { entries: canonical(presets, entries), unit, search, problems };
+  return { entries: canonical(presets, entries), unit, search, pin, problems };
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
@@ -231,7 +251,7 @@ function decodeScenario(json, presets) {
       }
     } else if (value !== null) fail(`${key} must be an object`);
   }
-  return { entries: canonical(presets, entries), unit: UNITS[0], search: null };
+  return { entries: canonical(presets, entries), unit: UNITS[0], search: null, pin: null };
 }
 
 // The longest fragment read, in characters (64 KiB). A real link is well under 2 KB (only what

@@ -3,10 +3,8 @@
 // and (when the run is given) days and cost to train, plus links to the sections. Time figures of a
 // plan that does not fit are marked "if it fitted". Every number is a report field.
 import { h } from './dom.js';
-import { duration, percent, short } from './format.js';
+import { count, duration, large, percent, usd } from './format.js';
 import { hypothetical, metric, verdictOf } from './render.js';
-
-const whole = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—');
 
 export function renderSummary(el, report, unit) {
   const v = verdictOf(report);
@@ -23,9 +21,9 @@ export function renderSummary(el, report, unit) {
       item('step', m('time.step_seconds', duration)),
       item('MFU', m('time.mfu', percent),
         report.time?.efficiency_warning ? h('span', { class: 'summary-warning', title: report.time.efficiency_warning }, ' ⚠ implausible') : null),
-      item('tokens/s', m('throughput.tokens_per_second', whole)),
-      run ? item(`${short(run.tokens)} tokens`, m('training_run.days', (d) => `${d.toFixed(1)} days`),
-        run.price_per_gpu_hour > 0 ? [' · ', m('training_run.cost', whole)] : null) : null),
+      item('tokens/s', metric(report, 'throughput.tokens_per_second', large, 'strong', { title: count(report.throughput?.tokens_per_second) })),
+      run ? item(`${large(run.tokens)} tokens`, m('training_run.days', (d) => `${d.toFixed(1)} days`),
+        run.price_per_gpu_hour > 0 ? [' · ', m('training_run.cost', usd)] : null) : null),
   );
   // The sections below carry the report's data-metric nodes (tests and the Markdown export read them); the
   // summary's copies are marked as such.

@@ -3,8 +3,8 @@
 // arithmetic here is layout, the share of the step a part takes, and per-dimension subtotals.
 import { h, svg } from './dom.js';
 import { timeAxis } from './axis.js';
-import { bytes, bytesSmall, count, duration, fixed, ms, percent, short } from './format.js';
-import { hypothetical, metric, verdictOf } from './render.js';
+import { bytesUnit, count, duration, fixed, large, ms, percent, usd, usdPrice } from './format.js';
+import { dig, hypothetical, metric, verdictOf } from './render.js';
 
 // The parts of time.breakdown, in the order they happen in a step; unknown parts come last.
 export const PARTS = [
@@ -32,8 +32,9 @@ function parts(report) {
 }
 
 const share = (value, step) => percent(step > 0 ? value / step : undefined);
-const whole = (v) => fixed(v, 0);
 const tflops = (v) => fixed(v, 1);
+// A large count in words ("15 T", "1.23 M"), the exact value in the tooltip.
+const big = (report, path, tag) => metric(report, path, large, tag, { title: count(dig(report, path)) });
 
 // Shown before every time figure of a plan whose memory verdict is not "fits".
 export const IF_IT_FITTED = 'If it fitted';
@@ -64,7 +65,7 @@ export function renderTimeHeadline(el, report) {
   el.replaceChildren(...[
     hypo ? hypotheticalNote(report) : null,
     h('p', { class: 'time-main' }, hypo ? hypoLabel() : null, 'Step time ', m('time.step_seconds', duration, 'strong'),
-      ' · ', m('throughput.tokens_per_second', whole, 'strong'), ' tokens/s · MFU ', m('time.mfu', percent, 'strong')),
+      ' · ', big(report, 'throughput.tokens_per_second', 'strong'), ' tokens/s · MFU ', m('time.mfu', percent, 'strong')),
     report.time.efficiency_warning
       ? h('p', { class: 'efficiency-warning', role: 'note' }, '⚠ ', report.time.efficiency_warning, '.')
       : null,
@@ -74,11 +75,11 @@ export function renderTimeHeadline(el, report) {
       m('throughput.samples_per_second', (v) => fixed(v, 2)), ' samples/s'),
     h('p', { class: 'sub time-extra' }, 'Pipeline bubble ', m('pipeline.bubble_fraction', percent), ' of the step (',
       m('pipeline.bubble_seconds', duration), `, ${report.pipeline?.schedule || 'schedule'}) · slowest stage `, m('time.critical_stage', count)),
-    run ? h('p', { class: 'sub time-extra' }, hypo ? hypoLabel() : null, 'Training on ', m('training_run.tokens', short), ' tokens: ',
-      m('training_run.days', (v) => fixed(v, 1)), ' days · ', m('training_run.gpu_hours', whole), ' GPU-hours · cost ',
-      m('training_run.cost', whole), run.price_per_gpu_hour > 0
-        ? [' at ', m('training_run.price_per_gpu_hour', count), ' per GPU-hour']
-        : ' (set a price per GPU-hour under Hardware)') : null,
+    run ? h('p', { class: 'sub time-extra' }, hypo ? hypoLabel() : null, 'Training on ', big(report, 'training_run.tokens'), ' tokens: ',
+      m('training_run.days', (v) => fixed(v, 1)), ' days · ', big(report, 'training_run.gpu_hours'), ' GPU-hours',
+      run.price_per_gpu_hour > 0
+        ? [' · cost ', m('training_run.cost', usd), ' at ', m('training_run.price_per_gpu_hour', usdPrice), ' per GPU-hour']
+        : ' (set a price per GPU-hour under Hardware for the cost)') : null,
   ].filter(Boolean));
 }
 
@@ -122,23 +123,43 @@ export function renderTimeTable(table, report) {
   );
 }
 
-const COMM_HEAD = (unit) => ['Dimension', 'Collective', 'Purpose', 'Group size', 'First group', 'Crosses nodes',
-  `Message (${unit})`, 'Calls per iteration', `Volume per iteration (${unit})`, 'Time (ms)', 'Exposed (ms)'];
-const NUMERIC = new Set([3, 6, 7, 8, 9, 10]);
+// The communication table's columns in groups (a header row names each group, <colgroup>s draw the
+// lines between them). Byte cells carry their own unit (KiB to GiB in one column), so no header names one.
+const COMM_GROUPS = [
+  ['What', [['Dimension'], ['Collective'], ['Purpose']]],
+  ['Group', [['Size', 'num'], ['First group'], ['Crosses nodes']]],
+  ['Per iteration', [['Message size', 'num', 'bytes of one call'], ['Calls', 'num'], ['Volume', 'num', 'message size × calls']]],
+  ['Time per iteration (ms)', [['Total', 'num'], ['Exposed', 'num', 'not hidden behind compute']]],
+];
+const COLUMNS = COMM_GROUPS.reduce((n, [, cols]) => n + cols.length, 0);
 
 function members(list = []) {
   const text = list.slice(0, 4).join(', ') + (list.length > 4 ? `,\u00a0…\u00a0+${list.length - 4}` : '');
   return h('td', { class: 'group', title: list.join(', ') }, text);
 }
 
+// A collective the engine times at zero because nothing is exchanged (algorithm "none": a group of one
+// device, or no bytes) says nothing about the plan; it is left out and the table says how many were.
+const idle = (c) => !(c.seconds > 0) && !(c.exposed_seconds > 0) &&
+  (c.algorithm === 'none' || !(c.bytes > 0) || !(c.volume_per_iteration > 0));
+
+function idleNote(hidden) {
+  const dims = [...new Set(hidden.map((c) => c.dimension))].join(', ');
+  const alone = hidden.every((c) => c.group_size <= 1);
+  const n = hidden.length;
+  return `Not listed: ${n} ${dims} collective${n === 1 ? '' : 's'} that exchange${n === 1 ? 's' : ''} nothing and take${n === 1 ? 's' : ''} no time` +
+    `${alone ? ' (a group of one device)' : ''}.`;
+}
+
 // One row per communication[] entry, grouped by dimension (in report order), each group closed
-// by the engine's communication_summary row for that dimension (volume and exposed time).
+// by the engine's communication_summary row for that dimension (calls, volume, time, exposed time).
 export function renderCommTable(table, report, unit) {
   const comm = report.communication || [];
-  const head = COMM_HEAD(unit);
-  const dims = [...new Set(comm.map((c) => c.dimension))];
+  const hidden = comm.filter(idle);
+  const dims = [...new Set(comm.filter((c) => !idle(c)).map((c) => c.dimension))];
+  const size = (v) => bytesUnit(v, unit);
   const groups = dims.map((dim) => {
-    const rows = comm.map((c, i) => [c, i]).filter(([c]) => c.dimension === dim);
+    const rows = comm.map((c, i) => [c, i]).filter(([c]) => c.dimension === dim && !idle(c));
     const total = (field, fmt) => metric(report, `communication_summary.${dim}.${field}`, fmt, 'td');
     return h('tbody', { 'data-dimension': dim },
       rows.map(([c, i]) => {
@@ -149,15 +170,21 @@ export function renderCommTable(table, report, unit) {
           h('td', { class: 'purpose' }, c.purpose),
           m('group_size', count), members(c.first_group),
           h('td', {}, c.crosses_nodes ? 'yes' : 'no'),
-          m('bytes', (v) => bytesSmall(v, unit)), m('count_per_iteration', count), m('volume_per_iteration', (v) => bytes(v, unit)),
+          m('bytes', size), m('count_per_iteration', count), m('volume_per_iteration', size),
           m('seconds', ms), metric(report, `communication.${i}.exposed_seconds`, ms, 'td', { title: c.overlapped ? 'partly hidden behind compute' : null }));
       }),
-      h('tr', { class: 'subtotal' }, h('th', { scope: 'row', colspan: 8 }, `${dim} subtotal`),
-        total('volume_per_iteration', (v) => bytes(v, unit)), h('td', {}), total('exposed_seconds', ms)));
+      h('tr', { class: 'subtotal' }, h('th', { scope: 'row', colspan: 6 }, `${dim} subtotal`), h('td', {}),
+        total('count_per_iteration', count), total('volume_per_iteration', size), total('seconds', ms), total('exposed_seconds', ms)));
   });
+  const colHead = ([text, cls, title]) => h('th', { scope: 'col', class: cls || null, title: title || null }, text);
   table.replaceChildren(
-    h('caption', { class: 'sr-only' }, `Collectives per iteration on one device of the slowest stage; sizes in ${unit}, times in ms`),
-    h('thead', {}, h('tr', {}, head.map((text, i) => h('th', { scope: 'col', class: NUMERIC.has(i) ? 'num' : null }, text)))),
-    ...(groups.length ? groups : [h('tbody', {}, h('tr', {}, h('td', { colspan: head.length, class: 'muted' }, 'No communication: one device holds the whole model and batch.')))]),
+    h('caption', { class: 'sr-only' }, 'Collectives per iteration on one device of the slowest stage; each size carries its unit, times in ms'),
+    ...COMM_GROUPS.map(([name, cols]) => h('colgroup', { span: cols.length, class: 'col-group', 'data-group': name })),
+    h('thead', {},
+      h('tr', { class: 'group-head' }, COMM_GROUPS.map(([name, cols]) => h('th', { scope: 'colgroup', colspan: cols.length }, name))),
+      h('tr', {}, COMM_GROUPS.flatMap(([, cols]) => cols.map(colHead)))),
+    ...(groups.length ? groups : [h('tbody', {}, h('tr', {}, h('td', { colspan: COLUMNS, class: 'muted' },
+      hidden.length ? 'No communication takes time in this plan.' : 'No communication: one device holds the whole model and batch.')))]),
+    ...(hidden.length ? [h('tfoot', {}, h('tr', {}, h('td', { colspan: COLUMNS, class: 'muted idle-note', 'data-hidden-rows': hidden.length }, idleNote(hidden))))] : []),
   );
 }
