@@ -12,5 +12,7 @@ node --test tests/web/wasm.test.mjs
 node --test tests/web/docs-links.test.mjs
 node --test tests/web/page.test.mjs
 node --test tests/web/page-help.test.mjs
+node --test tests/web/page-guide.test.mjs
+node --test tests/web/page-embed.test.mjs
 # The JSON API under libFuzzer + ASan + UBSan for a bounded minute (clang; scripts/fuzz.sh).
 scripts/fuzz.sh "${SHARDCALC_FUZZ_SECONDS:-60}"

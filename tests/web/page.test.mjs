@@ -195,10 +195,9 @@ test('embed mode: compact results, iframe snippet and Markdown', async () => {
   assert.ok(await page.evaluate(() => document.body.classList.contains('embed')));
   await expectStages(page, cliReport(scenario));
   assert.equal(await page.isVisible('#f-parallel-tp'), false, 'no form in embed mode');
-  await page.click('#copy-iframe');
-  await page.waitForFunction(() => document.querySelector('#iframe-snippet')?.value.includes('<iframe'));
-  assert.match(await page.inputValue('#iframe-snippet'), /embed=1/);
-  await page.click('#copy-markdown');
+  // The embed is what was shared: no Share block, only the way to the full page (tests/web/page-embed.test.mjs).
+  assert.equal(await page.isVisible('#copy-iframe'), false);
+  assert.equal(await page.isVisible('#open-full'), true);
   await page.waitForFunction(() => document.querySelector('#markdown-output')?.value.includes('|'));
   const md = await page.inputValue('#markdown-output');
   assert.match(md, /\| *[Ss]tage/);

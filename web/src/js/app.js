@@ -10,6 +10,7 @@ import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { renderGantt } from './gantt.js';
 import { wireSearch } from './search-view.js';
+import { reportHeight } from './embed.js';
 import { renderSummary } from './summary.js';
 import { renderCompare } from './compare.js';
 import { renderRoofline } from './roofline.js';
@@ -349,7 +350,10 @@ function wireShare() {
 // `enginePromise`: createEngine(), started by main.js before this module graph loaded.
 export async function start(enginePromise) {
   document.body.classList.toggle('embed', embed);
-  if (embed) $('#inputs').remove();
+  if (embed) {
+    $('#inputs').remove();
+    reportHeight();
+  }
   renderLegend($('#chart-legend'));
   try {
     app.engine = await enginePromise;

@@ -4,6 +4,7 @@ import { h } from './dom.js';
 import { bytes, count, duration, fixed, percent, phaseLabel, usd, usdPrice } from './format.js';
 import { hypothetical, planNodes, sentence, stageColumns, verdictOf } from './render.js';
 import { LINES } from './memory-timeline.js';
+import { RESIZE_MESSAGE } from './embed.js';
 
 export function pageUrl(fragment, embed) {
   const url = new URL(window.location.href);
@@ -13,8 +14,12 @@ export function pageUrl(fragment, embed) {
   return url.href;
 }
 
+// The iframe and the one-line listener that resizes it to the height the embedded page reports (embed.js);
+// where a wiki strips scripts the iframe keeps its initial height and scrolls.
 export const iframeSnippet = (fragment) =>
-  `<iframe src="${pageUrl(fragment, true).replaceAll('"', '%22')}" title="shardcalc memory estimate" width="100%" height="560" style="border:0"></iframe>`;
+  `<iframe src="${pageUrl(fragment, true).replaceAll('"', '%22')}" title="shardcalc memory estimate" width="100%" height="640" style="border:0" data-shardcalc></iframe>` +
+  `<script>addEventListener("message",function(e){var d=e.data;if(!d||d.type!=="${RESIZE_MESSAGE}"||!(d.height>0))return;` +
+  `document.querySelectorAll("iframe[data-shardcalc]").forEach(function(f){if(f.contentWindow===e.source)f.style.height=Math.min(d.height,20000)+"px"})})</script>`;
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 

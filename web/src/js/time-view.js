@@ -75,7 +75,7 @@ export function renderTimeHeadline(el, report) {
       m('throughput.samples_per_second', (v) => fixed(v, 2)), ' samples/s'),
     h('p', { class: 'sub time-extra' }, 'Pipeline bubble ', m('pipeline.bubble_fraction', percent), ' of the step (',
       m('pipeline.bubble_seconds', duration), `, ${report.pipeline?.schedule || 'schedule'}) · slowest stage `, m('time.critical_stage', count)),
-    run ? h('p', { class: 'sub time-extra' }, hypo ? hypoLabel() : null, 'Training on ', big(report, 'training_run.tokens'), ' tokens: ',
+    run ? h('p', { class: 'sub time-extra time-run' }, hypo ? hypoLabel() : null, 'Training on ', big(report, 'training_run.tokens'), ' tokens: ',
       m('training_run.days', (v) => fixed(v, 1)), ' days · ', big(report, 'training_run.gpu_hours'), ' GPU-hours',
       run.price_per_gpu_hour > 0
         ? [' · cost ', m('training_run.cost', usd), ' at ', m('training_run.price_per_gpu_hour', usdPrice), ' per GPU-hour']
@@ -185,6 +185,8 @@ export function renderCommTable(table, report, unit) {
       h('tr', {}, COMM_GROUPS.flatMap(([, cols]) => cols.map(colHead)))),
     ...(groups.length ? groups : [h('tbody', {}, h('tr', {}, h('td', { colspan: COLUMNS, class: 'muted' },
       hidden.length ? 'No communication takes time in this plan.' : 'No communication: one device holds the whole model and batch.')))]),
-    ...(hidden.length ? [h('tfoot', {}, h('tr', {}, h('td', { colspan: COLUMNS, class: 'muted idle-note', 'data-hidden-rows': hidden.length }, idleNote(hidden))))] : []),
+    // The note's text keeps to the visible part of the table when it scrolls sideways (style.css).
+    ...(hidden.length ? [h('tfoot', {}, h('tr', {}, h('td', { colspan: COLUMNS, class: 'muted idle-note', 'data-hidden-rows': hidden.length },
+      h('span', {}, idleNote(hidden)))))] : []),
   );
 }
