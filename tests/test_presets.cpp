@@ -1,8 +1,10 @@
 // Presets are real files: every one parses, has sources, and evaluates under every framework.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "helpers.h"
+#include "io/api.h"
 #include "io/presets.h"
 
 TEST_CASE("the embedded presets are exactly the files under presets/") {
@@ -19,6 +21,13 @@ TEST_CASE("the embedded presets are exactly the files under presets/") {
             REQUIRE(embedded);
             CHECK(*embedded == on_disk);
         }
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDCALC_PRESETS_DIR) + "/plans")) {
+        ++files;
+        std::ifstream in(entry.path());
+        const nlohmann::json plan = {{"id", entry.path().stem().string()}, {"scenario", nlohmann::json::parse(in)}};
+        const auto& plans = shardcalc::all_presets()["plans"];
+        CHECK(std::find(plans.begin(), plans.end(), plan) != plans.end());
+    }
     CHECK(files == shardcalc::embedded_presets().size());
     CHECK(shardcalc::all_presets()["models"].size() >= 20);
     CHECK(shardcalc::all_presets()["hardware"].size() >= 12);
@@ -54,4 +63,22 @@ TEST_CASE("every model preset evaluates on every hardware preset and framework")
                 REQUIRE(r["ok"] == true);
                 CHECK(r["report"]["memory"]["per_device"]["total"].get<int64_t>() > 0);
             }
+}
+
+// Plan presets are runs that were published as having run: each must read, evaluate and fit, and say where it
+// comes from. (A prediction of "does not fit" for one of them would be a defect of the model, not of the file.)
+TEST_CASE("every plan preset is a sourced scenario of a published run that evaluates and fits") {
+    const auto& plans = shardcalc::all_presets()["plans"];
+    REQUIRE(plans.size() >= 3);
+    for (const auto& p : plans) {
+        INFO(p["id"].get<std::string>());
+        CHECK(p["scenario"]["name"].get<std::string>().size() > 20);
+        CHECK(p["scenario"]["source"].get<std::string>().find("arXiv") != std::string::npos);
+        const auto r = shardcalc::evaluate_scenario(p["scenario"]);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["report"]["memory"]["verdict"]["verdict"] == "fits");
+    }
+    // The page reads the plans from the same document as the other presets.
+    const auto doc = nlohmann::json::parse(shardcalc::presets_text());
+    CHECK(doc["plans"] == plans);
 }

@@ -9,8 +9,11 @@ namespace {
 
 const nlohmann::json& registry() {
     static const nlohmann::json all = [] {
-        nlohmann::json j = {{"models", nlohmann::json::array()}, {"hardware", nlohmann::json::array()}};
-        for (const auto& p : embedded_presets()) j[p.kind].push_back(nlohmann::json::parse(p.json));
+        nlohmann::json j = {{"models", nlohmann::json::array()}, {"hardware", nlohmann::json::array()},
+                            {"plans", nlohmann::json::array()}};
+        for (const auto& p : embedded_presets())
+            j[p.kind].push_back(std::string(p.kind) == "plans" ? nlohmann::json{{"id", p.id}, {"scenario", nlohmann::json::parse(p.json)}}
+                                                               : nlohmann::json::parse(p.json));
         return j;
     }();
     return all;
@@ -31,12 +34,15 @@ const nlohmann::json* find(const char* kind, const std::string& id) {
 const std::string& embedded_presets_document() {
     static const std::string text = [] {
         std::string out = "{";
-        for (const char* kind : {"models", "hardware"}) {
+        for (const char* kind : {"models", "hardware", "plans"}) {
             out += std::string(out.size() > 1 ? "," : "") + "\"" + kind + "\":[";
             bool first = true;
             for (const auto& p : embedded_presets())
                 if (kind == std::string(p.kind)) {
-                    out += (first ? "" : ",") + std::string(p.json);
+                    // A plan file is a scenario, which has no id: the file name is its id.
+                    const bool plan = kind == std::string("plans");
+                    out += (first ? "" : ",") + (plan ? "{\"id\":\"" + std::string(p.id) + "\",\"scenario\":" : std::string()) +
+                           p.json + (plan ? "}" : "");
                     first = false;
                 }
             out += "]";

@@ -8,13 +8,13 @@
 namespace shardcalc {
 
 struct EmbeddedPreset {
-    const char* kind;  // "models" | "hardware"
+    const char* kind;  // "models" | "hardware" | "plans" (a plan is a scenario file)
     const char* id;
     const char* json;
 };
 
 const std::vector<EmbeddedPreset>& embedded_presets();  // generated
-// {"models": [...], "hardware": [...]} as one JSON text of the files verbatim: the page reads it
+// {"models": [...], "hardware": [...], "plans": [{"id", "scenario"}...]} as one JSON text of the files verbatim: the page reads it
 // without the engine parsing and re-serialising every preset.
 const std::string& embedded_presets_document();
 

@@ -303,6 +303,7 @@ Scenario scenario_from_json(const json& j) {
     if (const auto v = r.integer("version", 0, 1000); v && *v != 1)
         problems.add("/version", "this engine reads scenario version 1");
     r.string("name");
+    r.string("source");  // where a plan comes from (presets/plans): for readers, not for the engine
     assign(s.framework, r.choice<Framework>("framework"));
     const json* model = r.object("model");
     const json* training = r.object("training");

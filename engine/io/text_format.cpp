@@ -343,7 +343,11 @@ std::string format_presets_table(const json& presets) {
                       peaks.contains("bf16") ? fixed(peaks["bf16"].get<double>(), 1) : "-",
                       fixed(p.value("hbm_gbps", 0.0), 0)});
     }
-    return aligned(models) + "\n" + aligned(hw);
+    // Plans are scenario files: `shardcalc estimate presets/plans/<id>.json` evaluates one.
+    std::vector<Row> plans{{"plan preset", "name"}};
+    for (const auto& p : presets.value("plans", json::array()))
+        plans.push_back({p["id"].get<std::string>(), p["scenario"].value("name", "")});
+    return aligned(models) + "\n" + aligned(hw) + "\n" + aligned(plans);
 }
 
 }  // namespace shardcalc

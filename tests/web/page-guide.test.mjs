@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DESKTOP, PHONE, cliErrors, cliReport, close, expectMetric, open, shots, useBrowser } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { DESKTOP, PHONE, cli, cliErrors, cliReport, close, expectMetric, open, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -159,5 +160,28 @@ test('Copy Markdown always does something: the results, or why there are none', 
   assert.match(note, /^No Markdown: the plan has an error \(Tensor parallel \(tp\)\); fix it to export the results\.$/);
   // The text box does not keep the last plan's Markdown under an invalid plan.
   assert.equal(await page.locator('#markdown-output').inputValue(), note);
+  await close(page);
+});
+
+test('a published plan (presets/plans) loads every field, names its source, and equals the CLI', async () => {
+  const page = await open(env);
+  const ids = await page.$$eval('#plan-preset option', (os) => os.map((o) => o.value).filter(Boolean));
+  assert.ok(ids.includes('megatron-gpt3-175b-64xa100'), ids.join(', '));
+  await page.selectOption('#plan-preset', 'megatron-gpt3-175b-64xa100');
+  assert.match(await page.locator('#plan-source').textContent(), /^Source: Korthikanti et al\. 2022/);
+  await page.waitForFunction(() => document.querySelector('#f-parallel-pp').value === '8');
+  assert.equal(await value(page, 'f-parallel-vpp'), '3');
+  assert.equal(await value(page, 'f-hardware-preset'), 'a100-sxm-80gb');
+  const presets = JSON.parse(execFileSync(cli, ['presets', '--format', 'json']));
+  const { source, ...scenario } = presets.plans.find((p) => p.id === 'megatron-gpt3-175b-64xa100').scenario;
+  assert.ok(source);
+  const report = cliReport(scenario);
+  await expectMetric(page, 'memory.per_device.total', report.memory.per_device.total);
+  await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
+  assert.equal(await page.getAttribute('[data-verdict]', 'data-verdict'), 'fits');
+  // The plan is in the link: a fresh page opened on it shows the same numbers.
+  const again = await open(env, new URL(page.url()).hash);
+  await expectMetric(again, 'memory.per_device.total', report.memory.per_device.total);
+  await close(again);
   await close(page);
 });

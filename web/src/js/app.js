@@ -298,6 +298,22 @@ function importHf() {
   changed();
 }
 
+// Whole plans people know (presets/plans: published runs, each with its source): choosing one loads its
+// scenario as a #scenario= link would, so every field follows it and the share link carries it.
+function wirePlanPresets() {
+  const select = $('#plan-preset');
+  const plans = app.presets.plans || [];
+  select.append(...plans.map((p) => h('option', { value: p.id }, p.scenario.name || p.id)));
+  select.addEventListener('change', () => {
+    const plan = plans.find((p) => p.id === select.value);
+    $('#plan-source').hidden = !plan;
+    $('#plan-source').textContent = plan ? `Source: ${plan.scenario.source}` : '';
+    if (!plan) return;
+    const { source, ...scenario } = plan.scenario;
+    window.location.hash = `scenario=${encodeURIComponent(JSON.stringify(scenario))}`;
+  });
+}
+
 // A config.json is a few kilobytes; a dropped file much larger than that is not one.
 const MAX_CONFIG_BYTES = 1 << 20;
 
@@ -367,6 +383,7 @@ export async function start(enginePromise) {
   loadFragment();
   evaluateNow(); // the engine computes the first answer while the form is built
   if (!embed) {
+    wirePlanPresets();
     wireForm();
     syncForm(form, app.presets, app.entries, true);
   }
