@@ -185,3 +185,19 @@ test('a published plan (presets/plans) loads every field, names its source, and 
   await close(again);
   await close(page);
 });
+
+test('the module tree opens collapsed; a click opens one module and the choice survives an edit', async () => {
+  const page = await open(env);
+  const visible = () => page.$$eval('#module-table tbody tr', (rows) => rows.filter((r) => !r.hidden).map((r) => r.dataset.path));
+  const top = await visible();
+  assert.ok(top.length <= 6, `top-level rows only: ${top.join(', ')}`);
+  assert.ok(top.includes('layer'));
+  await page.click('#module-table tr[data-path="layer"] button.tree');
+  assert.ok((await visible()).length > top.length);
+  const opened = await visible();
+  await page.fill('#f-training-seq_len', '4096');
+  await page.waitForSelector('#status[data-state="ready"]');
+  await expectMetric(page, 'memory.per_device.total', cliReport(plan({ 'training.seq_len': 4096 })).memory.per_device.total);
+  assert.deepEqual(await visible(), opened);
+  await close(page);
+});

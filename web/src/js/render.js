@@ -160,9 +160,11 @@ export function renderStageTable(table, report, unit) {
   );
 }
 
-// Module tree: rows follow report.modules (depth-first); a module row's button hides its
-// descendants. Collapsed paths survive re-renders so typing elsewhere does not reset the tree.
-const collapsed = new Set();
+// Module tree: rows follow report.modules (depth-first); a module row's button shows or hides its
+// descendants. The tree opens collapsed (the top-level modules: embeddings, layer × L, head), so the answer
+// is not pushed down by dozens of rows; the paths the reader opened survive re-renders, so typing
+// elsewhere does not reset the tree.
+const expanded = new Set();
 
 function applyCollapse(tbody) {
   let hideBelow = Infinity;
@@ -170,7 +172,7 @@ function applyCollapse(tbody) {
     const depth = Number(row.dataset.depth);
     if (depth <= hideBelow) hideBelow = Infinity;
     row.hidden = depth > hideBelow;
-    if (!row.hidden && collapsed.has(row.dataset.path)) hideBelow = depth;
+    if (!row.hidden && row.querySelector('button.tree') && !expanded.has(row.dataset.path)) hideBelow = depth;
   }
 }
 
@@ -179,13 +181,13 @@ export function renderModuleTable(table, report, unit) {
   const tbody = h('tbody', {}, mods.map((m, i) => {
     const base = `modules.${i}`;
     const parent = mods[i + 1]?.depth > m.depth;
-    const open = !collapsed.has(m.path);
+    const open = expanded.has(m.path);
     const name = parent
       ? h('button', { type: 'button', class: 'tree', 'aria-expanded': String(open), onclick: (e) => {
           const now = e.currentTarget.getAttribute('aria-expanded') !== 'true';
           e.currentTarget.setAttribute('aria-expanded', String(now));
-          if (now) collapsed.delete(m.path);
-          else collapsed.add(m.path);
+          if (now) expanded.add(m.path);
+          else expanded.delete(m.path);
           applyCollapse(tbody);
         } }, m.name)
       : h('span', { class: 'leaf' }, m.name);
