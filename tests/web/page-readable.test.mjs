@@ -200,7 +200,7 @@ test('communication table: every size carries its own unit, columns in labelled 
       assert.ok(overflow <= 1, `the table scrolls inside its box, not the page (${overflow}px)`);
     }
     await page.locator('#comm-table').scrollIntoViewIfNeeded();
-    await page.locator('#comm-table').screenshot({ path: join(shots, `readable-comm-table-${name}.png`) });
+    await page.locator('#comm-table').locator('xpath=..').screenshot({ path: join(shots, `readable-comm-table-${name}.png`) });
     await close(page);
   }
 
@@ -218,7 +218,7 @@ test('communication table: every size carries its own unit, columns in labelled 
   assert.equal(await page.getAttribute('#comm-table [data-hidden-rows]', 'data-hidden-rows'), '3');
   assert.match(await textOf(page, '#comm-table tfoot'), /^Not listed: 3 zero3 collectives that exchange nothing and take no time \(a group of one device\)\.$/);
   await page.locator('#comm-table').scrollIntoViewIfNeeded();
-  await page.locator('#comm-table').screenshot({ path: join(shots, 'readable-comm-table-idle-phone.png') });
+  await page.locator('#comm-table').locator('xpath=..').screenshot({ path: join(shots, 'readable-comm-table-idle-phone.png') });
   await close(page);
 });
 
@@ -274,7 +274,7 @@ test('stage table: a group header shows the parts adding up to Allocated, + frag
     if (host) await expectMetric(page, 'memory.stages.0.host.cpu', report.memory.stages[0].host.cpu);
     await noBrokenFigures(page, '#stage-table');
     await page.locator('#stage-table').scrollIntoViewIfNeeded();
-    await page.locator('#stage-table').screenshot({ path: join(shots, `readable-stage-table-${name}.png`) });
+    await page.locator('#stage-table').locator('xpath=..').screenshot({ path: join(shots, `readable-stage-table-${name}.png`) });
     await close(page);
   }
 });
@@ -334,6 +334,9 @@ test('cost in US dollars and large numbers in words (train tokens, GPU-hours, pa
     await page.waitForFunction(() => document.querySelector('[data-hint-for="training.train_tokens"]')?.textContent === '= 2.5\u00a0B');
     await page.fill('#f-training-train_tokens', '');
     await page.waitForFunction(() => document.querySelector('[data-hint-for="training.train_tokens"]')?.hidden);
+    // A field with − / + steppers around its input (guide.js) gets its hint too.
+    await page.fill('#f-training-global_batch', '2097152');
+    await page.waitForFunction(() => document.querySelector('[data-hint-for="training.global_batch"]')?.textContent === '= 2.1\u00a0M');
     await close(page);
   }
 

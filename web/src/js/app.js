@@ -418,7 +418,7 @@ export async function start(enginePromise) {
   window.addEventListener('hashchange', () => {
     if (window.location.hash === fragment()) return;
     // A contents link (#time-title) has scrolled to its section: the state goes back into the URL.
-    const target = decodeURIComponent(window.location.hash.slice(1));
+    const target = window.location.hash.slice(1);
     if (target && !target.includes('=') && document.getElementById(target)) {
       window.history.replaceState(null, '', fragment());
       return;

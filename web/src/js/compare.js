@@ -139,7 +139,7 @@ export function renderCompare(el, { a, b, unit, presets, compact = false }) {
   const hypoA = hypothetical(ra);
   const hypoB = hypothetical(b);
   const groups = [...memoryRows(ra, b, unit, compact), ...timeRows(ra, b, compact), ...(compact ? [] : commRows(ra, b, unit))];
-  const sideHead = (tag, label, hypo) => h('th', { scope: 'col', class: 'num' }, h('span', { class: `side-tag tag-${tag}` }, tag.toUpperCase()), ` ${label}`,
+  const sideHead = (tag, label, hypo) => h('th', { scope: 'col', class: 'num' }, h('span', { class: `side-tag tag-${tag}` }, tag.toUpperCase()), h('span', { class: 'side-word' }, ` ${label}`),
     hypo ? h('span', { class: 'hypo-label', title: 'this plan does not fit (or is tight): its times are what they would be if it fitted' }, 'if it fitted') : null);
   const table = h('table', { class: 'compare-table' },
     h('caption', { class: 'sr-only' }, `Plan A (pinned) and plan B (current) side by side; sizes in ${unit}; highlighted rows differ, the last column is B − A`),

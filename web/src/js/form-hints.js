@@ -20,9 +20,12 @@ function cutOff(select) {
   return room > 0 && canvas.measureText(text).width > room;
 }
 
+// Notes find their control by its path: other code may wrap a control (guide.js's steppers).
+const noteFor = (el, kind) => el.closest('.field')?.querySelector(`[data-${kind}-for="${el.dataset.path}"]`);
+
 function showName(select) {
-  const note = select.nextElementSibling;
-  if (!note?.classList.contains('preset-name')) return;
+  const note = noteFor(select, 'name');
+  if (!note) return;
   note.textContent = select.selectedOptions[0]?.textContent || '';
   note.hidden = !cutOff(select);
 }
@@ -40,9 +43,10 @@ export function addHints(form) {
 
 // Brings every hint and name up to date with what the controls show (after each sync of the form).
 export function updateHints(form) {
-  for (const note of form.querySelectorAll('.num-hint')) {
-    const el = note.previousElementSibling;
-    const v = el?.value === '' ? NaN : Number(el?.value);
+  for (const el of form.querySelectorAll('input[type="number"][data-path]')) {
+    const note = noteFor(el, 'hint');
+    if (!note) continue;
+    const v = el.value === '' ? NaN : Number(el.value);
     const show = Number.isFinite(v) && Math.abs(v) >= HINT_FROM;
     note.textContent = show ? `= ${large(v)}` : '';
     note.hidden = !show;
