@@ -1,6 +1,7 @@
 // Microbatches in flight under Megatron's schedules (megatron/core/pipeline_parallel/schedules.py).
 #include "helpers.h"
 #include "plan/plan.h"
+#include "search/launch.h"
 
 using namespace shardcalc;
 
@@ -49,4 +50,55 @@ TEST_CASE("tied embeddings: the last stage keeps its own copy when pp > 1") {
     const double vocab_rows = 50304.0 * 1600;
     CHECK(two.stages[0].params + two.stages[1].params == doctest::Approx(one.stages[0].params + vocab_rows));
     CHECK(one.parameters.total == two.parameters.total);
+}
+
+// Uneven pipelines (Megatron --decoder-first/last-pipeline-num-layers, transformer_block.py
+// get_num_layers_to_build): the given stages hold their counts, the others share the rest evenly.
+TEST_CASE("uneven pipeline: first and last stages hold their own layer counts, the rest share evenly") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-405b"},
+      "training":{"seq_len":8192,"global_batch":2048,"recompute":"full"},"parallel":{"dp":64,"tp":8,"pp":16,"sp":true,
+      "distributed_optimizer":true,)";
+    // Meta's Llama 3 405B layout: 126 layers over 16 stages, one layer fewer on the first and the last.
+    const Report r = test::report(base + R"("first_stage_layers":7,"last_stage_layers":7}})");
+    REQUIRE(r.stages.size() == 16);
+    CHECK(r.stages[0].layers == 7);
+    CHECK(r.stages[15].layers == 7);
+    for (int i = 1; i < 15; ++i) CHECK(r.stages[static_cast<size_t>(i)].layers == 8);
+    // Weights follow the layers: stage 0's 7 layers plus the word embedding (128,256 rows padded to a multiple
+    // of 128 * tp = 129,024, x 16,384, split by tp 8) against stage 1's 8 layers.
+    const double embedding = 129024.0 * 16384 / 8;
+    CHECK((r.stages[0].params - embedding) / 7 == doctest::Approx(r.stages[1].params / 8).epsilon(1e-9));
+    CHECK(r.parameters.total == test::report(base + R"("pp":1,"first_stage_layers":null}})").parameters.total);
+    // Only the first stage given: the other 15 share 126 - 6 = 120 layers, 8 each.
+    const Report first = test::report(base + R"("first_stage_layers":6}})");
+    CHECK(first.stages[0].layers == 6);
+    CHECK(first.stages[15].layers == 8);
+    // The launch command says so in Megatron's words.
+    bool flag = false;
+    for (const auto& cmd : launch_commands(test::config(base + R"("first_stage_layers":7,"last_stage_layers":7}})")))
+        for (const auto& line : cmd.lines) flag = flag || line == "--decoder-first-pipeline-num-layers 7";
+    CHECK(flag);
+}
+
+TEST_CASE("uneven pipeline: splits that cannot be made are errors naming the field and why") {
+    const auto err = [](const char* parallel) {
+        return test::error_of(std::string(R"({"model":{"preset":"llama-3.1-405b"},"training":{"global_batch":64},"parallel":)") +
+                              parallel + "}");
+    };
+    CHECK(err(R"({"pp":16,"first_stage_layers":7})")["path"] == "/parallel/first_stage_layers");  // 119 over 15 stages
+    CHECK(err(R"({"pp":16,"first_stage_layers":7})")["message"].get<std::string>().find("share the remaining 119") !=
+          std::string::npos);
+    CHECK(err(R"({"pp":1,"first_stage_layers":7})")["message"] == "an uneven split needs pp > 1");
+    CHECK(err(R"({"pp":2,"first_stage_layers":60,"last_stage_layers":60})")["message"].get<std::string>().find("must equal") !=
+          std::string::npos);
+    CHECK(err(R"({"pp":16,"vpp":2,"first_stage_layers":7,"last_stage_layers":7})")["path"] == "/parallel/first_stage_layers");
+    // Without an uneven split the even rule still names pp and now says how to split unevenly.
+    CHECK(err(R"({"pp":16})")["message"].get<std::string>().find("first_stage_layers") != std::string::npos);
+    // The echo carries the split, so a report reads back to the same scenario.
+    const Report r = test::report(R"({"model":{"preset":"llama-3.1-405b"},"training":{"global_batch":64},
+      "parallel":{"pp":16,"vpp":2,"first_stage_layers":6,"last_stage_layers":8}})");
+    CHECK(r.stages[0].layers == 6);
+    CHECK(r.stages[1].layers == 8);
+    CHECK(r.stages[15].layers == 8);
+    CHECK(r.config.s.parallel.first_stage_layers == 6);
 }

@@ -131,6 +131,8 @@ ParallelSpec parse_parallel(const json* j) {
     p.world_size = r.integer("world_size", 1, kWorld);
     assign(p.schedule, r.choice<Schedule>("schedule"));
     p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
+    p.first_stage_layers = r.integer("first_stage_layers", 1, kLayers);
+    p.last_stage_layers = r.integer("last_stage_layers", 1, kLayers);
     r.finish();
     return p;
 }
@@ -275,6 +277,8 @@ json scenario_to_json(const Scenario& s) {
                      {"offload_params", name_of(p.offload_params)}, {"schedule", name_of(p.schedule)}};
     put(parallel, "world_size", p.world_size);
     put(parallel, "overlap_grad_reduce", p.overlap_grad_reduce);
+    put(parallel, "first_stage_layers", p.first_stage_layers);
+    put(parallel, "last_stage_layers", p.last_stage_layers);
 
     const HardwareSpec& h = s.hardware;
     json peaks = json::object();

@@ -84,6 +84,9 @@ struct ParallelSpec {
     std::optional<int64_t> world_size;      // when given, must equal dp*tp*pp*cp*ulysses
     Schedule schedule = Schedule::OneFOneB;
     std::optional<bool> overlap_grad_reduce;  // gradient reduction hidden behind backward; default per framework
+    // Uneven pipelines: the first / last stage's layer count, the other stages sharing the rest evenly
+    // (Megatron --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers); unset = even.
+    std::optional<int64_t> first_stage_layers, last_stage_layers;
 };
 
 // How the training code runs on the device: decides saved tensors, temporaries and kernels.

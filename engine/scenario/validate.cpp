@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "scenario/names.h"
+#include "scenario/pipeline_split.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -125,13 +126,9 @@ void validate_sharding(const Config& c, Checks& check) {
         check.require(seq % seq_split == 0, "/training/seq_len",
                       "must be divisible by the sequence split: (2*cp if cp > 1) * ulysses * (tp if sp) = " + str(seq_split) +
                           ", got " + str(seq));
-    // Megatron splits the layers evenly into pp * vpp model chunks.
-    const int64_t layers = c.s.model.layers;
-    check.require(layers % (p.pp * p.vpp) == 0, "/parallel/pp",
-                  "pp * vpp (" + str(p.pp) + " * " + str(p.vpp) + " = " + str(p.pp * p.vpp) + ") must divide model.layers (" +
-                      str(layers) + ") so every model chunk holds the same layers" +
-                      (layers % p.vpp == 0 ? "; pp that work with vpp = " + str(p.vpp) + ": " + divisors_text(layers / p.vpp)
-                                           : "; vpp does not divide the layers either"));
+    // The layers per stage (even, or uneven with first/last stage counts): scenario/pipeline_split.cpp.
+    const PipelineSplit split = pipeline_split(p, c.s.model.layers);
+    check.require(split.problem.empty(), split.path.c_str(), split.problem);
     if (p.vpp > 1) {
         check.require(p.pp > 1, "/parallel/vpp", "interleaving (vpp > 1) needs pipeline parallelism (pp > 1)");
         // megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving

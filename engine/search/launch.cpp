@@ -29,7 +29,12 @@ LaunchCommand megatron_lm(const Config& c) {
     auto& l = cmd.lines;
     l.push_back("--tensor-model-parallel-size " + n(p.tp));
     l.push_back("--pipeline-model-parallel-size " + n(p.pp));
-    if (p.vpp > 1) l.push_back("--num-layers-per-virtual-pipeline-stage " + n(c.s.model.layers / (p.pp * p.vpp)));
+    if (p.first_stage_layers) l.push_back("--decoder-first-pipeline-num-layers " + n(*p.first_stage_layers));
+    if (p.last_stage_layers) l.push_back("--decoder-last-pipeline-num-layers " + n(*p.last_stage_layers));
+    // Megatron's virtual-stage flag counts layers per chunk, which an uneven split has no single value of.
+    if (p.vpp > 1 && !p.first_stage_layers && !p.last_stage_layers)
+        l.push_back("--num-layers-per-virtual-pipeline-stage " + n(c.s.model.layers / (p.pp * p.vpp)));
+    else if (p.vpp > 1) l.push_back("--num-virtual-stages-per-pipeline-rank " + n(p.vpp));
     if (p.sp) l.push_back("--sequence-parallel");
     if (p.cp > 1) l.push_back("--context-parallel-size " + n(p.cp));
     l.push_back("--micro-batch-size " + n(t.micro_batch));

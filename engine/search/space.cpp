@@ -133,6 +133,10 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 p.ulysses = u;
                                 p.sp = sp;
                                 p.world_size.reset();
+                                // The search splits layers evenly (its pp divide the layers); a given uneven split
+                                // belongs to the given pp only.
+                                p.first_stage_layers.reset();
+                                p.last_stage_layers.reset();
                                 for (const ParallelSpec& sharded : sharding_options(f, p, spec, pp))
                                     out.push_back(Structure{f, sharded});
                                 if (out.size() > limit) return out;

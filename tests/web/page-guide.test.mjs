@@ -201,3 +201,26 @@ test('the module tree opens collapsed; a click opens one module and the choice s
   assert.deepEqual(await visible(), opened);
   await close(page);
 });
+
+test('an uneven pipeline (first and last stage layers) shows each stage with its own layers, as the CLI', async () => {
+  const page = await open(env);
+  const scenario = {
+    framework: 'megatron', model: { preset: 'llama-3.1-405b' },
+    training: { seq_len: 8192, micro_batch: 1, global_batch: 64, recompute: 'full' },
+    parallel: { dp: 2, tp: 8, pp: 16, sp: true, distributed_optimizer: true, first_stage_layers: 7, last_stage_layers: 7 },
+    hardware: { preset: 'h100-sxm-80gb' },
+  };
+  await page.goto(`${env.server.url}#scenario=${encodeURIComponent(JSON.stringify(scenario))}`);
+  const report = cliReport(scenario);
+  assert.deepEqual(report.memory.stages.map((s) => s.layers), [7, ...Array(14).fill(8), 7]);
+  for (const [i, s] of report.memory.stages.entries()) {
+    await expectMetric(page, `memory.stages.${i}.layers`, s.layers);
+    await expectMetric(page, `memory.stages.${i}.total`, s.total);
+  }
+  assert.equal(await value(page, 'f-parallel-first_stage_layers'), '7');
+  // A split the layers do not allow names the field in words.
+  await page.fill('#f-parallel-first_stage_layers', '6');
+  await page.waitForSelector('#status[data-state="error"]');
+  assert.match(await page.locator('#engine-error li').first().textContent(), /^First stage layers: the other 14 stages must share the remaining 113 layers evenly/);
+  await close(page);
+});

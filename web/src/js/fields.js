@@ -77,6 +77,8 @@ export const SECTIONS = [
       bool('sp', 'Sequence parallel (sp)', false),
       bool('distributed_optimizer', 'Distributed optimizer', false),
       int('vpp', 'Virtual pipeline (vpp)', true),
+      int('first_stage_layers', 'First stage layers', true),
+      int('last_stage_layers', 'Last stage layers', true),
       int('cp', 'Context parallel (cp)', true),
       int('ulysses', 'Ulysses degree', true),
       pick('offload_optimizer', 'Offload optimizer', OFFLOAD, true),

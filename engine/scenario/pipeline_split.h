@@ -1,0 +1,23 @@
+#pragma once
+// How many layers each pipeline stage holds: evenly by default, or with the first and/or last stage given
+// their own count and the stages between sharing the rest evenly (Megatron-LM core
+// transformer_block.py get_num_layers_to_build with --decoder-first/last-pipeline-num-layers). Each stage's
+// layers are cut into vpp equal model chunks. The one copy of this rule: the plan, the validation and the
+// launch command read it here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace shardcalc {
+
+struct PipelineSplit {
+    std::vector<int64_t> stage_layers;  // per pipeline rank; empty when the split is impossible
+    std::string problem;                // why it is impossible (for the field in `path`)
+    std::string path;                   // "/parallel/pp", "/parallel/first_stage_layers", ...
+};
+
+PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers);
+
+}  // namespace shardcalc
