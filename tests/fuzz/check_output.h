@@ -5,7 +5,8 @@
 //
 //   - the output is valid JSON (and valid UTF-8) with a boolean "ok";
 //   - ok false: "error" has a string "path" ("" or a JSON pointer) and a string "message", and the
-//     message is not an "internal error" (that is how the API reports an engine defect);
+//     message is not an "internal error" (that is how the API reports an engine defect); "errors" lists
+//     every problem the same way, the first being "error";
 //   - ok true: "report.memory" is an object in which every byte count is >= 0 (two fields are signed by
 //     definition, capacity minus use: memory.headroom and memory.verdict.margin), and every number of
 //     the report is finite (NaN and Infinity are written as null, so null is a failure too).
@@ -83,6 +84,13 @@ inline void evaluate_and_check(const uint8_t* data, size_t size) {
         const std::string path = e["path"].get<std::string>();
         if (!path.empty() && path[0] != '/') fail("error.path is neither \"\" nor a JSON pointer", in, out);
         if (e["message"].get<std::string>().rfind("internal error", 0) == 0) fail("internal error (an engine defect)", in, out);
+        // Every problem at once: "errors" lists them all (each a path and a message), "error" is the first.
+        if (!r.contains("errors") || !r["errors"].is_array() || r["errors"].empty() || r["errors"][0] != e)
+            fail("ok false without an \"errors\" list whose first entry is \"error\"", in, out);
+        for (const json& x : r["errors"])
+            if (!x.is_object() || !x.contains("path") || !x["path"].is_string() || !x.contains("message") ||
+                !x["message"].is_string() || x["message"].get<std::string>().rfind("internal error", 0) == 0)
+                fail("an entry of \"errors\" is not a path and a message, or is an internal error", in, out);
         return;
     }
     if (!r.contains("report") || !r["report"].is_object()) fail("ok true without a report object", in, out);

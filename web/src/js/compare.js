@@ -7,7 +7,7 @@
 // (whose report) and data-value = the raw value; the difference cell carries data-delta. (The
 // sections below keep data-metric for B's report alone, so the two never mix.)
 import { h } from './dom.js';
-import { bytes, count, duration, fixed, ms, percent } from './format.js';
+import { bytes, count, duration, fixed, large, ms, percent, usd } from './format.js';
 import { PARTS } from './time-view.js';
 import { VERDICTS, dig, hypothetical, planNodes } from './render.js';
 
@@ -23,6 +23,8 @@ const KINDS = {
   ms: () => ({ show: ms, diff: ms }),
   percent: () => ({ show: percent, diff: (d) => `${fixed(d * 100, 1)} pp` }),
   whole: () => ({ show: whole, diff: whole }),
+  large: () => ({ show: large, diff: large }),
+  usd: () => ({ show: usd, diff: usd }),
   days: () => ({ show: (v) => fixed(v, 1), diff: (d) => fixed(d, 1) }),
   count: () => ({ show: count, diff: count }),
   verdict: () => ({ show: (v) => (v == null ? '—' : `${VERDICTS[v]?.symbol || '?'} ${VERDICTS[v]?.label || String(v).replaceAll('_', ' ')}`), diff: null }),
@@ -65,9 +67,9 @@ function timeRows(a, b, compact) {
   }
   if (a.training_run || b.training_run) {
     rows.push(row('Days to train', 'training_run.days', 'days', { time: true }));
-    if (!compact) rows.push(row('GPU-hours', 'training_run.gpu_hours', 'whole', { time: true }));
+    if (!compact) rows.push(row('GPU-hours', 'training_run.gpu_hours', 'large', { time: true }));
     if (a.training_run?.price_per_gpu_hour > 0 || b.training_run?.price_per_gpu_hour > 0)
-      rows.push(row('Cost', 'training_run.cost', 'whole', { time: true }));
+      rows.push(row('Cost', 'training_run.cost', 'usd', { time: true }));
   }
   return [{ title: 'Time (one optimizer step)', rows }];
 }
