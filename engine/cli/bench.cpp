@@ -38,6 +38,22 @@ int main() {
     volatile double sink = 0;
     measure("evaluate (llama-3.1-70b, tp8 pp4 vpp2 dp16)", [&] { sink = sink + shardcalc::evaluate(scenario).peak().total(); });
     measure("JSON in -> JSON report out", [&] { sink = sink + static_cast<double>(shardcalc::evaluate_scenario_text(text).size()); });
+    // What the page asks after each answer (the menus' valid options) and on an arrow key (the next valid tp).
+    const std::string menus = R"({"scenario":)" + text + R"(,"options":{"/parallel/zero":[0,1,2,3],)"
+                              R"("/parallel/offload_optimizer":["none","cpu","nvme"],"/parallel/offload_params":["none","cpu","nvme"],)"
+                              R"("/parallel/schedule":["1f1b","gpipe"],"/training/attention":["flash","eager"]}})";
+    measure("choices: the page's 5 menus (13 candidates)", [&] { sink = sink + static_cast<double>(shardcalc::choices_text(menus).size()); });
+    measure("choices: tp 8 -> 4 (one step down)", [&] {
+        sink = sink + static_cast<double>(
+                          shardcalc::choices_text(R"({"scenario":)" + text + R"(,"step":{"path":"/parallel/tp","from":8,"direction":-1}})").size());
+    });
+    {
+        // The worst case: no valid tp above 8 (64 heads, 8 KV heads), so the whole window of 1,024 candidates is read.
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string none = shardcalc::choices_text(R"({"scenario":)" + text + R"(,"step":{"path":"/parallel/tp","from":8,"direction":1}})");
+        const double ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%-48s %10.1f ms (%s)\n", "choices: tp 8 -> none above (1,024 candidates)", ms, none.c_str());
+    }
     // The plan search: a 70B model on 1,024 GPUs, every dimension, three frameworks and offload.
     shardcalc::SearchSpec spec;
     spec.devices = {1024};
