@@ -77,4 +77,18 @@ set +e
 echo "$tight" | "$cli" estimate --check --format json - > /dev/null; rc=$?
 set -e
 [ "$rc" -eq 3 ] || fail "--check on a tight plan: exit $rc"
+# import: a Hugging Face config.json as the engine reads it, or as a scenario for estimate; refusals exit 2.
+gpt2='{"model_type":"gpt2","activation_function":"gelu_new","n_embd":768,"n_head":12,"n_inner":null,"n_layer":12,"n_positions":1024,"vocab_size":50257,"some_new_knob":1}'
+echo "$gpt2" | "$cli" import - > "$tmp/import" || fail "import exit"
+grep -q '"family": "gpt2"' "$tmp/import" || fail "import json: $(cat "$tmp/import")"
+echo "$gpt2" | "$cli" import --format scenario - 2> "$tmp/import-err" | "$cli" estimate - > "$tmp/imported" || fail "import | estimate"
+echo '{"model":{"preset":"gpt2"}}' | "$cli" estimate - > "$tmp/preset" || fail "gpt2 preset"
+[ "$(grep '^parameters: ' "$tmp/imported")" = "$(grep '^parameters: ' "$tmp/preset")" ] || fail "imported GPT-2 parameters"
+grep -q 'not understood: some_new_knob' "$tmp/import-err" || fail "import: keys not understood on stderr: $(cat "$tmp/import-err")"
+set +e
+echo '{"model_type":"mixtral","num_local_experts":8}' | "$cli" import - > "$tmp/out" 2> "$tmp/err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "import refusal exit code $rc"
+grep -q '"path":"/num_local_experts"' "$tmp/err" || fail "import refusal path: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "import: stdout not empty on a refusal"
 echo "cli ok"

@@ -35,6 +35,15 @@ std::string choices(const std::string& request_json) {
     }
 }
 
+// A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
+std::string import_config(const std::string& config_json) {
+    try {
+        return shardcalc::import_config_text(config_json);
+    } catch (...) {
+        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
+    }
+}
+
 // The plan search in slices: the page's worker steps it, posting progress, and can stop between steps.
 // SearchSession never throws (io/api.h).
 using shardcalc::SearchSession;
@@ -47,7 +56,8 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("presets", &presets);
     emscripten::function("choices", &choices);
     emscripten::function("version", &version);
-#ifndef SHARDCALC_WASM_CORE  // the core module has no search (wasm/CMakeLists.txt)
+#ifndef SHARDCALC_WASM_CORE  // the core module has no search and no config import (wasm/CMakeLists.txt)
+    emscripten::function("importConfig", &import_config);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

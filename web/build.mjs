@@ -27,56 +27,14 @@ for (const name of ENGINE_MODULES) {
   await copyFile(join(wasmDir, `${name}.wasm`), join(dist, 'engine', `${name}.wasm`));
 }
 
-// The page's Content-Security-Policy allows no JavaScript eval. Emscripten 3.1.6's embind glue
-// builds two kinds of wrapper with `new Function` (its default -sDYNAMIC_EXECUTION=1); they are
-// replaced by the code Emscripten itself emits with -sDYNAMIC_EXECUTION=0
-// (src/embind/embind.js: createNamedFunction, craftInvokerFunction), which does the same calls
-// without generating code. Glue built with that flag already has no `new Function` and is left
-// as it is; any other eval left in the glue fails the build.
+// The page's Content-Security-Policy allows no JavaScript eval. The glue is linked with
+// -sDYNAMIC_EXECUTION=0 (wasm/CMakeLists.txt), with which Emscripten 3.1.6's embind makes its
+// wrappers without `new Function`; a glue that still generates code fails the build here rather
+// than the page in the browser.
 function withoutEval(glue) {
-  // Replaces the function that begins with `start` up to the next top-level function of the minified glue
-  // (`end`: its name, or null for whichever comes next: class bindings change the order).
-  const swap = (text, start, end, code) => {
-    const i = text.indexOf(start);
-    const next = /\}function [\w$]+\(/g;
-    next.lastIndex = i + start.length;
-    const j = end ? text.indexOf(end, i) : i < 0 ? -1 : (next.exec(text)?.index ?? -2) + 1;
-    if (i < 0 || j < 0) throw new Error(`web/build.mjs: the engine glue has no "${start}…${end}" to replace (another Emscripten version?)`);
-    return text.slice(0, i) + code + text.slice(j);
-  };
-  let out = glue;
-  if (out.includes('new Function(')) {
-    out = swap(out, 'function createNamedFunction(name,body){', 'function extendError(',
-      'function createNamedFunction(name,body){name=makeLegalFunctionName(name);var f=function(){"use strict";return body.apply(this,arguments)};' +
-      'Object.defineProperty(f,"name",{value:name});return f}');
-    out = swap(out, 'function craftInvokerFunction(humanName,argTypes,classType,cppInvokerFunc,cppTargetFunc){', null,
-      `function craftInvokerFunction(humanName,argTypes,classType,cppInvokerFunc,cppTargetFunc){
-  var argCount=argTypes.length;
-  if(argCount<2){throwBindingError("argTypes array size mismatch! Must at least get return value and 'this' types!")}
-  var isClassMethodFunc=argTypes[1]!==null&&classType!==null;
-  var needsDestructorStack=false;
-  for(var i=1;i<argTypes.length;++i){if(argTypes[i]!==null&&argTypes[i].destructorFunction===undefined){needsDestructorStack=true;break}}
-  var returns=argTypes[0].name!=="void";
-  var expectedArgCount=argCount-2;
-  return function(){
-    if(arguments.length!==expectedArgCount){throwBindingError("function "+humanName+" called with "+arguments.length+" arguments, expected "+expectedArgCount+" args!")}
-    var destructors=needsDestructorStack?[]:null;
-    var thisWired;
-    var argsWired=new Array(expectedArgCount);
-    var invokerArgs=[cppTargetFunc];
-    if(isClassMethodFunc){thisWired=argTypes[1].toWireType(destructors,this);invokerArgs.push(thisWired)}
-    for(var i=0;i<expectedArgCount;++i){argsWired[i]=argTypes[i+2].toWireType(destructors,arguments[i]);invokerArgs.push(argsWired[i])}
-    var rv=cppInvokerFunc.apply(null,invokerArgs);
-    if(needsDestructorStack){runDestructors(destructors)}
-    else{for(var i=isClassMethodFunc?1:2;i<argTypes.length;++i){if(argTypes[i].destructorFunction!==null){argTypes[i].destructorFunction(i===1?thisWired:argsWired[i-2])}}}
-    if(returns){return argTypes[0].fromWireType(rv)}
-  }
-}
-`);
-  }
-  const left = /new Function\(|new_\(Function|\beval\(/.exec(out);
-  if (left) throw new Error(`web/build.mjs: the engine glue still generates code ("${left[0]}"), which the page's CSP refuses`);
-  return out;
+  const left = /new Function\(|new_\(Function|\beval\(/.exec(glue);
+  if (left) throw new Error(`web/build.mjs: the engine glue still generates code ("${left[0]}"), which the page's CSP refuses; link it with -sDYNAMIC_EXECUTION=0`);
+  return glue;
 }
 
 // The Content-Security-Policy of a built page: its <meta http-equiv> element.
@@ -180,6 +138,7 @@ const hostedJs = {
 await rm(join(dist, 'js'), { recursive: true });
 await mkdir(join(dist, 'js'));
 for (const [name, code] of Object.entries(hostedJs)) await writeFile(join(dist, 'js', name), code);
+await rm(join(dist, 'engine', 'shardcalc-core.mjs')); // bundled into the worker
 await writeFile(join(dist, 'style.css'), (await transform(css, { minify: true, loader: 'css' })).code);
 console.log(`built ${dist} and shardcalc-standalone.html (${(html.length / 1024).toFixed(0)} KiB)`);
 

@@ -17,6 +17,7 @@ namespace {
 const char* kUsage =
     "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv] [--check]\n"
     "       shardcalc search FILE|- [--format json|table|markdown|csv]\n"
+    "       shardcalc import FILE|- [--format json|scenario]\n"
     "       shardcalc presets [--format table|json]\n"
     "       shardcalc --version\n";
 
@@ -36,6 +37,34 @@ bool read_input(const std::string& source, std::string& out) {
     ss << in.rdbuf();
     out = ss.str();
     return true;
+}
+
+// `shardcalc import`: a Hugging Face config.json as the engine reads it (json), or as a scenario for
+// `shardcalc estimate` (scenario). A scenario cannot carry the notes and the keys not understood, so with
+// --format scenario they go to stderr and the scenario alone to stdout, ready to pipe on.
+int import_config(const std::string& input, std::string format, bool check) {
+    if (input.empty()) return fail("", "import needs a config.json file or - for stdin");
+    if (format.empty()) format = "json";
+    if (format != "json" && format != "scenario") return fail("", "--format for import: allowed: json|scenario");
+    if (check) return fail("", "--check belongs to estimate");
+    std::string text;
+    if (!read_input(input, text)) return fail("", "cannot read config file " + input);
+    const nlohmann::json result = nlohmann::json::parse(shardcalc::import_config_text(text));
+    if (!result["ok"].get<bool>()) {
+        std::cerr << shardcalc::to_text(result) << "\n";
+        return 2;
+    }
+    const auto replace = nlohmann::json::error_handler_t::replace;
+    if (format == "json") {
+        std::cout << result.dump(2, ' ', false, replace) << "\n";
+        return 0;
+    }
+    std::cout << nlohmann::json{{"model", result["model"]}}.dump(2, ' ', false, replace) << "\n";
+    for (const auto& note : result["notes"]) std::cerr << "shardcalc import: note: " << note.get<std::string>() << "\n";
+    std::string unknown;
+    for (const auto& key : result["unknown"]) unknown += (unknown.empty() ? "" : ", ") + key.get<std::string>();
+    if (!unknown.empty()) std::cerr << "shardcalc import: not understood: " << unknown << "\n";
+    return 0;
 }
 
 }  // namespace
@@ -59,7 +88,7 @@ int main(int argc, char** argv) {
             format = arg.substr(9);
         } else if (command.empty()) {
             command = arg;
-        } else if (input.empty() && (command == "estimate" || command == "search")) {
+        } else if (input.empty() && (command == "estimate" || command == "search" || command == "import")) {
             input = arg;
         } else {
             return fail("", "unexpected argument: " + arg + "; see shardcalc --help");
@@ -72,6 +101,7 @@ int main(int argc, char** argv) {
         else return fail("", "--format for presets: allowed: table|json");
         return 0;
     }
+    if (command == "import") return import_config(input, format, check);
     if (command.empty()) return fail("", "missing command; see shardcalc --help");
     if (command != "estimate" && command != "search")
         return fail("", "unknown command: " + command + "; see shardcalc --help");

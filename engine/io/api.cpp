@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "io/choices.h"
+#include "io/hf_config.h"
 #include "io/json_text.h"
 #include "io/presets.h"
 #include "io/report_json.h"
@@ -78,6 +79,14 @@ std::string choices_text(const std::string& request_json) {
             throw InputError("/step", "needs path (a JSON pointer), from (an integer) and direction (1 or -1)");
         return to_text(step_value(scenario, (*step)["path"].get<std::string>(), (*step)["from"].get<int64_t>(),
                                   static_cast<int>(std::clamp<int64_t>((*step)["direction"].get<int64_t>(), -2, 2))));
+    });
+}
+
+std::string import_config_text(const std::string& config_json) {
+    return guarded_text([&] {
+        std::vector<OutOfRangeNumber> out_of_range;  // named together, not only the first
+        const nlohmann::json config = parse_json_text(config_json, out_of_range);
+        return to_text(import_hf_config(config, out_of_range));
     });
 }
 

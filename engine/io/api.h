@@ -24,6 +24,11 @@ std::string search_scenario_text(const std::string& scenario_json);
 // {"scenario": {...}, "step": {"path": "/parallel/tp", "from": 4, "direction": 1}}.
 std::string choices_text(const std::string& request_json);
 
+// A Hugging Face config.json read as the scenario's model fields (io/hf_config.h):
+// {"ok": true, "family", "label", "model": {...}, "unknown": [...], "notes": [...]}, or the error value
+// with each refusal at its config key ("/num_local_experts").
+std::string import_config_text(const std::string& config_json);
+
 class Searcher;
 // A search run in slices, so that the page's worker can report progress and stop between them.
 // Never throws: an input that cannot be searched is done at once, its result the error value.

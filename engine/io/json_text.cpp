@@ -23,6 +23,9 @@ std::string escape_pointer(const std::string& key) {
 class Guard : public nlohmann::json_sax<json> {
 public:
     std::string error_path, error_message;
+    // A number beyond double range: the text as the parser read it, and the offset just past it.
+    std::string overflow_token;
+    std::size_t overflow_end = 0;
 
     bool null() override { return value(); }
     bool boolean(bool) override { return value(); }
@@ -39,10 +42,12 @@ public:
     bool end_object() override { return close(); }
     bool start_array(std::size_t) override { return open(true); }
     bool end_array() override { return close(); }
-    bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& ex) override {
+    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) override {
         if (ex.id == 406) {  // out_of_range.406: a number that overflows a double
             error_path = pending_path();
             error_message = "the number " + token + " is beyond the range of a 64-bit float (about 1.8e308)";
+            overflow_token = token;
+            overflow_end = position;
         } else {
             error_path = "";
             error_message = std::string("invalid JSON: ") + ex.what();
@@ -95,18 +100,49 @@ private:
     }
 };
 
-}  // namespace
-
-json parse_json_text(const std::string& text) {
-    // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows; JSON allows
-    // none outside strings and none unescaped inside them (RFC 8259 sec. 7), so the text is refused.
+// nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows; JSON allows
+// none outside strings and none unescaped inside them (RFC 8259 sec. 7), so the text is refused.
+void refuse_nul(const std::string& text) {
     if (const auto nul = text.find('\0'); nul != std::string::npos)
         throw InputError("", "invalid JSON: a NUL byte at offset " + std::to_string(nul) +
                                  "; JSON text cannot contain one (write \\u0000 inside a string)");
+}
+
+}  // namespace
+
+json parse_json_text(const std::string& text) {
+    refuse_nul(text);
+    // Read through a pair of char pointers, as the embedded presets are (io/presets.cpp): nlohmann
+    // instantiates its whole parser once per kind of input, and the page downloads each copy.
+    const char* const begin = text.data();
+    const char* const end = begin + text.size();
     Guard guard;
-    if (!json::sax_parse(text, &guard)) throw InputError(guard.error_path, guard.error_message);
+    if (!json::sax_parse(begin, end, &guard)) throw InputError(guard.error_path, guard.error_message);
     // The text is now known to be well formed, shallow and finite.
-    return json::parse(text);
+    return json::parse(begin, end);
+}
+
+json parse_json_text(const std::string& text, std::vector<OutOfRangeNumber>& out_of_range) {
+    refuse_nul(text);
+    // nlohmann's parser stops at the first number it cannot hold, so each one is replaced by null in a
+    // copy and the copy read again: at most kMaxOutOfRange + 1 reads.
+    std::string patched;
+    const std::string* current = &text;
+    for (;;) {
+        const char* const begin = current->data();
+        const char* const end = begin + current->size();
+        Guard guard;
+        if (json::sax_parse(begin, end, &guard)) return json::parse(begin, end);
+        const std::size_t length = guard.overflow_token.size(), stop = guard.overflow_end;
+        // The token must sit just before the offset the parser gave; anything else is reported as found.
+        const bool located = length > 0 && stop >= length && stop <= current->size() &&
+                             current->compare(stop - length, length, guard.overflow_token) == 0;
+        if (!located || out_of_range.size() >= kMaxOutOfRange) throw InputError(guard.error_path, guard.error_message);
+        out_of_range.push_back({guard.error_path, guard.overflow_token});
+        if (current == &text) patched = text;
+        patched.replace(stop - length, length, "null");
+        current = &patched;
+    }
 }
 
 }  // namespace shardcalc

@@ -5,6 +5,7 @@
 // an InputError naming where in the document it happened (RFC 6901 pointer).
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace shardcalc {
 
@@ -14,5 +15,18 @@ constexpr int kMaxJsonDepth = 64;
 
 // Throws InputError("/path", message).
 nlohmann::json parse_json_text(const std::string& text);
+
+// A number beyond the range of a double: where it is (RFC 6901 pointer) and as it was written.
+struct OutOfRangeNumber {
+    std::string path;
+    std::string text;
+};
+// At most this many are listed; one more is the InputError of parse_json_text.
+constexpr size_t kMaxOutOfRange = 16;
+
+// As parse_json_text, except that each number beyond the range of a double reads as null and is listed
+// in `out_of_range` instead of ending the read at the first: for a document whose every such number is
+// named in one answer (a Hugging Face config.json, io/hf_config.cpp).
+nlohmann::json parse_json_text(const std::string& text, std::vector<OutOfRangeNumber>& out_of_range);
 
 }  // namespace shardcalc

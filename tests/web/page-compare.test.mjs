@@ -2,88 +2,14 @@
 // scenarios, rows that differ are highlighted (and only those), the pair is one link that reopens
 // with the same comparison, unpin, a bad pin in a link, a phone screen and the embed view.
 // Screenshots go to artifacts/screenshots/. Needs web/dist (scripts/build-web.sh) and the CLI.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { serve } from './server.mjs';
-import { launch } from './browser.mjs';
+import { DEFAULTS, V1_DEFAULTS, cliReport, close, open, scenario, shots, useBrowser } from './harness.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = join(root, 'web', 'dist');
-const shots = join(root, 'artifacts', 'screenshots');
-const cli = join(root, 'build', 'engine', 'shardcalc');
+const env = useBrowser();
 
-// The page's defaults (web/src/js/state.js DEFAULTS) as an engine scenario.
-const DEFAULTS = {
-  framework: 'megatron',
-  model: { preset: 'llama-3.1-8b' },
-  training: { seq_len: 8192, micro_batch: 1, global_batch: 64, recompute: 'selective' },
-  parallel: { dp: 2, tp: 4, pp: 1, sp: true },
-  hardware: { preset: 'h100-sxm-80gb' },
-};
-// The defaults of v=1 links.
-const V1_DEFAULTS = {
-  framework: 'megatron',
-  model: { preset: 'llama-3.1-8b' },
-  training: { seq_len: 4096, micro_batch: 1 },
-  parallel: { dp: 1, tp: 1, pp: 1 },
-  hardware: { preset: 'h100-sxm-80gb' },
-};
-
-const cliReport = (scenario) =>
-  JSON.parse(execFileSync(cli, ['estimate', '--format', 'json', '-'], { input: JSON.stringify(scenario) }));
 const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
-const withChanges = (base, changes) => {
-  const s = structuredClone(base);
-  for (const [path, value] of Object.entries(changes)) {
-    const keys = path.split('.');
-    const last = keys.pop();
-    keys.reduce((o, k) => (o[k] ??= {}), s)[last] = value;
-  }
-  return s;
-};
-
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(shots, { recursive: true });
-  server = await serve(dist);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-// A fresh page that fails the test on console errors, page errors or foreign requests
-// (tests/web/page.test.mjs open(), minimal).
-async function open(path = '', options = {}) {
-  const context = await browser.newContext({ colorScheme: 'light', viewport: options.viewport || { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('request', (req) => {
-    const url = req.url();
-    if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) problems.push(`foreign request: ${url}`);
-  });
-  await page.goto(server.url + path);
-  await page.waitForSelector('#status[data-state="ready"]', { timeout: 15000 });
-  page.problems = problems;
-  return page;
-}
-
-async function close(page) {
-  assert.deepEqual(page.problems, [], 'console errors or foreign requests');
-  await page.context().close();
-}
 
 // The comparison table as data: one entry per figure row.
 const compareRows = (page) => page.$$eval('#compare tr[data-compare-row]', (rows) => rows.map((r) => ({
@@ -149,7 +75,7 @@ async function expectCompare(page, ra, rb, full = true) {
 }
 
 test('pin A, change tp 4 → 8: both columns equal the CLI, only differing rows are highlighted; the pair link reopens the same comparison', async () => {
-  const page = await open();
+  const page = await open(env);
   assert.equal(await page.isHidden('#compare-section'), true, 'nothing pinned: no comparison');
   assert.equal(await page.isHidden('#toc-compare'), true);
   await page.click('#pin');
@@ -160,7 +86,7 @@ test('pin A, change tp 4 → 8: both columns equal the CLI, only differing rows 
   assert.equal(same.differing, 0);
   assert.ok(await page.isVisible('#compare .compare-same'));
   await page.fill('#f-parallel-tp', '8');
-  const rb = cliReport(withChanges(DEFAULTS, { 'parallel.tp': 8 }));
+  const rb = cliReport(scenario({ 'parallel.tp': 8 }));
   const { differing, equal } = await expectCompare(page, ra, rb);
   assert.ok(differing >= 10 && equal >= 1, `some rows differ (${differing}), some do not (${equal})`);
   // The sections below are B's alone.
@@ -178,7 +104,7 @@ test('pin A, change tp 4 → 8: both columns equal the CLI, only differing rows 
   const hash = new URL(link).hash;
   assert.match(hash, /^#v=2&parallel\.tp=8&pin=v%3D2(&|$)/, hash);
   const rows = await compareRows(page);
-  const again = await open(hash);
+  const again = await open(env, hash);
   await expectCompare(again, ra, rb);
   assert.deepEqual(await compareRows(again), rows, 'the same comparison');
   assert.equal(await again.inputValue('#f-parallel-tp'), '8', 'the form holds B');
@@ -194,12 +120,12 @@ test('pin A, change tp 4 → 8: both columns equal the CLI, only differing rows 
 });
 
 test('70B on tp 8 pp 4: pin selective recompute, switch to full; every stage, time part and dimension equal the CLI; the unit follows', async () => {
-  const plan = withChanges(DEFAULTS, { 'model.preset': 'llama-3.1-70b', 'parallel.tp': 8, 'parallel.pp': 4, 'training.global_batch': 16 });
-  const page = await open('#v=2&model.preset=llama-3.1-70b&parallel.tp=8&parallel.pp=4&training.global_batch=16');
+  const plan = scenario({ 'model.preset': 'llama-3.1-70b', 'parallel.tp': 8, 'parallel.pp': 4, 'training.global_batch': 16 });
+  const page = await open(env, '#v=2&model.preset=llama-3.1-70b&parallel.tp=8&parallel.pp=4&training.global_batch=16');
   await page.click('#pin');
   await page.selectOption('#f-training-recompute', 'full');
   const ra = cliReport(plan);
-  const rb = cliReport(withChanges(plan, { 'training.recompute': 'full' }));
+  const rb = cliReport(scenario({ 'training.recompute': 'full' }, plan));
   assert.equal(ra.memory.stages.length, 4);
   const { rows } = await expectCompare(page, ra, rb);
   const byPath = new Map(rows.map((r) => [r.path, r]));
@@ -218,11 +144,11 @@ test('70B on tp 8 pp 4: pin selective recompute, switch to full; every stage, ti
 
 test('B does not fit: its times are marked "if it fitted"; the training run and its cost compare too', async () => {
   const run = { 'training.train_tokens': 1e12, 'hardware.price_per_gpu_hour': 2 };
-  const page = await open('#v=2&training.train_tokens=1e12&hardware.price_per_gpu_hour=2');
+  const page = await open(env, '#v=2&training.train_tokens=1e12&hardware.price_per_gpu_hour=2');
   await page.click('#pin');
   await page.fill('#f-training-micro_batch', '8');
-  const ra = cliReport(withChanges(DEFAULTS, run));
-  const rb = cliReport(withChanges(DEFAULTS, { ...run, 'training.micro_batch': 8 }));
+  const ra = cliReport(scenario(run));
+  const rb = cliReport(scenario({ ...run, 'training.micro_batch': 8 }));
   assert.equal(ra.memory.verdict.verdict, 'fits');
   assert.equal(rb.memory.verdict.verdict, 'does_not_fit');
   const { rows } = await expectCompare(page, ra, rb);
@@ -241,17 +167,17 @@ test('B does not fit: its times are marked "if it fitted"; the training run and 
 
 test('a pin link written by hand: a v=1 plan as A; an unreadable pin is named and dropped; an A the engine rejects is said next to the comparison', async () => {
   // A keeps its own link version: v=1 defaults with tp 2; B: the v=2 defaults.
-  let page = await open(`#v=2&pin=${encodeURIComponent('v=1&parallel.tp=2')}`);
-  await expectCompare(page, cliReport(withChanges(V1_DEFAULTS, { 'parallel.tp': 2 })), cliReport(DEFAULTS));
+  let page = await open(env, `#v=2&pin=${encodeURIComponent('v=1&parallel.tp=2')}`);
+  await expectCompare(page, cliReport(scenario({ 'parallel.tp': 2 }, V1_DEFAULTS)), cliReport(DEFAULTS));
   assert.equal(await page.isHidden('#link-error'), true);
   await close(page);
 
   for (const pin of ['v%3D9', 'v%3D2%26parallel.tp%3Deight', 'v%3D2%26unit%3DGB', 'nothing']) {
-    page = await open(`#v=2&parallel.tp=8&pin=${pin}`);
+    page = await open(env, `#v=2&parallel.tp=8&pin=${pin}`);
     await page.waitForSelector('#link-error:not([hidden])');
     assert.match(await page.textContent('#link-error'), /pin= \(plan A of the comparison\) was dropped: \S/, pin);
     assert.equal(await page.isHidden('#compare-section'), true, `${pin}: no comparison`);
-    const rb = cliReport(withChanges(DEFAULTS, { 'parallel.tp': 8 }));
+    const rb = cliReport(scenario({ 'parallel.tp': 8 }));
     await page.waitForFunction((v) => document.querySelector('[data-metric="memory.per_device.total"]')?.dataset.value === v,
       String(rb.memory.per_device.total));
     assert.doesNotMatch(await page.inputValue('#share-url'), /pin=/, 'the share link drops the bad pin');
@@ -259,11 +185,11 @@ test('a pin link written by hand: a v=1 plan as A; an unreadable pin is named an
   }
 
   // A reads but the engine rejects it (tp 3 does not divide the heads): B loads, the comparison says why.
-  page = await open(`#v=2&parallel.tp=8&pin=${encodeURIComponent('v=2&parallel.tp=3')}`);
+  page = await open(env, `#v=2&parallel.tp=8&pin=${encodeURIComponent('v=2&parallel.tp=3')}`);
   await page.waitForSelector('#compare [data-compare-error="a"]');
   assert.match(await page.textContent('#compare .compare-error'), /Plan A could not be evaluated.*parallel/);
   assert.equal(await page.locator('#compare table').count(), 0);
-  const rb = cliReport(withChanges(DEFAULTS, { 'parallel.tp': 8 }));
+  const rb = cliReport(scenario({ 'parallel.tp': 8 }));
   await page.waitForFunction((v) => document.querySelector('[data-metric="memory.per_device.total"]')?.dataset.value === v,
     String(rb.memory.per_device.total));
   // Pinning the current plan replaces the bad A.
@@ -273,11 +199,11 @@ test('a pin link written by hand: a v=1 plan as A; an unreadable pin is named an
 });
 
 test('a pair link on a phone (390×844): no horizontal page scroll; in embed mode, a compact comparison', async () => {
-  const a = withChanges(DEFAULTS, { 'parallel.tp': 2, 'parallel.dp': 4 });
+  const a = scenario({ 'parallel.tp': 2, 'parallel.dp': 4 });
   const hash = `#v=2&training.recompute=full&pin=${encodeURIComponent('v=2&parallel.tp=2&parallel.dp=4')}`;
   const ra = cliReport(a);
-  const rb = cliReport(withChanges(DEFAULTS, { 'training.recompute': 'full' }));
-  const phone = await open(hash, { viewport: { width: 390, height: 844 } });
+  const rb = cliReport(scenario({ 'training.recompute': 'full' }));
+  const phone = await open(env, hash, { viewport: { width: 390, height: 844 } });
   await expectCompare(phone, ra, rb);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `no horizontal page scroll on a phone (overflow ${overflow}px)`);
@@ -290,7 +216,7 @@ test('a pair link on a phone (390×844): no horizontal page scroll; in embed mod
   await phone.screenshot({ path: join(shots, 'compare-phone-page.png'), fullPage: true });
   await close(phone);
 
-  const embed = await open(`?embed=1${hash}`, { viewport: { width: 640, height: 560 } });
+  const embed = await open(env, `?embed=1${hash}`, { viewport: { width: 640, height: 560 } });
   await expectCompare(embed, ra, rb, false);
   assert.equal(await embed.isVisible('#pin'), false, 'no pin button in the embed view');
   assert.equal(await embed.isVisible('#unpin'), false);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { cliReport, close, open, shots, useBrowser } from './harness.mjs';
+import { cliReport, close, link, open, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -17,7 +17,7 @@ const scenario = {
 };
 
 test('the copied iframe fits its content, shows time and cost, and has no Share block', async () => {
-  const page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(scenario))}`);
+  const page = await open(env, link(scenario));
   await page.click('#copy-iframe');
   const snippet = await page.inputValue('#iframe-snippet');
   assert.match(snippet, /^<iframe src="[^"]*\?embed=1#/);

@@ -6,25 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { DESKTOP, PHONE, cli, cliErrors, cliReport, close, expectMetric, open, shots, useBrowser } from './harness.mjs';
+import {
+  DESKTOP, PHONE, cli, cliErrors, cliReport, close, expectMetric, open, scenario as plan, shots, useBrowser,
+} from './harness.mjs';
 
 const env = useBrowser();
-
-// The page's default plan (web/src/js/state.js DEFAULTS) with changes.
-const plan = (changes = {}) => {
-  const s = {
-    framework: 'megatron',
-    model: { preset: 'llama-3.1-8b' },
-    training: { seq_len: 8192, micro_batch: 1, global_batch: 64, recompute: 'selective' },
-    parallel: { dp: 2, tp: 4, pp: 1, sp: true },
-    hardware: { preset: 'h100-sxm-80gb' },
-  };
-  for (const [path, v] of Object.entries(changes)) {
-    const [section, key] = path.split('.');
-    s[section][key] = v;
-  }
-  return s;
-};
 
 const value = (page, id) => page.locator(`#${id}`).inputValue();
 

@@ -4,82 +4,21 @@
 // config.json import just under the model preset. Fails on console errors, CSP violations and foreign
 // requests, on the calculator and on the docs pages. Screenshots: artifacts/screenshots/help-*.png.
 // Needs web/dist (node web/build.mjs).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { serve } from './server.mjs';
-import { launch } from './browser.mjs';
+import { DESKTOP, PHONE, close, dist, open, shots, useBrowser } from './harness.mjs';
 import { FIELDS, SECTIONS } from '../../web/src/js/fields.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = join(root, 'web', 'dist');
-const shots = join(root, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
+// Every page a calculator opens is watched too: the docs pages it links to.
+const env = useBrowser({ everyPage: true });
 
 // The inputs the form builds, in form order, and the docs URL each help links to.
 const INPUTS = ['framework', ...SECTIONS.flatMap((s) => s.fields.map((f) => `${s.id}.${f.key}`))];
 const docUrl = (path) => `docs/${FIELDS.get(path).doc.replace('.md#', '.html#')}`;
 const inputId = (path) => `f-${path.replaceAll('.', '-')}`;
-
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(shots, { recursive: true });
-  server = await serve(dist);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-// Console errors, page errors and requests to another origin, for the calculator and every page it opens.
-function watch(page, base, problems) {
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${page.url()}: console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`${page.url()}: page error: ${err.message}`));
-  page.on('request', (req) => {
-    const url = req.url();
-    if (!url.startsWith(base) && !url.startsWith('blob:') && !url.startsWith('data:')) problems.push(`foreign request: ${url}`);
-  });
-}
-
-// A fresh calculator page (the minimal open() of page.test.mjs), ready; options: viewport, touch, base.
-async function open(options = {}) {
-  const base = options.base || server.url;
-  const context = await browser.newContext({
-    viewport: options.viewport || DESKTOP, hasTouch: !!options.touch, isMobile: !!options.touch, colorScheme: 'light',
-  });
-  const problems = [];
-  // Every Content-Security-Policy violation of every page of the context (init scripts are not subject to it).
-  await context.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sample || ''})`));
-  });
-  // Requests may go to the site (or, from file://, the folder of the file), nowhere else.
-  context.on('page', (p) => watch(p, new URL('.', base).href, problems));
-  const page = await context.newPage();
-  await page.goto(base + (options.path || ''));
-  await page.waitForSelector('#status[data-state="ready"]', { timeout: 15000 });
-  page.problems = problems;
-  return page;
-}
-
-const cspViolations = (page) => page.evaluate(() => window.__cspViolations);
-
-async function close(page) {
-  for (const p of page.context().pages()) assert.deepEqual(await cspViolations(p), [], `Content-Security-Policy violations on ${p.url()}`);
-  assert.deepEqual(page.problems, [], 'console errors or foreign requests');
-  await page.context().close();
-}
 
 const openAllMore = (page) => page.$$eval('#scenario-form details.more', (ds) => ds.forEach((d) => { d.open = true; }));
 const toggleOf = (path) => `[data-field="${path}"] .help-toggle`;
@@ -99,7 +38,7 @@ async function expectAnchor(page, url) {
 }
 
 test('every input has a "?" button that shows its help and a docs link', async () => {
-  const page = await open();
+  const page = await open(env);
   await openAllMore(page);
   const shown = await page.$$eval('#scenario-form [data-path]', (els) => els.map((e) => e.dataset.path));
   assert.deepEqual([...shown].sort(), [...INPUTS].sort(), 'the form has the catalogue’s inputs');
@@ -135,12 +74,12 @@ test('every input has a "?" button that shows its help and a docs link', async (
   await page.locator('#section-training').screenshot({ path: join(shots, 'help-field-open.png') });
   await page.screenshot({ path: join(shots, 'help-desktop.png') });
   // The calculator loads no docs page by itself.
-  assert.deepEqual(server.served.filter((p) => p.includes('docs/')), [], 'no docs page fetched by the calculator');
+  assert.deepEqual(env.server.served.filter((p) => p.includes('docs/')), [], 'no docs page fetched by the calculator');
   await close(page);
 });
 
 test('keyboard: Tab reaches the "?", Enter opens it, Tab reaches the link, Escape closes and returns focus', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.focus('#f-training-seq_len');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-controls')), 'f-training-micro_batch-help', 'Tab lands on the next field’s "?"');
@@ -163,7 +102,7 @@ test('keyboard: Tab reaches the "?", Enter opens it, Tab reaches the link, Escap
 });
 
 test('touch: tapping "?" on a phone shows the help inside the screen', async () => {
-  const page = await open({ viewport: PHONE, touch: true });
+  const page = await open(env, '', { viewport: PHONE, touch: true });
   await page.tap(toggleOf('model.layers'));
   assert.equal(await page.isVisible(panelOf('model.layers')), true, 'a tap opens the help');
   const box = await page.locator(panelOf('model.layers')).boundingBox();
@@ -185,11 +124,11 @@ test('touch: tapping "?" on a phone shows the help inside the screen', async () 
 });
 
 test('the help link opens the docs page at its section; every anchor of the catalogue exists', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.click(toggleOf('training.recompute'));
   const [docs] = await Promise.all([page.context().waitForEvent('page'), page.click(`${panelOf('training.recompute')} a`)]);
   await docs.waitForLoadState('load');
-  assert.equal(docs.url(), server.url + docUrl('training.recompute'));
+  assert.equal(docs.url(), env.server.url + docUrl('training.recompute'));
   await expectAnchor(docs, docs.url());
   assert.match(await docs.title(), /shardcalc docs/);
   await docs.screenshot({ path: join(shots, 'help-docs-desktop.png') });
@@ -197,7 +136,7 @@ test('the help link opens the docs page at its section; every anchor of the cata
   // Every distinct section the form links to, followed in the browser.
   for (const url of new Set(INPUTS.map(docUrl))) {
     const p = await page.context().newPage();
-    await p.goto(server.url + url);
+    await p.goto(env.server.url + url);
     await expectAnchor(p, p.url());
     await p.close();
   }
@@ -205,9 +144,9 @@ test('the help link opens the docs page at its section; every anchor of the cata
 });
 
 test('the docs pages read on a phone', async () => {
-  const page = await open({ viewport: PHONE, touch: true });
+  const page = await open(env, '', { viewport: PHONE, touch: true });
   const docs = await page.context().newPage();
-  await docs.goto(`${server.url}docs/model.html#activations-saved-for-backward`);
+  await docs.goto(`${env.server.url}docs/model.html#activations-saved-for-backward`);
   await expectAnchor(docs, docs.url());
   const overflow = await docs.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `tables scroll inside themselves, not the page (overflow ${overflow}px)`);
@@ -217,10 +156,10 @@ test('the docs pages read on a phone', async () => {
 });
 
 test('"How it works" in the header opens the methodology, and the docs lead back', async () => {
-  const page = await open();
+  const page = await open(env);
   const link = page.locator('header #how-it-works');
   assert.equal(await link.textContent(), 'How it works');
-  await Promise.all([page.waitForURL(`${server.url}docs/model.html`), link.click()]);
+  await Promise.all([page.waitForURL(`${env.server.url}docs/model.html`), link.click()]);
   assert.equal(await page.textContent('h1'), 'The memory model, term by term');
   assert.ok(await page.locator('nav.doc-toc a[href="#activations-saved-for-backward"]').count(), 'a table of contents');
   // Links between the docs pages work: the scenario reference and back.
@@ -233,7 +172,7 @@ test('"How it works" in the header opens the methodology, and the docs lead back
 
 test('the config.json import sits just under the model preset, near the top', async () => {
   for (const viewport of [DESKTOP, PHONE]) {
-    const page = await open({ viewport });
+    const page = await open(env, '', { viewport });
     const layout = await page.evaluate(() => {
       const block = document.getElementById('hf-config').closest('.import');
       const top = (el) => el.getBoundingClientRect().top + window.scrollY;
@@ -258,7 +197,8 @@ test('the config.json import sits just under the model preset, near the top', as
 
 test('from the single-file build the help links to the docs next to it', async () => {
   const base = pathToFileURL(join(dist, 'shardcalc-standalone.html')).href;
-  const page = await open({ base });
+  // Requests may go to the folder of the file (the docs next to it), nowhere else.
+  const page = await open(env, '', { base, allow: new URL('.', base).href });
   await page.click(toggleOf('model.vocab'));
   const href = await page.locator(`${panelOf('model.vocab')} a`).evaluate((a) => a.href);
   assert.ok(href.startsWith(pathToFileURL(join(dist, 'docs')).href), `next to the file: ${href}`);

@@ -4,32 +4,15 @@
 // that never overlap, and preset names in full. Every number shown is checked against the CLI
 // (`build/engine/shardcalc estimate --format json -`). Screenshots go to artifacts/screenshots/.
 // Needs web/dist (node web/build.mjs) and build/engine/shardcalc.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { serve } from './server.mjs';
-import { launch } from './browser.mjs';
+import { DEFAULTS, DESKTOP, PHONE, cliReport, close, expectMetric, link, open, shots, useBrowser } from './harness.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = join(root, 'web', 'dist');
-const shots = join(root, 'artifacts', 'screenshots');
-const cli = join(root, 'build', 'engine', 'shardcalc');
+const env = useBrowser();
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const SIZES = [['desktop', DESKTOP], ['phone', PHONE]];
 
-// The page's defaults (web/src/js/state.js DEFAULTS): a plan that fits on one node.
-const DEFAULTS = {
-  framework: 'megatron',
-  model: { preset: 'llama-3.1-8b' },
-  training: { seq_len: 8192, micro_batch: 1, global_batch: 64, recompute: 'selective' },
-  parallel: { dp: 2, tp: 4, pp: 1, sp: true },
-  hardware: { preset: 'h100-sxm-80gb' },
-};
 // examples/llama-3.1-70b-h100.json with a 15 T-token run at $2.50 per GPU-hour: millions of GPU-hours.
 const RUN_70B = {
   framework: 'megatron',
@@ -56,58 +39,6 @@ const PP8_256 = {
 };
 // 500 microbatches through 4 stages.
 const PP4_500 = { ...PP8_256, training: { ...PP8_256.training, global_batch: 500 }, parallel: { ...PP8_256.parallel, pp: 4 } };
-
-const cliReport = (scenario) =>
-  JSON.parse(execFileSync(cli, ['estimate', '--format', 'json', '-'], { input: JSON.stringify(scenario) }));
-const link = (scenario) => `#scenario=${encodeURIComponent(JSON.stringify(scenario))}`;
-
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(shots, { recursive: true });
-  server = await serve(dist);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-// A fresh page that fails the test on console errors, page errors or foreign requests.
-async function open(path = '', viewport = DESKTOP) {
-  const context = await browser.newContext({ colorScheme: 'light', viewport });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('request', (req) => {
-    const url = req.url();
-    if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) problems.push(`foreign request: ${url}`);
-  });
-  await page.goto(server.url + path);
-  await page.waitForSelector('#status[data-state="ready"]', { timeout: 15000 });
-  page.problems = problems;
-  return page;
-}
-
-async function close(page) {
-  assert.deepEqual(page.problems, [], 'console errors or foreign requests');
-  await page.context().close();
-}
-
-// Waits until the page shows the given raw value for a report field (the sections, not the summary bar).
-async function expectMetric(page, metric, value) {
-  try {
-    await page.waitForFunction(([m, v]) => document.querySelector(`[data-metric="${m}"]`)?.dataset.value === String(v), [metric, value], { timeout: 5000 });
-  } catch {
-    const shown = await page.getAttribute(`[data-metric="${metric}"]`, 'data-value').catch(() => 'absent');
-    assert.fail(`${metric}: page shows ${shown}, CLI says ${value}`);
-  }
-}
 
 const textOf = (page, selector) => page.locator(selector).first().evaluate((n) => n.textContent.trim());
 
@@ -158,7 +89,7 @@ test('communication table: every size carries its own unit, columns in labelled 
   assert.ok([...messages].some((b) => b < 2 ** 20) && [...messages].some((b) => b >= 2 ** 20 && b < 2 ** 30),
     'the default plan has KiB and MiB messages');
   for (const [name, viewport] of SIZES) {
-    const page = await open('', viewport);
+    const page = await open(env, '', { viewport });
     await expectMetric(page, 'communication.0.bytes', report.communication[0].bytes);
     // No header names a unit the cells do not all have: byte columns say none, each cell says its own.
     const heads = await page.$$eval('#comm-table thead th', (ns) => ns.map((n) => n.textContent));
@@ -210,7 +141,7 @@ test('communication table: every size carries its own unit, columns in labelled 
   const idle = alone.communication.map((c, i) => [c, i]).filter(([c]) => c.seconds === 0 && c.exposed_seconds === 0);
   assert.equal(idle.length, 3);
   assert.ok(idle.every(([c]) => c.dimension === 'zero3' && c.algorithm === 'none' && c.group_size === 1));
-  const page = await open(link(ZERO3_ALONE), PHONE);
+  const page = await open(env, link(ZERO3_ALONE), { viewport: PHONE });
   for (const [c, i] of alone.communication.map((c, i) => [c, i]).filter(([c]) => c.seconds > 0))
     await expectMetric(page, `communication.${i}.seconds`, c.seconds);
   for (const [, i] of idle) assert.equal(await page.locator(`#comm-table [data-metric^="communication.${i}."]`).count(), 0, `entry ${i} not listed`);
@@ -229,7 +160,7 @@ test('stage table: a group header shows the parts adding up to Allocated, + frag
     parallel: { dp: 8, zero: 2, offload_optimizer: 'cpu' }, hardware: { preset: 'h100-sxm-80gb' } };
   for (const [name, viewport, scenario] of [['desktop', DESKTOP, RUN_70B], ['phone', PHONE, RUN_70B], ['offload-desktop', DESKTOP, offload]]) {
     const report = cliReport(scenario);
-    const page = await open(link(scenario), viewport);
+    const page = await open(env, link(scenario), { viewport });
     await expectMetric(page, 'memory.per_device.total', report.memory.per_device.total);
     const table = await page.evaluate(() => {
       const t = document.querySelector('#stage-table');
@@ -286,7 +217,7 @@ test('cost in US dollars and large numbers in words (train tokens, GPU-hours, pa
   const run = report.training_run;
   assert.ok(run.gpu_hours > 1e6 && run.cost > 1e6 && run.tokens === 15e12);
   for (const [name, viewport] of SIZES) {
-    const page = await open('', viewport);
+    const page = await open(env, '', { viewport });
     const label = await page.textContent('label[for="f-hardware-price_per_gpu_hour"]');
     assert.equal(label.trim(), 'Price per GPU-hour (USD)');
     // Typed into the form as a person would: the 70B example with a 15 T-token run at $2.50.
@@ -345,7 +276,7 @@ test('cost in US dollars and large numbers in words (train tokens, GPU-hours, pa
     parallel: { dp: 64 }, hardware: { preset: 'h100-sxm-80gb' } };
   const quick = cliReport(fast);
   assert.ok(quick.throughput.tokens_per_second > 1e6);
-  const page = await open(link(fast), PHONE);
+  const page = await open(env, link(fast), { viewport: PHONE });
   await expectMetric(page, 'throughput.tokens_per_second', quick.throughput.tokens_per_second);
   expectLargeText(await textOf(page, '#time-headline [data-metric="throughput.tokens_per_second"]'), quick.throughput.tokens_per_second);
   expectLargeText(await textOf(page, '#summary [data-summary-metric="throughput.tokens_per_second"]'), quick.throughput.tokens_per_second);
@@ -367,7 +298,7 @@ test('pipeline chart at hundreds of microbatches: runs of passes in a forward an
     const t = report.pipeline.timeline;
     assert.ok(report.pipeline.timeline_complete && t.stage.length >= 4000, `${name}: ${t.stage.length} passes`);
     assert.ok(report.derived.microbatches >= 256);
-    const page = await open(link(scenario), viewport);
+    const page = await open(env, link(scenario), { viewport });
     await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
     await page.waitForSelector('#gantt svg[data-mode="runs"]');
     assert.equal(await page.getAttribute('#gantt svg', 'data-blocks'), String(t.stage.length));
@@ -426,7 +357,7 @@ test('pipeline chart at hundreds of microbatches: runs of passes in a forward an
   // A few microbatches still draw one numbered block per pass.
   const few = { ...PP8_256, training: { ...PP8_256.training, global_batch: 16 } };
   const report = cliReport(few);
-  const page = await open(link(few), DESKTOP);
+  const page = await open(env, link(few), { viewport: DESKTOP });
   await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
   await page.waitForSelector('#gantt svg[data-mode="blocks"]');
   assert.equal(await page.locator('#gantt rect.block').count(), report.pipeline.timeline_events);
@@ -447,7 +378,7 @@ test('roofline: op names never overlap each other, a dot or the chart’s own la
     const report = cliReport(scenario);
     const ops = report.modules.map((m, i) => [m, i]).filter(([m]) => m.kind === 'op' && m.fwd_flops > 0 && m.fwd_bytes > 0 && m.fwd_seconds > 0);
     assert.ok(ops.length >= 5, `${name}: ${ops.length} ops`);
-    const page = await open(link(scenario), viewport);
+    const page = await open(env, link(scenario), { viewport });
     await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
     await page.waitForSelector('#roofline svg');
     const shapes = await page.evaluate(() => {
@@ -505,7 +436,7 @@ test('roofline: op names never overlap each other, a dot or the chart’s own la
 test('preset names in full: the preset takes its grid row, and a name still too long for it shows under the control', async () => {
   const long = 'Google Cloud TPU v4, one chip (2 TensorCores as one megacore device)';
   for (const [name, viewport] of SIZES) {
-    const page = await open('', viewport);
+    const page = await open(env, '', { viewport });
     const row = await page.evaluate(() => {
       const field = document.querySelector('[data-field="hardware.preset"]');
       const grid = field.closest('.grid').getBoundingClientRect();

@@ -1,105 +1,19 @@
 // The page in real Chromium (Debian's, driven by playwright-core): every number must be the
 // CLI's, links must round-trip, and nothing may reach another origin. Screenshots go to
 // artifacts/screenshots/. Needs web/dist (scripts/build-web.sh).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { serve } from './server.mjs';
-import { launch } from './browser.mjs';
+import {
+  DEFAULTS, V1_DEFAULTS, cli, cliReport, close, cspViolations, dist, expectMetric, link, open, root, shots, useBrowser,
+} from './harness.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = join(root, 'web', 'dist');
-const shots = join(root, 'artifacts', 'screenshots');
-const cli = join(root, 'build', 'engine', 'shardcalc');
-
-// The page's defaults (web/src/js/state.js) as an engine scenario.
-// The defaults of v=1 links (before the page opened on a plan that fits): old links keep their meaning.
-const V1_DEFAULTS = {
-  framework: 'megatron',
-  model: { preset: 'llama-3.1-8b' },
-  training: { seq_len: 4096, micro_batch: 1 },
-  parallel: { dp: 1, tp: 1, pp: 1 },
-  hardware: { preset: 'h100-sxm-80gb' },
-};
-
-// The page's defaults (web/src/js/state.js DEFAULTS): a plan that fits on one node.
-const DEFAULTS = {
-  framework: 'megatron',
-  model: { preset: 'llama-3.1-8b' },
-  training: { seq_len: 8192, micro_batch: 1, global_batch: 64, recompute: 'selective' },
-  parallel: { dp: 2, tp: 4, pp: 1, sp: true },
-  hardware: { preset: 'h100-sxm-80gb' },
-};
-
-const cliReport = (scenario) =>
-  JSON.parse(execFileSync(cli, ['estimate', '--format', 'json', '-'], { input: JSON.stringify(scenario) }));
-
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(shots, { recursive: true });
-  server = await serve(dist);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-// A fresh page that fails the test on console errors, page errors or foreign requests.
-async function open(path = '', options = {}) {
-  const context = await browser.newContext({ colorScheme: options.colorScheme || 'light', viewport: options.viewport });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write']).catch(() => {});
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('request', (req) => {
-    const url = req.url();
-    const base = options.base || server.url;
-    if (!url.startsWith(base) && !url.startsWith('blob:') && !url.startsWith('data:')) problems.push(`foreign request: ${url}`);
-  });
-  // Every Content-Security-Policy violation the page reports (init scripts are not subject to the policy).
-  await page.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sample || ''})`));
-  });
-  await page.goto((options.base || server.url) + path);
-  await page.waitForSelector('#status[data-state="ready"]', { timeout: 15000 });
-  page.problems = problems;
-  return page;
-}
-
-const cspViolations = (page) => page.evaluate(() => window.__cspViolations);
-
-async function close(page) {
-  assert.deepEqual(page.problems, [], 'console errors or foreign requests');
-  assert.deepEqual(await cspViolations(page), [], 'Content-Security-Policy violations');
-  await page.context().close();
-}
-
-// Waits until the page shows the given raw value for a report field.
-async function expectMetric(page, metric, value) {
-  try {
-    await page.waitForFunction(
-      ([m, v]) => document.querySelector(`[data-metric="${m}"]`)?.dataset.value === String(v),
-      [metric, value],
-      { timeout: 5000 },
-    );
-  } catch {
-    const shown = await page.getAttribute(`[data-metric="${metric}"]`, 'data-value').catch(() => 'absent');
-    assert.fail(`${metric}: page shows ${shown}, CLI says ${value}`);
-  }
-}
+// Playwright's default viewport (1280×720), the size these tests were written at, unless one is given.
+const env = useBrowser({ viewport: { width: 1280, height: 720 } });
 
 async function metrics(page) {
   return page.$$eval('[data-metric]', (nodes) => Object.fromEntries(nodes.map((n) => [n.dataset.metric, n.dataset.value])));
@@ -114,7 +28,7 @@ async function expectStages(page, report) {
 }
 
 test('defaults load and match the CLI', async () => {
-  const page = await open();
+  const page = await open(env);
   const report = cliReport(DEFAULTS);
   await expectStages(page, report);
   await expectMetric(page, 'derived.world_size', report.derived.world_size);
@@ -128,7 +42,7 @@ test('defaults load and match the CLI', async () => {
 });
 
 test('LLaMA-3.1-70B on H100s, tp=8 pp=4, then recompute and ZeRO: per-stage numbers equal the CLI', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.selectOption('#f-model-preset', 'llama-3.1-70b');
   await page.fill('#f-parallel-tp', '8');
   await page.fill('#f-parallel-pp', '4');
@@ -156,7 +70,7 @@ test('LLaMA-3.1-70B on H100s, tp=8 pp=4, then recompute and ZeRO: per-stage numb
 });
 
 test('a copied share link opens elsewhere with identical numbers', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.selectOption('#f-model-preset', 'llama-3.1-70b');
   await page.fill('#f-parallel-tp', '8');
   await page.fill('#f-parallel-pp', '4');
@@ -168,12 +82,12 @@ test('a copied share link opens elsewhere with identical numbers', async () => {
   await page.click('#copy-link');
   await page.waitForFunction(() => document.querySelector('#share-url')?.value.includes('#'));
   const link = await page.inputValue('#share-url');
-  assert.ok(link.startsWith(server.url), link);
+  assert.ok(link.startsWith(env.server.url), link);
   assert.ok(link.length < 200, `compact link: ${link}`);
   const before = await metrics(page);
   const shownText = await page.textContent('#stage-table');
 
-  const other = await open(link.slice(server.url.length));
+  const other = await open(env, link.slice(env.server.url.length));
   await expectStages(other, cliReport(scenario));
   assert.deepEqual(await metrics(other), before);
   assert.equal(await other.textContent('#stage-table'), shownText, 'same unit and formatting');
@@ -184,14 +98,14 @@ test('a copied share link opens elsewhere with identical numbers', async () => {
 
 test('#scenario= links take the engine public field names', async () => {
   const scenario = JSON.parse(await readFile(join(root, 'examples', 'llama-3.1-70b-h100.json'), 'utf8'));
-  const page = await open(`#scenario=${encodeURIComponent(JSON.stringify(scenario))}`);
+  const page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(scenario))}`);
   await expectStages(page, cliReport(scenario));
   await close(page);
 });
 
 test('embed mode: compact results, iframe snippet and Markdown', async () => {
   const scenario = { model: { preset: 'llama-2-13b' }, parallel: { tp: 2, pp: 2 }, training: { seq_len: 4096 } };
-  const page = await open(`?embed=1#scenario=${encodeURIComponent(JSON.stringify(scenario))}`, { viewport: { width: 800, height: 600 } });
+  const page = await open(env, `?embed=1#scenario=${encodeURIComponent(JSON.stringify(scenario))}`, { viewport: { width: 800, height: 600 } });
   assert.ok(await page.evaluate(() => document.body.classList.contains('embed')));
   await expectStages(page, cliReport(scenario));
   assert.equal(await page.isVisible('#f-parallel-tp'), false, 'no form in embed mode');
@@ -208,7 +122,7 @@ test('embed mode: compact results, iframe snippet and Markdown', async () => {
 
 test('the single-file build works opened from file://', async () => {
   const file = pathToFileURL(join(dist, 'shardcalc-standalone.html')).href;
-  const page = await open('', { base: file });
+  const page = await open(env, '', { base: file });
   await expectStages(page, cliReport(DEFAULTS));
   // The engine runs in the blob: worker, not on the main thread (the glue once failed there: "Invalid URL").
   assert.equal(await page.getAttribute('body', 'data-engine-thread'), 'worker');
@@ -222,7 +136,7 @@ test('the single-file build works opened from file://', async () => {
 
 test('a malformed link shows what was wrong and falls back to the defaults', async () => {
   for (const fragment of ['#scenario=%7Bnot-json', '#v=9&parallel.tp=2']) {
-    const page = await open(fragment);
+    const page = await open(env, fragment);
     const message = await page.textContent('#link-error');
     assert.ok(message && message.trim().length > 10, `${fragment}: ${message}`);
     await expectStages(page, cliReport(DEFAULTS));
@@ -232,13 +146,13 @@ test('a malformed link shows what was wrong and falls back to the defaults', asy
 
 test('a link with one bad field loads every other field and names the bad one; unknown keys are ignored', async () => {
   // v=1: the old defaults, with the readable field applied.
-  let page = await open('#v=1&parallel.tp=eight&parallel.dp=2');
+  let page = await open(env, '#v=1&parallel.tp=eight&parallel.dp=2');
   assert.match(await page.textContent('#link-error'), /parallel\.tp/);
   const old = structuredClone(V1_DEFAULTS);
   old.parallel.dp = 2;
   await expectStages(page, cliReport(old));
   await close(page);
-  page = await open('#v=2&bogus.key=1&parallel.pp=2&model.preset=llama-3.1-70b');
+  page = await open(env, '#v=2&bogus.key=1&parallel.pp=2&model.preset=llama-3.1-70b');
   assert.match(await page.textContent('#link-error'), /bogus\.key.*ignored/);
   const plan = structuredClone(DEFAULTS);
   plan.parallel.pp = 2;
@@ -252,7 +166,7 @@ test('a link with one bad field loads every other field and names the bad one; u
 });
 
 test('a bad input shows the engine error next to its field', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.fill('#f-parallel-tp', '3');
   const error = page.locator('[data-error-for="/parallel/tp"]');
   await error.waitFor({ state: 'visible' });
@@ -267,7 +181,7 @@ test('a bad input shows the engine error next to its field', async () => {
 });
 
 test('a number typed beyond a double (1e400) is an error at its field, never an emptied field', async () => {
-  const page = await open();
+  const page = await open(env);
   assert.equal(await page.getAttribute('body', 'data-engine-thread'), 'worker');
   const tp = page.locator('#f-parallel-tp');
   await tp.fill('');
@@ -282,7 +196,7 @@ test('a number typed beyond a double (1e400) is an error at its field, never an 
 });
 
 test('a Hugging Face config.json fills the model fields', async () => {
-  const page = await open();
+  const page = await open(env);
   const config = {
     architectures: ['MistralForCausalLM'], model_type: 'mistral', hidden_size: 4096, intermediate_size: 14336,
     num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, vocab_size: 32000,
@@ -291,7 +205,9 @@ test('a Hugging Face config.json fills the model fields', async () => {
   };
   await page.fill('#hf-config', JSON.stringify(config));
   await page.click('#hf-import');
-  await page.waitForFunction(() => document.querySelector('#f-model-layers')?.value === '32');
+  // The vocabulary is the field that tells Mistral from the default Llama 3.1 8B (same layers, heads, FFN).
+  await page.waitForFunction(() => document.querySelector('#f-model-vocab')?.value === '32000');
+  assert.equal(await page.inputValue('#f-model-layers'), '32');
   assert.equal(await page.inputValue('#f-model-kv_heads'), '8');
   assert.equal(await page.inputValue('#f-model-ffn_hidden'), '14336');
   assert.match(await page.textContent('#hf-import-message'), /some_new_knob/);
@@ -301,10 +217,10 @@ test('a Hugging Face config.json fills the model fields', async () => {
 });
 
 test('dark theme and a phone screen render', async () => {
-  const dark = await open('', { colorScheme: 'dark' });
+  const dark = await open(env, '', { colorScheme: 'dark' });
   await dark.screenshot({ path: join(shots, 'default-dark.png'), fullPage: true });
   await close(dark);
-  const phone = await open('', { viewport: { width: 390, height: 844 } });
+  const phone = await open(env, '', { viewport: { width: 390, height: 844 } });
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `no horizontal page scroll on a phone (overflow ${overflow}px)`);
   await phone.screenshot({ path: join(shots, 'phone.png'), fullPage: true });
@@ -357,7 +273,7 @@ async function openMore(page, section) {
 }
 
 test('time and communication for LLaMA-3.1-70B tp=8 pp=4 dp=2 equal the CLI; Gantt and roofline follow the report', async () => {
-  const page = await open();
+  const page = await open(env);
   await fillPlan70b(page);
   const report = cliReport(plan70b());
   assert.ok(report.communication.length > 0 && report.pipeline.timeline_complete);
@@ -397,7 +313,7 @@ test('time and communication for LLaMA-3.1-70B tp=8 pp=4 dp=2 equal the CLI; Gan
 });
 
 test('train_tokens and price_per_gpu_hour add the training run: days, GPU-hours and cost equal the CLI', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.fill('#f-training-train_tokens', '1e12');
   await page.fill('#f-hardware-price_per_gpu_hour', '2');
   const scenario = structuredClone(DEFAULTS);
@@ -414,7 +330,7 @@ test('train_tokens and price_per_gpu_hour add the training run: days, GPU-hours 
 });
 
 test('the new fields round-trip through a copied share link', async () => {
-  const page = await open();
+  const page = await open(env);
   await fillPlan70b(page);
   await page.fill('#f-training-train_tokens', '2e12');
   await page.fill('#f-hardware-price_per_gpu_hour', '2.5');
@@ -444,7 +360,7 @@ test('the new fields round-trip through a copied share link', async () => {
   const before = await metrics(page);
   assert.ok(Object.keys(before).some((k) => k.startsWith('communication.')));
 
-  const other = await open(link.slice(server.url.length));
+  const other = await open(env, link.slice(env.server.url.length));
   await expectStages(other, report);
   await expectTime(other, report);
   assert.deepEqual(await metrics(other), before);
@@ -458,7 +374,7 @@ test('the new fields round-trip through a copied share link', async () => {
 });
 
 test('schedule=gpipe changes memory and time to the CLI values', async () => {
-  const page = await open();
+  const page = await open(env);
   await fillPlan70b(page);
   const scenario = plan70b();
   const oneF = cliReport(scenario);
@@ -483,12 +399,12 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   Object.assign(old.parallel, { tp: 8, pp: 4, dp: 2 });
   old.training.global_batch = 16;
   const report = cliReport(old);
-  const dark = await open(link, { colorScheme: 'dark' });
+  const dark = await open(env, link, { colorScheme: 'dark' });
   await expectTime(dark, report);
   await dark.locator('#time-section').screenshot({ path: join(shots, 'time-dark.png') });
   await close(dark);
 
-  const phone = await open(link, { viewport: { width: 390, height: 844 } });
+  const phone = await open(env, link, { viewport: { width: 390, height: 844 } });
   await expectTime(phone, report);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `no horizontal page scroll on a phone (overflow ${overflow}px)`);
@@ -504,7 +420,7 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   long.training.global_batch = 256;
   const longReport = cliReport(long);
   assert.ok(longReport.pipeline.timeline_events > 800 && longReport.pipeline.timeline_complete);
-  const page = await open(`#scenario=${encodeURIComponent(JSON.stringify(long))}`);
+  const page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(long))}`);
   await expectTime(page, longReport);
   assert.equal(await page.getAttribute('#gantt svg', 'data-blocks'), String(longReport.pipeline.timeline_events));
   assert.equal(await page.locator('#gantt rect.block').count(), 0);
@@ -518,7 +434,7 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   assert.match(await page.textContent('#gantt'), /too many blocks/);
   await close(page);
 
-  const embed = await open(`?embed=1${link}`, { viewport: { width: 800, height: 600 } });
+  const embed = await open(env, `?embed=1${link}`, { viewport: { width: 800, height: 600 } });
   await expectMetric(embed, 'time.step_seconds', report.time.step_seconds);
   for (const m of ['time.step_seconds', 'time.mfu', 'throughput.tokens_per_second'])
     assert.ok(await embed.isVisible(`[data-metric="${m}"]`), `${m} visible in embed mode`);
@@ -531,7 +447,7 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
 });
 
 test('the price per GPU-hour survives a change of device', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.fill('#f-training-train_tokens', '1e12');
   await page.fill('#f-hardware-price_per_gpu_hour', '2');
   await page.selectOption('#f-hardware-preset', 'a100-sxm-80gb');
@@ -549,7 +465,6 @@ test('the price per GPU-hour survives a change of device', async () => {
 const GPT2 = { framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8 } };
 const TIGHT = { framework: 'pytorch', model: { preset: 'gpt2-xl' }, training: { seq_len: 1024, micro_batch: 8, train_tokens: 1e10 } };
 const OOM = { framework: 'pytorch', model: { preset: 'llama-3.1-8b' }, training: { seq_len: 4096, micro_batch: 8 } };
-const link = (scenario) => `#scenario=${encodeURIComponent(JSON.stringify(scenario))}`;
 const PHASE_WORDS = { step_start: 'Step start', forward_end: 'End of forward', loss_backward: 'Loss backward', layer_backward: 'Layer backward', optimizer_step: 'Optimizer step' };
 
 // The timeline chart shows stage index `i` of the report: one column per moment in step order,
@@ -611,7 +526,7 @@ test('memory over the step, pp=1: the timeline chart and its table equal the CLI
   const report = cliReport(GPT2);
   assert.equal(report.memory.stages.length, 1);
   assert.ok(report.memory.stages[0].timeline.length >= 4);
-  const page = await open(link(GPT2));
+  const page = await open(env, link(GPT2));
   await expectStages(page, report);
   await expectTimeline(page, report, 0);
   assert.equal(await page.isVisible('#timeline-picker'), false, 'no stage picker with one stage');
@@ -627,7 +542,7 @@ test('memory over the step, pp=1: the timeline chart and its table equal the CLI
 });
 
 test('memory over the step, pp=4: the most loaded stage first, a picker for the others, values equal the CLI', async () => {
-  const page = await open();
+  const page = await open(env);
   await fillPlan70b(page);
   const report = cliReport(plan70b());
   const stages = report.memory.stages;
@@ -687,7 +602,7 @@ test('the verdict: fits, tight and does not fit, with the engine’s reason; tim
     const report = cliReport(scenario);
     assert.equal(report.memory.verdict.verdict, expected, `${name} scenario`);
     assert.equal(report.memory.fits, expected === 'fits');
-    const page = await open(link(scenario));
+    const page = await open(env, link(scenario));
     await expectStages(page, report);
     await expectVerdict(page, report);
     await expectTime(page, report);
@@ -715,7 +630,7 @@ test('the verdict: fits, tight and does not fit, with the engine’s reason; tim
 
 test('embed mode marks the times of a plan that does not fit as hypothetical, on the page and in the Markdown', async () => {
   const report = cliReport(OOM);
-  const page = await open(`?embed=1${link(OOM)}`, { viewport: { width: 800, height: 700 } });
+  const page = await open(env, `?embed=1${link(OOM)}`, { viewport: { width: 800, height: 700 } });
   await expectStages(page, report);
   await expectVerdict(page, report);
   assert.equal(await page.isVisible('[data-metric="memory.verdict.verdict"]'), true);
@@ -751,7 +666,7 @@ async function shareLink(page) {
 const optimizerStep = (report) => report.memory.stages[0].timeline.find((p) => p.phase === 'optimizer_step');
 
 test('implementation defaults follow the framework; optimizer_impl=fused changes the optimizer-step transient to the CLI values', async () => {
-  const page = await open();
+  const page = await open(env);
   // Megatron's defaults first, as the engine resolved them.
   await expectDefaultOption(page, 'f-implementation-model_code', 'framework default (megatron)');
   await expectDefaultOption(page, 'f-implementation-optimizer_impl', 'framework default (fused)');
@@ -813,7 +728,7 @@ test('tf32 on changes the step time of an fp32 run to the CLI value', async () =
   const FP32 = { framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8, dtype: 'fp32' } };
   const off = cliReport(FP32);
   assert.equal(off.scenario.implementation.tf32, false);
-  const page = await open(link(FP32));
+  const page = await open(env, link(FP32));
   await expectTime(page, off);
   await expectDefaultOption(page, 'f-implementation-tf32', 'framework default (false)');
   await page.selectOption('#f-implementation-tf32', 'true');
@@ -826,7 +741,7 @@ test('tf32 on changes the step time of an fp32 run to the CLI value', async () =
 });
 
 test('implementation and model-code fields round-trip through a share link and #scenario=', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.selectOption('#f-framework', 'fsdp');
   await page.fill('#f-training-seq_len', '2048');
   await page.selectOption('#f-implementation-optimizer_impl', 'for_loop');
@@ -859,7 +774,7 @@ test('implementation and model-code fields round-trip through a share link and #
     assert.ok(!url.includes(key), `${key} (left at its default) not in ${url}`);
   const before = await metrics(page);
 
-  const other = await open(url.slice(server.url.length));
+  const other = await open(env, url.slice(env.server.url.length));
   await expectStages(other, report);
   await expectTime(other, report);
   assert.deepEqual(await metrics(other), before);
@@ -872,7 +787,7 @@ test('implementation and model-code fields round-trip through a share link and #
   await close(other);
 
   // An engine scenario with an implementation object opens with the same values.
-  const fromScenario = await open(link(scenario));
+  const fromScenario = await open(env, link(scenario));
   await expectStages(fromScenario, report);
   await expectTime(fromScenario, report);
   for (const [id, value] of Object.entries(values)) assert.equal(await fromScenario.inputValue(`#f-${id}`), value, id);
@@ -881,7 +796,7 @@ test('implementation and model-code fields round-trip through a share link and #
 });
 
 test('a GPT-2 config.json fills hidden_act and the fused QKV projection: the numbers equal the gpt2 preset', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.selectOption('#f-framework', 'pytorch');
   await page.fill('#f-training-seq_len', '1024');
   const config = {
@@ -941,7 +856,7 @@ async function expectMistralImported(page, label) {
 }
 
 test('a config.json with __proto__, constructor and hasOwnProperty keys imports as data, pasted or dropped', async () => {
-  const page = await open();
+  const page = await open(env);
   const before = await protoSnapshot(page);
   await page.fill('#hf-config', hostileConfig);
   await page.click('#hf-import');
@@ -976,7 +891,7 @@ test('a config.json with __proto__, constructor and hasOwnProperty keys imports 
 });
 
 test('a number beyond double range in a config.json is an error naming the key, never a silent default', async () => {
-  const page = await open();
+  const page = await open(env);
   // JSON.parse reads 1e400 as Infinity, which JSON.stringify would send to the engine as null (its default: MHA).
   const text = JSON.stringify({ ...MISTRAL_CONFIG, num_key_value_heads: 12345, hidden_size: 67890 })
     .replace('12345', '1e400').replace('67890', '-1e999');
@@ -995,10 +910,25 @@ test('a number beyond double range in a config.json is an error naming the key, 
   await close(page);
 
   // The same in a #scenario= link: the error names the field, the defaults are shown.
-  const linked = await open('#scenario=' + encodeURIComponent('{"model": {"preset": "llama-3.1-8b", "kv_heads": 1e400}}'));
+  const linked = await open(env, '#scenario=' + encodeURIComponent('{"model": {"preset": "llama-3.1-8b", "kv_heads": 1e400}}'));
   assert.match(await linked.textContent('#link-error'), /model\.kv_heads: 1e400 is not a finite number/);
   await expectStages(linked, cliReport(DEFAULTS));
   await close(linked);
+});
+
+test('a config.json the engine cannot represent is refused with the reason at its key, and the model is kept', async () => {
+  const page = await open(env);
+  // Mixtral 8x7B read as dense would be a 7.24B model: the engine (engine/io/hf_config.cpp) refuses it.
+  const mixtral = { ...MISTRAL_CONFIG, architectures: ['MixtralForCausalLM'], model_type: 'mixtral', num_local_experts: 8, num_experts_per_tok: 2 };
+  await page.fill('#hf-config', JSON.stringify(mixtral));
+  await page.click('#hf-import');
+  await page.waitForFunction(() => document.querySelector('#hf-import-message')?.textContent.includes('Nothing imported'), null, { timeout: 5000 })
+    .catch(() => {});
+  const message = await page.textContent('#hf-import-message');
+  assert.match(message, /num_local_experts: 8 experts: a Mixture-of-Experts model; MoE is not modelled yet/, message);
+  assert.equal(await page.inputValue('#f-model-preset'), 'llama-3.1-8b');
+  assert.equal(await page.inputValue('#f-model-vocab'), '128256');
+  await close(page);
 });
 
 // Markdown text back to what it shows: backslash escapes and the entities the page writes.
@@ -1009,7 +939,7 @@ const pipes = (line) => (line.replace(/\\./g, '').match(/\|/g) || []).length;
 test('a device name from a shared link is escaped in the Markdown: one line, no table break, no HTML', async () => {
   const name = 'x|y<script>alert(1)</script>\n| a | b |\r\n*b* _i_ `c` [l](javascript:alert(1)) ~s~ \\ &amp; <img src=x onerror=alert(2)>';
   for (const prefix of ['', '?embed=1']) {
-    const page = await open(`${prefix}#v=1&hardware.name=${encodeURIComponent(name)}`);
+    const page = await open(env, `${prefix}#v=1&hardware.name=${encodeURIComponent(name)}`);
     assert.ok((await page.textContent('#headline .plan')).includes('x|y<script>alert(1)</script>'), 'the page shows the name as text');
     assert.equal(await page.locator('#headline script, #headline img').count(), 0);
     if (!prefix) await page.click('#copy-markdown'); // the embed has no Share block; its Markdown is written all the same
@@ -1082,7 +1012,7 @@ test('a strict Content-Security-Policy: no violation in normal use (page, embed 
     }
   }
   // The hosted page under normal use.
-  const page = await open();
+  const page = await open(env);
   await page.selectOption('#f-model-preset', 'llama-3.1-70b');
   await page.fill('#f-parallel-tp', '8');
   await page.fill('#f-parallel-pp', '4');
@@ -1098,11 +1028,11 @@ test('a strict Content-Security-Policy: no violation in normal use (page, embed 
   await expectInjectionBlocked(page);
   await close(page);
   // The embed view.
-  const embed = await open(`?embed=1${link({ model: { preset: 'llama-2-13b' }, parallel: { tp: 2, pp: 2 } })}`);
+  const embed = await open(env, `?embed=1${link({ model: { preset: 'llama-2-13b' }, parallel: { tp: 2, pp: 2 } })}`);
   await expectInjectionBlocked(embed);
   await close(embed);
   // The single file, from file://.
-  const single = await open('', { base: pathToFileURL(join(dist, 'shardcalc-standalone.html')).href });
+  const single = await open(env, '', { base: pathToFileURL(join(dist, 'shardcalc-standalone.html')).href });
   await single.fill('#f-parallel-tp', '2');
   await expectStages(single, cliReport({ ...structuredClone(DEFAULTS), parallel: { ...DEFAULTS.parallel, tp: 2 } }));
   await single.fill('#hf-config', JSON.stringify(MISTRAL_CONFIG));
@@ -1134,7 +1064,7 @@ test('scripts/serve.py (scripts/run.sh) sends each page\'s policy as a header, a
 
 test('a 2 MB link fragment is refused with a message, the defaults load and the page stays interactive', async () => {
   const fill = 2_000_000; // 2 MB: just under Chromium's URL limit (2 MiB)
-  const page = await open(`#v=1&hardware.name=${'a'.repeat(fill)}`);
+  const page = await open(env, `#v=1&hardware.name=${'a'.repeat(fill)}`);
   await page.waitForFunction(() => {
     const banner = document.querySelector('#link-error');
     return !banner.hidden && /too long/.test(banner.textContent);
@@ -1158,7 +1088,7 @@ test('a 2 MB link fragment is refused with a message, the defaults load and the 
 
   // The same link typed into an open page: the message within 2 s of the hashchange event (the
   // browser's own work on a 2 MB URL before that is not the page's).
-  const open2 = await open();
+  const open2 = await open(env);
   const { handled, total } = await open2.evaluate((n) => new Promise((resolve) => {
     const t0 = performance.now();
     let event = 0;
@@ -1173,20 +1103,20 @@ test('a 2 MB link fragment is refused with a message, the defaults load and the 
   await close(open2);
 
   // Below the limit a long link still loads.
-  const long = await open(`#v=1&hardware.name=${'b'.repeat(60000)}`);
+  const long = await open(env, `#v=1&hardware.name=${'b'.repeat(60000)}`);
   assert.equal(await long.isVisible('#link-error'), false);
   assert.ok((await long.textContent('#headline .plan')).includes('b'.repeat(60000)));
   await close(long);
 });
 
 test('the link error banner can be dismissed, and a successful edit clears it', async () => {
-  const page = await open('#v=1&parallel.tp=eight');
+  const page = await open(env, '#v=1&parallel.tp=eight');
   assert.equal(await page.isVisible('#link-error'), true);
   await page.click('#link-error-dismiss', { timeout: 3000 });
   assert.equal(await page.isVisible('#link-error'), false);
   await close(page);
 
-  const edited = await open('#v=1&parallel.tp=eight');
+  const edited = await open(env, '#v=1&parallel.tp=eight');
   await edited.fill('#f-parallel-tp', '3'); // rejected by the engine: the link message stays
   await edited.waitForSelector('#status[data-state="error"]');
   assert.equal(await edited.isVisible('#link-error'), true);
@@ -1197,7 +1127,7 @@ test('the link error banner can be dismissed, and a successful edit clears it', 
 });
 
 test('Find a plan: the engine ranks plans in the worker; a row loads into the form; the search is in the link', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.fill('#s-devices', '8');
   await page.fill('#s-batch', '64');
   await page.click('#s-run');
@@ -1220,7 +1150,7 @@ test('Find a plan: the engine ranks plans in the worker; a row loads into the fo
   // The link carries the search; opened elsewhere it runs again.
   const url = new URL(page.url());
   assert.match(decodeURIComponent(url.hash), /search=\{.*"devices":8/);
-  const again = await open(url.hash);
+  const again = await open(env, url.hash);
   await again.waitForSelector('#s-table tbody tr');
   assert.equal(await again.inputValue('#s-devices'), '8');
   await close(again);
@@ -1229,7 +1159,7 @@ test('Find a plan: the engine ranks plans in the worker; a row loads into the fo
 });
 
 test('Find a plan: a long search shows progress and can be cancelled; bad settings name the field', async () => {
-  const page = await open();
+  const page = await open(env);
   await page.fill('#s-devices', '8-1024');
   await page.fill('#s-batch', '1024');
   for (const f of ['deepspeed', 'fsdp']) await page.check(`#s-fw-${f}`);
@@ -1248,7 +1178,7 @@ test('Find a plan: a long search shows progress and can be cancelled; bad settin
 
 test('the answer stays in view while the plan is edited, on desktop and phone; time marked "if it fitted" when it does not fit', async () => {
   for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
-    const page = await open('', { viewport });
+    const page = await open(env, '', { viewport });
     const report = cliReport(DEFAULTS);
     assert.equal(report.memory.verdict.verdict, 'fits', 'the page opens on a plan that fits');
     for (const framework of ['deepspeed', 'fsdp', 'pytorch'])
@@ -1283,7 +1213,7 @@ test('an implausible MFU is flagged with its reason, in the time section and the
     parallel: { dp: 64, zero: 3 }, hardware: { preset: 'a100-sxm-80gb' } };
   const report = cliReport(hot);
   assert.ok(report.time.efficiency_warning);
-  const page = await open(`#scenario=${encodeURIComponent(JSON.stringify(hot))}`);
+  const page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(hot))}`);
   await page.waitForSelector('#time-headline .efficiency-warning');
   assert.match(await page.textContent('#time-headline .efficiency-warning'), /above any published training run/);
   assert.equal(await page.locator('#summary .summary-warning').count(), 1);

@@ -111,3 +111,46 @@ test('the plan search in wasm, stepped in slices, equals the native CLI search',
   assert.deepEqual(fromWasm.search, fromCli);
   assert.ok(fromCli.plans.length > 0);
 });
+
+// The page loads the core module first (wasm/CMakeLists.txt: no plan search or config import, built for
+// size): it must answer exactly as the whole engine does, errors included.
+test('the core module answers as the whole engine, and has no search or import', async () => {
+  const { default: createCore } = await import(join(wasmDir, 'shardcalc-core.mjs'));
+  const core = await createCore({ wasmBinary: await readFile(join(wasmDir, 'shardcalc-core.wasm')) });
+  assert.equal(core.presets(), engine.presets());
+  assert.equal(core.version(), engine.version());
+  assert.equal(core.SearchSession, undefined);
+  assert.equal(core.importConfig, undefined);
+  const scenarios = [
+    { model: { preset: 'llama-3.1-70b' }, parallel: { dp: 2, tp: 8, pp: 4, vpp: 2, sp: true, cp: 2 }, training: { seq_len: 8192, global_batch: 64 } },
+    { framework: 'deepspeed', model: { preset: 'bert-large' }, parallel: { dp: 4, zero: 3 } },
+    { model: { preset: 'llama-2-7b' }, parallel: { tp: 3 } },
+    { model: { preset: 'gpt2', hidden: 1e400 } },
+  ];
+  for (const s of scenarios) assert.equal(core.evaluate(JSON.stringify(s)), engine.evaluate(JSON.stringify(s)), JSON.stringify(s));
+  for (const text of ['', '{', '{"model":' + '['.repeat(5000)]) assert.equal(core.evaluate(text), engine.evaluate(text));
+  const request = JSON.stringify({ scenario: scenarios[0], options: { '/parallel/tp': [1, 2, 3, 4, 8], '/parallel/zero': [0, 1, 2, 3] } });
+  assert.equal(core.choices(request), engine.choices(request));
+});
+
+// The config.json importer has one copy, in the engine: the whole module (which the page's worker loads for
+// an import; the core has none) answers exactly as `shardcalc import`, imports and refusals alike.
+test('a Hugging Face config.json imports exactly as `shardcalc import` reads it', () => {
+  const mistral = {
+    architectures: ['MistralForCausalLM'], model_type: 'mistral', hidden_size: 4096, intermediate_size: 14336,
+    num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, vocab_size: 32000,
+    max_position_embeddings: 32768, hidden_act: 'silu', sliding_window: 4096, some_new_knob: 3,
+  };
+  const texts = [
+    JSON.stringify(mistral),
+    JSON.stringify({ ...mistral, model_type: 'mixtral', num_local_experts: 8 }),
+    JSON.stringify(mistral).replace('"num_key_value_heads":8', '"num_key_value_heads":1e400'),
+    '{"model_type": ',
+  ];
+  for (const text of texts) {
+    const run = spawnSync(cli, ['import', '-'], { input: text });
+    const fromCli = JSON.parse(String(run.status === 0 ? run.stdout : run.stderr));
+    assert.equal(run.status === 0, fromCli.ok, text);
+    assert.deepEqual(JSON.parse(engine.importConfig(text)), fromCli, text);
+  }
+});

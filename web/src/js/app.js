@@ -15,7 +15,6 @@ import { renderSummary } from './summary.js';
 import { renderCompare } from './compare.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
-import { mapHfConfig } from './hf-import.js';
 import { list } from './json.js';
 import { decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
@@ -276,16 +275,28 @@ function onInput(event) {
   changed();
 }
 
-function importHf() {
+// A JSON pointer as the config key it names ("/rope_scaling/factor" -> "rope_scaling.factor").
+const configKey = (path) => path.slice(1).split('/').map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+
+// Why the engine refused a config.json: each problem at its key ("num_local_experts: 8 experts: ...").
+function importRefusal(result) {
+  const errors = result.errors ?? [result.error];
+  return `Nothing imported: ${list(errors.map((e) => (e.path ? `${configKey(e.path)}: ${e.message}` : e.message)))}.`;
+}
+
+// A Hugging Face config.json, read by the engine (engine/io/hf_config.h, the same mapping as
+// `shardcalc import`): its model fields become a Custom model, or the message says why it was refused.
+async function importHf() {
   const note = $('#hf-import-message');
   let result;
   try {
-    result = mapHfConfig($('#hf-config').value);
+    result = await app.engine.importConfig($('#hf-config').value);
   } catch (err) {
-    result = { error: `This config could not be read: ${err.message}` }; // never a silent no-op
+    note.textContent = `This config could not be read: ${err.message}`; // never a silent no-op
+    return;
   }
-  if (result.error) {
-    note.textContent = result.error;
+  if (!result.ok) {
+    note.textContent = importRefusal(result);
     return;
   }
   for (const p of Object.keys(app.entries)) if (p.startsWith('model.')) delete app.entries[p];
@@ -293,7 +304,8 @@ function importHf() {
   for (const [k, v] of Object.entries(result.model)) app.entries[`model.${k}`] = v;
   syncForm(form, app.presets, app.entries, true);
   note.textContent = `Imported the ${result.label} config as a Custom model.` +
-    (result.unknown.length ? ` Not understood: ${list(result.unknown)}.` : '');
+    (result.unknown.length ? ` Not understood: ${list(result.unknown)}.` : '') +
+    (result.notes.length ? ` Note: ${result.notes.join(' ')}` : '');
   app.edited = true;
   changed();
 }

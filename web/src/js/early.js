@@ -2,7 +2,18 @@
 // Content-Security-Policy allows no inline script). Starts the engine's worker before the page's
 // modules load, since starting a worker thread is the longest step to the first result;
 // js/engine-client.js adopts it. Not part of the single-file build.
-try { window.__shardcalcWorker = new Worker('js/engine-worker.js', { type: 'module' }); } catch (e) {}
-// Compile the engine (its core: wasm/CMakeLists.txt) while the worker thread starts (V8 compiles on background threads); the
-// compiled module is handed to the worker.
-try { window.__shardcalcModule = WebAssembly.compileStreaming(fetch('engine/shardcalc-core.wasm')); window.__shardcalcModule.catch(function () {}); } catch (e) {}
+(function () {
+  var worker;
+  try { worker = window.__shardcalcWorker = new Worker('js/engine-worker.js', { type: 'module' }); } catch (e) { return; }
+  // Compile the engine (its core, without the plan search: wasm/CMakeLists.txt) while the worker
+  // thread starts (V8 compiles on background threads), and hand the module to the worker as soon as
+  // it is compiled, so that the engine starts while the page's own script still loads.
+  try {
+    window.__shardcalcModule = WebAssembly.compileStreaming(fetch('engine/shardcalc-core.wasm'));
+    window.__shardcalcModule.then(function (module) { worker.postMessage({ op: 'module', module: module }); }, function () {});
+  } catch (e) {}
+})();
+// The page formats its numbers with Intl.NumberFormat, whose first use loads the locale's data
+// (about 20 ms in Chromium here; later formatters cost nothing): done while the page's script
+// downloads, rather than on the way to the first result.
+setTimeout(function () { try { new Intl.NumberFormat('en-US'); } catch (e) {} });

@@ -8,6 +8,8 @@
 //   await engine.evaluate(scenarioObject) -> {ok: true, report} | {ok: false, error: {path, message}}
 //   await engine.choices(request)  -> {ok: true, options} | {ok: true, value} (engine/io/choices.h: which values
 //                               fields may take; the page's menus and steppers offer only those)
+//   await engine.importConfig(configText) -> {ok: true, family, label, model, unknown, notes} | {ok: false, error, errors}
+//                               (a Hugging Face config.json read by the engine, engine/io/hf_config.h)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -55,6 +57,9 @@ async function mainThreadEngine() {
     async choices(request) {
       return JSON.parse(module.choices(JSON.stringify(request)));
     },
+    async importConfig(text) {
+      return JSON.parse(module.importConfig(text));
+    },
     search(scenario, onProgress) {
       let stop = false;
       const text = JSON.stringify(scenario);
@@ -101,14 +106,16 @@ async function workerEngine() {
       worker.postMessage({ id, op, ...extra }, transfer);
     });
 
-  let version;
+  // The first answer carries the presets too: one round trip less before the page can read its link.
+  let started;
   try {
-    version = await call('init', { wasm, module: await compiled }, wasm ? [wasm] : []);
+    started = await call('init', { wasm, module: await compiled }, wasm ? [wasm] : []);
   } catch (error) {
     worker.terminate();
     throw error;
   }
-  const presets = JSON.parse(await call('presets'));
+  const { version } = started;
+  const presets = JSON.parse(started.presets);
   return {
     thread: 'worker',
     version,
@@ -118,6 +125,9 @@ async function workerEngine() {
     },
     async choices(request) {
       return JSON.parse(await call('choices', { text: JSON.stringify(request) }));
+    },
+    async importConfig(text) {
+      return JSON.parse(await call('import', { text }));
     },
     search(scenario, onProgress) {
       const id = next;

@@ -18,9 +18,15 @@ export function bytes(value, unit) {
 
 export const count = (value) => (ok(value) ? plain.format(value) : '—');
 
-// Fixed decimals with separators ("41,884", "283.47").
-export const fixed = (value, digits = 2) =>
-  (ok(value) ? new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value) : '—');
+// Fixed decimals with separators ("41,884", "283.47"). One formatter per number of digits: making
+// one costs about ten times a call, and a first render makes hundreds of calls.
+const fixedFormats = new Map();
+export const fixed = (value, digits = 2) => {
+  if (!ok(value)) return '—';
+  if (!fixedFormats.has(digits))
+    fixedFormats.set(digits, new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  return fixedFormats.get(digits).format(value);
+};
 
 // A fraction as a percentage ("28.7 %").
 export const percent = (fraction, digits = 1) => (ok(fraction) ? `${fixed(fraction * 100, digits)} %` : '—');
@@ -77,8 +83,8 @@ export const usd = (value) => (ok(value) ? (Math.abs(value) >= 100 ? whole$ : ce
 export const usdPrice = (value) => (ok(value) ? price$.format(value) : '—');
 
 // A short number for axis ticks: 1,000 -> "1k", 0.001 -> "0.001".
-export const short = (value) =>
-  (ok(value) ? new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 3 }).format(value) : '—');
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 3 });
+export const short = (value) => (ok(value) ? compact.format(value) : '—');
 
 // A memory-timeline phase of the report in words ("forward_end" -> "end of forward"); unknown
 // names lose their underscores.

@@ -1,4 +1,4 @@
-// JSON from text the page does not control (a pasted or dropped config.json, a #scenario= link).
+// JSON from text the page does not control (a #scenario= link; a config.json goes to the engine as text).
 // JSON.parse stores every key as an own data property (a "__proto__" key is data, never the
 // prototype), so callers read objects through Object.keys/entries and Object.hasOwn only, never
 // by plain lookups that could reach Object.prototype. What JSON.parse cannot keep is a number

@@ -1,0 +1,519 @@
+// The Hugging Face config.json importer (io/hf_config.h): every family it reads gives the model's published
+// parameter count, and every config it cannot represent exactly is refused at the key that says why.
+// The configs are the published config.json files (values as on the Hugging Face Hub, keys in the files'
+// order); counts are evaluated as test_parameters.cpp counts presets (pytorch, tp = 1: no vocabulary padding).
+#include <string>
+
+#include "helpers.h"
+#include "io/hf_config.h"
+
+namespace {
+
+using nlohmann::json;
+
+json imported(const std::string& config) { return shardcalc::import_hf_config(json::parse(config)); }
+
+// The imported model, or a failed check with the refusal.
+json model_of(const std::string& config) {
+    const json r = imported(config);
+    REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+    return r["model"];
+}
+
+int64_t parameters(json model, const char* head = "lm") {
+    model["head"] = head;
+    const json s = {{"framework", "pytorch"}, {"model", model}, {"training", {{"seq_len", 128}}}};
+    return static_cast<int64_t>(test::report(s.dump()).parameters.total);
+}
+
+// The one problem of a refused config.
+json refusal(const std::string& config) {
+    const json r = imported(config);
+    REQUIRE_MESSAGE(r["ok"] == false, r.dump());
+    CHECK(r["errors"].size() == 1);
+    return r["error"];
+}
+
+bool says(const json& error, const char* words) {
+    return error["message"].get<std::string>().find(words) != std::string::npos;
+}
+
+// ---- Published config.json files ----------------------------------------------------------------
+
+// https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
+const char* kLlama31_8b = R"({
+  "architectures": ["LlamaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 128000, "eos_token_id": 128001, "hidden_act": "silu", "hidden_size": 4096,
+  "initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 131072, "mlp_bias": false,
+  "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+  "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+  "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                   "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+  "rope_theta": 500000.0, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.43.0.dev0", "use_cache": true, "vocab_size": 128256})";
+
+// https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json
+const char* kMistral7b = R"({
+  "architectures": ["MistralForCausalLM"], "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu",
+  "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 32768,
+  "model_type": "mistral", "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "sliding_window": 4096, "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16", "transformers_version": "4.34.0.dev0", "use_cache": true, "vocab_size": 32000})";
+
+// https://huggingface.co/openai-community/gpt2/blob/main/config.json
+const char* kGpt2 = R"({
+  "activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
+  "bos_token_id": 50256, "embd_pdrop": 0.1, "eos_token_id": 50256, "initializer_range": 0.02,
+  "layer_norm_epsilon": 1e-05, "model_type": "gpt2", "n_ctx": 1024, "n_embd": 768, "n_head": 12, "n_layer": 12,
+  "n_positions": 1024, "resid_pdrop": 0.1, "summary_activation": null, "summary_first_dropout": 0.1,
+  "summary_proj_to_labels": true, "summary_type": "cls_index", "summary_use_proj": true,
+  "task_specific_params": {"text-generation": {"do_sample": true, "max_length": 50}}, "vocab_size": 50257})";
+
+// https://huggingface.co/google-bert/bert-base-uncased/blob/main/config.json
+const char* kBertBase = R"({
+  "architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": false,
+  "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
+  "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert",
+  "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0, "position_embedding_type": "absolute",
+  "transformers_version": "4.6.0.dev0", "type_vocab_size": 2, "use_cache": true, "vocab_size": 30522})";
+
+// https://huggingface.co/FacebookAI/roberta-base/blob/main/config.json
+const char* kRobertaBase = R"({
+  "architectures": ["RobertaForMaskedLM"], "attention_probs_dropout_prob": 0.1, "bos_token_id": 0,
+  "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+  "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 514,
+  "model_type": "roberta", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
+  "type_vocab_size": 1, "vocab_size": 50265})";
+
+// https://huggingface.co/albert/albert-base-v2/blob/main/config.json
+const char* kAlbertBase = R"({
+  "architectures": ["AlbertForMaskedLM"], "attention_probs_dropout_prob": 0, "bos_token_id": 2,
+  "classifier_dropout_prob": 0.1, "down_scale_factor": 1, "embedding_size": 128, "eos_token_id": 3,
+  "gap_size": 0, "hidden_act": "gelu_new", "hidden_dropout_prob": 0, "hidden_size": 768,
+  "initializer_range": 0.02, "inner_group_num": 1, "intermediate_size": 3072, "layer_norm_eps": 1e-12,
+  "max_position_embeddings": 512, "model_type": "albert", "net_structure_type": 0, "num_attention_heads": 12,
+  "num_hidden_groups": 1, "num_hidden_layers": 12, "num_memory_blocks": 0, "pad_token_id": 0,
+  "type_vocab_size": 2, "vocab_size": 30000})";
+
+// https://huggingface.co/google/gemma-7b/blob/main/config.json (no tie_word_embeddings key: GemmaConfig's
+// default, true; hidden_act "gelu", which Gemma's code ignores)
+const char* kGemma7b = R"({
+  "architectures": ["GemmaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0, "bos_token_id": 2,
+  "eos_token_id": 1, "head_dim": 256, "hidden_act": "gelu", "hidden_size": 3072, "initializer_range": 0.02,
+  "intermediate_size": 24576, "max_position_embeddings": 8192, "model_type": "gemma", "num_attention_heads": 16,
+  "num_hidden_layers": 28, "num_key_value_heads": 16, "pad_token_id": 0, "rms_norm_eps": 1e-06,
+  "rope_scaling": null, "rope_theta": 10000.0, "torch_dtype": "bfloat16", "transformers_version": "4.38.0.dev0",
+  "use_cache": true, "vocab_size": 256000})";
+
+// https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json
+const char* kMixtral = R"({
+  "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1, "eos_token_id": 2,
+  "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336,
+  "max_position_embeddings": 32768, "model_type": "mixtral", "num_attention_heads": 32, "num_experts_per_tok": 2,
+  "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 8, "output_router_logits": false,
+  "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.02, "sliding_window": null,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.36.0.dev0",
+  "use_cache": true, "vocab_size": 32000})";
+
+// https://huggingface.co/Qwen/Qwen1.5-MoE-A2.7B/blob/main/config.json
+const char* kQwen2Moe = R"({
+  "architectures": ["Qwen2MoeForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+  "decoder_sparse_step": 1, "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 2048,
+  "initializer_range": 0.02, "intermediate_size": 5632, "max_position_embeddings": 8192, "max_window_layers": 21,
+  "model_type": "qwen2_moe", "moe_intermediate_size": 1408, "norm_topk_prob": false, "num_attention_heads": 16,
+  "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 16,
+  "output_router_logits": false, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001,
+  "shared_expert_intermediate_size": 5632, "sliding_window": 32768, "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16", "transformers_version": "4.36.0.dev0", "use_cache": true,
+  "use_sliding_window": false, "vocab_size": 151936})";
+
+// https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json
+const char* kQwen3Moe = R"({
+  "architectures": ["Qwen3MoeForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+  "hidden_size": 2048, "initializer_range": 0.02, "intermediate_size": 6144, "max_position_embeddings": 40960,
+  "max_window_layers": 48, "mlp_only_layers": [], "model_type": "qwen3_moe", "moe_intermediate_size": 768,
+  "norm_topk_prob": true, "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8,
+  "num_hidden_layers": 48, "num_key_value_heads": 4, "output_router_logits": false, "rms_norm_eps": 1e-06,
+  "rope_scaling": null, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001, "sliding_window": null,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.51.0", "use_cache": true,
+  "use_sliding_window": false, "vocab_size": 151936})";
+
+// https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json (without auto_map and quantization_config)
+const char* kDeepSeekV3 = R"({
+  "architectures": ["DeepseekV3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 0, "eos_token_id": 1, "ep_size": 1, "first_k_dense_replace": 3, "hidden_act": "silu",
+  "hidden_size": 7168, "initializer_range": 0.02, "intermediate_size": 18432, "kv_lora_rank": 512,
+  "max_position_embeddings": 163840, "model_type": "deepseek_v3", "moe_intermediate_size": 2048,
+  "moe_layer_freq": 1, "n_group": 8, "n_routed_experts": 256, "n_shared_experts": 1, "norm_topk_prob": true,
+  "num_attention_heads": 128, "num_experts_per_tok": 8, "num_hidden_layers": 61, "num_key_value_heads": 128,
+  "num_nextn_predict_layers": 1, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+  "rms_norm_eps": 1e-06, "rope_theta": 10000, "routed_scaling_factor": 2.5, "scoring_func": "sigmoid",
+  "tie_word_embeddings": false, "topk_group": 4, "topk_method": "noaux_tc", "torch_dtype": "bfloat16",
+  "transformers_version": "4.33.1", "use_cache": true, "v_head_dim": 128, "vocab_size": 129280})";
+
+// https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json (layer_types, rope_scaling and
+// quantization_config left out)
+const char* kGptOss20b = R"({
+  "architectures": ["GptOssForCausalLM"], "attention_bias": true, "attention_dropout": 0.0, "eos_token_id": 200002,
+  "experts_per_token": 4, "head_dim": 64, "hidden_act": "silu", "hidden_size": 2880, "initial_context_length": 4096,
+  "initializer_range": 0.02, "intermediate_size": 2880, "max_position_embeddings": 131072, "model_type": "gpt_oss",
+  "num_attention_heads": 64, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
+  "num_local_experts": 32, "output_router_logits": false, "pad_token_id": 199999, "rms_norm_eps": 1e-05,
+  "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0,
+  "tie_word_embeddings": false, "transformers_version": "4.55.0.dev0", "use_cache": true, "vocab_size": 201088})";
+
+// https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json
+const char* kFalcon7b = R"({
+  "alibi": false, "apply_residual_connection_post_layernorm": false, "architectures": ["FalconForCausalLM"],
+  "attention_dropout": 0.0, "bias": false, "bos_token_id": 11, "eos_token_id": 11, "hidden_dropout": 0.0,
+  "hidden_size": 4544, "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "falcon",
+  "multi_query": true, "new_decoder_architecture": false, "num_attention_heads": 71, "num_hidden_layers": 32,
+  "parallel_attn": true, "torch_dtype": "bfloat16", "transformers_version": "4.27.4", "use_cache": true,
+  "vocab_size": 65024})";
+
+// https://huggingface.co/tiiuae/falcon-rw-1b/blob/main/config.json (sequential blocks, ALiBi), abridged
+const char* kFalconRw1b = R"({
+  "alibi": true, "apply_residual_connection_post_layernorm": false, "architectures": ["FalconForCausalLM"],
+  "bias": true, "hidden_size": 2048, "model_type": "falcon", "multi_query": false,
+  "new_decoder_architecture": false, "num_attention_heads": 32, "num_hidden_layers": 24, "parallel_attn": false,
+  "vocab_size": 50304})";
+
+// https://huggingface.co/EleutherAI/gpt-j-6b/blob/main/config.json, abridged (no task_specific_params)
+const char* kGptj6b = R"({
+  "activation_function": "gelu_new", "architectures": ["GPTJForCausalLM"], "attn_pdrop": 0.0,
+  "bos_token_id": 50256, "embd_pdrop": 0.0, "eos_token_id": 50256, "gradient_checkpointing": false,
+  "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "gptj", "n_embd": 4096, "n_head": 16,
+  "n_inner": null, "n_layer": 28, "n_positions": 2048, "resid_pdrop": 0.0, "rotary": true, "rotary_dim": 64,
+  "scale_attn_weights": true, "tie_word_embeddings": false, "tokenizer_class": "GPT2Tokenizer",
+  "transformers_version": "4.18.0.dev0", "use_cache": true, "vocab_size": 50400})";
+
+// https://huggingface.co/EleutherAI/gpt-neox-20b/blob/main/config.json
+const char* kNeox20b = R"({
+  "architectures": ["GPTNeoXForCausalLM"], "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "gelu_fast",
+  "hidden_size": 6144, "initializer_range": 0.02, "intermediate_size": 24576, "layer_norm_eps": 1e-05,
+  "max_position_embeddings": 2048, "model_type": "gpt_neox", "num_attention_heads": 64, "num_hidden_layers": 44,
+  "rotary_emb_base": 10000, "rotary_pct": 0.25, "tie_word_embeddings": false, "torch_dtype": "float16",
+  "transformers_version": "4.24.0", "use_cache": true, "use_parallel_residual": true, "vocab_size": 50432})";
+
+// https://huggingface.co/google-t5/t5-small/blob/main/config.json (no task_specific_params)
+const char* kT5Small = R"({
+  "architectures": ["T5ForConditionalGeneration"], "d_ff": 2048, "d_kv": 64, "d_model": 512,
+  "decoder_start_token_id": 0, "dropout_rate": 0.1, "eos_token_id": 1, "initializer_factor": 1.0,
+  "is_encoder_decoder": true, "layer_norm_epsilon": 1e-06, "model_type": "t5", "n_positions": 512,
+  "num_heads": 8, "num_layers": 6, "output_past": true, "pad_token_id": 0, "relative_attention_num_buckets": 32,
+  "vocab_size": 32128})";
+
+// https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json
+const char* kQwen25_7b = R"({
+  "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+  "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 3584, "initializer_range": 0.02,
+  "intermediate_size": 18944, "max_position_embeddings": 131072, "max_window_layers": 28, "model_type": "qwen2",
+  "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06,
+  "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.43.1", "use_cache": true, "use_sliding_window": false, "vocab_size": 152064})";
+
+// https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json
+const char* kQwen3_8b = R"({
+  "architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
+  "initializer_range": 0.02, "intermediate_size": 12288, "max_position_embeddings": 40960,
+  "max_window_layers": 36, "model_type": "qwen3", "num_attention_heads": 32, "num_hidden_layers": 36,
+  "num_key_value_heads": 8, "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 1000000,
+  "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.51.0", "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})";
+
+// https://huggingface.co/google/gemma-2-9b/blob/main/config.json
+const char* kGemma2_9b = R"({
+  "architectures": ["Gemma2ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "attn_logit_softcapping": 50.0, "bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": 1,
+  "final_logit_softcapping": 30.0, "head_dim": 256, "hidden_act": "gelu_pytorch_tanh",
+  "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 3584, "initializer_range": 0.02,
+  "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "gemma2", "num_attention_heads": 16,
+  "num_hidden_layers": 42, "num_key_value_heads": 8, "pad_token_id": 0, "query_pre_attn_scalar": 256,
+  "rms_norm_eps": 1e-06, "rope_theta": 10000.0, "sliding_window": 4096, "torch_dtype": "float32",
+  "transformers_version": "4.42.0.dev0", "use_cache": true, "vocab_size": 256000})";
+
+// A config with one key changed (the value as JSON text).
+std::string with(const char* config, const char* key, const std::string& value) {
+    json j = json::parse(config);
+    j[key] = json::parse(value);
+    return j.dump();
+}
+
+}  // namespace
+
+TEST_CASE("config.json: each family imports with its published parameter count") {
+    SUBCASE("Llama 3.1 8B: 8,030,261,248 (the llama-3.1-8b preset's reference: Hub safetensors total)") {
+        const json r = imported(kLlama31_8b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "llama");
+        CHECK(r["label"] == "Llama");
+        CHECK(r["unknown"].empty());
+        CHECK(r["notes"].empty());
+        CHECK(r["model"]["kv_heads"] == 8);
+        CHECK(r["model"]["mlp"] == "swiglu");
+        CHECK(r["model"]["tied_embeddings"] == false);
+        CHECK(parameters(r["model"]) == 8030261248);
+    }
+    SUBCASE("Mistral 7B v0.1: 7,241,732,096 (the mistral-7b preset's reference), the window noted") {
+        const json r = imported(kMistral7b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["label"] == "Mistral");
+        CHECK(r["unknown"].empty());
+        REQUIRE(r["notes"].size() == 1);
+        CHECK(r["notes"][0].get<std::string>().find("sliding_window 4096") != std::string::npos);
+        CHECK(parameters(r["model"]) == 7241732096);
+    }
+    SUBCASE("GPT-2: 124,439,808 (the gpt2 preset's reference), gelu_new, fused QKV, n_inner null = 4 * n_embd") {
+        const json r = imported(kGpt2);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["hidden_act"] == "gelu_new");
+        CHECK(r["model"]["fused_qkv"] == true);
+        CHECK(r["model"]["ffn_hidden"] == 3072);
+        CHECK(parameters(r["model"]) == 124439808);
+        // GPT2Config's default activation is gelu_new too.
+        json bare = json::parse(kGpt2);
+        bare.erase("activation_function");
+        CHECK(model_of(bare.dump())["hidden_act"] == "gelu_new");
+    }
+    SUBCASE("bert-base-uncased: 109,482,240 with the pooler (BertModel), 110,106,428 with the pretraining heads") {
+        const json r = imported(kBertBase);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["type_vocab"] == 2);
+        CHECK(parameters(r["model"], "none") == 109482240);  // the bert-base preset's reference
+        CHECK(parameters(r["model"], "lm") == 110106428);    // BertForPreTraining (test_parameters.cpp)
+    }
+    SUBCASE("roberta-base: one token type, 514 positions, no pooler in RobertaForMaskedLM") {
+        // RobertaModel (with its pooler): word 50265*768 + positions 514*768 + one token type 768 + LayerNorm
+        // 1536 + 12 layers of 7,087,872 + pooler 590,592 = 124,645,632 (arithmetic from the config.json).
+        json m = model_of(kRobertaBase);
+        CHECK(m["type_vocab"] == 1);
+        CHECK(m["pooler"] == false);
+        // RobertaForMaskedLM: no pooler; the LM head's dense 590,592, LayerNorm 1,536 and decoder bias 50,265.
+        CHECK(parameters(m, "lm") == 124645632 - 590592 + 590592 + 1536 + 50265);
+        m["pooler"] = true;
+        CHECK(parameters(m, "none") == 124645632);
+    }
+    SUBCASE("albert-base-v2: 11,683,584 (the albert-base preset's reference)") {
+        const json r = imported(kAlbertBase);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["embedding_dim"] == 128);
+        CHECK(r["model"]["shared_layers"] == true);
+        CHECK(parameters(r["model"], "none") == 11683584);
+    }
+    SUBCASE("Gemma 7B: 8,537,680,896 with tied embeddings, head_dim 256 and GeGLU") {
+        // 256000*3072 embedding (tied) + 28 * (4 * 3072*4096 attention + 3 * 3072*24576 MLP + 2 * 3072 norms)
+        // + 3072 final norm = 8,537,680,896; the Gemma report's non-embedding count is 7,751,248,896, the same.
+        const json r = imported(kGemma7b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gemma");
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["tied_embeddings"] == true);
+        CHECK(r["model"]["head_dim"] == 256);
+        CHECK(r["model"]["mlp"] == "geglu");
+        CHECK(r["model"]["hidden_act"] == "gelu_pytorch_tanh");
+        CHECK(parameters(r["model"]) == 8537680896);
+    }
+}
+
+TEST_CASE("config.json: Mixture-of-Experts configs are refused at their expert count") {
+    // Read as dense, Mixtral 8x7B used to import as a 7.24B model (one expert's MLP per layer).
+    const json mixtral = refusal(kMixtral);
+    CHECK(mixtral["path"] == "/num_local_experts");
+    CHECK(says(mixtral, "8 experts"));
+    CHECK(says(mixtral, "MoE is not modelled yet"));
+    CHECK(refusal(kQwen2Moe)["path"] == "/num_experts");
+    CHECK(refusal(kQwen3Moe)["path"] == "/num_experts");
+    CHECK(refusal(kDeepSeekV3)["path"] == "/n_routed_experts");
+    CHECK(refusal(kGptOss20b)["path"] == "/num_local_experts");
+    // Any key counting experts above one, in a family the importer otherwise reads.
+    const json odd = refusal(with(kLlama31_8b, "routed_experts_count", "4"));
+    CHECK(odd["path"] == "/routed_experts_count");
+    CHECK(says(odd, "Mixture-of-Experts"));
+    // One expert is a dense model.
+    CHECK(imported(with(kLlama31_8b, "num_experts", "1"))["ok"] == true);
+}
+
+TEST_CASE("config.json: blocks the engine does not build are refused with the reason") {
+    SUBCASE("Falcon: parallel attention, and its other layouts by model_type") {
+        // Read as Llama, Falcon-7B used to count 11,162,976,704 parameters instead of 6.92B.
+        const json parallel = refusal(kFalcon7b);
+        CHECK(parallel["path"] == "/parallel_attn");
+        CHECK(says(parallel, "in parallel"));
+        const json rw = refusal(kFalconRw1b);
+        CHECK(rw["path"] == "/model_type");
+        CHECK(says(rw, "new_decoder_architecture"));
+        CHECK(says(rw, "multi_query"));
+    }
+    SUBCASE("GPT-J and GPT-NeoX: a parallel residual") {
+        const json gptj = refusal(kGptj6b);
+        CHECK(gptj["path"] == "/model_type");
+        CHECK(says(gptj, "parallel residual"));
+        const json neox = refusal(kNeox20b);
+        CHECK(neox["path"] == "/use_parallel_residual");
+        CHECK(says(neox, "parallel residual"));
+        // The switch in any family.
+        CHECK(refusal(with(kLlama31_8b, "use_parallel_residual", "true"))["path"] == "/use_parallel_residual");
+    }
+    SUBCASE("encoder-decoder: T5, and the switch anywhere") {
+        const json t5 = refusal(kT5Small);
+        CHECK(t5["path"] == "/is_encoder_decoder");
+        CHECK(says(t5, "encoder-decoder"));
+        json no_switch = json::parse(kT5Small);
+        no_switch.erase("is_encoder_decoder");
+        CHECK(refusal(no_switch.dump())["path"] == "/model_type");
+        CHECK(refusal(with(kBertBase, "add_cross_attention", "true"))["path"] == "/add_cross_attention");
+    }
+    SUBCASE("Qwen2: biases on q, k and v only, which one model.bias cannot say") {
+        const json qwen = refusal(kQwen25_7b);
+        CHECK(qwen["path"] == "/model_type");
+        CHECK(says(qwen, "query, key and value"));
+        // Why: Qwen2ForCausalLM counts 7,615,616,512 (3584*152064 embedding and untied head, 28 layers of
+        // 233,057,792 with 3584 + 2 * 512 q/k/v biases each, the final norm); the same shape read as Llama
+        // (no biases) is 28 * 4,608 = 129,024 short, and model.bias = true would add o and MLP biases.
+        json llama = json::parse(kQwen25_7b);
+        llama["model_type"] = "llama";
+        CHECK(parameters(model_of(llama.dump())) == 7615616512 - 28 * 4608);
+    }
+    SUBCASE("QK-norm and four norms per layer: Qwen3, Gemma 2") {
+        CHECK(says(refusal(kQwen3_8b), "QK-norm"));
+        const json gemma2 = refusal(kGemma2_9b);
+        CHECK(gemma2["path"] == "/model_type");
+        CHECK(says(gemma2, "four norms"));
+    }
+    SUBCASE("partial biases in a family that reads biases") {
+        const json llama = refusal(with(kLlama31_8b, "attention_bias", "true"));
+        CHECK(llama["path"] == "/attention_bias");
+        CHECK(says(llama, "every linear layer or on none"));
+        CHECK(refusal(with(kLlama31_8b, "mlp_bias", "true"))["path"] == "/mlp_bias");
+        // Both: every linear layer has a bias, which the engine represents.
+        const json both = model_of(with(with(kLlama31_8b, "attention_bias", "true").c_str(), "mlp_bias", "true"));
+        CHECK(both["bias"] == true);
+        CHECK(refusal(with(kGemma7b, "attention_bias", "true"))["path"] == "/attention_bias");
+    }
+    SUBCASE("BERT and ALBERT variants the engine does not build") {
+        const json relative = refusal(with(kBertBase, "position_embedding_type", R"("relative_key")"));
+        CHECK(relative["path"] == "/position_embedding_type");
+        CHECK(refusal(with(kBertBase, "is_decoder", "true"))["path"] == "/is_decoder");
+        CHECK(refusal(with(kAlbertBase, "num_hidden_groups", "2"))["path"] == "/num_hidden_groups");
+        CHECK(refusal(with(kAlbertBase, "inner_group_num", "2"))["path"] == "/inner_group_num");
+        CHECK(refusal(with(kBertBase, "pruned_heads", R"({"0": [1, 2]})"))["path"] == "/pruned_heads");
+    }
+}
+
+TEST_CASE("config.json: the family comes from model_type, else architectures; an unknown one is refused") {
+    const json phi = refusal(with(kLlama31_8b, "model_type", R"("phi3")"));
+    CHECK(phi["path"] == "/model_type");
+    CHECK(says(phi, "unknown model type \"phi3\""));
+    // No model_type: the class name says it (GPT2LMHeadModel -> gpt2).
+    json gpt2 = json::parse(kGpt2);
+    gpt2.erase("model_type");
+    CHECK(imported(gpt2.dump())["label"] == "GPT-2");
+    // Neither: nothing to read the keys by.
+    gpt2.erase("architectures");
+    CHECK(refusal(gpt2.dump())["path"] == "/model_type");
+    // A model_type that is not a string is named, and the class name used.
+    json odd = json::parse(kMistral7b);
+    odd["model_type"] = {{"toString", 1}};
+    const json r = imported(odd.dump());
+    REQUIRE(r["ok"] == true);
+    CHECK(r["label"] == "Mistral");
+    CHECK(r["unknown"] == json::array({R"(model_type={"toString":1})"}));
+}
+
+TEST_CASE("config.json: values are checked as the scenario checks them, and refused at their key") {
+    SUBCASE("huge, fractional, mistyped and missing sizes") {
+        const json huge = refusal(with(kLlama31_8b, "num_hidden_layers", "1000000000000"));
+        CHECK(huge["path"] == "/num_hidden_layers");
+        CHECK(says(huge, "from 1 to 65536"));
+        CHECK(says(huge, "model.layers"));
+        CHECK(refusal(with(kLlama31_8b, "hidden_size", "4096.5"))["path"] == "/hidden_size");
+        CHECK(refusal(with(kLlama31_8b, "vocab_size", R"("128256")"))["path"] == "/vocab_size");
+        CHECK(refusal(with(kLlama31_8b, "tie_word_embeddings", R"("no")"))["path"] == "/tie_word_embeddings");
+        json missing = json::parse(kLlama31_8b);
+        missing.erase("num_hidden_layers");
+        const json gone = refusal(missing.dump());
+        CHECK(gone["path"] == "/num_hidden_layers");
+        CHECK(says(gone, "missing"));
+    }
+    SUBCASE("shapes that do not fit together") {
+        const json kv = refusal(with(kLlama31_8b, "num_key_value_heads", "5"));
+        CHECK(kv["path"] == "/num_key_value_heads");
+    }
+    SUBCASE("numbers beyond double range are each named, never read as defaults") {
+        const std::string text = json::parse(kMistral7b).dump();
+        std::string bad = text;
+        bad.replace(bad.find("\"num_key_value_heads\":8"), 23, "\"num_key_value_heads\":1e400");
+        bad.replace(bad.find("\"hidden_size\":4096"), 18, "\"hidden_size\":-1e999");
+        const json r = json::parse(shardcalc::import_config_text(bad));
+        REQUIRE(r["ok"] == false);
+        REQUIRE(r["errors"].size() == 2);
+        CHECK(r["errors"][0]["path"] == "/hidden_size");
+        CHECK(r["errors"][0]["message"].get<std::string>().rfind("-1e999 is not a finite number", 0) == 0);
+        CHECK(r["errors"][1]["path"] == "/num_key_value_heads");
+        CHECK(r["errors"][1]["message"].get<std::string>().rfind("1e400 is not a finite number", 0) == 0);
+        // Under a key nothing reads, the number does not matter.
+        std::string ignored = text;
+        ignored.replace(ignored.find("\"rope_theta\":10000.0"), 20, "\"rope_theta\":1e999");
+        CHECK(json::parse(shardcalc::import_config_text(ignored))["ok"] == true);
+    }
+}
+
+TEST_CASE("config.json: keys no rule reads are listed, never dropped silently") {
+    json j = json::parse(kMistral7b);
+    j["some_new_knob"] = 3;
+    j["hidden_act"] = {{"toString", 1}};
+    j["__proto__"] = {{"num_hidden_layers", 1}};
+    j["constructor"] = {{"prototype", {{"polluted", "yes"}}}};
+    j[std::string(80, 'k')] = 1;
+    const json r = imported(j.dump());
+    REQUIRE(r["ok"] == true);
+    CHECK(r["model"]["layers"] == 32);                      // __proto__.num_hidden_layers is data
+    CHECK(r["model"]["mlp"] == "swiglu");                   // the family's own activation, hidden_act named below
+    const std::string listed = r["unknown"].dump();
+    CHECK(listed.find("some_new_knob") != std::string::npos);
+    CHECK(listed.find(R"(hidden_act={\"toString\":1})") != std::string::npos);
+    CHECK(listed.find("__proto__") != std::string::npos);
+    CHECK(listed.find("constructor") != std::string::npos);
+    CHECK(listed.find(std::string(59, 'k') + "…") != std::string::npos);  // long keys shortened
+    CHECK(parameters(r["model"]) == 7241732096);
+}
+
+TEST_CASE("config.json: the text API answers like the other API calls") {
+    const json ok = json::parse(shardcalc::import_config_text(kGemma7b));
+    REQUIRE(ok["ok"] == true);
+    // The model is a scenario's model as it is.
+    const json report = json::parse(shardcalc::evaluate_scenario_text(json{{"model", ok["model"]}}.dump()));
+    CHECK(report["ok"] == true);
+    const json invalid = json::parse(shardcalc::import_config_text("{\"model_type\": "));
+    CHECK(invalid["ok"] == false);
+    CHECK(invalid["error"]["message"].get<std::string>().rfind("invalid JSON", 0) == 0);
+    const json list = json::parse(shardcalc::import_config_text("[1, 2]"));
+    CHECK(list["ok"] == false);
+    CHECK(list["error"]["path"] == "");
+}
+
+TEST_CASE("config.json: hostile text is an error value, never an exception or an internal error") {
+    std::string many = R"({"model_type": "llama")";
+    for (int i = 0; i < 20; ++i) many += ",\"k" + std::to_string(i) + "\": 1e400";
+    many += "}";
+    const std::string texts[] = {"", "{", std::string("{\"model_type\": \"llama\"}\0x", 25), "{\"\xff\": 1}",
+                                 std::string(100000, '[') + std::string(100000, ']'), "null", "\"llama\"",
+                                 R"({"model_type": "llama", "a/b~c": 1e400})", many};
+    for (const std::string& text : texts) {
+        CAPTURE(text.substr(0, 40));
+        const json r = json::parse(shardcalc::import_config_text(text));
+        REQUIRE(r["ok"] == false);
+        CHECK(r["error"]["message"].get<std::string>().find("internal error") == std::string::npos);
+    }
+    // A key with "/" or "~" is named by its JSON pointer.
+    CHECK(json::parse(shardcalc::import_config_text(texts[7]))["error"]["path"] == "/a~1b~0c");
+    // Up to 16 numbers beyond range are named together; the 17th ends the read where it is.
+    const json r = json::parse(shardcalc::import_config_text(many));
+    CHECK(r["errors"].size() == 1);
+    CHECK(r["error"]["path"] == "/k16");
+}
