@@ -9,38 +9,24 @@
 
 namespace {
 
-std::string guarded(std::string (*f)()) {
+std::string internal_error() { return shardcalc::to_text(shardcalc::error_value("", "internal error")); }
+
+// Every string-in, string-out entry point goes through this guard: the API answers errors as values and
+// does not throw, but nothing thrown may ever reach JavaScript, whatever happens.
+template <std::string (*F)(const std::string&)>
+std::string guarded(const std::string& text) {
     try {
-        return f();
+        return F(text);
     } catch (...) {
-        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
+        return internal_error();
     }
 }
 
-std::string evaluate(const std::string& scenario_json) {
+std::string presets() {
     try {
-        return shardcalc::evaluate_scenario_text(scenario_json);
+        return shardcalc::presets_text();
     } catch (...) {
-        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
-    }
-}
-
-std::string presets() { return guarded(&shardcalc::presets_text); }
-
-std::string choices(const std::string& request_json) {
-    try {
-        return shardcalc::choices_text(request_json);
-    } catch (...) {
-        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
-    }
-}
-
-// A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
-std::string import_config(const std::string& config_json) {
-    try {
-        return shardcalc::import_config_text(config_json);
-    } catch (...) {
-        return shardcalc::to_text(shardcalc::error_value("", "internal error"));
+        return internal_error();
     }
 }
 
@@ -52,12 +38,13 @@ std::string version() { return shardcalc::kEngineVersion; }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
-    emscripten::function("evaluate", &evaluate);
+    emscripten::function("evaluate", &guarded<&shardcalc::evaluate_scenario_text>);
     emscripten::function("presets", &presets);
-    emscripten::function("choices", &choices);
+    emscripten::function("choices", &guarded<&shardcalc::choices_text>);
     emscripten::function("version", &version);
 #ifndef SHARDCALC_WASM_CORE  // the core module has no search and no config import (wasm/CMakeLists.txt)
-    emscripten::function("importConfig", &import_config);
+    // A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
+    emscripten::function("importConfig", &guarded<&shardcalc::import_config_text>);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)
