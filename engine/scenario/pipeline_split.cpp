@@ -1,20 +1,13 @@
 #include "scenario/pipeline_split.h"
 
+#include "scenario/divisors.h"
+
 namespace shardcalc {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
 PipelineSplit fail(const char* path, std::string why) { return {{}, std::move(why), path}; }
-
-// The divisors of n (for "pp that work"), ascending, at most 12.
-std::string divisors(int64_t n) {
-    std::string out;
-    int shown = 0;
-    for (int64_t d = 1; d <= n && shown < 12; ++d)
-        if (n % d == 0) out += (shown++ ? ", " : "") + str(d);
-    return out;
-}
 
 }  // namespace
 
@@ -27,7 +20,7 @@ PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers) {
             return fail("/parallel/pp", "pp * vpp (" + str(pp) + " * " + str(vpp) + " = " + str(pp * vpp) +
                                             ") must divide model.layers (" + str(layers) +
                                             ") so every model chunk holds the same layers" +
-                                            (layers % vpp == 0 ? "; pp that work with vpp = " + str(vpp) + ": " + divisors(layers / vpp)
+                                            (layers % vpp == 0 ? "; pp that work with vpp = " + str(vpp) + ": " + divisors_text(layers / vpp)
                                                                : "; vpp does not divide the layers either") +
                                             "; or give parallel.first_stage_layers / last_stage_layers for an uneven split");
         return {std::vector<int64_t>(static_cast<size_t>(pp), layers / pp), "", ""};

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "scenario/divisors.h"
 #include "scenario/names.h"
 #include "scenario/pipeline_split.h"
 #include "scenario/resolve.h"
@@ -12,20 +13,6 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 
 int64_t gcd(int64_t a, int64_t b) { return b == 0 ? a : gcd(b, a % b); }
-
-// The divisors of `n` in ascending order, at most `cap` of them (what a user could choose instead).
-std::string divisors_text(int64_t n, size_t cap = 12) {
-    std::vector<int64_t> low, high;
-    for (int64_t d = 1; d * d <= n; ++d)
-        if (n % d == 0) {
-            low.push_back(d);
-            if (d != n / d) high.push_back(n / d);
-        }
-    low.insert(low.end(), high.rbegin(), high.rend());
-    std::string out;
-    for (size_t i = 0; i < low.size() && i < cap; ++i) out += (i ? ", " : "") + str(low[i]);
-    return low.size() > cap ? out + ", ..." : out;
-}
 
 // One size a degree must divide: its name in the scenario and, where it helps, why.
 struct Size {
