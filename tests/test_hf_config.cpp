@@ -368,13 +368,15 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
         CHECK(refusal(no_switch.dump())["path"] == "/model_type");
         CHECK(refusal(with(kBertBase, "add_cross_attention", "true"))["path"] == "/add_cross_attention");
     }
-    SUBCASE("Qwen2: biases on q, k and v only, which one model.bias cannot say") {
-        const json qwen = refusal(kQwen25_7b);
-        CHECK(qwen["path"] == "/model_type");
-        CHECK(says(qwen, "query, key and value"));
-        // Why: Qwen2ForCausalLM counts 7,615,616,512 (3584*152064 embedding and untied head, 28 layers of
-        // 233,057,792 with 3584 + 2 * 512 q/k/v biases each, the final norm); the same shape read as Llama
-        // (no biases) is 28 * 4,608 = 129,024 short, and model.bias = true would add o and MLP biases.
+    SUBCASE("Qwen2: biases on q, k and v only (model.qkv_bias), exact to the parameter") {
+        // Qwen2ForCausalLM counts 7,615,616,512: 3584 * 152064 embedding and untied head, 28 layers of
+        // 233,057,792 with 3584 + 2 * 512 q/k/v biases each, the final norm. Read as Llama (no biases) it is
+        // 28 * 4,608 = 129,024 short; model.bias = true would add o and MLP biases too.
+        const json r = imported(kQwen25_7b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["model"]["bias"] == false);
+        CHECK(r["model"]["qkv_bias"] == true);
+        CHECK(parameters(r["model"]) == 7615616512);
         json llama = json::parse(kQwen25_7b);
         llama["model_type"] = "llama";
         CHECK(parameters(model_of(llama.dump())) == 7615616512 - 28 * 4608);
@@ -388,7 +390,7 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
     SUBCASE("partial biases in a family that reads biases") {
         const json llama = refusal(with(kLlama31_8b, "attention_bias", "true"));
         CHECK(llama["path"] == "/attention_bias");
-        CHECK(says(llama, "every linear layer or on none"));
+        CHECK(says(llama, "q/k/v projections alone"));
         CHECK(refusal(with(kLlama31_8b, "mlp_bias", "true"))["path"] == "/mlp_bias");
         // Both: every linear layer has a bias, which the engine represents.
         const json both = model_of(with(with(kLlama31_8b, "attention_bias", "true").c_str(), "mlp_bias", "true"));

@@ -107,16 +107,16 @@ Module self_attention(const BuildContext& b) {
     Module mod{"self_attention", {}, {}};
     if (*m.fused_qkv) {
         // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
-        mod.ops.push_back(eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.bias,
+        mod.ops.push_back(eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, *m.qkv_bias,
                                                  Parallel::Column, SavedSplit::Sequence, m.hidden), true));
     } else {
         // Separate projections (Hugging Face's q_proj/k_proj/v_proj, BERT's query/key/value). They share one
         // input, but under autocast each F.linear casts it to 16 bits itself and keeps its own copy.
         mod.ops.push_back(eager_linear(
-            b, linear("query", q_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden), true));
-        mod.ops.push_back(eager_linear(b, linear("key", kv_width, m.hidden, m.bias, Parallel::Column,
+            b, linear("query", q_width, m.hidden, *m.qkv_bias, Parallel::Column, SavedSplit::Sequence, m.hidden), true));
+        mod.ops.push_back(eager_linear(b, linear("key", kv_width, m.hidden, *m.qkv_bias, Parallel::Column,
                                                  SavedSplit::Sequence, m.hidden, b.autocast), true));
-        Op value = eager_linear(b, linear("value", kv_width, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence,
+        Op value = eager_linear(b, linear("value", kv_width, m.hidden, *m.qkv_bias, Parallel::Column, SavedSplit::Sequence,
                                           m.hidden, b.autocast), true);
         value.work.push_back(eager::grad_sum(b, m.hidden, 2));
         mod.ops.push_back(value);

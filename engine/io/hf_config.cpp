@@ -195,14 +195,15 @@ std::vector<Rule> common(std::vector<Rule> more) {
     return rules;
 }
 
-// Attention biases without MLP biases (Llama attention_bias alone; Gemma, whose MLP never has one): the
-// engine's model.bias puts biases on every linear layer or on none, so either reading counts another model.
+// Attention biases without MLP biases (Llama attention_bias alone biases q, k, v and o; Gemma, whose MLP never
+// has one): the engine biases every linear layer, none, or (model.qkv_bias) q, k and v alone, so any reading
+// counts another model.
 constexpr const char* kPartialBias =
-    "true without MLP biases: the engine's model.bias puts biases on every linear layer or on none, so it would "
-    "count a different model";
+    "true without MLP biases: the engine biases every linear layer, none, or the q/k/v projections alone "
+    "(model.qkv_bias), not q, k, v and o, so it would count a different model";
 constexpr const char* kPartialMlpBias =
-    "true without attention biases: the engine's model.bias puts biases on every linear layer or on none, so it "
-    "would count a different model";
+    "true without attention biases: the engine biases every linear layer, none, or the q/k/v projections alone, "
+    "so it would count a different model";
 
 // A sliding window changes which keys a query sees, not the weights or what a layer keeps for backward.
 void note_sliding_window(const json& config, Import& in) {
@@ -225,6 +226,9 @@ void finish_llama(const json& config, Import& in) {
     else if (a) in.set("bias", true, "attention_bias");
     note_sliding_window(config, in);
 }
+
+// Qwen2 biases q, k and v and nothing else (transformers modeling_qwen2.py); its sliding window is a note.
+void finish_qwen2(const json& config, Import& in) { note_sliding_window(config, in); }
 
 // Gemma never biases its MLP; attention_bias alone is the partial case.
 void finish_gemma(const json& config, Import& in) {
@@ -256,6 +260,17 @@ const std::vector<Family>& families() {
                                    {"use_sliding_window", nullptr, later},
                                    {"max_window_layers", nullptr, later}}),
                            finish_llama};
+        // Qwen2Config (Qwen2, Qwen2.5): Llama's layout with biases on the q/k/v projections alone.
+        const Family qwen2{"qwen2",
+                           {{"arch", "decoder"}, {"mlp", "swiglu"}, {"hidden_act", "silu"},
+                            {"position_embedding", "rope"}, {"norm", "rmsnorm"}, {"bias", false}, {"qkv_bias", true},
+                            {"tied_embeddings", false}},
+                           common({{"num_key_value_heads", "kv_heads", nullptr},
+                                   {"hidden_act", nullptr, read_gated_act},
+                                   {"sliding_window", nullptr, later},
+                                   {"use_sliding_window", nullptr, later},
+                                   {"max_window_layers", nullptr, later}}),
+                           finish_qwen2};
         // GemmaConfig: Llama's layout with GeGLU (gelu_pytorch_tanh), tied embeddings and head_dim given (256).
         // Its RMSNorm scales by (1 + weight) and the embeddings by sqrt(hidden): the same weights. Gemma's code
         // reads hidden_activation and ignores hidden_act (transformers PR #29402: published configs say
@@ -308,7 +323,7 @@ const std::vector<Family>& families() {
         albert_rules.push_back({"num_hidden_groups", nullptr, read_one_group});
         albert_rules.push_back({"inner_group_num", nullptr, read_one_group});
         const Family albert{"albert", albert_fixed, albert_rules, nullptr};
-        return std::vector<Family>{llama, gemma, gpt2, bert, roberta, albert};
+        return std::vector<Family>{llama, qwen2, gemma, gpt2, bert, roberta, albert};
     }();
     return all;
 }
@@ -326,7 +341,7 @@ struct ModelType {
     const char* family;
 };
 const ModelType kModelTypes[] = {
-    {"llama", "Llama", "llama"}, {"mistral", "Mistral", "llama"}, {"gemma", "Gemma", "gemma"},
+    {"llama", "Llama", "llama"}, {"mistral", "Mistral", "llama"}, {"qwen2", "Qwen2", "qwen2"}, {"gemma", "Gemma", "gemma"},
     {"gpt2", "GPT-2", "gpt2"},   {"bert", "BERT", "bert"},        {"roberta", "RoBERTa", "roberta"},
     {"albert", "ALBERT", "albert"},
 };
@@ -345,9 +360,6 @@ const std::pair<const char*, const char*> kRefusedTypes[] = {
              "outputs are added (a parallel residual); the engine models sequential blocks"},
     {"gpt_neox", "GPT-NeoX's blocks (Pythia) are not modelled: a parallel residual unless use_parallel_residual is "
                  "false, partial rotary embeddings and a biased, fused QKV projection"},
-    {"qwen2", "Qwen2 puts biases on the query, key and value projections only; the engine's model.bias puts them on "
-              "every linear layer or on none, so either reading counts a different model (Qwen2.5-7B: 7,615,616,512 "
-              "parameters; without those biases 7,615,487,488)"},
     {"qwen3", "Qwen3 normalizes queries and keys in every layer (QK-norm: q_norm, k_norm), which the engine does "
               "not model"},
     {"gemma2", "Gemma 2 layers have four norms (before and after attention and the MLP), soft-capped attention "

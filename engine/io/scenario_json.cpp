@@ -84,6 +84,7 @@ ModelSpec parse_model(const json* user) {
     assign(m.head, r.choice<Head>("head"));
     m.hidden_act = r.choice<HiddenAct>("hidden_act");
     m.fused_qkv = r.boolean("fused_qkv");
+    m.qkv_bias = r.boolean("qkv_bias");
     r.finish();
     return m;
 }
@@ -259,6 +260,7 @@ json scenario_to_json(const Scenario& s) {
     put(model, "pooler", m.pooler);
     put_name(model, "hidden_act", m.hidden_act);
     put(model, "fused_qkv", m.fused_qkv);
+    put(model, "qkv_bias", m.qkv_bias);
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},

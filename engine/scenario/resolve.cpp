@@ -28,6 +28,9 @@ void apply_model_defaults(ModelSpec& m, std::vector<std::string>& notes) {
         notes.push_back("model.ffn_hidden not given: assumed 4*hidden = " + str(*m.ffn_hidden));
     }
     if (!m.embedding_dim) m.embedding_dim = m.hidden;
+    // Qwen2 biases its query, key and value projections and no other linear (transformers
+    // modeling_qwen2.py: q/k/v_proj bias=True, o_proj and the MLP bias=False); every other family follows `bias`.
+    if (!m.qkv_bias) m.qkv_bias = m.bias;
     if (!m.embedding_norm) m.embedding_norm = encoder;
     if (!m.type_vocab) m.type_vocab = encoder ? 2 : 0;
     if (!m.pooler) m.pooler = encoder;

@@ -48,6 +48,7 @@ struct ModelSpec {
     PositionEmbedding position_embedding = PositionEmbedding::Learned;
     Norm norm = Norm::LayerNorm;
     bool bias = true;
+    std::optional<bool> qkv_bias;           // biases on the q/k/v projections alone (Qwen2); default: `bias`
     bool tied_embeddings = true;
     std::optional<int64_t> embedding_dim;   // ALBERT factorized embedding; default hidden
     bool shared_layers = false;             // ALBERT cross-layer sharing
