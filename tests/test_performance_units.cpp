@@ -200,3 +200,21 @@ TEST_CASE("an MFU beyond any published run is flagged with the reason; ordinary 
     CHECK(normal.metrics.mfu < 0.75);
     CHECK(normal.metrics.efficiency_warning.empty());
 }
+
+TEST_CASE("a collective over a group of one moves nothing: its volume is zero, its message the buffer it would use") {
+    const auto volumes = [](int dp) {
+        const auto j = nlohmann::json::parse(shardcalc::evaluate_scenario_text(
+            R"({"framework":"deepspeed","model":{"preset":"llama-3.1-8b"},"training":{"global_batch":8},"parallel":{"dp":)" +
+            std::to_string(dp) + R"(,"zero":3}})"));
+        std::vector<double> out;
+        for (const auto& e : j["report"]["communication"])
+            if (e["dimension"] == "zero3") {
+                CHECK(e["bytes"].get<double>() > 0);
+                out.push_back(e["volume_per_iteration"].get<double>());
+            }
+        out.push_back(j["report"]["communication_summary"]["zero3"]["volume_per_iteration"].get<double>());
+        return out;
+    };
+    for (const double v : volumes(1)) CHECK(v == 0);  // dp 1: ZeRO-3 shards nothing, no gather happens
+    for (const double v : volumes(2)) CHECK(v > 0);
+}

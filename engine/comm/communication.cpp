@@ -229,7 +229,7 @@ std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc) {
             if (e.dimension == d.id) {
                 used = true;
                 t.count += e.count;
-                t.volume += e.bytes * e.count;
+                t.volume += e.volume();
                 t.seconds += e.seconds();
                 t.exposed_seconds += e.exposed_seconds;
             }

@@ -24,6 +24,9 @@ struct CommEntry {
     bool overlapped = false;
     double exposed_seconds = 0;  // per iteration, not hidden behind compute
     double seconds() const { return seconds_each * count; }
+    // Bytes this device moves per iteration: none in a group of one, where the collective is a no-op (its
+    // message, `bytes`, is still the buffer the call would use).
+    double volume() const { return group.size > 1 ? bytes * count : 0; }
 };
 
 struct StageComm {

@@ -102,7 +102,7 @@ void communication(JsonWriter& w, const Report& r) {
             .field("purpose", e.purpose)
             .field("bytes", whole(e.bytes))
             .field("count_per_iteration", e.count)
-            .field("volume_per_iteration", whole(e.bytes * e.count))
+            .field("volume_per_iteration", whole(e.volume()))
             .field("group_size", e.group.size)
             .field("crosses_nodes", e.group.crosses_nodes)
             .field("first_group", e.group.first)
