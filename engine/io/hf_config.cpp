@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "io/api.h"
+#include "io/json_text.h"
 #include "io/scenario_json.h"
 #include "scenario/resolve.h"
 
@@ -37,11 +38,7 @@ std::string shorten(const std::string& text) {
 std::string quote(const json& value) { return shorten(value.dump(-1, ' ', false, json::error_handler_t::replace)); }
 
 // The RFC 6901 pointer of a top-level key: problems name the key the way every engine error names a field.
-std::string pointer(const std::string& key) {
-    std::string out = "/";
-    for (char ch : key) out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
-    return out;
-}
+std::string pointer(const std::string& key) { return "/" + pointer_token(key); }
 
 // The top-level key a pointer starts with ("/rope_scaling/factor" -> "rope_scaling").
 std::string top_key(const std::string& path) {

@@ -2,17 +2,9 @@
 
 #include <cmath>
 
+#include "io/json_text.h"
+
 namespace shardcalc {
-namespace {
-
-// RFC 6901: "~" and "/" inside a key are escaped as "~0" and "~1".
-std::string pointer_token(const std::string& key) {
-    std::string out;
-    for (char ch : key) out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
-    return out;
-}
-
-}  // namespace
 
 std::string number_range(double min, double max) {
     return "must be a number from " + nlohmann::json(min).dump() + " to " + nlohmann::json(max).dump();

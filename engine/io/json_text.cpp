@@ -9,16 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string escape_pointer(const std::string& key) {
-    std::string out;
-    for (char ch : key) {
-        if (ch == '~') out += "~0";
-        else if (ch == '/') out += "~1";
-        else out += ch;
-    }
-    return out;
-}
-
 // A SAX pass that only checks: depth, finite numbers, syntax; and knows the pointer of every value.
 class Guard : public nlohmann::json_sax<json> {
 public:
@@ -85,7 +75,7 @@ private:
     }
     std::string path() const {
         std::string p;
-        for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.current) : escape_pointer(f.key));
+        for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.current) : pointer_token(f.key));
         return p;
     }
     // The value being read when the parser failed: the next element of an array, or the current key.
@@ -94,7 +84,7 @@ private:
         for (size_t i = 0; i < frames_.size(); ++i) {
             const Frame& f = frames_[i];
             const bool last = i + 1 == frames_.size();
-            p += "/" + (f.array ? std::to_string(last ? f.next : f.current) : escape_pointer(f.key));
+            p += "/" + (f.array ? std::to_string(last ? f.next : f.current) : pointer_token(f.key));
         }
         return p;
     }
@@ -109,6 +99,12 @@ void refuse_nul(const std::string& text) {
 }
 
 }  // namespace
+
+std::string pointer_token(const std::string& key) {
+    std::string out;
+    for (char ch : key) out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+    return out;
+}
 
 json parse_json_text(const std::string& text) {
     refuse_nul(text);

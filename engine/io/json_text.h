@@ -13,6 +13,9 @@ namespace shardcalc {
 // natively and in WebAssembly, whose stack overflows first.
 constexpr int kMaxJsonDepth = 64;
 
+// One key as a token of an RFC 6901 pointer: "~" and "/" inside it become "~0" and "~1".
+std::string pointer_token(const std::string& key);
+
 // Throws InputError("/path", message).
 nlohmann::json parse_json_text(const std::string& text);
 
