@@ -7,15 +7,9 @@
 namespace shardcalc {
 namespace {
 
+// Every preset parsed: the document the page reads, so the two cannot differ (a plan's id wrapper included).
 const nlohmann::json& registry() {
-    static const nlohmann::json all = [] {
-        nlohmann::json j = {{"models", nlohmann::json::array()}, {"hardware", nlohmann::json::array()},
-                            {"plans", nlohmann::json::array()}};
-        for (const auto& p : embedded_presets())
-            j[p.kind].push_back(std::string(p.kind) == "plans" ? nlohmann::json{{"id", p.id}, {"scenario", nlohmann::json::parse(p.json)}}
-                                                               : nlohmann::json::parse(p.json));
-        return j;
-    }();
+    static const nlohmann::json all = nlohmann::json::parse(embedded_presets_document());
     return all;
 }
 
