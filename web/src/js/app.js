@@ -1,7 +1,7 @@
 // Wires the page: state <-> form <-> URL fragment, one engine evaluation per animation frame,
 // and the rendering of the latest answer. The page never computes a figure; the engine does.
 import { $, h } from './dom.js';
-import { FIELDS } from './fields.js';
+import { FIELDS, dotted } from './fields.js';
 import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
 import { updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
@@ -227,8 +227,7 @@ function showReport(report) {
 
 // An error's field in words ("Tensor parallel (tp)"), or its JSON pointer when no input has that path.
 function fieldName(path) {
-  const spec = FIELDS.get(path.slice(1).replaceAll('/', '.'));
-  return spec?.label ? `${spec.label}` : path;
+  return FIELDS.get(dotted(path))?.label || path;
 }
 
 // Every problem the engine found, at once: each next to its input and all of them, in words, in the banner.
@@ -275,13 +274,10 @@ function onInput(event) {
   changed();
 }
 
-// A JSON pointer as the config key it names ("/rope_scaling/factor" -> "rope_scaling.factor").
-const configKey = (path) => path.slice(1).split('/').map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
-
 // Why the engine refused a config.json: each problem at its key ("num_local_experts: 8 experts: ...").
 function importRefusal(result) {
   const errors = result.errors ?? [result.error];
-  return `Nothing imported: ${list(errors.map((e) => (e.path ? `${configKey(e.path)}: ${e.message}` : e.message)))}.`;
+  return `Nothing imported: ${list(errors.map((e) => (e.path ? `${dotted(e.path)}: ${e.message}` : e.message)))}.`;
 }
 
 // A Hugging Face config.json, read by the engine (engine/io/hf_config.h, the same mapping as

@@ -151,6 +151,8 @@ for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.spl
 for (const [path, [help, doc]] of Object.entries(HELP)) if (FIELDS.has(path)) FIELDS.set(path, { ...FIELDS.get(path), help, doc });
 
 export const pointer = (path) => `/${path.replaceAll('.', '/')}`;
+// The other way: a JSON pointer (RFC 6901, "~1" and "~0" unescaped) as a dotted path ("/parallel/tp" -> "parallel.tp").
+export const dotted = (ptr) => ptr.slice(1).split('/').map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
 export const inputId = (path) => `f-${path.replaceAll('.', '-')}`;
 // Model and hardware fields are overrides on top of a preset, except the ones no preset carries
 // (the price is the user's, and survives a change of device).
