@@ -25,6 +25,7 @@ const brotli = (body) => brotliCompressSync(body, { params: { [constants.BROTLI_
 const server = await serve(dist);
 const browser = await launch();
 const runs = [];
+const chartRuns = []; // the charts below the first screen, drawn in the task after the first result is painted
 let files = new Map();
 for (let i = 0; i < LOADS; i += 1) {
   const context = await browser.newContext();
@@ -32,8 +33,9 @@ for (let i = 0; i < LOADS; i += 1) {
   // Records the moment the page first declares a complete result.
   await page.addInitScript(() => {
     new MutationObserver((_, observer) => {
-      if (document.querySelector('#status[data-state="ready"]')) {
-        window.__firstResultMs = performance.now();
+      if (!window.__firstResultMs && document.querySelector('#status[data-state="ready"]')) window.__firstResultMs = performance.now();
+      if (document.querySelector('#results[data-charts="drawn"]')) {
+        window.__chartsMs = performance.now();
         observer.disconnect();
       }
     }).observe(document, { subtree: true, attributes: true, childList: true });
@@ -44,8 +46,9 @@ for (let i = 0; i < LOADS; i += 1) {
     bodies.push(res.body().then((body) => responses.set(res.url(), body), () => {})); // redirects have no body
   });
   await page.goto(server.url);
-  await page.waitForSelector('#status[data-state="ready"]');
+  await page.waitForSelector('#results[data-charts="drawn"]');
   runs.push(await page.evaluate(() => window.__firstResultMs));
+  chartRuns.push(await page.evaluate(() => window.__chartsMs));
   // Everything the page fetches when it opens counts, also what it might fetch after the first result.
   await page.waitForLoadState('networkidle');
   await Promise.all(bodies);
@@ -86,3 +89,5 @@ runs.sort((a, b) => a - b);
 const median = runs[Math.floor(runs.length / 2)];
 console.log(`navigation to first complete result: median ${median.toFixed(0)} ms, best ${runs[0].toFixed(0)} ms, worst ${runs[runs.length - 1].toFixed(0)} ms over ${LOADS} loads ` +
   `(budget ${BUDGET_MS} ms: ${median <= BUDGET_MS ? 'within' : 'OVER'})`);
+chartRuns.sort((a, b) => a - b);
+console.log(`navigation to the charts below it drawn: median ${chartRuns[Math.floor(chartRuns.length / 2)].toFixed(0)} ms`);

@@ -89,6 +89,9 @@ const pageJs = await bundle(join(dist, 'js', 'main.js'));
 const workerJs = await bundle(join(dist, 'js', 'engine-worker.js'), 'iife');
 const wasmBase64 = (await readFile(join(dist, 'engine', 'shardcalc.wasm'))).toString('base64');
 const css = await readFile(join(dist, 'style.css'), 'utf8');
+// The page's HTML comments are for its maintainers: neither built page ships them.
+const withoutComments = (page) => page.replace(/<!--[\s\S]*?-->\n?/g, '');
+await writeFile(join(dist, 'index.html'), withoutComments(await readFile(join(dist, 'index.html'), 'utf8')));
 let html = await readFile(join(dist, 'index.html'), 'utf8');
 
 const scriptSafe = (text) => text.replace(/<\/script/gi, '<\\/script');
@@ -129,12 +132,38 @@ await writeFile(join(dist, 'shardcalc-standalone.html'), html);
 // engine's glue, and fewer bytes (page budget: README.md). The whole engine's glue stays a file of its
 // own (dist/engine/shardcalc.mjs): the worker imports it on the first search, the page only where no
 // worker starts. early.js stays a classic script (index.html loads it first).
+// The page's script is split (esbuild `splitting`) where app.js imports on demand: the field help
+// (fields.js loadHelp) and the comparison (app.js renderPair) are chunks fetched on first use, never
+// before the first result; the single-file build keeps everything in one script.
+const pageChunks = await build({
+  entryPoints: [join(dist, 'js', 'main.js')],
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  outdir: join(dist, 'js'),
+  chunkNames: '[name]-[hash]',
+  write: false,
+  metafile: true,
+  minify: true,
+  platform: 'browser',
+  external: ['node:*', '../engine/shardcalc.mjs'],
+  logLevel: 'silent',
+});
 const hostedJs = {
-  'main.js': await bundle(join(dist, 'js', 'main.js'), 'esm', { external: ['../engine/shardcalc.mjs'] }),
+  ...Object.fromEntries(pageChunks.outputFiles.map((f) => [f.path.slice(join(dist, 'js').length + 1), f.text])),
   'engine-worker.js': await bundle(join(dist, 'js', 'engine-worker.js'), 'esm', {
     plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'] }),
   'early.js': (await transform(await readFile(join(dist, 'js', 'early.js'), 'utf8'), { minify: true, loader: 'js' })).code,
 };
+// The chunks main.js imports statically are announced in the page's head (modulepreload), so that the
+// browser fetches them with main.js instead of after parsing it.
+const mainImports = pageChunks.metafile.outputs[Object.keys(pageChunks.metafile.outputs).find((o) => o.endsWith('/main.js'))]
+  .imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => i.path.split('/').pop());
+const hostedHtml = (await readFile(join(dist, 'index.html'), 'utf8')).replace(
+  /<script type="module" src="js\/main\.js"><\/script>/,
+  (tag) => `${mainImports.map((f) => `<link rel="modulepreload" href="js/${f}">\n`).join('')}${tag}`);
+if (mainImports.length && !hostedHtml.includes('modulepreload')) throw new Error('index.html must load js/main.js with <script type="module" src="js/main.js"></script>');
+await writeFile(join(dist, 'index.html'), hostedHtml);
 await rm(join(dist, 'js'), { recursive: true });
 await mkdir(join(dist, 'js'));
 for (const [name, code] of Object.entries(hostedJs)) await writeFile(join(dist, 'js', name), code);

@@ -57,7 +57,7 @@ std::string to_text(const nlohmann::json& j) {
 }
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
-    return nlohmann::json::parse(guarded_text([&] { return answer_text(scenario); }));
+    return parse_json_text(guarded_text([&] { return answer_text(scenario); }));
 }
 
 std::string evaluate_scenario_text(const std::string& scenario_json) {

@@ -4,12 +4,14 @@
 #include <cctype>
 #include <map>
 
+#include "io/json_text.h"
+
 namespace shardcalc {
 namespace {
 
 // Every preset parsed: the document the page reads, so the two cannot differ (a plan's id wrapper included).
 const nlohmann::json& registry() {
-    static const nlohmann::json all = nlohmann::json::parse(embedded_presets_document());
+    static const nlohmann::json all = parse_json_text(embedded_presets_document());
     return all;
 }
 
@@ -19,7 +21,7 @@ const nlohmann::json* find(const char* kind, const std::string& id) {
     const std::string key = std::string(kind) + "/" + id;
     if (const auto it = parsed.find(key); it != parsed.end()) return &it->second;
     for (const auto& p : embedded_presets())
-        if (kind == std::string(p.kind) && id == p.id) return &parsed.emplace(key, nlohmann::json::parse(p.json)).first->second;
+        if (kind == std::string(p.kind) && id == p.id) return &parsed.emplace(key, parse_json_text(p.json)).first->second;
     return nullptr;
 }
 

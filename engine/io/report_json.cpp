@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "compute/roofline.h"
+#include "io/json_text.h"
 #include "io/json_writer.h"
 #include "io/scenario_json.h"
 #include "scenario/names.h"
@@ -293,6 +294,6 @@ std::string report_json_text(const Report& r) {
     return w.take();
 }
 
-nlohmann::json report_to_json(const Report& r) { return nlohmann::json::parse(report_json_text(r)); }
+nlohmann::json report_to_json(const Report& r) { return parse_json_text(report_json_text(r)); }
 
 }  // namespace shardcalc

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { FIELDS, SECTIONS } from '../../web/src/js/fields.js';
+import { FIELDS, SECTIONS, loadHelp } from '../../web/src/js/fields.js';
+
+await loadHelp(); // the catalogue's help and doc anchors (a chunk of their own on the page)
 import { HELP } from '../../web/src/js/field-help.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -112,9 +112,15 @@ export async function open(env, path = '', options = {}) {
   page.everyPage = !!o.everyPage;
   await page.goto(base + path);
   await page.waitForSelector(o.ready || '#status[data-state="ready"]', { timeout: 15000 });
+  await chartsDrawn(page);
   page.problems = problems;
   return page;
 }
+
+// The charts below the first screen are drawn in the task after the numbers (app.js renderCharts):
+// waits until none is pending.
+export const chartsDrawn = (page) =>
+  page.waitForFunction(() => document.querySelector('#results')?.dataset.charts !== 'pending', null, { timeout: 15000 });
 
 // The Content-Security-Policy violations `page` has reported.
 export const cspViolations = (page) => page.evaluate(() => window.__cspViolations);

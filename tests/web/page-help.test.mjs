@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { DESKTOP, PHONE, close, dist, open, shots, useBrowser } from './harness.mjs';
-import { FIELDS, SECTIONS } from '../../web/src/js/fields.js';
+import { FIELDS, SECTIONS, loadHelp } from '../../web/src/js/fields.js';
+
+await loadHelp(); // the catalogue's help and doc anchors (a chunk of their own on the page)
 
 // Every page a calculator opens is watched too: the docs pages it links to.
 const env = useBrowser({ everyPage: true });
@@ -39,6 +41,9 @@ async function expectAnchor(page, url) {
 
 test('every input has a "?" button that shows its help and a docs link', async () => {
   const page = await open(env);
+  // The help text is a chunk the page fetches on first use, not before its first result.
+  const helpFetched = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /\/field-help-[\w-]+\.js$/.test(e.name)));
+  assert.equal(await helpFetched(), false, 'no help fetched by opening the page');
   await openAllMore(page);
   const shown = await page.$$eval('#scenario-form [data-path]', (els) => els.map((e) => e.dataset.path));
   assert.deepEqual([...shown].sort(), [...INPUTS].sort(), 'the form has the catalogue’s inputs');
@@ -53,6 +58,8 @@ test('every input has a "?" button that shows its help and a docs link', async (
     assert.deepEqual(attrs, { tag: 'BUTTON', type: 'button', tabIndex: 0, expanded: 'false', controls: `${inputId(path)}-help`, name: `Help: ${spec.label}` }, path);
     assert.equal(await page.isVisible(panelOf(path)), false, `${path}: help closed at first`);
     await button.click();
+    await page.waitForSelector(panelOf(path), { state: 'visible', timeout: 5000 }); // the first one waits for the chunk
+    assert.equal(await helpFetched(), true);
     assert.equal(await button.getAttribute('aria-expanded'), 'true', `${path}: aria-expanded`);
     assert.equal(await page.isVisible(panelOf(path)), true, `${path}: help shown`);
     const text = await page.textContent(panelOf(path));
@@ -104,7 +111,7 @@ test('keyboard: Tab reaches the "?", Enter opens it, Tab reaches the link, Escap
 test('touch: tapping "?" on a phone shows the help inside the screen', async () => {
   const page = await open(env, '', { viewport: PHONE, touch: true });
   await page.tap(toggleOf('model.layers'));
-  assert.equal(await page.isVisible(panelOf('model.layers')), true, 'a tap opens the help');
+  await page.waitForSelector(panelOf('model.layers'), { state: 'visible', timeout: 5000 }); // a tap opens the help (its text fetched first)
   const box = await page.locator(panelOf('model.layers')).boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `the help fits the screen (${box.x} + ${box.width})`);
   const target = await page.locator(toggleOf('model.layers')).evaluate((b) => {

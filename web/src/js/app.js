@@ -12,7 +12,6 @@ import { renderGantt } from './gantt.js';
 import { wireSearch } from './search-view.js';
 import { reportHeight } from './embed.js';
 import { renderSummary } from './summary.js';
-import { renderCompare } from './compare.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
@@ -82,13 +81,22 @@ async function evaluatePin() {
   renderPair();
 }
 
+// The comparison's code is a chunk of its own (web/build.mjs), fetched when a plan is first pinned or a
+// link carries a pin: a page that compares nothing never downloads it (page budget, README).
+let compare = null;
 function renderPair() {
   const on = Boolean(app.pin);
   $('#compare-section').hidden = !on;
   $('#toc-compare').hidden = !on;
   $('#pin').textContent = on ? 'Pin as A again' : 'Pin as A';
-  if (on) renderCompare($('#compare'), { a: pair.answer, b: app.report, unit: app.unit, presets: app.presets, compact: embed });
-  else $('#compare').replaceChildren();
+  if (!on) {
+    $('#compare').replaceChildren();
+    return;
+  }
+  compare ??= import('./compare.js');
+  compare.then(({ renderCompare }) => {
+    if (app.pin) renderCompare($('#compare'), { a: pair.answer, b: app.report, unit: app.unit, presets: app.presets, compact: embed });
+  });
 }
 
 function setPin(entries) {
@@ -165,19 +173,30 @@ async function evaluateNow() {
 }
 
 // The charts drawn at their container's width (again when it changes). Embed mode shows no
-// time charts, so they are not drawn there.
+// time charts, so they are not drawn there. The memory-per-stage chart, at the top of the results, is
+// drawn with the numbers; the four charts of the sections below (memory over the step, time, pipeline,
+// roofline), which illustrate numbers their tables already show, in the task after the numbers are
+// painted, so that the first result does not wait for them (about 50 ms here; page budget, README).
+// #results[data-charts] is "pending" until they are drawn, then "drawn".
 function renderCharts() {
   const r = app.report;
-  // Read every width before drawing anything: each read after a DOM write forces a layout.
-  const width = (sel) => $(sel).clientWidth;
-  const widths = embed ? [width('#chart-box')]
-    : [width('#chart-box'), width('#time-chart-box'), width('#gantt'), width('#roofline'), width('#timeline-box')];
-  renderChart($('#stage-chart'), r, app.unit, widths[0]);
+  const box = $('#chart-box');
+  app.chartWidth = box.clientWidth;
+  renderChart($('#stage-chart'), r, app.unit, app.chartWidth);
   if (embed) return;
-  drawTimeline(widths[4]);
-  renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[1]);
-  renderGantt($('#gantt'), $('#gantt-legend'), r, widths[2]);
-  renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[3]);
+  const results = $('#results');
+  results.dataset.charts = 'pending';
+  const drawn = app.report;
+  requestAnimationFrame(() => setTimeout(() => {
+    if (app.report !== drawn) return; // a newer report has its own drawing scheduled
+    // Read every width before drawing anything: each read after a DOM write forces a layout.
+    const widths = ['#time-chart-box', '#gantt', '#roofline', '#timeline-box'].map((sel) => $(sel).clientWidth);
+    drawTimeline(widths[3]);
+    renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[0]);
+    renderGantt($('#gantt'), $('#gantt-legend'), r, widths[1]);
+    renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[2]);
+    results.dataset.charts = 'drawn';
+  }));
 }
 
 // Memory over the step, for the stage the reader picked (the most loaded one by default).
@@ -434,12 +453,10 @@ export async function start(enginePromise) {
     loadFragment();
     changed();
   });
-  // The charts are drawn at the container's width; redraw when that changes.
-  let width = 0;
-  new ResizeObserver(([entry]) => {
-    const w = Math.round(entry.contentRect.width);
-    if (w === width || !app.report) return;
-    width = w;
+  // The charts are drawn at the container's width; redraw when that changes (not when the observer
+  // first reports the width they were drawn at).
+  new ResizeObserver(() => {
+    if (!app.report || $('#chart-box').clientWidth === app.chartWidth) return;
     renderCharts();
   }).observe($('#chart-box'));
 }

@@ -33,20 +33,9 @@ function options(wasmBinary, module) {
 
 async function start(wasmBinary, module) {
   engine = await createShardcalc(options(wasmBinary, module));
-  const presets = engine.presets();
-  setTimeout(() => warmUp(JSON.parse(presets)));
-  return { version: engine.version(), presets };
-}
-
-// V8 compiles each WebAssembly function on its first call, which makes the first evaluation several
-// times slower than the next (about 30 ms more in Chromium here). One evaluation of a preset pair,
-// made while the page reads its link and builds its form, pays that before the page asks: the
-// smallest decoder (most plans are decoders; the page's request waits for this one to finish).
-// Its answer is dropped.
-function warmUp({ models, hardware }) {
-  const decoders = models.filter((m) => m.model?.arch !== 'encoder');
-  const model = decoders.reduce((a, b) => ((b.model?.layers ?? Infinity) < (a.model?.layers ?? Infinity) ? b : a), decoders[0]);
-  if (model && hardware.length) engine.evaluate(JSON.stringify({ model: { preset: model.id }, hardware: { preset: hardware[0].id } }));
+  // No warm-up evaluation: the page sends its own first request as soon as the engine has started
+  // (app.js evaluates before it builds the form), and a warm-up would only make that request wait.
+  return { version: engine.version(), presets: engine.presets() };
 }
 
 // The module that searches and imports: the one running, where it can; otherwise the whole engine,

@@ -3,7 +3,6 @@
 // collapsed "More" group. Extra fields have no input: they are accepted from links (any valid
 // engine scenario) and passed through unchanged. Spellings and defaults: docs/scenario.md §2.
 
-import { HELP } from './field-help.js';
 
 const DTYPES = ['fp32', 'fp16', 'bf16', 'fp8'];
 const OFFLOAD = ['none', 'cpu', 'nvme'];
@@ -148,7 +147,17 @@ export const FIELDS = new Map([['framework', { type: 'enum', options: FRAMEWORKS
 for (const section of SECTIONS)
   for (const f of section.fields) FIELDS.set(`${section.id}.${f.key}`, { ...f, section: section.id, input: true });
 for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.split('.')[0] });
-for (const [path, [help, doc]] of Object.entries(HELP)) if (FIELDS.has(path)) FIELDS.set(path, { ...FIELDS.get(path), help, doc });
+
+// Field help (field-help.js) is a chunk of its own (web/build.mjs), fetched when the reader first reaches
+// the form or presses a "?" (form.js): the first result never waits for it (page budget, README).
+// Resolves once every field's `help` and `doc` are in the catalogue.
+let help = null;
+export function loadHelp() {
+  help ??= import('./field-help.js').then(({ HELP }) => {
+    for (const [path, [text, doc]] of Object.entries(HELP)) if (FIELDS.has(path)) FIELDS.set(path, { ...FIELDS.get(path), help: text, doc });
+  });
+  return help;
+}
 
 export const pointer = (path) => `/${path.replaceAll('.', '/')}`;
 // The other way: a JSON pointer (RFC 6901, "~1" and "~0" unescaped) as a dotted path ("/parallel/tp" -> "parallel.tp").

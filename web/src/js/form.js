@@ -2,7 +2,7 @@
 // Each control has id f-<section>-<field> and name = the field's JSON pointer, so an engine
 // error path finds its input directly.
 import { h } from './dom.js';
-import { FIELDS, SECTIONS, inputId, isOverride, pointer } from './fields.js';
+import { FIELDS, SECTIONS, inputId, isOverride, loadHelp, pointer } from './fields.js';
 import { effective } from './state.js';
 import { addHints, updateHints } from './form-hints.js';
 
@@ -23,13 +23,13 @@ function control(path, spec, presets) {
 
 // The "?" after a label: a disclosure button (keyboard, touch) that shows the field's help and a link to
 // the docs section (docs/<page>.html#<anchor>, rendered by web/build.mjs; opened only when followed).
-// Escape closes it again. An open help widens its field to the whole row of the grid.
+// Escape closes it again. An open help widens its field to the whole row of the grid. Every input has
+// help (tests/web/docs-links.test.mjs); its text arrives with fields.js loadHelp, which the form starts
+// on the reader's first pointer or focus inside it, or on a "?" (`form.dataset.help` = "loaded" then).
 const docHref = (doc) => `docs/${doc.replace(/\.md(?=#|$)/, '.html')}`;
 function helpParts(path, spec) {
-  if (!spec.help) return [null, null];
   const id = `${inputId(path)}-help`;
-  const link = spec.doc ? h('a', { href: docHref(spec.doc), target: '_blank', rel: 'noopener' }, spec.doc.startsWith('model.md') ? 'Formula' : 'Reference') : null;
-  const panel = h('p', { id, class: 'help', hidden: true }, spec.help, link ? [' ', link] : null);
+  const panel = h('p', { id, class: 'help', hidden: true });
   const toggle = (open) => {
     button.setAttribute('aria-expanded', String(open));
     panel.hidden = !open;
@@ -37,7 +37,11 @@ function helpParts(path, spec) {
   };
   const button = h('button', {
     type: 'button', class: 'help-toggle', 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Help: ${spec.label}`,
-    onclick: () => toggle(panel.hidden),
+    onclick: () => {
+      const open = panel.hidden;
+      if (panel.firstChild || !open) toggle(open);
+      else withHelp(button.closest('form'), () => toggle(true));
+    },
   }, '?');
   const escape = (e) => {
     if (e.key !== 'Escape' || panel.hidden) return;
@@ -49,11 +53,30 @@ function helpParts(path, spec) {
   return [button, panel];
 }
 
+// Puts each field's help into its panel and, as the tooltip, on its label and input (the input's
+// accessible description).
+function showHelp(form) {
+  for (const el of form.querySelectorAll('[data-field]')) {
+    const spec = FIELDS.get(el.dataset.field);
+    if (!spec?.help) continue;
+    const link = spec.doc ? h('a', { href: docHref(spec.doc), target: '_blank', rel: 'noopener' }, spec.doc.startsWith('model.md') ? 'Formula' : 'Reference') : null;
+    el.querySelector('.help').replaceChildren(spec.help, ...(link ? [' ', link] : []));
+    el.querySelector('label').title = spec.help;
+    el.querySelector('[data-path]').title = spec.help;
+  }
+  form.dataset.help = 'loaded';
+}
+
+function withHelp(form, then = () => {}) {
+  loadHelp().then(() => {
+    if (form.dataset.help !== 'loaded') showHelp(form);
+    then();
+  });
+}
+
 function field(path, spec, presets) {
   const input = control(path, spec, presets);
-  // The help text is also the tooltip of both the label and the input (the input's accessible description).
-  if (spec.help) input.title = spec.help;
-  const label = h('label', { for: input.id, title: spec.help }, spec.label);
+  const label = h('label', { for: input.id }, spec.label);
   const [button, panel] = helpParts(path, spec);
   const check = input.type === 'checkbox';
   return h('div', { class: check ? 'field check' : 'field', 'data-field': path },
@@ -80,6 +103,9 @@ export function buildForm(form, presets) {
   const hf = document.getElementById('hf-config')?.closest('.import');
   if (preset && hf) preset.after(hf);
   addHints(form);
+  const start = () => withHelp(form);
+  form.addEventListener('pointerover', start, { once: true });
+  form.addEventListener('focusin', start, { once: true });
 }
 
 export const inputPaths = (form, section) =>
