@@ -38,7 +38,11 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1) 
 
 }  // namespace
 
-StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params) {
+StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
+                              double expert_params) {
+    // The routed experts' gradients are reduced over the ranks holding the same experts (below); the rest over
+    // the data-parallel replicas.
+    const double params = all_params - expert_params;
     const ParallelSpec& p = c.s.parallel;
     const TrainingSpec& t = c.s.training;
     const ModelSpec& m = c.s.model;
@@ -148,6 +152,26 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         b.out.bwd_exposed += b_mb + (fwd_passes - 1) * f_mb;
     }
 
+    if (p.ep > 1 && sc.moe_layers > 0) {
+        // Token dispatch and combine (Megatron-Core MoEAlltoAllTokenDispatcher; GShard, Lepikhin et al. 2020): per
+        // MoE layer an all-to-all sends each token's top-k copies, hidden wide, to the ranks of their experts and one
+        // brings the outputs back; backward exchanges the gradients the same way. The busiest rank's share.
+        const Group g = group_of(Dim::Ep, p.ep, c);
+        const double bytes = tokens_per_device(c, false) * routed_tokens_factor(c, true) * m.hidden * a;
+        const double moe = static_cast<double>(sc.moe_layers);
+        for (const char* purpose : {"tokens to their experts (forward dispatch)", "expert outputs back (forward combine)"}) {
+            CommEntry& f = b.add(Dim::Ep, CollectiveKind::AllToAll, purpose, bytes, moe * mb * fwd_passes, g);
+            f.exposed_seconds = f.seconds();
+            b.out.fwd_exposed += moe * f.seconds_each;
+            b.out.bwd_exposed += moe * (fwd_passes - 1) * f.seconds_each;
+        }
+        for (const char* purpose : {"output gradients to the experts (backward)", "input gradients back (backward)"}) {
+            CommEntry& bw = b.add(Dim::Ep, CollectiveKind::AllToAll, purpose, bytes, moe * mb, g);
+            bw.exposed_seconds = bw.seconds();
+            b.out.bwd_exposed += moe * bw.seconds_each;
+        }
+    }
+
     if (p.pp > 1) {
         // Pipeline p2p: each model chunk sends its output forward and its input gradient backward, per
         // microbatch; Megatron sends 1/tp of the tensor (scatter-gather optimisation, or the sp shard).
@@ -214,6 +238,27 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                 ag.exposed_seconds = ag.seconds();
                 b.out.step_exposed += ag.seconds();
             }
+        }
+    }
+    const int64_t n_experts = c.d.expert_replica_degree;
+    if (expert_params > 0 && n_experts > 1) {
+        // The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert
+        // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
+        // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).
+        const Group g = group_of(Dim::ExpertDp, n_experts, c);
+        const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
+        const bool sharded = p.zero >= 1 || p.distributed_optimizer;
+        const double reduce_count = p.zero == 2 ? mb : 1;
+        CommEntry& r = b.add(Dim::ExpertDp, sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                             "expert gradients", expert_params * bytes_of(*t.grad_dtype), reduce_count, g);
+        r.overlapped = *p.overlap_grad_reduce;
+        r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
+        b.out.step_exposed += r.exposed_seconds;
+        if (sharded) {
+            CommEntry& ag = b.add(Dim::ExpertDp, CollectiveKind::AllGather, "updated expert parameters after the optimizer step",
+                                  expert_params * bytes_of(*t.param_dtype), 1, g);
+            ag.exposed_seconds = ag.seconds();
+            b.out.step_exposed += ag.seconds();
         }
     }
     b.out.entries.assign(b.entries.begin(), b.entries.end());

@@ -46,7 +46,9 @@ struct DimensionTraffic {
 };
 std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc);  // in dimension order, only those used
 
-// `params`: parameters on one device of the stage (after tp, before ZeRO).
-StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params);
+// `params`: parameters on one device of the stage (after tp, before ZeRO); `expert_params` the routed experts'
+// share of them (after ep and etp).
+StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params,
+                              double expert_params = 0);
 
 }  // namespace shardcalc

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scenario/dimension.h"
+
 namespace shardcalc {
 namespace {
 
@@ -15,11 +17,32 @@ double elements(const Work& w, const Config& c) {
         case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width;
         case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c);
         case SavedSplit::Scores: return b * w.width * s * s / (tp(c) * p.cp * p.ulysses);
+        case SavedSplit::Routed: return tokens_per_device(c, false) * routed_tokens_factor(c, true) * w.width;
+        case SavedSplit::Expert:
+            return tokens_per_device(c, false) * routed_tokens_factor(c, true) * w.width / static_cast<double>(expert_tp(p));
     }
     return 0;
 }
 
+// An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width. Model
+// FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
+OpCost expert_matmul(const Work& w, const Config& c) {
+    const double etp = static_cast<double>(expert_tp(c.s.parallel));
+    const double m = tokens_per_device(c, false) * routed_tokens_factor(c, true);
+    const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
+    const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
+    OpCost cost;
+    cost.fwd = gemm_kernel(m, k, n, c);
+    cost.bwd = gemm_kernel(m, n, k, c);
+    cost.bwd += gemm_kernel(k, m, n, c);
+    const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
+    cost.model_flops = 3 * cost.fwd.flops * mean;
+    cost.model_flops_full_attention = cost.model_flops;
+    return cost;
+}
+
 OpCost matmul(const Work& w, const Config& c) {
+    if (w.routed) return expert_matmul(w, c);
     // Sharded GEMMs see every token of the (gathered) sequence shard and 1/tp of the weight;
     // replicated ones run on each tp rank, on the sequence shard under sp.
     const double m = tokens_per_device(c, w.sharded);

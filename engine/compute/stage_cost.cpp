@@ -21,10 +21,11 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
     StageCompute out;
     for (const auto& ch : st.chunks)
         for (const auto& cl : ch.layers) {
-            const Module& layer = g.groups[static_cast<size_t>(cl.group)].layer;
-            out.cost += module_cost(layer, c, true).scaled(static_cast<double>(cl.count));
-            attention_seconds(layer, c, static_cast<double>(cl.count), out);
+            const LayerGroup& group = g.groups[static_cast<size_t>(cl.group)];
+            out.cost += module_cost(group.layer, c, true).scaled(static_cast<double>(cl.count));
+            attention_seconds(group.layer, c, static_cast<double>(cl.count), out);
             out.layers += cl.count;
+            if (group.moe) out.moe_layers += cl.count;
         }
     if (st.has_pre) out.cost += module_cost(g.pre, c, false);
     if (st.has_post) out.cost += module_cost(g.post, c, false);

@@ -11,6 +11,7 @@ struct StageCompute {
     double attention_fwd = 0;       // seconds of core attention, the window ring attention hides behind
     double attention_bwd = 0;
     int64_t layers = 0;
+    int64_t moe_layers = 0;         // of which mixture-of-experts layers
 };
 
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st);

@@ -122,6 +122,17 @@ Module self_attention(const BuildContext& b) {
         mod.ops.push_back(value);
     }
 
+    if (m.qk_norm) {
+        // Qwen3 / OLMo 2 normalize each head's query and key (RMSNorm over head_dim, one weight vector each,
+        // transformers modeling_qwen3.py q_norm / k_norm): each keeps its input, in the tensor-parallel region.
+        for (const auto& [name, width] : {std::pair<const char*, int64_t>{"q_norm", q_width}, {"k_norm", kv_width}}) {
+            Op n{name, {vector_param("w", *m.head_dim, ParamSplit::Replicated)}, {}};
+            n.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Tensor, width, false});
+            n.work.push_back(elementwise(width, SavedSplit::Tensor, 2 * b.act_bytes, 3 * b.act_bytes));
+            mod.ops.push_back(n);
+        }
+    }
+
     Op core{"core_attention", {}, {}};
     if (b.attention == Attention::Flash) {
         // FlashAttention-2 backward needs q, k, v, the output (saved by the next linear) and the
@@ -179,12 +190,11 @@ Module self_attention(const BuildContext& b) {
     return mod;
 }
 
-Module mlp(const BuildContext& b) {
+Module mlp(const BuildContext& b, int64_t f, const char* name) {
     const ModelSpec& m = b.m;
-    const int64_t f = *m.ffn_hidden;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     const int64_t up_width = gated ? 2 * f : f;
-    Module mod{"mlp", {}, {}};
+    Module mod{name, {}, {}};
     if (gated && b.hf_code) {
         // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
         mod.ops.push_back(eager_linear(
@@ -223,6 +233,57 @@ Module mlp(const BuildContext& b) {
     mod.ops.push_back(act);
     mod.ops.push_back(eager_linear(b, linear("dense_4h_to_h", m.hidden, f, m.bias, Parallel::Row, SavedSplit::Tensor, f),
                                    gelu_unfused));
+    return mod;
+}
+
+// A routed expert GEMM [experts, out, in]: experts split by ep, each expert's width by etp (column: out,
+// row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
+Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split) {
+    Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
+    op.saved.push_back({"input", SavedKind::Activation, input_split, in, false});
+    Work w;
+    w.kind = WorkKind::Matmul;
+    w.in = in;
+    w.out = out;
+    w.split_in = row;
+    w.routed = true;
+    op.work.push_back(w);
+    return op;
+}
+
+Module moe_mlp(const BuildContext& b) {
+    const ModelSpec& m = b.m;
+    const int64_t h = m.hidden, f = *m.expert_ffn_hidden, experts = m.experts;
+    const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
+    Module mod{"moe", {}, {}};
+    // The router: a replicated [experts, hidden] linear (Megatron-Core TopKRouter, transformers'
+    // MixtralSparseMoeBlock.gate) over the layer's tokens, keeping its input and the fp32 routing probabilities
+    // (top-k softmax) for backward.
+    Op router = linear("router", experts, h, false, Parallel::None, SavedSplit::Sequence, h);
+    router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
+    router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
+    mod.ops.push_back(router);
+    // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide.
+    Op dispatch{"dispatch", {}, {}};
+    dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * b.act_bytes, 2 * b.act_bytes));
+    mod.ops.push_back(dispatch);
+    Module experts_mod{"experts", {}, {}};
+    experts_mod.ops.push_back(expert_linear(b, "linear_fc1", gated ? 2 * f : f, h, false, SavedSplit::Routed));
+    Op act{gated ? "glu_activation" : "activation", {}, {}};
+    // As the dense MLP: a fused GLU keeps its 2f-wide input, GeLU its f-wide input.
+    act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Expert, gated ? 2 * f : f, false});
+    act.work.push_back(elementwise(f, SavedSplit::Expert, (gated ? 3 : 2) * b.act_bytes, (gated ? 5 : 3) * b.act_bytes));
+    experts_mod.ops.push_back(act);
+    experts_mod.ops.push_back(expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert));
+    mod.children.push_back(experts_mod);
+    // Combine: the expert outputs weighted by their probabilities and summed back per token; the product keeps
+    // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).
+    Op combine{"combine", {}, {}};
+    combine.saved.push_back({"expert_output", SavedKind::Activation, SavedSplit::Routed, h, false});
+    combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * b.act_bytes, 3 * b.act_bytes));
+    mod.ops.push_back(combine);
+    // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).
+    if (m.shared_experts > 0) mod.children.push_back(mlp(b, *m.shared_expert_ffn_hidden, "shared_experts"));
     return mod;
 }
 

@@ -45,7 +45,9 @@ Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_b
 Op norm(const BuildContext& b, const std::string& name, int64_t width);
 Op dropout_add(const BuildContext& b, const std::string& name, int64_t width);
 Module self_attention(const BuildContext& b);
-Module mlp(const BuildContext& b);
+// A dense MLP of width f (ffn_hidden; a MoE layer's shared experts use their own width).
+Module mlp(const BuildContext& b, int64_t f, const char* name = "mlp");
+Module moe_mlp(const BuildContext& b);
 Op cross_entropy(const BuildContext& b);
 
 }  // namespace shardcalc

@@ -5,6 +5,24 @@
 
 namespace shardcalc {
 
+bool is_moe_layer(const ModelSpec& m, int64_t i) {
+    return m.experts > 0 && i >= m.first_dense_layers && (i - m.first_dense_layers + 1) % m.moe_every == 0;
+}
+
+std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm) {
+    const ModelSpec& m = c.s.model;
+    std::vector<LayerGroup> groups;
+    for (int64_t i = 0; i < m.layers; ++i) {
+        const bool moe = is_moe_layer(m, i);
+        if (!groups.empty() && (i == 0 || is_moe_layer(m, i - 1) == moe)) {
+            ++groups.back().count;
+            continue;
+        }
+        groups.push_back(LayerGroup{transformer_layer(c, post_norm, moe), 1, m.shared_layers, moe});
+    }
+    return groups;
+}
+
 ModelGraph build_graph(const Config& c) {
     switch (c.s.model.arch) {
         case Arch::Decoder: return build_decoder(c);
@@ -41,7 +59,7 @@ Module embedding_module(const Config& c) {
     return mod;
 }
 
-Module transformer_layer(const Config& c, bool post_norm) {
+Module transformer_layer(const Config& c, bool post_norm, bool moe) {
     const BuildContext b = build_context(c);
     const int64_t h = c.s.model.hidden;
     Module layer{"layer", {}, {}};
@@ -55,7 +73,7 @@ Module transformer_layer(const Config& c, bool post_norm) {
     layer.children.push_back(self_attention(b));
     add_op(dropout_add(b, "attention_dropout_add", h));
     add_norm(post_norm ? "attention_output_layernorm" : "post_attention_layernorm");
-    layer.children.push_back(mlp(b));
+    layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden));
     add_op(dropout_add(b, "mlp_dropout_add", h));
     if (post_norm) add_norm("output_layernorm");
     return layer;

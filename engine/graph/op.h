@@ -13,6 +13,7 @@ namespace shardcalc {
 enum class ParamSplit {
     Replicated,  // norms, biases of row-parallel linears, position tables: full copy on every rank
     Sharded,     // split by tp: column-parallel weight and bias, row-parallel weight, vocab-parallel embedding
+    Expert,      // a routed expert's weight: experts split by ep, each expert's width by etp (Megatron-Core MoE)
 };
 
 struct ParamTensor {
@@ -42,6 +43,8 @@ enum class SavedSplit {
     Sequence,  // [s, b, width] outside the tensor-parallel region: split by cp and ulysses, and by tp under sp
     Tensor,    // [s, b, width] inside the tensor-parallel region: split by tp, cp and ulysses
     Scores,    // [b, heads, s, s] attention scores: split by tp and ulysses (heads)
+    Routed,    // [tokens * top-k, width] tokens dispatched to the experts (hidden wide): not split by etp
+    Expert,    // [tokens * top-k, width] inside an expert's MLP: the width split by etp
 };
 
 struct SavedTensor {
@@ -63,6 +66,7 @@ struct Work {
     int64_t in = 0, out = 0;
     bool sharded = true;
     bool split_in = false;  // row-parallel: tp splits the inner dimension instead of the output
+    bool routed = false;    // an expert's GEMM: over the routed tokens, its width split by etp instead of tp
     // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
     int64_t heads = 0, head_dim = 0;
     bool causal = false, flash = true;
@@ -105,6 +109,7 @@ struct LayerGroup {
     Module layer;
     int64_t count = 0;
     bool shared_weights = false;  // ALBERT: one set of weights serves every layer of the group
+    bool moe = false;             // mixture-of-experts layers (their tokens cross the expert-parallel group)
 };
 
 struct ModelGraph {

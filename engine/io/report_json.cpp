@@ -254,6 +254,7 @@ std::string report_json_text(const Report& r) {
         .field("samples_per_step", d.samples_per_step)
         .field("tokens_per_step", d.tokens_per_step)
         .field("replica_degree", d.replica_degree)
+        .field("expert_replica_degree", d.expert_replica_degree)
         .field("vocab_padded", d.vocab_padded)
         .end_object();
     w.key("parameters")
@@ -262,6 +263,7 @@ std::string report_json_text(const Report& r) {
         .field("embedding", whole(r.parameters.embedding))
         .field("layers", whole(r.parameters.layers))
         .field("head", whole(r.parameters.head))
+        .field("active", whole(r.parameters.active))
         .end_object();
     w.key("memory").begin_object().key("per_device");
     stage(w, peak);

@@ -15,6 +15,7 @@ constexpr const char* kDefaultHardware = "h100-sxm-80gb";
 // by one).
 constexpr int64_t kLayers = 1 << 16, kWidth = 1 << 22, kHeads = 1 << 16, kVocab = 1 << 26, kTokens = 1 << 26;
 constexpr int64_t kGlobalBatch = int64_t{1} << 32, kDegree = 1 << 20, kStages = 4096, kWorld = int64_t{1} << 30;
+constexpr int64_t kExperts = 1 << 16;
 // Real-valued maxima (docs/scenario.md 2.4, 2.6):
 constexpr double kGiB32 = 4294967296.0;  // 2^32 GiB: byte counts stay below 2^62
 constexpr double kRate = 1e9;             // GB/s and TFLOP/s: an exa-scale device
@@ -85,6 +86,14 @@ ModelSpec parse_model(const json* user) {
     m.hidden_act = r.choice<HiddenAct>("hidden_act");
     m.fused_qkv = r.boolean("fused_qkv");
     m.qkv_bias = r.boolean("qkv_bias");
+    assign(m.qk_norm, r.boolean("qk_norm"));
+    assign(m.experts, r.integer("experts", 0, kExperts));
+    m.experts_per_token = r.integer("experts_per_token", 1, kExperts);
+    m.expert_ffn_hidden = r.integer("expert_ffn_hidden", 1, kWidth);
+    assign(m.shared_experts, r.integer("shared_experts", 0, kExperts));
+    m.shared_expert_ffn_hidden = r.integer("shared_expert_ffn_hidden", 1, kWidth);
+    assign(m.first_dense_layers, r.integer("first_dense_layers", 0, kLayers));
+    assign(m.moe_every, r.integer("moe_every", 1, kLayers));
     r.finish();
     return m;
 }
@@ -106,6 +115,8 @@ TrainingSpec parse_training(const json* j) {
     assign(t.dropout, r.number("dropout", 0, 1));  // 1 itself is refused in validate.cpp
     // 10^18 tokens: 25,000 times the largest runs published, so run time and cost stay finite.
     assign(t.train_tokens, r.number("train_tokens", 0, 1e18));
+    assign(t.expert_imbalance, r.number("expert_imbalance", 1, 1e6));
+    t.capacity_factor = r.number("capacity_factor", 1e-3, 1e6);
     const char* fp8_msg = "fp8 training is not modelled yet; allowed: fp32|fp16|bf16";
     if (t.dtype == Dtype::Fp8) r.problem("dtype", fp8_msg);
     if (t.param_dtype == Dtype::Fp8) r.problem("param_dtype", fp8_msg);
@@ -125,6 +136,8 @@ ParallelSpec parse_parallel(const json* j) {
     assign(p.sp, r.boolean("sp"));
     assign(p.cp, r.integer("cp", 1, kDegree));
     assign(p.ulysses, r.integer("ulysses", 1, kDegree));
+    assign(p.ep, r.integer("ep", 1, kDegree));
+    p.etp = r.integer("etp", 1, kDegree);
     if (const auto z = r.integer("zero", 0, 3)) p.zero = static_cast<int>(*z);
     assign(p.distributed_optimizer, r.boolean("distributed_optimizer"));
     assign(p.offload_optimizer, r.choice<Offload>("offload_optimizer"));
@@ -261,6 +274,17 @@ json scenario_to_json(const Scenario& s) {
     put_name(model, "hidden_act", m.hidden_act);
     put(model, "fused_qkv", m.fused_qkv);
     put(model, "qkv_bias", m.qkv_bias);
+    if (m.qk_norm) model["qk_norm"] = true;
+    const bool moe = m.experts > 0;  // the expert fields are echoed for MoE models only
+    if (moe) {
+        model["experts"] = m.experts;
+        put(model, "experts_per_token", m.experts_per_token);
+        put(model, "expert_ffn_hidden", m.expert_ffn_hidden);
+        model["shared_experts"] = m.shared_experts;
+        put(model, "shared_expert_ffn_hidden", m.shared_expert_ffn_hidden);
+        model["first_dense_layers"] = m.first_dense_layers;
+        model["moe_every"] = m.moe_every;
+    }
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},
@@ -271,6 +295,10 @@ json scenario_to_json(const Scenario& s) {
     put_name(training, "param_dtype", t.param_dtype);
     put_name(training, "grad_dtype", t.grad_dtype);
     put(training, "master_weights", t.master_weights);
+    if (moe) {
+        training["expert_imbalance"] = t.expert_imbalance;
+        put(training, "capacity_factor", t.capacity_factor);
+    }
 
     const ParallelSpec& p = s.parallel;
     json parallel = {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"vpp", p.vpp}, {"sp", p.sp}, {"cp", p.cp},
@@ -281,6 +309,10 @@ json scenario_to_json(const Scenario& s) {
     put(parallel, "overlap_grad_reduce", p.overlap_grad_reduce);
     put(parallel, "first_stage_layers", p.first_stage_layers);
     put(parallel, "last_stage_layers", p.last_stage_layers);
+    if (moe || p.ep > 1) {
+        parallel["ep"] = p.ep;
+        put(parallel, "etp", p.etp);
+    }
 
     const HardwareSpec& h = s.hardware;
     json peaks = json::object();

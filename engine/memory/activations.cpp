@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scenario/dimension.h"
+
 namespace shardcalc {
 
 double saved_element_bytes(SavedKind kind, const Config& c) {
@@ -33,6 +35,12 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
             // 5as^2b/t (Korthikanti Table 2): heads split by tp, and by the Ulysses degree (seed 003:
             // [h/P, N, N] per device). cp > 1 requires flash attention, so no cp term.
             return b * t.width * s * s * elem / (p.tp * p.ulysses);
+        // Expert activations are the busiest rank's: its share of the top-k copies of the tokens.
+        case SavedSplit::Routed:
+            return s * b * t.width * elem * routed_tokens_factor(c, true) / (seq_split * (p.sp ? p.tp : 1));
+        case SavedSplit::Expert:
+            return s * b * t.width * elem * routed_tokens_factor(c, true) /
+                   (seq_split * (p.sp ? p.tp : 1) * static_cast<double>(expert_tp(p)));
     }
     return 0;
 }

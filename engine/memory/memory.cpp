@@ -36,7 +36,7 @@ ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& s
                 if (shared_seen.insert(cl.group).second) t.add(one);
             } else {
                 const double n = static_cast<double>(cl.count);
-                t.add(ParamTally{one.params * n, one.optimizer_elems * n, one.largest, one.matmul_weights * n});
+                t.add(one.times(n));
             }
         }
     return t;
@@ -188,6 +188,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
 
         const ParamTally tally = stage_params(c, g, st);
         m.params = tally.params;
+        m.expert_params = tally.expert_params;
         StageParts p;
         p.states = model_state_bytes(tally, c);
         m.host_cpu = p.states.host_cpu;

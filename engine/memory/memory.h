@@ -46,6 +46,7 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     int64_t layers = 0;
     std::vector<int64_t> inflight;  // per model chunk
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
+    double expert_params = 0;       // of which routed experts' (after ep and etp)
     double host_cpu = 0, host_nvme = 0;
     std::vector<MemoryPhase> timeline;
     size_t peak_phase = 0;          // index into timeline

@@ -1,10 +1,17 @@
 #include "memory/model_states.h"
 
+#include "scenario/dimension.h"
+
 namespace shardcalc {
 
 double local_numel(const ParamTensor& p, const Config& c) {
     const double n = static_cast<double>(p.numel());
-    return p.split == ParamSplit::Sharded ? n / c.s.parallel.tp : n;
+    switch (p.split) {
+        case ParamSplit::Replicated: return n;
+        case ParamSplit::Sharded: return n / static_cast<double>(c.s.parallel.tp);
+        case ParamSplit::Expert: return n / static_cast<double>(c.s.parallel.ep * expert_tp(c.s.parallel));
+    }
+    return n;
 }
 
 double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) {
@@ -35,7 +42,12 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
         if (matmul && p.shape.size() == 2) t.matmul_weights += local;
         if (p.tied && !include_tied) continue;
         t.params += local;
-        t.optimizer_elems += optimizer_state_elems(p, local, c.s.training.optimizer);
+        const double states = optimizer_state_elems(p, local, c.s.training.optimizer);
+        t.optimizer_elems += states;
+        if (p.split == ParamSplit::Expert) {
+            t.expert_params += local;
+            t.expert_optimizer_elems += states;
+        }
         t.largest = std::max(t.largest, local);
     }
     return t;
@@ -59,16 +71,17 @@ namespace {
 // materialises sqrt(exp_avg_sq) for every parameter at once (torch/optim/adamw.py _multi_tensor_adamw:
 // torch._foreach_sqrt), the per-parameter loop one tensor at a time, the fused kernel none; SGD updates
 // in place (validation/measured: foreach +4 bytes per fp32 parameter, fused and SGD +0).
-double optimizer_temporaries(const ParamTally& t, const Config& c, double shard) {
+// `updated`: the parameters this device's optimizer step updates (its partition where the states are sharded).
+double optimizer_temporaries(const ParamTally& t, const Config& c, double updated) {
     const Optimizer opt = c.s.training.optimizer;
     const bool adam_like = opt == Optimizer::Adam || opt == Optimizer::AdamW;
-    double bytes = c.traits.step_transient_bytes_per_param * t.params / shard;
+    double bytes = c.traits.step_transient_bytes_per_param * updated;
     if (adam_like) {
         const double elem = optimizer_state_element_bytes(c);
         switch (*c.s.implementation.optimizer_impl) {
             case OptimizerImpl::Fused: break;
-            case OptimizerImpl::Foreach: bytes += elem * t.params / shard; break;
-            case OptimizerImpl::ForLoop: bytes += elem * std::min(t.largest, t.params / shard); break;
+            case OptimizerImpl::Foreach: bytes += elem * updated; break;
+            case OptimizerImpl::ForLoop: bytes += elem * std::min(t.largest, updated); break;
         }
     }
     return bytes;
@@ -84,22 +97,26 @@ StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
     // gradients, 3 adds parameters, across the ranks holding the same weights. Megatron's
     // distributed optimizer partitions the optimizer states (fp32 master + moments) only:
     // 6 + 12/d bytes per parameter for bf16 (docs/source/api-guide/dist_optimizer.md).
+    // Routed experts are partitioned over the ranks holding the same experts instead (Megatron's distributed
+    // optimizer over the expert data-parallel group, megatron/core/distributed; DeepSpeed-MoE's expert groups).
+    const double n_experts = static_cast<double>(c.d.expert_replica_degree);
     const bool shard_opt = p.zero >= 1 || p.distributed_optimizer;
-    const double weight_div = p.zero >= 3 ? n : 1;
-    const double grad_div = p.zero >= 2 ? n : 1;
-    const double opt_div = shard_opt ? n : 1;
+    auto partition = [&](double all, double experts, bool sharded) {
+        return sharded ? (all - experts) / n + experts / n_experts : all;
+    };
 
     StateBytes s;
-    s.weights = t.params * bytes_of(*tr.param_dtype) / weight_div;
-    s.gradients = t.params * bytes_of(*tr.grad_dtype) / grad_div;
-    const double master = *tr.master_weights ? 4.0 * t.params : 0.0;
-    s.optimizer = (master + optimizer_state_element_bytes(c) * t.optimizer_elems) / opt_div;
-    s.step_transient = optimizer_temporaries(t, c, opt_div);
+    s.weights = partition(t.params, t.expert_params, p.zero >= 3) * bytes_of(*tr.param_dtype);
+    s.gradients = partition(t.params, t.expert_params, p.zero >= 2) * bytes_of(*tr.grad_dtype);
+    const double updated = partition(t.params, t.expert_params, shard_opt);
+    const double master = *tr.master_weights ? 4.0 * updated : 0.0;
+    s.optimizer = master + optimizer_state_element_bytes(c) * partition(t.optimizer_elems, t.expert_optimizer_elems, shard_opt);
+    s.step_transient = optimizer_temporaries(t, c, updated);
 
     // Offload (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al. 2021; FSDP CPUOffload):
     // the optimizer step runs on the host, which also needs an fp32 copy of the gradient partition.
     if (p.offload_optimizer != Offload::None) {
-        const double fp32_grads = 4.0 * t.params / opt_div;
+        const double fp32_grads = 4.0 * updated;
         (p.offload_optimizer == Offload::Cpu ? s.host_cpu : s.host_nvme) += s.optimizer;
         s.host_cpu += fp32_grads;
         s.optimizer = 0;

@@ -15,11 +15,26 @@ struct ParamTally {
     double optimizer_elems = 0;   // optimizer-state elements for those parameters
     double largest = 0;           // elements of the largest single parameter tensor
     double matmul_weights = 0;    // elements of weight matrices that feed a matmul (what autocast casts)
+    // The routed experts' share of `params` and `optimizer_elems`: replicated over the expert data-parallel
+    // ranks (Derived::expert_replica_degree), not over the data-parallel ones.
+    double expert_params = 0, expert_optimizer_elems = 0;
     void add(const ParamTally& o) {
         params += o.params;
         matmul_weights += o.matmul_weights;
         optimizer_elems += o.optimizer_elems;
         largest = std::max(largest, o.largest);
+        expert_params += o.expert_params;
+        expert_optimizer_elems += o.expert_optimizer_elems;
+    }
+    // n layers' worth (the largest tensor stays one tensor).
+    ParamTally times(double n) const {
+        ParamTally t = *this;
+        t.params *= n;
+        t.optimizer_elems *= n;
+        t.matmul_weights *= n;
+        t.expert_params *= n;
+        t.expert_optimizer_elems *= n;
+        return t;
     }
 };
 

@@ -7,12 +7,14 @@
 namespace shardcalc {
 namespace {
 
-double unique_params(const Module& m) {
+// Parameters of a module, tied copies once; each routed expert tensor weighted by `expert_share` (1: all of
+// them; top-k / experts: the share a token uses).
+double unique_params(const Module& m, double expert_share = 1) {
     double n = 0;
     for (const auto& op : m.ops)
         for (const auto& p : op.params)
-            if (!p.tied) n += static_cast<double>(p.numel());
-    for (const auto& child : m.children) n += unique_params(child);
+            if (!p.tied) n += static_cast<double>(p.numel()) * (p.split == ParamSplit::Expert ? expert_share : 1);
+    for (const auto& child : m.children) n += unique_params(child, expert_share);
     return n;
 }
 
@@ -29,13 +31,21 @@ void add_plan_notes(const Config& c, std::vector<std::string>& notes) {
 
 }  // namespace
 
-ParameterCounts count_parameters(const ModelGraph& g) {
+ParameterCounts count_parameters(const ModelGraph& g, const ModelSpec& m) {
     ParameterCounts pc;
     pc.embedding = unique_params(g.pre);
-    for (const auto& grp : g.groups)
-        pc.layers += unique_params(grp.layer) * (grp.shared_weights ? 1 : static_cast<double>(grp.count));
+    // A MoE model's active parameters: everything but the routed experts a token skips (the convention of the
+    // Mixtral, Qwen3 and DeepSeek model cards, embeddings included).
+    const double share = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 1;
+    double active_layers = 0;
+    for (const auto& grp : g.groups) {
+        const double copies = grp.shared_weights ? 1 : static_cast<double>(grp.count);
+        pc.layers += unique_params(grp.layer) * copies;
+        active_layers += unique_params(grp.layer, share) * copies;
+    }
     pc.head = unique_params(g.post);
     pc.total = pc.embedding + pc.layers + pc.head;
+    pc.active = pc.embedding + active_layers + pc.head;
     return pc;
 }
 
@@ -44,7 +54,7 @@ Report evaluate(const Scenario& scenario) {
     const ModelGraph g = build_graph(c);
     Report r;
     static_cast<Estimate&>(r) = estimate(std::move(c), g, Detail::Full);
-    r.parameters = count_parameters(g);
+    r.parameters = count_parameters(g, r.config.s.model);
     if (!(r.parameters.total <= 4611686018427387904.0))  // 2^62, as check_reportable
         throw InputError("/model", "the model has more than 2^62 parameters; shardcalc reports counts up to 2^62");
     r.modules = module_table(r.config, g);

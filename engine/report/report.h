@@ -13,6 +13,7 @@ struct ParameterCounts {
     double embedding = 0;   // the pre module (word/position/type embeddings, their norm)
     double layers = 0;      // all transformer layers (shared layers once)
     double head = 0;        // final norm, pooler, heads (tied weights excluded)
+    double active = 0;      // used per token: the total less the routed experts a token skips (= total if dense)
 };
 
 // One row of the per-module table (seed 002). Numbers are per device after tensor
@@ -44,6 +45,6 @@ struct Report : Estimate {
 Report evaluate(const Scenario& scenario);
 
 std::vector<ModuleRow> module_table(const Config& c, const struct ModelGraph& g);
-ParameterCounts count_parameters(const ModelGraph& g);
+ParameterCounts count_parameters(const ModelGraph& g, const ModelSpec& m);
 
 }  // namespace shardcalc

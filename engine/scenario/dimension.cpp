@@ -1,15 +1,19 @@
 #include "scenario/dimension.h"
 
+#include <algorithm>
+
 namespace shardcalc {
 
 const std::vector<Dimension>& dimensions() {
     static const std::vector<Dimension> all{
-        {Dim::Tp, "tp", true, false},
-        {Dim::Cp, "cp", true, true},
-        {Dim::Ulysses, "ulysses", true, true},
-        {Dim::Dp, "dp", true, true},
-        {Dim::Pp, "pp", true, false},
-        {Dim::Zero3, "zero3", false, false},
+        {Dim::Tp, "tp", true, false, false},
+        {Dim::Cp, "cp", true, true, false},
+        {Dim::Ulysses, "ulysses", true, true, false},
+        {Dim::Dp, "dp", true, true, true},
+        {Dim::Pp, "pp", true, false, false},
+        {Dim::Zero3, "zero3", false, false, true},
+        {Dim::Ep, "ep", false, false, false},
+        {Dim::ExpertDp, "edp", false, false, true},
     };
     return all;
 }
@@ -26,6 +30,10 @@ int64_t Dimension::degree(const ParallelSpec& p) const {
         case Dim::Dp: return p.dp;
         case Dim::Pp: return p.pp;
         case Dim::Zero3: return replica_degree(p);
+        case Dim::Ep: return p.ep;
+        // Megatron's expert data-parallel size: the non-pipeline ranks over ep * etp (parallel_state.py
+        // "tp-cp-ep-dp-pp" with expert_tensor_parallel_size; the MoE parallel folding of Liu et al. 2025).
+        case Dim::ExpertDp: return std::max<int64_t>(1, replica_degree(p) * p.tp / (p.ep * expert_tp(p)));
     }
     return 1;
 }
@@ -38,6 +46,9 @@ int64_t Dimension::stride(const ParallelSpec& p) const {
         case Dim::Dp:
         case Dim::Zero3: return p.tp;  // the gradient group spans cp, ulysses and dp: stride tp
         case Dim::Pp: return p.tp * p.cp * p.ulysses * p.dp;
+        // Expert ranks: expert-tensor ranks innermost, then expert-parallel, then expert-data-parallel.
+        case Dim::Ep: return expert_tp(p);
+        case Dim::ExpertDp: return expert_tp(p) * p.ep;
     }
     return 1;
 }
@@ -51,6 +62,9 @@ bool Dimension::run_by(Framework f) const {
         case Dim::Dp: return true;
         case Dim::Pp: return f == Framework::Megatron || f == Framework::DeepSpeed;
         case Dim::Zero3: return f == Framework::DeepSpeed || f == Framework::Fsdp;
+        // Megatron-Core MoE and DeepSpeed-MoE (Rajbhandari et al. 2022) run expert parallelism.
+        case Dim::Ep: return f == Framework::Megatron || f == Framework::DeepSpeed;
+        case Dim::ExpertDp: return true;
     }
     return false;
 }
@@ -61,6 +75,8 @@ int64_t world_size(const ParallelSpec& p) {
         if (d.in_world) n *= d.degree(p);
     return n;
 }
+
+int64_t expert_tp(const ParallelSpec& p) { return p.etp.value_or(p.tp); }
 
 int64_t replica_degree(const ParallelSpec& p) {
     int64_t n = 1;

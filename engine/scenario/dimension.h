@@ -2,7 +2,7 @@
 // The parallel dimensions as one type each: its degree in a plan, whether it multiplies the world,
 // whether its ranks hold identical weights (what ZeRO shards over), where its group members sit in the
 // rank order, the frameworks that run it, and its name in reports. Communication, resolution, the
-// report and the plan search read these rules here; a new dimension (experts next) is one entry.
+// report and the plan search read these rules here; a new dimension is one entry.
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +17,9 @@ enum class Dim {
     Dp,       // data
     Pp,       // pipeline
     Zero3,    // the data-parallel group gathering ZeRO-3 / FSDP FULL_SHARD parameters (dp's ranks)
+    Ep,       // expert: each rank holds experts / ep of a MoE layer's experts, tokens exchanged all-to-all
+              // (GShard, Lepikhin et al. 2020; Megatron-Core MoE); folded into the non-pipeline ranks
+    ExpertDp, // the ranks holding the same experts, which reduce (and ZeRO-shard) the experts' gradients
 };
 
 struct Dimension {
@@ -24,6 +27,7 @@ struct Dimension {
     const char* name;             // in reports: "tp", "cp", "ulysses", "dp", "pp", "zero3"
     bool in_world;                // its degree multiplies the world size
     bool replicates_weights;      // its ranks hold the same weights: ZeRO and the distributed optimizer shard over it
+    bool syncs_gradients;         // its collectives belong to the step (gradient sync, gathers), not to a microbatch
     int64_t degree(const ParallelSpec& p) const;
     // Rank distance between neighbouring members of one group, in Megatron's default order
     // (megatron/core/parallel_state.py "tp-cp-ep-dp-pp"; Ulysses sits beside cp).
@@ -37,5 +41,6 @@ const char* name_of_dim(Dim d);
 
 int64_t world_size(const ParallelSpec& p);      // product of the in-world degrees
 int64_t replica_degree(const ParallelSpec& p);  // product of the weight-replicating degrees
+int64_t expert_tp(const ParallelSpec& p);       // etp, resolved (tp where unset)
 
 }  // namespace shardcalc

@@ -34,6 +34,15 @@ void apply_model_defaults(ModelSpec& m, std::vector<std::string>& notes) {
     if (!m.embedding_norm) m.embedding_norm = encoder;
     if (!m.type_vocab) m.type_vocab = encoder ? 2 : 0;
     if (!m.pooler) m.pooler = encoder;
+    if (m.experts > 0) {
+        if (!m.experts_per_token) {
+            m.experts_per_token = std::min<int64_t>(2, m.experts);
+            notes.push_back("model.experts_per_token not given: assumed " + str(*m.experts_per_token) + " (Mixtral's top-2)");
+        }
+        if (!m.expert_ffn_hidden) m.expert_ffn_hidden = m.ffn_hidden;
+        if (!m.shared_expert_ffn_hidden && m.shared_experts > 0)
+            m.shared_expert_ffn_hidden = m.shared_experts * *m.expert_ffn_hidden;
+    }
 }
 
 void apply_training_defaults(Scenario& s, std::vector<std::string>& notes) {
@@ -46,6 +55,8 @@ void apply_training_defaults(Scenario& s, std::vector<std::string>& notes) {
                         (mp > cap ? " (model.max_positions capped at 8192)" : ""));
     }
     if (!t.global_batch) t.global_batch = t.micro_batch * s.parallel.dp;
+    // Megatron's --expert-tensor-parallel-size defaults to the tensor-parallel size (megatron/training/arguments.py).
+    if (!s.parallel.etp) s.parallel.etp = s.parallel.tp;
 }
 
 int64_t round_up(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
@@ -62,6 +73,11 @@ void apply_defaults(Scenario& s, std::vector<std::string>& notes) {
     apply_model_defaults(s.model, notes);
     apply_training_defaults(s, notes);
     apply_framework_defaults(s);
+}
+
+double routed_tokens_factor(const Config& c, bool busiest) {
+    const ParallelSpec& p = c.s.parallel;
+    return (busiest ? c.d.routed_busiest : c.d.routed_mean) * static_cast<double>(p.sp ? expert_tp(p) : 1);
 }
 
 Config resolve(Scenario scenario) {
@@ -88,6 +104,12 @@ Config resolve(Scenario scenario) {
     d.microbatches = per_pass > 0 ? d.samples_per_step / per_pass : 0;
     d.tokens_per_step = d.samples_per_step * d.seq_len;
     d.replica_degree = replica_degree(p);
+    d.expert_replica_degree = dimension(Dim::ExpertDp).degree(p);
+    if (c.s.model.experts > 0) {
+        const TrainingSpec& t = c.s.training;
+        d.routed_mean = static_cast<double>(*c.s.model.experts_per_token);
+        d.routed_busiest = d.routed_mean * std::min(t.expert_imbalance, t.capacity_factor.value_or(t.expert_imbalance));
+    }
     // Megatron pads the vocabulary so each tensor-parallel shard is a multiple of
     // make_vocab_size_divisible_by (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding);
     // any framework needs at least divisibility by tp to shard the embedding.

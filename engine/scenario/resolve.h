@@ -17,6 +17,10 @@ struct Derived {
     int64_t samples_per_step = 0;  // global batch
     int64_t tokens_per_step = 0;
     int64_t replica_degree = 0;    // dp * cp * ulysses: ranks holding identical weights (ZeRO shards over these)
+    int64_t expert_replica_degree = 0;  // ranks holding the same experts: dp * cp * ulysses * tp / (ep * etp)
+    // Expert copies of each token: on average top-k; on the busiest expert-parallel rank top-k times the load
+    // (training.expert_imbalance, capped by training.capacity_factor, past which tokens are dropped).
+    double routed_mean = 0, routed_busiest = 0;
     int64_t vocab_padded = 0;
     int64_t nodes = 0;
 };
@@ -30,6 +34,11 @@ struct Config {
 
 // Throws InputError naming the offending field.
 Config resolve(Scenario scenario);
+
+// The tokens a device's experts process per token of its sequence shard: each token's expert copies (on
+// average, or on the busiest expert-parallel rank), times the expert-tensor group whose shards are gathered
+// under sequence parallelism (Megatron's alltoall dispatcher all-gathers over etp before the expert GEMMs).
+double routed_tokens_factor(const Config& c, bool busiest);
 
 // The individual steps, exposed for tests.
 void apply_defaults(Scenario& s, std::vector<std::string>& notes);

@@ -58,6 +58,17 @@ struct ModelSpec {
     Head head = Head::Lm;
     std::optional<HiddenAct> hidden_act;    // default: gelu, silu (swiglu) or relu from `mlp`
     std::optional<bool> fused_qkv;          // one QKV projection in the model code; default: Megatron yes, HF no
+    bool qk_norm = false;                   // RMSNorm over each head's q and k (Qwen3, OLMo 2): 2 * head_dim weights
+    // Mixture of experts (Shazeer et al. 2017; Fedus et al. 2022): 0 experts = a dense model. A MoE layer's MLP
+    // is a router over `experts` expert MLPs of width expert_ffn_hidden, each token sent to experts_per_token of
+    // them, plus shared experts every token passes through (DeepSeekMoE, Dai et al. 2024).
+    int64_t experts = 0;
+    std::optional<int64_t> experts_per_token;     // top-k; default 2 (Mixtral)
+    std::optional<int64_t> expert_ffn_hidden;     // one expert's width (gate and up each); default ffn_hidden
+    int64_t shared_experts = 0;                   // experts every token passes through
+    std::optional<int64_t> shared_expert_ffn_hidden;  // their MLP's total width; default shared_experts * expert_ffn_hidden
+    int64_t first_dense_layers = 0;               // leading dense layers (DeepSeek first_k_dense_replace)
+    int64_t moe_every = 1;                        // after those, every n-th layer is MoE (Llama 4 interleave step)
 };
 
 struct TrainingSpec {
@@ -73,10 +84,20 @@ struct TrainingSpec {
     Attention attention = Attention::Flash;
     double dropout = 0.0;
     double train_tokens = 0;  // tokens to train for time-to-train and cost; 0: not reported
+    // MoE routing as trained: the busiest expert-parallel rank's share of routed tokens relative to the mean
+    // (1 = perfectly balanced), and Megatron's --moe-expert-capacity-factor, which drops tokens past that
+    // multiple of the mean (unset: dropless). Peak memory and time are the busiest rank's.
+    double expert_imbalance = 1;
+    std::optional<double> capacity_factor;
 };
 
 struct ParallelSpec {
     int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ulysses = 1;
+    // Expert parallelism (Megatron MoE parallel folding, Liu et al. 2025): experts split over ep ranks, each
+    // expert's MLP over etp ranks (default tp); the expert part's data parallelism is what remains of the
+    // non-pipeline ranks, world / (pp * ep * etp). ep and etp do not multiply the world.
+    int64_t ep = 1;
+    std::optional<int64_t> etp;
     bool sp = false;
     int zero = 0;
     bool distributed_optimizer = false;

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "scenario/dimension.h"
 #include "scenario/divisors.h"
 #include "scenario/names.h"
 #include "scenario/pipeline_split.h"
@@ -65,6 +66,22 @@ void validate_model(const Config& c, Checks& check) {
     if (m.position_embedding == PositionEmbedding::Learned)
         check.require(m.max_positions > 0, "/model/max_positions",
                 "learned position embeddings need max_positions (the table's row count)");
+    if (m.experts == 0) {
+        for (const auto& [given, path] : {std::pair<bool, const char*>{m.experts_per_token.has_value(), "/model/experts_per_token"},
+                                          {m.expert_ffn_hidden.has_value(), "/model/expert_ffn_hidden"},
+                                          {m.shared_experts > 0, "/model/shared_experts"},
+                                          {m.shared_expert_ffn_hidden.has_value(), "/model/shared_expert_ffn_hidden"},
+                                          {m.first_dense_layers > 0, "/model/first_dense_layers"},
+                                          {m.moe_every > 1, "/model/moe_every"}})
+            check.require(!given, path, "describes mixture-of-experts layers; set model.experts (> 0) for a MoE model");
+        return;
+    }
+    check.require(*m.experts_per_token <= m.experts, "/model/experts_per_token",
+            "a token goes to at most model.experts (" + str(m.experts) + ") experts, got " + str(*m.experts_per_token));
+    check.require(m.shared_experts == 0 || *m.shared_expert_ffn_hidden > 0, "/model/shared_expert_ffn_hidden",
+            "shared experts need a width");
+    check.require(m.first_dense_layers < m.layers, "/model/first_dense_layers",
+            "must leave at least one MoE layer (model.layers = " + str(m.layers) + "), got " + str(m.first_dense_layers));
 }
 
 void validate_training(const Config& c, Checks& check) {
@@ -80,6 +97,33 @@ void validate_training(const Config& c, Checks& check) {
     const int64_t per_pass = t.micro_batch * c.s.parallel.dp;
     check.require(*t.global_batch > 0 && *t.global_batch % per_pass == 0, "/training/global_batch",
             "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch));
+    if (m.experts == 0) {
+        check.require(t.expert_imbalance == 1, "/training/expert_imbalance", "describes expert routing; the model has no experts");
+        check.require(!t.capacity_factor, "/training/capacity_factor", "describes expert routing; the model has no experts");
+    }
+}
+
+// Megatron-Core MoE (megatron/training/arguments.py, core/parallel_state.py): experts split evenly over ep,
+// each expert's width over etp, and ep * etp fitted into the non-pipeline ranks.
+void validate_experts(const Config& c, Checks& check) {
+    const ModelSpec& m = c.s.model;
+    const ParallelSpec& p = c.s.parallel;
+    const int64_t etp = expert_tp(p);
+    if (m.experts == 0) {
+        check.require(p.ep == 1, "/parallel/ep", "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+        return;
+    }
+    check.require(p.ep == 1 || dimension(Dim::Ep).run_by(c.s.framework), "/parallel/ep",
+                  std::string("expert parallelism runs under megatron or deepspeed, not ") + name_of(c.s.framework) + "; allowed: 1");
+    check.divides(p.ep, {{"model.experts", m.experts, "each rank holds experts / ep of them"}}, "/parallel/ep", "ep");
+    check.divides(etp, {{"model.expert_ffn_hidden", *m.expert_ffn_hidden}}, "/parallel/etp", "etp");
+    const int64_t ranks = c.d.replica_degree * p.tp;  // the non-pipeline ranks
+    check.require(ranks % (p.ep * etp) == 0, "/parallel/ep",
+                  "ep * etp (" + str(p.ep * etp) + ") must divide the non-pipeline ranks, dp*tp*cp*ulysses = " + str(ranks) +
+                      "; ep that work with etp = " + str(etp) + ": " + divisors_text(gcd(m.experts, ranks % etp == 0 ? ranks / etp : 1)));
+    // Megatron requires sequence parallelism with tensor parallelism in MoE models (arguments.py).
+    if (c.s.framework == Framework::Megatron)
+        check.require(p.tp == 1 || p.sp, "/parallel/sp", "Megatron's MoE layers need sequence parallelism (sp) when tp > 1");
 }
 
 void validate_sharding(const Config& c, Checks& check) {
@@ -125,6 +169,7 @@ void validate_sharding(const Config& c, Checks& check) {
     }
     check.require(p.schedule != Schedule::GPipe || p.vpp == 1, "/parallel/schedule",
             "gpipe has no interleaved variant: use 1f1b with vpp > 1, or vpp = 1");
+    validate_experts(c, check);
     if (p.world_size)
         check.require(*p.world_size == c.d.world_size, "/parallel/world_size",
                 "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size));

@@ -58,7 +58,7 @@ Kernel backward_kernels(const StageCompute& sc) {
 double exposed(const StageComm& sc, Dim dim, bool step_level) {
     double sum = 0;
     for (const auto& e : sc.entries) {
-        const bool is_step = e.dimension == Dim::Dp || e.dimension == Dim::Zero3 ||
+        const bool is_step = dimension(e.dimension).syncs_gradients ||
                              (e.kind == CollectiveKind::AllReduce && e.dimension == Dim::Pp);
         if (e.dimension == dim && is_step == step_level) sum += e.exposed_seconds;
     }
@@ -95,7 +95,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
         const StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i]) : perf.compute[twin];
-        const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params) : perf.comm[twin];
+        const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params) : perf.comm[twin];
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, c) + comm.fwd_exposed,
                                     backward_seconds(backward_kernels(sc), c) + comm.bwd_exposed});
         for (const auto& e : comm.entries)
@@ -141,10 +141,12 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         {"tp_exposed", exposed(cm, Dim::Tp, false)},
         {"cp_exposed", exposed(cm, Dim::Cp, false)},
         {"ulysses_exposed", exposed(cm, Dim::Ulysses, false)},
+        {"ep_exposed", exposed(cm, Dim::Ep, false)},
         {"pp_p2p", pp_p2p},
         {"pipeline_bubble", perf.pipeline.bubble},
         {"dp_exposed", exposed(tail_comm, Dim::Dp, true)},
         {"zero3_exposed", exposed(tail_comm, Dim::Zero3, true)},
+        {"expert_dp_exposed", exposed(tail_comm, Dim::ExpertDp, true)},
         {"embedding_sync", exposed(tail_comm, Dim::Pp, true)},
         {"optimizer_step", optimizer_seconds(c, mem[tail_stage])},
     };

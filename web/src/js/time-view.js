@@ -16,10 +16,12 @@ export const PARTS = [
   ['tp_exposed', 'Tensor-parallel comm (exposed)'],
   ['cp_exposed', 'Context-parallel comm (exposed)'],
   ['ulysses_exposed', 'Ulysses all-to-all (exposed)'],
+  ['ep_exposed', 'Expert all-to-all (exposed)'],
   ['pp_p2p', 'Pipeline send/recv'],
   ['pipeline_bubble', 'Pipeline bubble'],
   ['dp_exposed', 'Data-parallel comm (exposed)'],
   ['zero3_exposed', 'ZeRO-3 gathers (exposed)'],
+  ['expert_dp_exposed', 'Expert gradient sync (exposed)'],
   ['embedding_sync', 'Embedding sync'],
   ['optimizer_step', 'Optimizer step'],
 ];
