@@ -152,23 +152,40 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         b.out.bwd_exposed += b_mb + (fwd_passes - 1) * f_mb;
     }
 
-    if (p.ep > 1 && sc.moe_layers > 0) {
-        // Token dispatch and combine (Megatron-Core MoEAlltoAllTokenDispatcher; GShard, Lepikhin et al. 2020): per
-        // MoE layer an all-to-all sends each token's top-k copies, hidden wide, to the ranks of their experts and one
-        // brings the outputs back; backward exchanges the gradients the same way. The busiest rank's share.
-        const Group g = group_of(Dim::Ep, p.ep, c);
-        const double bytes = tokens_per_device(c, false) * routed_tokens_factor(c, true) * m.hidden * a;
+    const int64_t etp = expert_tp(p);
+    if ((p.ep > 1 || etp > 1) && sc.moe_layers > 0) {
+        // Megatron-Core's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py; GShard,
+        // Lepikhin et al. 2020), per MoE layer: an all-to-all over ep sends each token's top-k copies, hidden wide,
+        // to the ranks of their experts, then (etp > 1) an all-gather over the expert-tensor group; combine runs
+        // the reverse (reduce-scatter in the fp32 of the routing probabilities, all-to-all back). Backward swaps
+        // each for its transpose, same volumes. The busiest rank's rows (training.expert_imbalance).
         const double moe = static_cast<double>(sc.moe_layers);
-        for (const char* purpose : {"tokens to their experts (forward dispatch)", "expert outputs back (forward combine)"}) {
-            CommEntry& f = b.add(Dim::Ep, CollectiveKind::AllToAll, purpose, bytes, moe * mb * fwd_passes, g);
-            f.exposed_seconds = f.seconds();
-            b.out.fwd_exposed += moe * f.seconds_each;
-            b.out.bwd_exposed += moe * (fwd_passes - 1) * f.seconds_each;
+        const double rows = tokens_per_device(c, false) * c.d.routed_busiest;  // after the ep exchange, before the etp gather
+        auto both_passes = [&](const Group& g, CollectiveKind kind, const char* what, double bytes, bool forward) {
+            CommEntry& e = b.add(Dim::Ep, kind, what, bytes, moe * mb * (forward ? fwd_passes : 1), g);
+            e.exposed_seconds = e.seconds();
+            if (forward) {
+                b.out.fwd_exposed += moe * e.seconds_each;
+                b.out.bwd_exposed += moe * (fwd_passes - 1) * e.seconds_each;
+            } else {
+                b.out.bwd_exposed += moe * e.seconds_each;
+            }
+        };
+        if (p.ep > 1) {
+            const Group g = group_of(Dim::Ep, p.ep, c);
+            const double bytes = rows * m.hidden * a;
+            both_passes(g, CollectiveKind::AllToAll, "tokens to their experts (forward dispatch)", bytes, true);
+            both_passes(g, CollectiveKind::AllToAll, "expert outputs back (forward combine)", bytes, true);
+            both_passes(g, CollectiveKind::AllToAll, "output gradients to the experts (backward)", bytes, false);
+            both_passes(g, CollectiveKind::AllToAll, "input gradients back (backward)", bytes, false);
         }
-        for (const char* purpose : {"output gradients to the experts (backward)", "input gradients back (backward)"}) {
-            CommEntry& bw = b.add(Dim::Ep, CollectiveKind::AllToAll, purpose, bytes, moe * mb, g);
-            bw.exposed_seconds = bw.seconds();
-            b.out.bwd_exposed += moe * bw.seconds_each;
+        if (etp > 1 && p.sp) {
+            const Group g = make_group(etp, 1, c);  // expert-tensor ranks are adjacent (stride 1)
+            const double gathered = rows * static_cast<double>(etp) * m.hidden;
+            both_passes(g, CollectiveKind::AllGather, "dispatched tokens over the expert-tensor group (forward)", gathered * a, true);
+            both_passes(g, CollectiveKind::ReduceScatter, "expert outputs over the expert-tensor group, fp32 (forward)", gathered * 4, true);
+            both_passes(g, CollectiveKind::ReduceScatter, "token gradients over the expert-tensor group (backward)", gathered * a, false);
+            both_passes(g, CollectiveKind::AllGather, "output gradients over the expert-tensor group, fp32 (backward)", gathered * 4, false);
         }
     }
 

@@ -1,0 +1,154 @@
+// Mixture-of-experts models and expert parallelism (issue 11): parameter counts, Megatron-LM's theoretical
+// weight-and-optimizer memory and its FLOPs formula for MoE, expert sharding and the all-to-all traffic,
+// and the plan rules. Sources of the published figures: validation/moe_facts.md.
+#include <cmath>
+
+#include "comm/communication.h"
+#include "helpers.h"
+
+using namespace shardcalc;
+
+namespace {
+
+double active_of(const char* preset) {
+    const nlohmann::json s = {{"framework", "pytorch"}, {"model", {{"preset", preset}}}, {"training", {{"seq_len", 128}}}};
+    return test::report(s.dump()).parameters.active;
+}
+
+// Megatron's plan for Mixtral 8x7B in the tests below: tp 2 with sequence parallelism, pp 4, ep 4, dp 8 (64 GPUs),
+// distributed optimizer; etp defaults to tp.
+const char* kMixtralPlan = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+    "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64},
+    "parallel": {"dp": 8, "tp": 2, "sp": true, "pp": 4, "ep": 4, "distributed_optimizer": true}})";
+
+const CommEntry* entry(const Report& r, Dim d, const char* purpose) {
+    for (const auto& e : r.perf.comm[0].entries)
+        if (e.dimension == d && e.purpose == purpose) return &e;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("active parameters as the model cards publish them (embeddings included)") {
+    CHECK(active_of("mixtral-8x7b") == 12879925248.0);   // "12.9B"
+    CHECK(active_of("qwen3-30b-a3b") == 3353032704.0);   // "3.3B activated"
+    CHECK(active_of("qwen3-235b-a22b") == 22190763520.0);  // "22B activated"
+    CHECK(active_of("llama-4-scout") == 17172894720.0);  // "17B active"
+    CHECK(active_of("llama-3.1-8b") == 8030261248.0);    // dense: active = total
+}
+
+TEST_CASE("Llama 4 Maverick alternates dense and MoE layers (interleave step 2): 24 of each") {
+    const Config c = test::config(R"({"model": {"preset": "llama-4-maverick"}, "training": {"seq_len": 128}})");
+    const ModelGraph g = build_graph(c);
+    REQUIRE(g.groups.size() == 48);
+    int64_t moe = 0;
+    for (const auto& grp : g.groups) moe += grp.moe ? grp.count : 0;
+    CHECK(moe == 24);
+    CHECK_FALSE(g.groups[0].moe);  // layer 0 dense, layer 1 MoE: transformers' (i + 1) % step == 0
+    CHECK(g.groups[1].moe);
+    const Config d = test::config(R"({"model": {"layers": 8, "hidden": 64, "heads": 4, "vocab": 100, "position_embedding": "rope", "experts": 4,
+        "first_dense_layers": 3}, "training": {"seq_len": 16}})");
+    const ModelGraph gd = build_graph(d);
+    REQUIRE(gd.groups.size() == 2);  // DeepSeek's first_k_dense_replace: 3 dense, then 5 MoE
+    CHECK(gd.groups[0].count == 3);
+    CHECK_FALSE(gd.groups[0].moe);
+    CHECK(gd.groups[1].count == 5);
+}
+
+// megatron/training/theoretical_memory_usage.py compute_weight_and_optimizer_memory at NVIDIA/Megatron-LM
+// d98e8a6 (expert parallelism since a7c9e8c, #4687), on the most loaded shard, the first pipeline stage:
+// tp-sharded (attention, embedding) and replicated (norms, router) parameters at 6 + 12/dp bytes, routed
+// experts over etp * ep at 6 + 12/edp with edp = world / (etp * ep * pp).
+TEST_CASE("Mixtral weights, gradients and optimizer equal Megatron-LM's theoretical memory with ep") {
+    const Report r = test::report(kMixtralPlan);
+    const double h = 4096, L = 32, E = 8, ffn = 14336, V = 32000, tp = 2, pp = 4, ep = 4, etp = 2, dp = 8;
+    const double edp = 64 / (etp * ep * pp);
+    CHECK(r.config.d.expert_replica_degree == 2);
+    const double attention = 2 * h * h * ((1 + 8.0 / 32) * (128 * 32 / h));
+    const double routed = 2 * h * ffn * E * 1.5;
+    const double norms = 2 * h, router = h * E, final_norm = h;
+    const double tp_sharded = L * attention / pp / tp + V * h / tp;
+    const double replicated = (L * (norms + router) + final_norm) / pp;
+    const double expert = L * routed / pp / (etp * ep);
+    auto bytes = [](double d) { return 6 + 12 / d; };
+    const double megatron = (tp_sharded + replicated) * bytes(dp) + expert * bytes(edp);
+    // Megatron spreads the final norm over the stages (the block / pp); it lives on the last stage.
+    const double ours_expected = megatron - final_norm / pp * bytes(dp);
+    const StageMemory& first = r.stages[0];
+    CHECK(first.weights + first.gradients + first.optimizer == doctest::Approx(ours_expected).epsilon(1e-12));
+    CHECK(first.expert_params == doctest::Approx(expert).epsilon(1e-12));
+}
+
+// megatron/training/training.py num_floating_point_operations (transformer_flops) at d98e8a6: 3 (fwd + bwd)
+// x 2 (FMA) per weight per token for the MLP (dense, top-k routed experts, shared experts), attention
+// projections and logits, plus the causal core attention; it leaves out the router GEMM, which we count.
+TEST_CASE("Mixtral model FLOPs equal Megatron-LM's num_floating_point_operations plus the router") {
+    const Report r = test::report(kMixtralPlan);
+    const double h = 4096, L = 32, E = 8, k = 2, moe_ffn = 14336, V = 32000, s = 4096, B = 64;
+    const double T = B * s, Q = 128 * 32, K = 128 * 8;
+    const double megatron = T * (6 * h * (moe_ffn * k * 3 * L) + L * 6 * (h * (Q + K + K) + Q * h) + 6 * h * V) +
+                            B * s * s * 6 * Q * L;
+    const double router = 6 * T * h * E * L;
+    CHECK(r.perf.model_flops == doctest::Approx(megatron + router).epsilon(1e-12));
+}
+
+TEST_CASE("expert parallelism: expert weights over ep * etp, tokens all-to-all, expert gradients over edp") {
+    const Report r = test::report(kMixtralPlan);
+    const Report one = test::report(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64},
+        "parallel": {"dp": 8, "tp": 2, "sp": true, "pp": 4, "ep": 1, "distributed_optimizer": true}})");
+    CHECK(one.stages[0].expert_params == doctest::Approx(4 * r.stages[0].expert_params));
+    // Dispatch: each rank's 4096 / 2 tokens (sp) copied to 2 experts, 4096 wide in bf16, per MoE layer and microbatch.
+    const CommEntry* dispatch = entry(r, Dim::Ep, "tokens to their experts (forward dispatch)");
+    REQUIRE(dispatch);
+    CHECK(dispatch->kind == CollectiveKind::AllToAll);
+    CHECK(dispatch->bytes == doctest::Approx(2048.0 * 2 * 4096 * 2));
+    CHECK(dispatch->count == doctest::Approx(8 * 8));  // 8 MoE layers on the stage x 8 microbatches
+    CHECK(dispatch->group.size == 4);
+    CHECK(entry(r, Dim::Ep, "dispatched tokens over the expert-tensor group (forward)"));  // etp = tp = 2
+    const CommEntry* grads = entry(r, Dim::ExpertDp, "expert gradients");
+    REQUIRE(grads);
+    CHECK(grads->group.size == 2);
+    CHECK(grads->kind == CollectiveKind::ReduceScatter);  // the distributed optimizer
+    CHECK(grads->bytes == doctest::Approx(r.stages[0].expert_params * 4));  // fp32 gradients in Megatron
+    CHECK_FALSE(entry(one, Dim::Ep, "tokens to their experts (forward dispatch)"));
+    // The busiest rank under imbalance holds and moves more.
+    const Report skewed = test::report(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64, "expert_imbalance": 1.5},
+        "parallel": {"dp": 8, "tp": 2, "sp": true, "pp": 4, "ep": 4, "distributed_optimizer": true}})");
+    CHECK(entry(skewed, Dim::Ep, "tokens to their experts (forward dispatch)")->bytes == doctest::Approx(1.5 * dispatch->bytes));
+    CHECK(skewed.stages[0].activations > r.stages[0].activations);
+    CHECK(skewed.perf.model_flops == doctest::Approx(r.perf.model_flops));  // model FLOPs count the mean top-k
+    const Report capped = test::report(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64, "expert_imbalance": 1.5, "capacity_factor": 1.25},
+        "parallel": {"dp": 8, "tp": 2, "sp": true, "pp": 4, "ep": 4, "distributed_optimizer": true}})");
+    CHECK(entry(capped, Dim::Ep, "tokens to their experts (forward dispatch)")->bytes == doctest::Approx(1.25 * dispatch->bytes));
+}
+
+TEST_CASE("routed activations: the top-k copies of the tokens, hidden wide into the experts and f wide inside") {
+    const Config c = test::config(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096}, "parallel": {"dp": 8, "ep": 8}})");
+    const double tokens = 4096;
+    const SavedTensor routed{"x", SavedKind::Activation, SavedSplit::Routed, 4096, false};
+    const SavedTensor inside{"x", SavedKind::Activation, SavedSplit::Expert, 2 * 14336, false};
+    CHECK(saved_tensor_bytes(routed, c) == doctest::Approx(tokens * 2 * 4096 * 2));
+    CHECK(saved_tensor_bytes(inside, c) == doctest::Approx(tokens * 2 * 2 * 14336 * 2));
+}
+
+TEST_CASE("MoE plan rules name the field and what would work") {
+    const auto ep3 = test::error_of(R"({"model": {"preset": "mixtral-8x7b"}, "parallel": {"dp": 6, "ep": 3}})");
+    CHECK(ep3["path"] == "/parallel/ep");
+    CHECK(ep3["message"].get<std::string>().find("model.experts (8") != std::string::npos);
+    const auto fsdp = test::error_of(R"({"framework": "fsdp", "model": {"preset": "mixtral-8x7b"}, "parallel": {"dp": 8, "ep": 8}})");
+    CHECK(fsdp["path"] == "/parallel/ep");
+    const auto dense = test::error_of(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"dp": 8, "ep": 8}})");
+    CHECK(dense["path"] == "/parallel/ep");
+    const auto stray = test::error_of(R"({"model": {"preset": "llama-3.1-8b", "experts_per_token": 2}})");
+    CHECK(stray["path"] == "/model/experts_per_token");
+    const auto topk = test::error_of(R"({"model": {"preset": "mixtral-8x7b", "experts_per_token": 9}})");
+    CHECK(topk["path"] == "/model/experts_per_token");
+    const auto fold = test::error_of(R"({"model": {"preset": "mixtral-8x7b"}, "parallel": {"dp": 2, "ep": 8}})");
+    CHECK(fold["path"] == "/parallel/ep");  // ep * etp must fit in the 2 non-pipeline ranks
+    const auto sp = test::error_of(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"}, "parallel": {"tp": 2}})");
+    CHECK(sp["path"] == "/parallel/sp");
+}
