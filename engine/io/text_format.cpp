@@ -259,12 +259,14 @@ std::string headline(const json& r) {
     out += "plan: dp " + p["dp"].dump() + ", tp " + p["tp"].dump() + (p["sp"].get<bool>() ? " +sp" : "") + ", pp " +
            p["pp"].dump() + (p["vpp"].get<int64_t>() > 1 ? " (vpp " + p["vpp"].dump() + ")" : "") + ", cp " +
            p["cp"].dump() + ", ulysses " + p["ulysses"].dump() + ", zero " + p["zero"].dump() +
-           (p["distributed_optimizer"].get<bool>() ? ", distributed optimizer" : "") + "\n";
+           (p["distributed_optimizer"].get<bool>() ? ", distributed optimizer" : "") +
+           (p.contains("ep") ? ", ep " + p["ep"].dump() + " (etp " + p["etp"].dump() + ")" : "") + "\n";
     out += "training: seq " + t["seq_len"].dump() + ", micro-batch " + t["micro_batch"].dump() + ", global batch " +
            t["global_batch"].dump() + " (" + d["gradient_accumulation"].dump() + " microbatches per step), " +
            t["dtype"].get<std::string>() + ", " + t["optimizer"].get<std::string>() + ", recompute " +
            t["recompute"].get<std::string>() + ", " + t["attention"].get<std::string>() + " attention\n";
-    out += "parameters: " + thousands(r["parameters"]["total"].get<int64_t>()) + "\n";
+    const int64_t total = r["parameters"]["total"].get<int64_t>(), active = r["parameters"]["active"].get<int64_t>();
+    out += "parameters: " + thousands(total) + (active < total ? " (" + thousands(active) + " active)" : "") + "\n";
     const json& o = peak["other_detail"];
     out += "peak device: stage " + peak["stage"].dump() + ", " + gib(peak["total"]) + " GiB of " + gib(mem["capacity"]) +
            " GiB: " + verdict_word(r) + "; " + verdict_of(r)["reason"].get<std::string>() + "\n";

@@ -132,7 +132,7 @@ export async function close(page) {
   await page.context().close();
 }
 
-// Waits until the page shows `value` as the raw value of report field `metric`.
+// Waits until the page shows `value` as the raw value of report field `metric`, and its charts.
 export async function expectMetric(page, metric, value) {
   try {
     await page.waitForFunction(([m, v]) => document.querySelector(`[data-metric="${m}"]`)?.dataset.value === String(v),
@@ -141,4 +141,5 @@ export async function expectMetric(page, metric, value) {
     const shown = await page.getAttribute(`[data-metric="${metric}"]`, 'data-value').catch(() => 'absent');
     assert.fail(`${metric}: page shows ${shown}, CLI says ${value}`);
   }
+  await chartsDrawn(page); // the charts of that result, drawn in the task after it
 }

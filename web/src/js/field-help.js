@@ -12,6 +12,7 @@ const PIPE = `${M}pipeline-microbatches-in-flight`;
 const STATES = `${M}model-states`;
 const ROOF = `${M}time-of-one-kernel-the-roofline`;
 const COMM = `${M}communication-alpha-beta-per-collective`;
+const MOE = `${M}mixture-of-experts-and-expert-parallelism`;
 
 export const HELP = {
   framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast). It sets the defaults of the dtypes, master weights and implementation, the communication buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
@@ -24,6 +25,14 @@ export const HELP = {
   'model.ffn_hidden': ['FFN width f (for SwiGLU/GeGLU one of gate and up): the MLP weights are f × h and h × f (2f × h for the gate and up together) and its activations f wide. Default 4 × hidden; tp must divide it.', PARAMS],
   'model.vocab': ['Vocabulary rows: the word embedding and the output layer are vocab × hidden (one matrix when tied), and the loss keeps an fp32 copy of the logits on the last stage. Padded to a multiple of tp (128 × tp under Megatron with its own model code).', PARAMS],
   'model.mlp': ['gelu, relu, swiglu or geglu. The GLUs have a gate and an up projection (twice the input weight) and save wider activations.', ACTS],
+  'model.experts': ['Routed experts per MoE layer (mixture of experts; 0 = a dense model). Their weights are counted in full; per token only experts per token of them run.', MOE],
+  'model.experts_per_token': ['Top-k: the experts each token is sent to. Sets the active parameters, the FLOPs and the tokens each expert rank processes and exchanges. Default 2.', MOE],
+  'model.expert_ffn_hidden': ['One expert’s MLP width (gate and up each for SwiGLU). Default: ffn_hidden. Fine-grained MoE (DeepSeek, Qwen3) uses many narrow experts.', MOE],
+  'model.shared_experts': ['Experts every token passes through besides its routed ones (DeepSeekMoE, Llama 4, Qwen2-MoE): a dense MLP inside the MoE layer, split by tp.', MOE],
+  'model.shared_expert_ffn_hidden': ['Total width of the shared experts’ MLP. Default: shared experts × expert FFN hidden.', MOE],
+  'model.first_dense_layers': ['Leading layers with a dense MLP before the MoE layers start (DeepSeek-V3: 3). Dense layers use ffn_hidden.', MOE],
+  'model.moe_every': ['After the first dense layers, every n-th layer is MoE and the others dense (Llama 4 Maverick: 2). Default 1: every layer.', MOE],
+  'model.qk_norm': ['RMSNorm over each head’s query and key (Qwen3, OLMo 2): two head-dim weight vectors per layer and their saved inputs.', PARAMS],
   'model.arch': ['decoder (causal attention: GPT, Llama) or encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default).', PARAMS],
   'model.head_dim': ['Size of one attention head; the QKV projection is (heads + 2 × kv heads) × head dim wide. Default hidden / heads; needed when heads does not divide hidden.', PARAMS],
   'model.max_positions': ['Rows of a learned position table (a replicated weight); with learned positions the sequence may not exceed it. Also the sequence-length default (capped at 8192). 0 = unknown.', PARAMS],
@@ -49,6 +58,8 @@ export const HELP = {
   'training.attention': ['flash saves q, k, v and an fp32 log-sum-exp and recomputes the scores in backward; eager saves the heads × seq² probabilities (and with dropout its mask and output). Context parallelism needs flash.', ACTS],
   'training.dropout': ['Dropout probability, from 0 up to (not including) 1. Above 0 every dropout keeps a 1-byte mask per element for backward.', ACTS],
   'training.train_tokens': ['Tokens the whole run trains on (0 to 10¹⁸): above 0 the results add the time to train, GPU-hours and, with a price, the cost. Memory does not change.', `${M}the-step`],
+  'training.expert_imbalance': ['The busiest expert rank’s share of routed tokens over the mean (1 = balanced). Its activations, GEMMs and all-to-all grow by it: memory and time are that rank’s.', MOE],
+  'training.capacity_factor': ['Megatron --moe-expert-capacity-factor: tokens past this multiple of an expert’s mean share are dropped, which caps the imbalance. Empty: dropless.', MOE],
 
   'parallel.dp': ['Data-parallel replicas (integer ≥ 1): each holds a full copy of the weights, gradients and optimizer states unless ZeRO or the distributed optimizer shards it over dp × cp × ulysses. Adds the gradient reduction to the step.', STATES],
   'parallel.tp': ['Tensor parallelism: splits the layers’ weight matrices and the activations inside attention and the MLP by tp, with all-reduces (with sp: all-gathers and reduce-scatters) in every layer. Must divide heads, kv heads and FFN width.', ACTS],
@@ -61,6 +72,8 @@ export const HELP = {
   'parallel.last_stage_layers': ['Uneven pipeline: the last stage holds this many layers (it also holds the head and loss), the others share the rest evenly; Llama 3 405B used 7 + 14 × 8 + 7. Megatron --decoder-last-pipeline-num-layers.', PIPE],
   'parallel.cp': ['Context (ring) parallelism: splits the sequence, and so the saved activations, by cp; key/value chunks pass around a ring behind attention. Needs flash attention and 2 × cp dividing the sequence.', ACTS],
   'parallel.ulysses': ['DeepSpeed-Ulysses degree: splits the sequence, and so the saved activations, by it, with all-to-alls in every layer. Must divide heads / tp, kv heads / tp and the sequence.', ACTS],
+  'parallel.ep': ['Expert parallelism (MoE models): each rank holds experts / ep of every MoE layer’s experts and exchanges tokens with an all-to-all per layer. Must divide the experts; ep × etp must divide dp × tp × cp. Megatron and DeepSpeed.', MOE],
+  'parallel.etp': ['Expert tensor parallelism: each expert’s MLP split over etp ranks (Megatron --expert-tensor-parallel-size). Default: tp. The experts’ data parallelism is what remains: dp × tp × cp / (ep × etp).', MOE],
   'parallel.offload_optimizer': ['none, cpu or nvme: moves the optimizer states and master copy off the device; the host also holds the fp32 gradients and runs the step. Megatron: cpu with the distributed optimizer; DeepSpeed: ZeRO ≥ 1.', STATES],
   'parallel.offload_params': ['none, cpu or nvme: moves the weights off the device, ZeRO-3 only (DeepSpeed, or FSDP with the same setting as offload optimizer and no NVMe).', STATES],
   'parallel.schedule': ['1f1b (interleaved when vpp > 1): stage r keeps at most pp − r microbatches in flight. gpipe: all forwards first, every microbatch’s activations stay alive; vpp must be 1.', PIPE],

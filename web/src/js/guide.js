@@ -5,7 +5,7 @@
 import { FIELDS, pointer } from './fields.js';
 
 // Integer fields whose valid values are sparse (divisors, multiples): the arrow keys skip to valid ones.
-export const STEPPED = ['parallel.dp', 'parallel.tp', 'parallel.pp', 'parallel.vpp', 'parallel.cp', 'parallel.ulysses',
+export const STEPPED = ['parallel.dp', 'parallel.tp', 'parallel.pp', 'parallel.vpp', 'parallel.cp', 'parallel.ulysses', 'parallel.ep', 'parallel.etp',
   'training.micro_batch', 'training.global_batch'];
 
 // Menus whose options depend on the framework or the plan. The blank "default" option is the engine's

@@ -19,7 +19,7 @@ export function planNodes(report, presets) {
   const s = report.scenario;
   const num = (label, path) => [label, metric(report, path)];
   const model = s.model.preset ? presets.models.find((p) => p.id === s.model.preset)?.name || s.model.preset : 'Custom model';
-  const par = ['dp', 'tp', 'pp', 'vpp', 'cp', 'ulysses']
+  const par = ['dp', 'tp', 'pp', 'vpp', 'cp', 'ulysses', 'ep']
     .filter((k) => ['dp', 'tp', 'pp'].includes(k) || s.parallel[k] > 1)
     .flatMap((k, j) => [j ? ' × ' : '', ...num(`${k} `, `scenario.parallel.${k}`)]);
   const parts = [[model], [s.framework], par, s.parallel.zero ? num('ZeRO-', 'scenario.parallel.zero') : null,
@@ -69,7 +69,10 @@ export function renderHeadline(el, report, unit, presets) {
     h('p', { class: 'sub' }, 'Peak on pipeline stage ', metric(report, 'memory.per_device.stage'),
       peak.peak_phase ? ` at ${phaseLabel(peak.peak_phase)}` : '',
       ': allocated ', metric(report, 'memory.per_device.allocated', unit), ' · reserved ', metric(report, 'memory.per_device.reserved', unit),
-      ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total', large, 'span', { title: count(report.parameters?.total) })),
+      ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total', large, 'span', { title: count(report.parameters?.total) }),
+      // A MoE model: the parameters each token uses (the routed experts it skips left out).
+      report.parameters?.active < report.parameters?.total
+        ? [' (', metric(report, 'parameters.active', large, 'span', { title: count(report.parameters.active) }), ' active)'] : null),
     host.cpu_per_device > 0 || host.nvme_per_device > 0
       ? h('p', { class: 'sub' }, 'Offload: host CPU ', metric(report, 'memory.host.cpu_per_device', unit), ` ${unit} per device, `,
         metric(report, 'memory.host.cpu_per_node', unit), ` ${unit} per node · NVMe `, metric(report, 'memory.host.nvme_per_device', unit), ` ${unit} per device`)

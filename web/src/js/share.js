@@ -56,7 +56,8 @@ export function markdown(report, unit, presets) {
     `Per-device peak **${gb(peak.total)}** of ${gb(m.capacity)}: **${v.label}**${v.hint ? ` (${v.hint})` : ''}. ` +
       `${sentence(m.verdict?.reason)} Margin ${gb(m.verdict?.margin)} at the worst measured fragmentation; ` +
       `peak on stage ${count(peak.stage)} at ${phaseLabel(peak.peak_phase)}: allocated ${gb(peak.allocated)}, reserved ${gb(peak.reserved)}; ` +
-      `parameters ${count(report.parameters.total)}.`,
+      `parameters ${count(report.parameters.total)}` +
+      `${report.parameters.active < report.parameters.total ? ` (${count(report.parameters.active)} active)` : ''}.`,
     '',
     hypothetical(report)
       ? `_Hypothetical, if it fitted (the plan ${v.key === 'tight' ? 'is tight on memory' : 'does not fit'})_: step time ${times}` +
