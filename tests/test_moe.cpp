@@ -152,3 +152,37 @@ TEST_CASE("MoE plan rules name the field and what would work") {
     const auto sp = test::error_of(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"}, "parallel": {"tp": 2}})");
     CHECK(sp["path"] == "/parallel/sp");
 }
+
+TEST_CASE("DeepSeek-V3: the 671B main model and the MTP module, exact; 37.55B active in the main model") {
+    const Report r = test::report(R"({"framework": "pytorch", "model": {"preset": "deepseek-v3"}, "training": {"seq_len": 128}})");
+    CHECK(r.parameters.total - r.parameters.mtp == 671026419200.0);  // DeepSeek's "671B" (validation/moe_facts.md 1.3)
+    CHECK(r.parameters.mtp == 11610068224.0);                        // "11.5B unique" MTP parameters
+    // Active: 3 dense layers, 58 MoE layers with 8 of 256 experts and the shared one, embedding and head.
+    const double attention = 187107328, h = 7168, expert = 3 * h * 2048;
+    const double dense = attention + 2 * h + 3 * h * 18432;
+    const double moe_active = attention + 2 * h + (8 + 1) * expert + 256 * h + 256;
+    const double main_active = 3 * dense + 58 * moe_active + 2 * 129280 * h + h;
+    const double mtp_active = moe_active + 2 * h + 2 * h * h + h;
+    CHECK(r.parameters.active == main_active + mtp_active);
+    CHECK(main_active == doctest::Approx(37.55e9).epsilon(1e-3));
+}
+
+// Megatron-LM num_floating_point_operations (training.py at d98e8a6) for MLA, MoE and MTP: MLA's projections
+// and core attention, 3 dense and 58 + 1 (the MTP layer) MoE layers, the MTP projection and a second logits
+// GEMM. It counts the latent norms (q_lora + kv_lora per layer) and the MTP norms (3h) as FLOPs and leaves out
+// the routers; we count the routers and time norms by their memory traffic.
+TEST_CASE("DeepSeek-V3 model FLOPs equal Megatron-LM's num_floating_point_operations, routers and norms aside") {
+    const Report r = test::report(R"({"framework": "megatron", "model": {"preset": "deepseek-v3"},
+        "training": {"seq_len": 4096, "global_batch": 1}})");
+    const double h = 7168, n = 128, dn = 128, dr = 64, dv = 128, ql = 1536, kl = 512, V = 129280, E = 256, k = 8;
+    const double s = 4096, B = 1, T = B * s, mtp = 1, moe_layers = 58 + 1, attn_layers = 61 + 1;
+    const double q_term = ql * (h + n * (dn + dr) + 1);
+    const double mla_linear = 6 * (q_term + kl * (h + n * (dn + dv) + 1) + h * dr + n * dv * h);
+    const double mla_core = 6 * (n * (dn + dr) / 2 + n * dv / 2);
+    const double megatron = T * (6 * h * (18432 * 3 * 3 + 2048 * k * 3 * moe_layers + 2048 * 3 * moe_layers) +
+                                 mla_linear * attn_layers + 6 * mtp * (3 * h + 2 * h * h) + 6 * h * V * (mtp + 1)) +
+                            B * s * s * mla_core * attn_layers;
+    const double routers = 6 * T * h * E * moe_layers;
+    const double norms = 6 * T * ((ql + kl) * attn_layers + mtp * 3 * h);
+    CHECK(r.perf.model_flops == doctest::Approx(megatron + routers - norms).epsilon(1e-12));
+}

@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "compute/op_cost.h"
+#include "graph/blocks.h"
 
 namespace shardcalc {
 namespace {
@@ -113,8 +114,9 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // DeepSpeed-Ulysses (Jacobs et al. 2023, sec. 3.1): all-to-all of q, k, v before attention and
         // of its output after, and the same four backward (deepspeed/sequence/layer.py).
         const Group g = group_of(Dim::Ulysses, p.ulysses, c);
-        const double qkv = tokens * (m.heads + 2 * *m.kv_heads) * *m.head_dim / p.tp * a;
-        const double o = tokens * m.heads * *m.head_dim / p.tp * a;
+        const AttentionWidths w = attention_widths(m);
+        const double qkv = tokens * static_cast<double>(w.q + w.k + w.v) / p.tp * a;
+        const double o = tokens * static_cast<double>(m.heads * w.v_head) / p.tp * a;
         struct Exchange {
             const char* forward;
             const char* backward;
@@ -137,7 +139,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // Ring attention (Liu et al. 2023; Megatron context parallelism): cp - 1 exchanges of the k/v
         // chunk per layer forward, k/v plus their gradients backward, overlapped with attention.
         const Group g = group_of(Dim::Cp, p.cp, c);
-        const double kv = tokens * 2 * *m.kv_heads * *m.head_dim / p.tp * a;
+        const AttentionWidths w = attention_widths(m);
+        const double kv = tokens * static_cast<double>(w.k + w.v) / p.tp * a;
         const double steps = static_cast<double>(p.cp - 1);
         CommEntry& f = b.add(Dim::Cp, CollectiveKind::SendRecv, "k/v chunks around the ring (forward)", kv,
                              steps * layers * mb * fwd_passes, g);

@@ -66,11 +66,12 @@ OpCost attention(const Work& w, const Config& c) {
     // Score pairs per device: heads split by tp (and Ulysses), queries by cp (Ulysses keeps the
     // full sequence for its heads), QK^T and AV each 2*d FLOPs per pair (Narayanan sec. 5.1).
     const double pairs = b * w.heads * s * s / (tp(c) * p.cp * p.ulysses);
-    const double full = 4 * pairs * w.head_dim;
+    const double dv = w.v_head_dim > 0 ? static_cast<double>(w.v_head_dim) : static_cast<double>(w.head_dim);
+    const double full = 2 * pairs * (w.head_dim + dv);
     const double useful = w.causal ? full / 2 : full;  // causal masking: half the pairs matter
     const double a = bytes_of(c.s.training.dtype);
     const double tokens = tokens_per_device(c, true);
-    const double qkvo = 4 * tokens * (w.heads / tp(c)) * w.head_dim * a;
+    const double qkvo = 2 * tokens * (w.heads / tp(c)) * (w.head_dim + dv) * a;
     OpCost cost;
     if (w.flash) {
         // FlashAttention skips fully masked blocks and recomputes QK^T in backward: 2.5x the forward
@@ -81,7 +82,7 @@ OpCost attention(const Work& w, const Config& c) {
         // Eager attention computes every pair, masked or not: two batched GEMMs forward, four backward.
         const double rows = b * (w.heads / (tp(c) * p.ulysses)) * (s / p.cp);
         cost.fwd = gemm_kernel(rows, w.head_dim, s, c);
-        cost.fwd += gemm_kernel(rows, s, w.head_dim, c);
+        cost.fwd += gemm_kernel(rows, s, dv, c);
         cost.bwd = scaled(cost.fwd, 2);
     }
     cost.model_flops = 3 * useful;

@@ -1,5 +1,7 @@
 #include "compute/stage_cost.h"
 
+#include "graph/build.h"
+
 namespace shardcalc {
 namespace {
 
@@ -28,7 +30,12 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
             if (group.moe) out.moe_layers += cl.count;
         }
     if (st.has_pre) out.cost += module_cost(g.pre, c, false);
-    if (st.has_post) out.cost += module_cost(g.post, c, false);
+    if (st.has_post) {
+        out.cost += module_cost(g.post, c, false);
+        // Multi-token prediction layers (graph/decoder.cpp) run on the last stage, MoE ones exchanging tokens too.
+        const ModelSpec& m = c.s.model;
+        if (m.layers > 0 && is_moe_layer(m, m.layers - 1)) out.moe_layers += m.mtp_layers;
+    }
     return out;
 }
 

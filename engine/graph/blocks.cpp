@@ -100,12 +100,49 @@ Op dropout_add(const BuildContext& b, const std::string& name, int64_t width) {
     return op;
 }
 
+AttentionWidths attention_widths(const ModelSpec& m) {
+    if (m.kv_lora_rank > 0) {
+        const int64_t qk = *m.head_dim + m.qk_rope_head_dim;
+        return {m.heads * qk, m.heads * qk, m.heads * *m.v_head_dim, qk, *m.v_head_dim};
+    }
+    const int64_t d = *m.head_dim;
+    return {m.heads * d, *m.kv_heads * d, *m.kv_heads * d, d, d};
+}
+
+namespace {
+
+// The projections of multi-head latent attention (DeepSeek-V2/V3; Megatron-Core MLASelfAttention, transformers
+// modeling_deepseek_v3.py): the down projections to the latents (with their norms) are replicated on every
+// tensor-parallel rank, the up projections per head column-parallel.
+void mla_projections(const BuildContext& b, Module& mod) {
+    const ModelSpec& m = b.m;
+    const AttentionWidths w = attention_widths(m);
+    if (m.q_lora_rank > 0) {
+        mod.ops.push_back(linear("linear_q_down_proj", m.q_lora_rank, m.hidden, false, Parallel::None, SavedSplit::Sequence, m.hidden));
+        mod.ops.push_back(norm(b, "q_layernorm", m.q_lora_rank));
+        mod.ops.push_back(linear("linear_q_up_proj", w.q, m.q_lora_rank, false, Parallel::Column, SavedSplit::Sequence, m.q_lora_rank));
+    } else {
+        mod.ops.push_back(linear("linear_q_proj", w.q, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden));
+    }
+    // The key/value latent and the shared rotary key come from the same input as the queries (saved once).
+    mod.ops.push_back(linear("linear_kv_down_proj", m.kv_lora_rank + m.qk_rope_head_dim, m.hidden, false, Parallel::None,
+                             SavedSplit::Sequence, m.hidden, false));
+    mod.ops.push_back(norm(b, "kv_layernorm", m.kv_lora_rank));
+    mod.ops.push_back(linear("linear_kv_up_proj", m.heads * (*m.head_dim + *m.v_head_dim), m.kv_lora_rank, false,
+                             Parallel::Column, SavedSplit::Sequence, m.kv_lora_rank));
+}
+
+}  // namespace
+
 Module self_attention(const BuildContext& b) {
     const ModelSpec& m = b.m;
-    const int64_t q_width = m.heads * *m.head_dim;
-    const int64_t kv_width = *m.kv_heads * *m.head_dim;
+    const AttentionWidths aw = attention_widths(m);
+    const int64_t q_width = aw.q;
+    const int64_t kv_width = aw.k;
     Module mod{"self_attention", {}, {}};
-    if (*m.fused_qkv) {
+    if (m.kv_lora_rank > 0) {
+        mla_projections(b, mod);
+    } else if (*m.fused_qkv) {
         // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
         mod.ops.push_back(eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, *m.qkv_bias,
                                                  Parallel::Column, SavedSplit::Sequence, m.hidden), true));
@@ -121,7 +158,6 @@ Module self_attention(const BuildContext& b) {
         value.work.push_back(eager::grad_sum(b, m.hidden, 2));
         mod.ops.push_back(value);
     }
-
     if (m.qk_norm) {
         // Qwen3 / OLMo 2 normalize each head's query and key (RMSNorm over head_dim, one weight vector each,
         // transformers modeling_qwen3.py q_norm / k_norm): each keeps its input, in the tensor-parallel region.
@@ -134,12 +170,14 @@ Module self_attention(const BuildContext& b) {
     }
 
     Op core{"core_attention", {}, {}};
+    const int64_t v_width = aw.v;
+    const int64_t out_width = m.heads * aw.v_head;  // the heads' outputs, concatenated
     if (b.attention == Attention::Flash) {
         // FlashAttention-2 backward needs q, k, v, the output (saved by the next linear) and the
         // fp32 log-sum-exp per head and token (flash_attn/flash_attn_interface.py ctx.save_for_backward).
         core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
         core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, kv_width, false});
-        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, kv_width, false});
+        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, v_width, false});
         core.saved.push_back({"softmax_lse", SavedKind::Fp32, SavedSplit::Tensor, m.heads, false});
     } else {
         // Eager attention (Korthikanti sec. 4.1): QK^T keeps q and k (4sbh), softmax keeps its output
@@ -162,7 +200,7 @@ Module self_attention(const BuildContext& b) {
             core.saved.push_back({"dropout_mask", SavedKind::Mask, SavedSplit::Scores, m.heads, true});
             core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
         }
-        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
+        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, out_width, false});
         // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
         // backward reads probabilities and their gradient and writes the score gradient.
         const double a = b.act_bytes;
@@ -173,11 +211,12 @@ Module self_attention(const BuildContext& b) {
     Work scores;
     scores.kind = WorkKind::Attention;
     scores.heads = m.heads;
-    scores.head_dim = *m.head_dim;
+    scores.head_dim = aw.qk_head;
+    scores.v_head_dim = aw.v_head;
     scores.causal = b.causal;
     scores.flash = b.attention == Attention::Flash;
     core.work.insert(core.work.begin(), scores);
-    if (b.hf_code) {
+    if (b.hf_code && m.kv_lora_rank == 0) {
         // A fused QKV output is split into three strided views (all copied); separate projections leave
         // only v and the output strided (RoPE writes q and k anew).
         if (*m.fused_qkv) core.work.push_back(eager::head_layout(b, 2 * q_width + 2 * kv_width, 4));
@@ -185,7 +224,7 @@ Module self_attention(const BuildContext& b) {
         if (m.position_embedding == PositionEmbedding::Rope) core.work.push_back(eager::rope(b, q_width + kv_width));
     }
     mod.ops.push_back(core);
-    mod.ops.push_back(eager_linear(b, linear("dense", m.hidden, q_width, m.bias, Parallel::Row, SavedSplit::Tensor, q_width),
+    mod.ops.push_back(eager_linear(b, linear("dense", m.hidden, out_width, m.bias, Parallel::Row, SavedSplit::Tensor, out_width),
                                    false));
     return mod;
 }
@@ -259,7 +298,7 @@ Module moe_mlp(const BuildContext& b) {
     // The router: a replicated [experts, hidden] linear (Megatron-Core TopKRouter, transformers'
     // MixtralSparseMoeBlock.gate) over the layer's tokens, keeping its input and the fp32 routing probabilities
     // (top-k softmax) for backward.
-    Op router = linear("router", experts, h, false, Parallel::None, SavedSplit::Sequence, h);
+    Op router = linear("router", experts, h, m.router_bias, Parallel::None, SavedSplit::Sequence, h);
     router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
     router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
     mod.ops.push_back(router);

@@ -44,6 +44,13 @@ Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_b
 
 Op norm(const BuildContext& b, const std::string& name, int64_t width);
 Op dropout_add(const BuildContext& b, const std::string& name, int64_t width);
+// Widths per token of q, k and v across all heads, and the q/k and v head sizes: standard and grouped-query
+// attention, or multi-head latent attention (q and k heads with a rotary part, v heads of their own size).
+struct AttentionWidths {
+    int64_t q = 0, k = 0, v = 0, qk_head = 0, v_head = 0;
+};
+AttentionWidths attention_widths(const ModelSpec& m);
+
 Module self_attention(const BuildContext& b);
 // A dense MLP of width f (ffn_hidden; a MoE layer's shared experts use their own width).
 Module mlp(const BuildContext& b, int64_t f, const char* name = "mlp");

@@ -22,6 +22,22 @@ ModelGraph build_decoder(const Config& c) {
         out.params[0].tied = m.tied_embeddings;
         g.post.ops.push_back(out);
         g.post.ops.push_back(cross_entropy(b));
+        // Multi-token prediction (DeepSeek-V3 sec. 2.2, Megatron-Core multi_token_prediction.py): each module
+        // normalizes the hidden state and the next token's embedding, projects the pair [2h] back to h, runs one
+        // layer of the last layer's kind, and predicts through the shared output layer with a loss of its own.
+        for (int64_t i = 0; i < m.mtp_layers; ++i) {
+            Module mtp{"mtp", {}, {}};
+            mtp.ops.push_back(norm(b, "enorm", m.hidden));
+            mtp.ops.push_back(norm(b, "hnorm", m.hidden));
+            mtp.ops.push_back(linear("eh_proj", m.hidden, 2 * m.hidden, false, Parallel::Column, SavedSplit::Sequence, 2 * m.hidden));
+            mtp.children.push_back(transformer_layer(c, false, is_moe_layer(m, m.layers - 1)));
+            mtp.ops.push_back(norm(b, "final_layernorm", m.hidden));
+            Op head = linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden);
+            head.params[0].shared = true;
+            mtp.ops.push_back(head);
+            mtp.ops.push_back(cross_entropy(b));
+            g.post.children.push_back(mtp);
+        }
     }
     return g;
 }

@@ -21,6 +21,7 @@ struct ParamTensor {
     std::vector<int64_t> shape;    // full (unsharded) shape
     ParamSplit split = ParamSplit::Replicated;
     bool tied = false;             // shares storage with the word embedding (counted once)
+    bool shared = false;           // another op's parameter used again (an MTP module's output layer): never counted
 
     int64_t numel() const {
         int64_t n = 1;
@@ -69,6 +70,7 @@ struct Work {
     bool routed = false;    // an expert's GEMM: over the routed tokens, its width split by etp instead of tp
     // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
     int64_t heads = 0, head_dim = 0;
+    int64_t v_head_dim = 0;  // the value heads' size where it differs (multi-head latent attention); 0: head_dim
     bool causal = false, flash = true;
     // Elementwise: `width` elements per token (heads per score row for SavedSplit::Scores),
     // moving fwd_bytes / bwd_bytes of HBM traffic per element.

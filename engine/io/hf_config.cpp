@@ -3,6 +3,7 @@
 #include <cctype>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -71,16 +72,44 @@ struct Import {
     std::vector<std::string> unknown;           // "key", or "key=value" for a value no rule understands
     std::vector<std::string> notes;             // where the engine counts something differently, and how much
     Problems problems;                          // what stops the import
+    // Where the family's keys sit: "" for most configs, "/text_config" for a Llama 4 config, whose language
+    // model's fields are one level down (Llama4Config.text_config). Problems and listed keys say the full place.
+    std::string at;
 
+    std::string path(const std::string& key) const { return at + pointer(key); }
+    std::string name(const std::string& key) const { return (at.empty() ? "" : at.substr(1) + ".") + shorten(key); }
     void set(const char* field, json value, const std::string& key) {
         model[field] = std::move(value);
         source[field] = key;
     }
-    void refuse(const std::string& key, std::string why) { problems.add(pointer(key), std::move(why)); }
-    void not_understood(const std::string& key, const json& value) {
-        unknown.push_back(shorten(key) + "=" + quote(value));
-    }
+    void refuse(const std::string& key, std::string why) { problems.add(path(key), std::move(why)); }
+    void not_understood(const std::string& key, const json& value) { unknown.push_back(name(key) + "=" + quote(value)); }
 };
+
+// A config value as a count (an integer from 0 to 2^40), or nothing: a value that is not one is left to the
+// scenario's own reader, which names it at its key (check_model).
+std::optional<int64_t> count_of(const json& value) {
+    constexpr int64_t kMax = int64_t{1} << 40;
+    if (value.is_number_unsigned()) {
+        const uint64_t n = value.get<uint64_t>();
+        return n <= static_cast<uint64_t>(kMax) ? std::optional<int64_t>(static_cast<int64_t>(n)) : std::nullopt;
+    }
+    if (!value.is_number_integer()) return std::nullopt;
+    const int64_t n = value.get<int64_t>();
+    return n >= 0 && n <= kMax ? std::optional<int64_t>(n) : std::nullopt;
+}
+
+// A model field as read so far (from the config or the family's defaults), when it is a count.
+std::optional<int64_t> field_count(const Import& in, const char* field) {
+    const auto it = in.model.find(field);
+    return it == in.model.end() ? std::nullopt : count_of(*it);
+}
+
+// The config key a model field came from, or `fallback` when the family's default gave it.
+std::string key_of(const Import& in, const char* field, const char* fallback) {
+    const auto it = in.source.find(field);
+    return it == in.source.end() ? fallback : it->second;
+}
 
 // How a family reads one key. With `field`, the value goes to that model field as written, and the scenario's
 // own reader then checks its type and range (check_model), so a config cannot bring a value a scenario could
@@ -94,6 +123,10 @@ struct Rule {
 
 // A key the family's finish() reads together with others; here it only counts as understood.
 void later(const std::string&, const json&, Import&) {}
+
+// A key the family's code reads that changes no weight and nothing a layer keeps for backward (routing
+// normalization, attention temperature): understood, and nothing to set.
+void same_weights(const std::string&, const json&, Import&) {}
 
 // ---- Activations: the spelling decides the kernels (model.hidden_act), the family decides the MLP ---------
 
@@ -141,6 +174,13 @@ void read_plain_act(const std::string& key, const json& value, Import& in) {
 }
 
 // ---- Keys with one meaning that the engine models or refuses --------------------------------------------
+
+// Meta's Llama 4 configs write for_llm_compressor: false; transformers' Llama4TextConfig has no such field
+// (configuration_llama4.py), so false, the value every published config has, is read as saying nothing, and
+// any other value is listed as not understood.
+void read_false(const std::string& key, const json& value, Import& in) {
+    if (value != false) in.not_understood(key, value);
+}
 
 bool must_be_boolean(const std::string& key, const json& value, Import& in) {
     if (value.is_boolean()) return true;
@@ -202,12 +242,22 @@ constexpr const char* kPartialMlpBias =
     "true without attention biases: the engine biases every linear layer, none, or the q/k/v projections alone, "
     "so it would count a different model";
 
+// Whether a config's layer_types (the per-layer attention kinds transformers writes into newer Qwen configs)
+// names a layer of `kind`.
+bool has_layer_kind(const json& config, const char* kind) {
+    const json* kinds = find(config, "layer_types");
+    if (!kinds || !kinds->is_array()) return false;
+    for (const json& k : *kinds)
+        if (k == kind) return true;
+    return false;
+}
+
 // A sliding window changes which keys a query sees, not the weights or what a layer keeps for backward.
 void note_sliding_window(const json& config, Import& in) {
     const json* window = find(config, "sliding_window");
     const json* use = find(config, "use_sliding_window");
     if (window && !window->is_number()) return in.not_understood("sliding_window", *window);
-    if (!window || (use && *use == false)) return;
+    if (!window || (use && *use == false && !has_layer_kind(config, "sliding_attention"))) return;
     in.notes.push_back("sliding_window " + quote(*window) +
                        ": attention is counted over the whole sequence, as without a window; exact up to seq_len " +
                        quote(*window) + ", beyond it attention time is overstated (weights and memory are the same).");
@@ -234,6 +284,178 @@ void finish_gemma(const json& config, Import& in) {
             in.refuse("attention_bias", kPartialBias);
 }
 
+// ---- Mixture-of-Experts families ------------------------------------------------------------------------
+// Each reads its experts into model.experts / experts_per_token / expert_ffn_hidden (and shared_experts,
+// first_dense_layers, moe_every where the family has them). The routers of these four families have no bias
+// and their experts none either (the transformers modeling files cited at each family), as the engine counts:
+// a family whose routers or experts do have biases (gpt-oss) is refused by model_type. Keys the families'
+// config classes default are their defaults here too (the family's fixed fields): the engine's own default for
+// model.experts is 0, a dense model, so a Mixtral config without num_local_experts must not read as one.
+
+// Qwen's code makes a layer sparse only `if config.num_experts > 0` (modeling_qwen2_moe.py,
+// modeling_qwen3_moe.py), so a config with no experts is a dense model: the fields that describe experts go,
+// and every layer is the dense MLP of intermediate_size.
+void drop_experts(Import& in) {
+    for (const char* field : {"experts", "experts_per_token", "expert_ffn_hidden", "shared_experts",
+                              "shared_expert_ffn_hidden", "first_dense_layers", "moe_every"}) {
+        in.model.erase(field);
+        in.source.erase(field);
+    }
+}
+
+// Mixtral and Llama 4 route every MoE layer's tokens among their experts; with none the code has nothing to
+// route to, so 0 is refused rather than read as a dense model.
+void require_experts(const char* fallback, const char* family, Import& in) {
+    if (field_count(in, "experts") == 0)
+        in.refuse(key_of(in, "experts", fallback),
+                  std::string("0 experts: a ") + family + " MoE layer routes each token among its experts, so it needs "
+                  "at least one");
+}
+
+// Qwen-MoE's mlp_only_layers makes the listed layers dense (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer:
+// `layer_idx not in config.mlp_only_layers`). The engine's dense layers are the first model.first_dense_layers
+// and those between every model.moe_every-th, so only the published empty list is read.
+void read_mlp_only_layers(const json& config, Import& in) {
+    const json* listed = find(config, "mlp_only_layers");
+    if (!listed || (listed->is_array() && listed->empty())) return;
+    in.refuse("mlp_only_layers", quote(*listed) + ": dense layers chosen one by one are not modelled: the engine's "
+                                                  "dense layers are the first model.first_dense_layers and those "
+                                                  "between every model.moe_every-th; only [] is read");
+}
+
+// Mixtral (transformers modeling_mixtral.py): Mistral's attention (no biases, q/k/v/o bias=False) and in every
+// layer a MixtralSparseMoeBlock: the router `gate` Linear(hidden, num_local_experts, bias=False) and
+// num_local_experts SwiGLU experts (w1, w3 gate/up and w2 down, no biases) of intermediate_size each. So
+// intermediate_size is one expert's width (model.expert_ffn_hidden) as well as model.ffn_hidden.
+void finish_mixtral(const json& config, Import& in) {
+    if (const json* width = find(config, "intermediate_size")) in.set("expert_ffn_hidden", *width, "intermediate_size");
+    require_experts("num_local_experts", "Mixtral", in);
+    note_sliding_window(config, in);
+}
+
+// Qwen3 (transformers modeling_qwen3.py): Llama's layout plus q_norm and k_norm, RMSNorms of head_dim weights
+// over each head's queries and keys (model.qk_norm); attention_bias biases q, k, v and o, and the MLP never
+// has one, which is the partial case the engine does not build.
+void finish_qwen3(const json& config, Import& in) {
+    if (const json* attention = find(config, "attention_bias"))
+        if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
+            in.refuse("attention_bias", kPartialBias);
+    note_sliding_window(config, in);
+}
+
+// Qwen3-MoE (transformers modeling_qwen3_moe.py): Qwen3's attention with q_norm/k_norm; layer i is a
+// Qwen3MoeSparseMoeBlock iff `(i + 1) % decoder_sparse_step == 0` (and not in mlp_only_layers), which is the
+// engine's model.moe_every with no leading dense layers; the block is the router `gate` Linear(hidden,
+// num_experts, bias=False) and num_experts SwiGLU experts of moe_intermediate_size, no shared expert. Dense
+// layers are a Qwen3MoeMLP of intermediate_size (model.ffn_hidden). norm_topk_prob renormalizes the top-k
+// routing weights: no weights, nothing kept for backward that the engine counts.
+void finish_qwen3_moe(const json& config, Import& in) {
+    finish_qwen3(config, in);
+    read_mlp_only_layers(config, in);
+    if (field_count(in, "experts") == 0) drop_experts(in);
+}
+
+// Qwen2-MoE (transformers modeling_qwen2_moe.py): Qwen2's attention (biases on q, k and v, qkv_bias), and
+// Qwen3-MoE's layer pattern and experts, plus in every sparse block one shared expert, a Qwen2MoeMLP of
+// shared_expert_intermediate_size (model.shared_experts 1, shared_expert_ffn_hidden), whose output is scaled
+// by sigmoid(shared_expert_gate(x)): a Linear(hidden, 1, bias=False) in every MoE layer, which the engine does
+// not model. That gate is `hidden` parameters per MoE layer the engine would not count, so a Qwen2-MoE config
+// with any MoE layer is refused, naming how many parameters it would miss.
+void finish_qwen2_moe(const json& config, Import& in) {
+    note_sliding_window(config, in);
+    read_mlp_only_layers(config, in);
+    if (field_count(in, "experts") == 0) return drop_experts(in);
+    const auto layers = field_count(in, "layers"), hidden = field_count(in, "hidden");
+    const auto every = in.model.contains("moe_every") ? field_count(in, "moe_every") : std::optional<int64_t>(1);
+    std::string missed = "hidden parameters in each MoE layer";
+    if (layers && hidden && every && *every > 0) {
+        const int64_t moe_layers = *layers / *every;  // layers i with (i + 1) % every == 0
+        if (moe_layers == 0) return drop_experts(in);  // no sparse block, no gate: Qwen2 with intermediate_size
+        missed = std::to_string(*hidden * moe_layers) + " parameters (" + std::to_string(*hidden) + " in each of " +
+                 std::to_string(moe_layers) + " MoE layers)";
+    }
+    in.refuse(config.contains("shared_expert_intermediate_size") ? "shared_expert_intermediate_size" : "model_type",
+              "Qwen2-MoE scales its shared expert's output by sigmoid(shared_expert_gate(x)), a [1, hidden] linear "
+              "in every MoE layer (transformers modeling_qwen2_moe.py, Qwen2MoeSparseMoeBlock); the engine does not "
+              "model that gate, so it would count " + missed + " fewer than the checkpoint holds");
+}
+
+// Llama 4's moe_layers (Llama4TextConfig: the indices of the MoE layers; without it, interleave_moe_layer_step
+// gives range(step - 1, layers, step), i.e. layer i is MoE iff (i + 1) % step == 0, the engine's moe_every).
+// A list is read when it is such a pattern after some leading dense layers: n-th MoE layers from
+// first_dense_layers + moe_every - 1 to the last layer. An empty list makes every layer dense.
+void place_llama4_moe_layers(const json& config, Import& in) {
+    const json* listed = find(config, "moe_layers");
+    if (!listed) {
+        if (const json* step = find(config, "interleave_moe_layer_step"))
+            in.set("moe_every", *step, "interleave_moe_layer_step");
+        return;
+    }
+    const auto layers = field_count(in, "layers");
+    if (!layers || *layers == 0) return;  // the layer count's own problem is named at its key
+    const std::string wrong = "must list MoE layer indices from 0 to " + std::to_string(*layers - 1) +
+                              " in increasing order, got " + quote(*listed);
+    if (!listed->is_array()) return in.refuse("moe_layers", wrong);
+    std::vector<int64_t> moe;
+    for (const json& v : *listed) {
+        const auto i = count_of(v);
+        if (!i || *i >= *layers || (!moe.empty() && *i <= moe.back())) return in.refuse("moe_layers", wrong);
+        moe.push_back(*i);
+    }
+    if (moe.empty()) return drop_experts(in);  // every layer a Llama4TextMLP of intermediate_size_mlp
+    const int64_t every = moe.size() > 1 ? moe[1] - moe[0] : moe[0] + 1;
+    const int64_t first = moe[0] - (every - 1);
+    bool fits = first >= 0 && moe.back() + every >= *layers;  // nothing after the last listed one
+    for (size_t k = 1; k < moe.size(); ++k) fits = fits && moe[k] - moe[k - 1] == every;
+    if (!fits)
+        return in.refuse("moe_layers", quote(*listed) + ": the engine's MoE layers are every model.moe_every-th "
+                                                        "after the first model.first_dense_layers, to the last "
+                                                        "layer; these are not");
+    if (every > 1) in.set("moe_every", every, "moe_layers");
+    if (first > 0) in.set("first_dense_layers", first, "moe_layers");
+}
+
+// Llama 4's text model (transformers modeling_llama4.py, Llama4TextConfig): Llama's attention (attention_bias
+// biases q, k, v and o; the MLPs never have one, the partial case); a MoE layer is a Llama4TextMoe: the router
+// Llama4Router = Linear(hidden, num_local_experts, bias=False), Llama4TextExperts (gate_up_proj [E, hidden,
+// 2 * intermediate_size] and down_proj [E, intermediate_size, hidden], no biases) and one shared expert, a
+// Llama4TextMLP of intermediate_size; a dense layer is a Llama4TextMLP of intermediate_size_mlp. So
+// intermediate_size is the expert and the shared-expert width, intermediate_size_mlp model.ffn_hidden.
+void finish_llama4(const json& config, Import& in) {
+    if (const json* attention = find(config, "attention_bias"))
+        if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
+            in.refuse("attention_bias", kPartialBias);
+    if (const json* width = find(config, "intermediate_size"))
+        in.set("shared_expert_ffn_hidden", *width, "intermediate_size");
+    place_llama4_moe_layers(config, in);
+    if (in.model.contains("experts")) require_experts("num_local_experts", "Llama 4", in);
+    // Llama4TextAttention: `if config.use_qk_norm and self.use_rope: self.qk_norm = Llama4TextL2Norm(...)`,
+    // a norm with no weight, unlike Qwen3's q_norm/k_norm (model.qk_norm stays false).
+    if (const json* qk = find(config, "use_qk_norm"))
+        if (must_be_boolean("use_qk_norm", *qk, in) && qk->get<bool>())
+            in.notes.push_back(in.name("use_qk_norm") + " true: Llama 4 scales q and k by their L2 norm, a norm "
+                               "without weights (Llama4TextL2Norm), so there is nothing to count; its few "
+                               "elementwise operations are not timed.");
+    // The RoPE layers attend within chunks (create_chunked_causal_mask): which keys a query sees, not weights.
+    if (const json* chunk = find(config, "attention_chunk_size")) {
+        if (!chunk->is_number()) in.not_understood("attention_chunk_size", *chunk);
+        else
+            in.notes.push_back(in.name("attention_chunk_size") + " " + quote(*chunk) + ": the RoPE layers attend "
+                               "within chunks of " + quote(*chunk) + " tokens; attention is counted over the whole "
+                               "sequence, as without chunks: exact up to seq_len " + quote(*chunk) + ", beyond it "
+                               "attention time is overstated (weights and memory are the same).");
+    }
+    // no_rope_layers: 0 marks a layer without rotary embeddings (NoPE); RoPE has no weights either way.
+    if (const json* rope = find(config, "no_rope_layers"); rope && rope->is_array()) {
+        int64_t nope = 0;
+        for (const json& v : *rope) nope += v == 0 ? 1 : 0;
+        if (nope > 0)
+            in.notes.push_back(in.name("no_rope_layers") + ": " + std::to_string(nope) + " layers use no rotary "
+                               "embedding (NoPE); rotary embeddings have no weights, so these layers count like the "
+                               "others.");
+    }
+}
+
 // GPT2Config: n_inner null means 4 * n_embd.
 void finish_gpt2(const json& config, Import& in) {
     const json* embd = find(config, "n_embd");
@@ -244,10 +466,11 @@ void finish_gpt2(const json& config, Import& in) {
 const std::vector<Family>& families() {
     static const std::vector<Family> all = [] {
         // LlamaConfig / MistralConfig: gated MLP, RoPE, RMSNorm, no biases by default, untied.
+        const json llama_fixed = {{"arch", "decoder"}, {"mlp", "swiglu"}, {"hidden_act", "silu"},
+                                  {"position_embedding", "rope"}, {"norm", "rmsnorm"}, {"bias", false},
+                                  {"tied_embeddings", false}};
         const Family llama{"llama",
-                           {{"arch", "decoder"}, {"mlp", "swiglu"}, {"hidden_act", "silu"},
-                            {"position_embedding", "rope"}, {"norm", "rmsnorm"}, {"bias", false},
-                            {"tied_embeddings", false}},
+                           llama_fixed,
                            common({{"num_key_value_heads", "kv_heads", nullptr},
                                    {"head_dim", "head_dim", nullptr},
                                    {"hidden_act", nullptr, read_gated_act},
@@ -320,7 +543,114 @@ const std::vector<Family>& families() {
         albert_rules.push_back({"num_hidden_groups", nullptr, read_one_group});
         albert_rules.push_back({"inner_group_num", nullptr, read_one_group});
         const Family albert{"albert", albert_fixed, albert_rules, nullptr};
-        return std::vector<Family>{llama, qwen2, gemma, gpt2, bert, roberta, albert};
+        // Qwen3Config: Llama's layout with q_norm/k_norm (finish_qwen3); head_dim defaults to 128, not
+        // hidden / heads.
+        json qwen3_fixed = llama_fixed;
+        qwen3_fixed["qk_norm"] = true;
+        qwen3_fixed["head_dim"] = 128;
+        const std::vector<Rule> qwen3_rules = common({{"num_key_value_heads", "kv_heads", nullptr},
+                                                      {"head_dim", "head_dim", nullptr},
+                                                      {"hidden_act", nullptr, read_gated_act},
+                                                      {"attention_bias", nullptr, later},
+                                                      {"sliding_window", nullptr, later},
+                                                      {"use_sliding_window", nullptr, later},
+                                                      {"max_window_layers", nullptr, later},
+                                                      {"layer_types", nullptr, later}});
+        const Family qwen3{"qwen3", qwen3_fixed, qwen3_rules, finish_qwen3};
+        // MixtralConfig: Mistral's keys plus num_local_experts (default 8) and num_experts_per_tok (default 2);
+        // every layer is MoE (finish_mixtral).
+        json mixtral_fixed = llama_fixed;
+        mixtral_fixed["experts"] = 8;
+        mixtral_fixed["experts_per_token"] = 2;
+        const Family mixtral{"mixtral",
+                             mixtral_fixed,
+                             common({{"num_key_value_heads", "kv_heads", nullptr},
+                                     {"head_dim", "head_dim", nullptr},
+                                     {"hidden_act", nullptr, read_gated_act},
+                                     {"num_local_experts", "experts", nullptr},
+                                     {"num_experts_per_tok", "experts_per_token", nullptr},
+                                     {"sliding_window", nullptr, later}}),
+                             finish_mixtral};
+        // The keys Qwen2-MoE and Qwen3-MoE share (Qwen2MoeConfig, Qwen3MoeConfig): experts, their width, the
+        // layer pattern and the routing's normalization.
+        const std::vector<Rule> qwen_moe_rules = {{"num_experts", "experts", nullptr},
+                                                  {"num_experts_per_tok", "experts_per_token", nullptr},
+                                                  {"moe_intermediate_size", "expert_ffn_hidden", nullptr},
+                                                  {"decoder_sparse_step", "moe_every", nullptr},
+                                                  {"mlp_only_layers", nullptr, later},
+                                                  {"norm_topk_prob", nullptr, same_weights}};
+        // Qwen3MoeConfig: Qwen3's keys (its head_dim has no default of its own: hidden / heads) and the experts;
+        // defaults 128 experts, 8 per token, 768 wide.
+        json qwen3_moe_fixed = llama_fixed;
+        qwen3_moe_fixed["qk_norm"] = true;
+        qwen3_moe_fixed["experts"] = 128;
+        qwen3_moe_fixed["experts_per_token"] = 8;
+        qwen3_moe_fixed["expert_ffn_hidden"] = 768;
+        std::vector<Rule> qwen3_moe_rules = qwen3_rules;
+        qwen3_moe_rules.insert(qwen3_moe_rules.end(), qwen_moe_rules.begin(), qwen_moe_rules.end());
+        const Family qwen3_moe{"qwen3_moe", qwen3_moe_fixed, qwen3_moe_rules, finish_qwen3_moe};
+        // Qwen2MoeConfig: Qwen2's keys with qkv_bias (default true) and the experts plus one shared expert;
+        // defaults 60 experts, 4 per token, 1408 wide, the shared one 5632 wide.
+        json qwen2_moe_fixed = llama_fixed;
+        qwen2_moe_fixed["qkv_bias"] = true;
+        qwen2_moe_fixed["experts"] = 60;
+        qwen2_moe_fixed["experts_per_token"] = 4;
+        qwen2_moe_fixed["expert_ffn_hidden"] = 1408;
+        qwen2_moe_fixed["shared_experts"] = 1;
+        qwen2_moe_fixed["shared_expert_ffn_hidden"] = 5632;
+        std::vector<Rule> qwen2_moe_rules = common({{"num_key_value_heads", "kv_heads", nullptr},
+                                                    {"head_dim", "head_dim", nullptr},
+                                                    {"hidden_act", nullptr, read_gated_act},
+                                                    {"qkv_bias", "qkv_bias", nullptr},
+                                                    {"shared_expert_intermediate_size", "shared_expert_ffn_hidden",
+                                                     nullptr},
+                                                    {"sliding_window", nullptr, later},
+                                                    {"use_sliding_window", nullptr, later},
+                                                    {"max_window_layers", nullptr, later},
+                                                    {"layer_types", nullptr, later}});
+        qwen2_moe_rules.insert(qwen2_moe_rules.end(), qwen_moe_rules.begin(), qwen_moe_rules.end());
+        const Family qwen2_moe{"qwen2_moe", qwen2_moe_fixed, qwen2_moe_rules, finish_qwen2_moe};
+        // Llama4TextConfig: its own size keys (intermediate_size is the experts' width, intermediate_size_mlp
+        // the dense layers'), head_dim 128, 16 experts, 1 per token, one shared expert, all 8192 wide by default.
+        json llama4_fixed = llama_fixed;
+        llama4_fixed["head_dim"] = 128;
+        llama4_fixed["experts"] = 16;
+        llama4_fixed["experts_per_token"] = 1;
+        llama4_fixed["expert_ffn_hidden"] = 8192;
+        llama4_fixed["shared_experts"] = 1;
+        llama4_fixed["shared_expert_ffn_hidden"] = 8192;
+        const Family llama4{"llama4",
+                            llama4_fixed,
+                            {{"num_hidden_layers", "layers", nullptr},
+                             {"hidden_size", "hidden", nullptr},
+                             {"num_attention_heads", "heads", nullptr},
+                             {"num_key_value_heads", "kv_heads", nullptr},
+                             {"head_dim", "head_dim", nullptr},
+                             {"intermediate_size", "expert_ffn_hidden", nullptr},
+                             {"intermediate_size_mlp", "ffn_hidden", nullptr},
+                             {"vocab_size", "vocab", nullptr},
+                             {"max_position_embeddings", "max_positions", nullptr},
+                             {"tie_word_embeddings", "tied_embeddings", nullptr},
+                             {"hidden_act", nullptr, read_gated_act},
+                             {"attention_bias", nullptr, later},
+                             {"num_local_experts", "experts", nullptr},
+                             {"num_experts_per_tok", "experts_per_token", nullptr},
+                             {"interleave_moe_layer_step", nullptr, later},
+                             {"moe_layers", nullptr, later},
+                             {"use_qk_norm", nullptr, later},
+                             {"no_rope_layers", nullptr, later},
+                             {"attention_chunk_size", nullptr, later},
+                             // Which layers are chunked follows no_rope_layers (Llama4TextConfig.layer_types).
+                             {"layer_types", nullptr, same_weights},
+                             {"no_rope_layer_interval", nullptr, same_weights},
+                             // Attention temperature on the NoPE layers: a scale on q, no weights.
+                             {"attn_temperature_tuning", nullptr, same_weights},
+                             {"floor_scale", nullptr, same_weights},
+                             {"attn_scale", nullptr, same_weights},
+                             {"for_llm_compressor", nullptr, read_false}},
+                            finish_llama4};
+        return std::vector<Family>{llama,  qwen2,   gemma,     gpt2,      bert,  roberta,
+                                   albert, qwen3,   mixtral,   qwen3_moe, qwen2_moe, llama4};
     }();
     return all;
 }
@@ -331,24 +661,47 @@ const Family& family(const char* id) {
     throw std::logic_error(std::string("no family ") + id);
 }
 
-// model_type -> the family that reads it, and the name a message gives the model.
+// model_type -> the family that reads it, and the name a message gives the model. `nested`: the config key
+// that holds the family's keys, for a config that wraps a language model with other parts (Llama4Config:
+// text_config beside vision_config).
 struct ModelType {
     const char* type;
     const char* label;
     const char* family;
+    const char* nested = nullptr;
 };
 const ModelType kModelTypes[] = {
-    {"llama", "Llama", "llama"}, {"mistral", "Mistral", "llama"}, {"qwen2", "Qwen2", "qwen2"}, {"gemma", "Gemma", "gemma"},
-    {"gpt2", "GPT-2", "gpt2"},   {"bert", "BERT", "bert"},        {"roberta", "RoBERTa", "roberta"},
+    {"llama", "Llama", "llama"},
+    {"mistral", "Mistral", "llama"},
+    {"qwen2", "Qwen2", "qwen2"},
+    {"qwen3", "Qwen3", "qwen3"},
+    {"gemma", "Gemma", "gemma"},
+    {"gpt2", "GPT-2", "gpt2"},
+    {"bert", "BERT", "bert"},
+    {"roberta", "RoBERTa", "roberta"},
     {"albert", "ALBERT", "albert"},
+    {"mixtral", "Mixtral", "mixtral"},
+    {"qwen3_moe", "Qwen3-MoE", "qwen3_moe"},
+    {"qwen2_moe", "Qwen2-MoE", "qwen2_moe"},
+    {"llama4", "Llama 4", "llama4", "text_config"},
+    {"llama4_text", "Llama 4", "llama4"},
 };
 
-// Families people will bring that the engine cannot represent exactly, and why. (A Mixture-of-Experts
-// config is refused earlier, at its expert count.)
+// The part of a Llama 4 config the import leaves out: the plan trains the language model.
+constexpr const char* kVisionConfig = "vision_config";
+
+// Families people will bring that the engine cannot represent exactly, and why. (A Mixture-of-Experts config
+// of a family without a table here is refused earlier, at its expert count.)
 constexpr const char* kEncoderDecoder =
     "an encoder-decoder model (T5, BART): the engine builds one stack of layers, a decoder or an encoder, so the "
     "second stack and its cross-attention would be missing";
-constexpr const char* kMoeFamily = "a Mixture-of-Experts family: MoE is not modelled yet";
+// DeepSeek-V2/V3 attention (transformers modeling_deepseek_v3.py, DeepseekV3Attention): q_a_proj/q_b_proj through
+// q_lora_rank, kv_a_proj_with_mqa/kv_b_proj through kv_lora_rank, each with its own RMSNorm, and separate
+// RoPE dimensions (qk_rope_head_dim).
+constexpr const char* kLatentAttention =
+    "Multi-head Latent Attention (DeepSeek-V2/V3: keys and values are rebuilt from a kv_lora_rank latent, queries "
+    "from a q_lora_rank one, with separate rotary dimensions) is not modelled yet; the engine projects q, k and v "
+    "from the hidden state";
 const std::pair<const char*, const char*> kRefusedTypes[] = {
     {"falcon", "the importer has no table for Falcon's layouts: parallel_attn runs attention and the MLP side by "
                "side, new_decoder_architecture gives each its own norm and grouped K/V heads, multi_query one K/V "
@@ -357,23 +710,22 @@ const std::pair<const char*, const char*> kRefusedTypes[] = {
              "outputs are added (a parallel residual); the engine models sequential blocks"},
     {"gpt_neox", "GPT-NeoX's blocks (Pythia) are not modelled: a parallel residual unless use_parallel_residual is "
                  "false, partial rotary embeddings and a biased, fused QKV projection"},
-    {"qwen3", "Qwen3 normalizes queries and keys in every layer (QK-norm: q_norm, k_norm), which the engine does "
-              "not model"},
     {"gemma2", "Gemma 2 layers have four norms (before and after attention and the MLP), soft-capped attention "
                "logits and alternate sliding-window layers; the engine models two norms per layer"},
     {"gemma3", "Gemma 3 layers have four norms and QK-norm, and alternate sliding-window layers; the engine models "
-               "two norms per layer and no QK-norm"},
+               "two norms per layer"},
     {"gemma3_text", "Gemma 3 layers have four norms and QK-norm, and alternate sliding-window layers; the engine "
-                    "models two norms per layer and no QK-norm"},
+                    "models two norms per layer"},
     {"t5", kEncoderDecoder},
     {"mt5", kEncoderDecoder},
     {"bart", kEncoderDecoder},
-    {"mixtral", kMoeFamily},
-    {"qwen2_moe", kMoeFamily},
-    {"qwen3_moe", kMoeFamily},
-    {"deepseek_v2", kMoeFamily},
-    {"deepseek_v3", kMoeFamily},
-    {"gpt_oss", kMoeFamily},
+    {"deepseek_v2", kLatentAttention},
+    {"deepseek_v3", kLatentAttention},
+    // transformers modeling_gpt_oss.py: GptOssAttention.sinks (one logit per head), GptOssTopKRouter's bias,
+    // GptOssExperts' gate_up_proj_bias and down_proj_bias.
+    {"gpt_oss", "each attention head has a learned sink logit (self_attn.sinks), and the router and the experts "
+                "have biases (router bias, gate_up_proj_bias, down_proj_bias), which the engine does not model: "
+                "its attention has no sinks, its routers and experts no biases"},
 };
 
 std::string supported_types() {
@@ -394,53 +746,70 @@ std::string type_of_architecture(const std::string& name) {
     return name.substr(0, cut);
 }
 
+// What the config's family is: one the importer reads (`known`), one it refuses with a reason (`refused`), or
+// neither. `name` as the config spells it, `key` the key that said it.
+struct TypeMatch {
+    const ModelType* known = nullptr;
+    const char* refused = nullptr;
+    std::string name, key;
+};
+
 // The config's model type: model_type as transformers' AutoConfig reads it, else the first architecture's
-// class name. A family it cannot read is refused at the key that named it.
-const ModelType& model_type(const json& config, Import& in) {
-    std::string type, key = "model_type";
+// class name.
+TypeMatch model_type(const json& config, Import& in) {
+    TypeMatch match;
+    match.key = "model_type";
     if (const json* given = find(config, "model_type")) {
-        if (given->is_string()) type = given->get<std::string>();
+        if (given->is_string()) match.name = given->get<std::string>();
         else in.not_understood("model_type", *given);
     }
-    if (type.empty())
+    if (match.name.empty())
         if (const json* classes = find(config, "architectures"))
             if (classes->is_array() && !classes->empty() && (*classes)[0].is_string()) {
-                type = type_of_architecture((*classes)[0].get<std::string>());
-                key = "architectures";
+                match.name = type_of_architecture((*classes)[0].get<std::string>());
+                match.key = "architectures";
             }
-    if (type.empty())
+    if (match.name.empty())
         throw InputError(pointer("model_type"), "missing: a config names its family (model_type, or architectures), "
                                                 "which decides how every other key reads");
     for (const ModelType& t : kModelTypes)
-        if (normalized(type) == normalized(t.type)) return t;
+        if (normalized(match.name) == normalized(t.type)) match.known = &t;
     for (const auto& [refused, why] : kRefusedTypes)
-        if (normalized(type) == normalized(refused)) throw InputError(pointer(key), shorten(type) + ": " + why);
-    throw InputError(pointer(key), "unknown model type \"" + shorten(type) + "\": the importer reads " +
-                                       supported_types() +
-                                       " configs; for another family give the model's fields (docs/scenario.md 2.1)");
+        if (normalized(match.name) == normalized(refused)) match.refused = why;
+    return match;
 }
 
 // ---- Refusals that hold in every family ------------------------------------------------------------------
 
 // A Mixture-of-Experts model counted as dense would be its one expert's size (Mixtral 8x7B as a 7.24B model):
-// any key counting experts above one stops the import. The counts are looked at first, so that the message
-// names the number of experts rather than how many each token uses.
-void refuse_experts(const json& config) {
+// any key counting experts above one that the family does not read as experts stops the import (a family
+// without an expert table here, such as OLMoE or Phi-MoE, or experts added to a Llama config). The counts are
+// looked at first, so that the message names the number of experts rather than how many each token uses.
+void refuse_experts(const json& config, const std::string& at, const Family* f) {
     const char* const counts[] = {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"};
+    auto read_by_family = [f](const std::string& key) {
+        if (f)
+            for (const Rule& r : f->rules)
+                if (key == r.key) return true;
+        return false;
+    };
     // More than one expert, or a setting that cannot be read as a count (false and null say "none").
     auto many = [](const json& v) {
         return v.is_number() ? v.get<double>() > 1 : v.is_boolean() ? v.get<bool>() : !v.is_null();
     };
-    auto refuse = [](const std::string& key, const json& v) {
-        throw InputError(pointer(key), (v.is_number() ? quote(v) + " experts" : "an expert setting, " + quote(v)) +
-                                           ": a Mixture-of-Experts model; MoE is not modelled yet (each layer's "
-                                           "experts would be counted as one dense MLP)");
+    auto refuse = [&](const std::string& key, const json& v) {
+        throw InputError(at + pointer(key),
+                         (v.is_number() ? quote(v) + " experts" : "an expert setting, " + quote(v)) +
+                             ": a Mixture-of-Experts layout the importer has no table for (it reads the experts of "
+                             "mixtral, qwen3_moe, qwen2_moe and llama4 configs); read as dense, each layer's "
+                             "experts would be counted as one MLP");
     };
     for (const char* key : counts)
-        if (const auto it = config.find(key); it != config.end() && many(*it)) refuse(key, *it);
+        if (const auto it = config.find(key); it != config.end() && many(*it) && !read_by_family(key)) refuse(key, *it);
     for (auto it = config.begin(); it != config.end(); ++it) {
         std::string lower = normalized(it.key());
-        if (lower.find("experts") != std::string::npos && many(it.value())) refuse(it.key(), it.value());
+        if (lower.find("experts") != std::string::npos && many(it.value()) && !read_by_family(it.key()))
+            refuse(it.key(), it.value());
     }
 }
 
@@ -457,24 +826,27 @@ const std::pair<const char*, const char*> kRefusedSwitches[] = {
                       "added) are not modelled; the engine's blocks are sequential"},
 };
 
-void refuse_switches(const json& config) {
+void refuse_switches(const json& config, const std::string& at) {
     Problems problems;
     for (const auto& [key, why] : kRefusedSwitches)
         if (const json* v = find(config, key)) {
-            if (!v->is_boolean()) problems.add(pointer(key), "must be true or false, got " + quote(*v));
-            else if (v->get<bool>()) problems.add(pointer(key), std::string("true: ") + why);
+            if (!v->is_boolean()) problems.add(at + pointer(key), "must be true or false, got " + quote(*v));
+            else if (v->get<bool>()) problems.add(at + pointer(key), std::string("true: ") + why);
         }
     // Heads pruned from some layers leave layers of different shapes.
     if (const json* pruned = find(config, "pruned_heads"); pruned && !(pruned->is_object() && pruned->empty()))
-        problems.add(pointer("pruned_heads"),
+        problems.add(at + pointer("pruned_heads"),
                      "heads pruned from some layers are not modelled: every layer has the same shape");
+    // A latent rank for keys and values is Multi-head Latent Attention, whatever the model type says.
+    if (const json* rank = find(config, "kv_lora_rank"))
+        problems.add(at + pointer("kv_lora_rank"), quote(*rank) + ": " + kLatentAttention);
     problems.raise();
 }
 
 bool switch_key(const std::string& key) {
     for (const auto& [k, why] : kRefusedSwitches)
         if (key == k) return true;
-    return key == "pruned_heads";
+    return key == "pruned_heads" || key == "kv_lora_rank";
 }
 
 // Keys with no effect on weights or memory: read by no family, named by none. Dtypes, dropout and
@@ -484,9 +856,9 @@ const std::set<std::string>& ignored() {
         // what the file is and how it was saved
         "_name_or_path", "architectures", "model_type", "transformers_version", "torch_dtype", "dtype",
         "use_bfloat16", "tokenizer_class", "prefix",
-        // token ids
+        // token ids (Llama 4's image tokens too)
         "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "cls_token_id", "unk_token_id",
-        "mask_token_id", "decoder_start_token_id",
+        "mask_token_id", "decoder_start_token_id", "boi_token_index", "eoi_token_index", "image_token_index",
         // initialization and numerics: same shapes
         "initializer_range", "initializer_factor", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon",
         "rope_theta", "rope_scaling", "rope_parameters", "pretraining_tp", "scale_attn_weights",
@@ -495,6 +867,8 @@ const std::set<std::string>& ignored() {
         "attention_dropout", "hidden_dropout", "hidden_dropout_prob", "attention_probs_dropout_prob",
         "classifier_dropout", "classifier_dropout_prob", "embd_pdrop", "attn_pdrop", "resid_pdrop",
         "summary_first_dropout",
+        // the router's training signals: an auxiliary loss, its weight, noise on the logits (no weights)
+        "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
         // fine-tuning heads and tasks, not the backbone
         "summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels", "task_specific_params",
         "id2label", "label2id", "num_labels", "problem_type", "finetuning_task",
@@ -507,15 +881,57 @@ const std::set<std::string>& ignored() {
     return keys;
 }
 
+// Whether a number at `path` can change the import. `at` is where the family's keys sit ("" or
+// "/text_config"): there the key under it decides; in a wrapper, the vision tower is not imported.
+bool read_at(const std::string& path, const std::string& at) {
+    if (!at.empty()) {
+        if (path.rfind(at + "/", 0) == 0) return !ignored().count(top_key(path.substr(at.size())));
+        if (top_key(path) == kVisionConfig) return false;
+    }
+    return !ignored().count(top_key(path));
+}
+
 // Numbers beyond double range were read as null: the key is refused by name, never left to a default
 // (1e400 KV heads must not quietly become multi-head attention), unless nothing reads it.
-void refuse_out_of_range(const std::vector<OutOfRangeNumber>& out_of_range) {
+void refuse_out_of_range(const std::vector<OutOfRangeNumber>& out_of_range, const std::string& at) {
     Problems problems;
     for (const OutOfRangeNumber& n : out_of_range)
-        if (!ignored().count(top_key(n.path)))
+        if (read_at(n.path, at))
             problems.add(n.path, shorten(n.text) +
                                      " is not a finite number (beyond the range of a 64-bit float, about 1.8e308)");
     problems.raise();
+}
+
+void note_quantized(Import& in) {
+    in.notes.push_back("quantization_config: the checkpoint is stored quantized; memory here follows the plan's "
+                       "dtypes (training.dtype, param_dtype).");
+}
+
+// The keys of a config that wraps the language model (Llama4Config): besides text_config, only
+// tie_word_embeddings and quantization_config can concern it. The vision encoder and its projector
+// (vision_config; Llama4ForConditionalGeneration's vision_model and multi_modal_projector) are not imported.
+void read_wrapper(const json& config, const std::string& nested, const std::string& label, Import& in) {
+    for (auto it = config.begin(); it != config.end(); ++it) {
+        const std::string& key = it.key();
+        if (key == nested || it.value().is_null() || ignored().count(key)) continue;
+        if (key == kVisionConfig) {
+            in.notes.push_back(std::string(kVisionConfig) + ": the vision encoder and its projector are not imported: "
+                               "the model is " + label + "'s language model alone, as a text-only training plan "
+                               "holds it (the published totals of the whole checkpoint include them).");
+        } else if (key == "quantization_config") {
+            note_quantized(in);
+        } else if (key == "tie_word_embeddings") {
+            // Both configs default to false; a wrapper saying otherwise than the text model is not guessed at.
+            const json* inner = find(config.at(nested), "tie_word_embeddings");
+            if (it.value() != (inner ? *inner : json(false)))
+                in.problems.add(pointer(key), quote(it.value()) + " while " + nested + ".tie_word_embeddings is " +
+                                               (inner ? quote(*inner) : "not given (false)") +
+                                               ": the two disagree about whether the output layer shares the "
+                                               "embedding table; give the same value in both");
+        } else {
+            in.unknown.push_back(shorten(key));
+        }
+    }
 }
 
 // ---- The model, checked by the scenario's own rules ----------------------------------------------------
@@ -534,13 +950,13 @@ void check_model(const Family& f, Import& in) {
         if (p.path.rfind(prefix, 0) != 0) continue;  // the default plan's, not the model's
         const std::string field = p.path.substr(prefix.size());
         if (const auto it = in.source.find(field); it != in.source.end()) {
-            in.problems.add(pointer(it->second), p.message + " (read as model." + field + ")");
+            in.problems.add(in.path(it->second), p.message + " (read as model." + field + ")");
             continue;
         }
         const Rule* rule = nullptr;
         for (const Rule& r : f.rules)
             if (r.field && field == r.field) rule = &r;
-        if (rule && !in.model.contains(field)) in.problems.add(pointer(rule->key), "missing: it gives model." + field);
+        if (rule && !in.model.contains(field)) in.problems.add(in.path(rule->key), "missing: it gives model." + field);
         else in.problems.add("", "model." + field + ": " + p.message);
     }
 }
@@ -548,14 +964,36 @@ void check_model(const Family& f, Import& in) {
 json import(const json& config, const std::vector<OutOfRangeNumber>& out_of_range) {
     if (!config.is_object())
         throw InputError("", std::string("a config.json is one JSON object, got ") + config.type_name());
-    refuse_out_of_range(out_of_range);
-    refuse_experts(config);
-    refuse_switches(config);
     Import in;
-    const ModelType& type = model_type(config, in);
-    const Family& f = family(type.family);
+    const TypeMatch type = model_type(config, in);
+    // A wrapper's language model is read where it sits: a config that says model_type "llama4" must have it; one
+    // named only by its class (Llama4ForCausalLM) may be the text model's own config.
+    const json* body = &config;
+    if (type.known && type.known->nested && (type.key == "model_type" || config.contains(type.known->nested))) {
+        const std::string nested = type.known->nested;
+        in.at = pointer(nested);
+        body = find(config, nested.c_str());
+        if (!body)
+            throw InputError(in.at, "missing: a " + std::string(type.known->label) + " config keeps the language "
+                                    "model's keys in " + nested + " (transformers' defaults are not guessed at)");
+        if (!body->is_object())
+            throw InputError(in.at, std::string("must be an object (the language model's keys), got ") +
+                                        body->type_name());
+    }
+    refuse_out_of_range(out_of_range, in.at);
+    refuse_switches(*body, in.at);
+    if (type.refused) throw InputError(pointer(type.key), shorten(type.name) + ": " + type.refused);
+    const Family* known = type.known ? &family(type.known->family) : nullptr;
+    refuse_experts(*body, in.at, known);
+    if (!known)
+        throw InputError(pointer(type.key), "unknown model type \"" + shorten(type.name) + "\": the importer reads " +
+                                                supported_types() +
+                                                " configs; for another family give the model's fields "
+                                                "(docs/scenario.md 2.1)");
+    const Family& f = *known;
     in.model = f.fixed;
-    for (auto it = config.begin(); it != config.end(); ++it) {
+    if (!in.at.empty()) read_wrapper(config, type.known->nested, type.known->label, in);
+    for (auto it = body->begin(); it != body->end(); ++it) {
         const std::string& key = it.key();
         const Rule* rule = nullptr;
         for (const Rule& r : f.rules)
@@ -565,18 +1003,16 @@ json import(const json& config, const std::vector<OutOfRangeNumber>& out_of_rang
             if (rule->field) in.set(rule->field, it.value(), key);
             else rule->read(key, it.value(), in);
         } else if (key == "quantization_config") {
-            if (!it.value().is_null())
-                in.notes.push_back("quantization_config: the checkpoint is stored quantized; memory here follows the "
-                                   "plan's dtypes (training.dtype, param_dtype).");
+            if (!it.value().is_null()) note_quantized(in);
         } else if (!ignored().count(key) && !switch_key(key) && !experts_key(key)) {
-            in.unknown.push_back(shorten(key));
+            in.unknown.push_back(in.name(key));
         }
     }
-    if (f.finish) f.finish(config, in);
+    if (f.finish) f.finish(*body, in);
     in.problems.raise();  // what the rules refused, before the model is checked as a whole
     check_model(f, in);
     in.problems.raise();
-    return {{"ok", true},         {"family", f.id},         {"label", type.label},
+    return {{"ok", true},         {"family", f.id},         {"label", type.known->label},
             {"model", in.model},  {"unknown", in.unknown},  {"notes", in.notes}};
 }
 

@@ -265,6 +265,7 @@ std::string report_json_text(const Report& r) {
         .field("layers", whole(r.parameters.layers))
         .field("head", whole(r.parameters.head))
         .field("active", whole(r.parameters.active))
+        .field("mtp", whole(r.parameters.mtp))
         .end_object();
     w.key("memory").begin_object().key("per_device");
     stage(w, peak);

@@ -94,6 +94,12 @@ ModelSpec parse_model(const json* user) {
     m.shared_expert_ffn_hidden = r.integer("shared_expert_ffn_hidden", 1, kWidth);
     assign(m.first_dense_layers, r.integer("first_dense_layers", 0, kLayers));
     assign(m.moe_every, r.integer("moe_every", 1, kLayers));
+    assign(m.router_bias, r.boolean("router_bias"));
+    assign(m.q_lora_rank, r.integer("q_lora_rank", 0, kWidth));
+    assign(m.kv_lora_rank, r.integer("kv_lora_rank", 0, kWidth));
+    assign(m.qk_rope_head_dim, r.integer("qk_rope_head_dim", 0, kHeads));
+    m.v_head_dim = r.integer("v_head_dim", 1, kHeads);
+    assign(m.mtp_layers, r.integer("mtp_layers", 0, 64));
     r.finish();
     return m;
 }
@@ -284,7 +290,15 @@ json scenario_to_json(const Scenario& s) {
         put(model, "shared_expert_ffn_hidden", m.shared_expert_ffn_hidden);
         model["first_dense_layers"] = m.first_dense_layers;
         model["moe_every"] = m.moe_every;
+        if (m.router_bias) model["router_bias"] = true;
     }
+    if (m.kv_lora_rank > 0) {
+        model["q_lora_rank"] = m.q_lora_rank;
+        model["kv_lora_rank"] = m.kv_lora_rank;
+        model["qk_rope_head_dim"] = m.qk_rope_head_dim;
+        put(model, "v_head_dim", m.v_head_dim);
+    }
+    if (m.mtp_layers > 0) model["mtp_layers"] = m.mtp_layers;
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},

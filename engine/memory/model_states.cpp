@@ -40,7 +40,7 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
         const double local = local_numel(p, c);
         // A tied output layer still casts the shared matrix for its own matmul.
         if (matmul && p.shape.size() == 2) t.matmul_weights += local;
-        if (p.tied && !include_tied) continue;
+        if ((p.tied && !include_tied) || p.shared) continue;
         t.params += local;
         const double states = optimizer_state_elems(p, local, c.s.training.optimizer);
         t.optimizer_elems += states;

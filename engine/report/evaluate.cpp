@@ -13,7 +13,7 @@ double unique_params(const Module& m, double expert_share = 1) {
     double n = 0;
     for (const auto& op : m.ops)
         for (const auto& p : op.params)
-            if (!p.tied) n += static_cast<double>(p.numel()) * (p.split == ParamSplit::Expert ? expert_share : 1);
+            if (!p.tied && !p.shared) n += static_cast<double>(p.numel()) * (p.split == ParamSplit::Expert ? expert_share : 1);
     for (const auto& child : m.children) n += unique_params(child, expert_share);
     return n;
 }
@@ -44,8 +44,10 @@ ParameterCounts count_parameters(const ModelGraph& g, const ModelSpec& m) {
         active_layers += unique_params(grp.layer, share) * copies;
     }
     pc.head = unique_params(g.post);
+    for (const auto& child : g.post.children)
+        if (child.name == "mtp") pc.mtp += unique_params(child);
     pc.total = pc.embedding + pc.layers + pc.head;
-    pc.active = pc.embedding + active_layers + pc.head;
+    pc.active = pc.embedding + active_layers + unique_params(g.post, share);
     return pc;
 }
 

@@ -12,7 +12,7 @@ namespace {
 std::string shape_text(const ParamTensor& p) {
     std::string s = p.name + "=[";
     for (size_t i = 0; i < p.shape.size(); ++i) s += (i ? "," : "") + std::to_string(p.shape[i]);
-    return s + "]" + (p.tied ? " (tied)" : "");
+    return s + "]" + (p.tied ? " (tied)" : p.shared ? " (shared)" : "");
 }
 
 struct Walker {
@@ -27,7 +27,7 @@ struct Walker {
         r.is_op = true;
         for (const auto& p : op.params) {
             r.shapes.push_back(shape_text(p));
-            if (p.tied) continue;
+            if (p.tied || p.shared) continue;
             r.parameters += static_cast<double>(p.numel());
             r.params_per_device += local_numel(p, c);
         }

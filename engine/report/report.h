@@ -12,7 +12,8 @@ struct ParameterCounts {
     double total = 0;       // unique parameters of the model (tied and shared weights once)
     double embedding = 0;   // the pre module (word/position/type embeddings, their norm)
     double layers = 0;      // all transformer layers (shared layers once)
-    double head = 0;        // final norm, pooler, heads (tied weights excluded)
+    double head = 0;        // final norm, pooler, heads (tied weights excluded), multi-token prediction modules
+    double mtp = 0;         // of which the multi-token prediction modules (trained beside the model, not part of it)
     double active = 0;      // used per token: the total less the routed experts a token skips (= total if dense)
 };
 

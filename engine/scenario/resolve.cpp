@@ -34,6 +34,7 @@ void apply_model_defaults(ModelSpec& m, std::vector<std::string>& notes) {
     if (!m.embedding_norm) m.embedding_norm = encoder;
     if (!m.type_vocab) m.type_vocab = encoder ? 2 : 0;
     if (!m.pooler) m.pooler = encoder;
+    if (m.kv_lora_rank > 0 && !m.v_head_dim) m.v_head_dim = m.head_dim;
     if (m.experts > 0) {
         if (!m.experts_per_token) {
             m.experts_per_token = std::min<int64_t>(2, m.experts);

@@ -69,6 +69,17 @@ struct ModelSpec {
     std::optional<int64_t> shared_expert_ffn_hidden;  // their MLP's total width; default shared_experts * expert_ffn_hidden
     int64_t first_dense_layers = 0;               // leading dense layers (DeepSeek first_k_dense_replace)
     int64_t moe_every = 1;                        // after those, every n-th layer is MoE (Llama 4 interleave step)
+    bool router_bias = false;                     // a bias per expert on the router (DeepSeek-V3's e_score_correction_bias)
+    // Multi-head latent attention (DeepSeek-V2/V3, DeepSeek-AI 2024): on when kv_lora_rank > 0. Queries (through a
+    // q_lora_rank latent, or directly when 0) and keys/values (through the kv_lora_rank latent) are projected up per
+    // head; head_dim is then the part of q and k without rotary positions, qk_rope_head_dim the rotary part, and
+    // v_head_dim the value head (default head_dim).
+    int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_rope_head_dim = 0;
+    std::optional<int64_t> v_head_dim;
+    // Multi-token prediction modules trained beside the model (DeepSeek-V3 sec. 2.2; Megatron --mtp-num-layers):
+    // each a layer of the last layer's kind with two norms, a [h, 2h] projection and its own loss over the shared
+    // output layer, on the last pipeline stage.
+    int64_t mtp_layers = 0;
 };
 
 struct TrainingSpec {

@@ -66,7 +66,17 @@ void validate_model(const Config& c, Checks& check) {
     if (m.position_embedding == PositionEmbedding::Learned)
         check.require(m.max_positions > 0, "/model/max_positions",
                 "learned position embeddings need max_positions (the table's row count)");
+    if (m.kv_lora_rank == 0)
+        for (const auto& [given, path] : {std::pair<bool, const char*>{m.q_lora_rank > 0, "/model/q_lora_rank"},
+                                          {m.qk_rope_head_dim > 0, "/model/qk_rope_head_dim"},
+                                          {m.v_head_dim.has_value(), "/model/v_head_dim"}})
+            check.require(!given, path, "describes multi-head latent attention; set model.kv_lora_rank (> 0) for it");
+    check.require(m.kv_lora_rank == 0 || *m.kv_heads == m.heads, "/model/kv_heads",
+                  "multi-head latent attention projects keys and values for every head: kv_heads must equal heads (" +
+                      str(m.heads) + ")");
+    check.require(m.mtp_layers == 0 || m.arch == Arch::Decoder, "/model/mtp_layers", "multi-token prediction needs a decoder");
     if (m.experts == 0) {
+        check.require(!m.router_bias, "/model/router_bias", "describes mixture-of-experts layers; set model.experts (> 0)");
         for (const auto& [given, path] : {std::pair<bool, const char*>{m.experts_per_token.has_value(), "/model/experts_per_token"},
                                           {m.expert_ffn_hidden.has_value(), "/model/expert_ffn_hidden"},
                                           {m.shared_experts > 0, "/model/shared_experts"},

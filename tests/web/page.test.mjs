@@ -918,16 +918,23 @@ test('a number beyond double range in a config.json is an error naming the key, 
 
 test('a config.json the engine cannot represent is refused with the reason at its key, and the model is kept', async () => {
   const page = await open(env);
-  // Mixtral 8x7B read as dense would be a 7.24B model: the engine (engine/io/hf_config.cpp) refuses it.
-  const mixtral = { ...MISTRAL_CONFIG, architectures: ['MixtralForCausalLM'], model_type: 'mixtral', num_local_experts: 8, num_experts_per_tok: 2 };
-  await page.fill('#hf-config', JSON.stringify(mixtral));
+  // gpt-oss has attention sinks and biased routers and experts, which the engine does not model: refused at its
+  // model_type (engine/io/hf_config.cpp), never imported as something else.
+  const gptOss = { ...MISTRAL_CONFIG, architectures: ['GptOssForCausalLM'], model_type: 'gpt_oss', num_local_experts: 32, num_experts_per_tok: 4 };
+  await page.fill('#hf-config', JSON.stringify(gptOss));
   await page.click('#hf-import');
   await page.waitForFunction(() => document.querySelector('#hf-import-message')?.textContent.includes('Nothing imported'), null, { timeout: 5000 })
     .catch(() => {});
   const message = await page.textContent('#hf-import-message');
-  assert.match(message, /num_local_experts: 8 experts: a Mixture-of-Experts model; MoE is not modelled yet/, message);
+  assert.match(message, /model_type.*gpt_oss: each attention head has a learned sink logit/, message);
   assert.equal(await page.inputValue('#f-model-preset'), 'llama-3.1-8b');
   assert.equal(await page.inputValue('#f-model-vocab'), '128256');
+  // Mixtral imports as the MoE model it is: 8 experts, 2 per token, the CLI's memory.
+  const mixtral = { ...MISTRAL_CONFIG, architectures: ['MixtralForCausalLM'], model_type: 'mixtral', num_local_experts: 8, num_experts_per_tok: 2 };
+  await page.fill('#hf-config', JSON.stringify(mixtral));
+  await page.click('#hf-import');
+  await page.waitForFunction(() => document.querySelector('#f-model-experts')?.value === '8', null, { timeout: 5000 });
+  assert.equal(await page.inputValue('#f-model-experts_per_token'), '2');
   await close(page);
 });
 
