@@ -88,6 +88,7 @@ test('every input has a "?" button that shows its help and a docs link', async (
 test('keyboard: Tab reaches the "?", Enter opens it, Tab reaches the link, Escape closes and returns focus', async () => {
   const page = await open(env);
   await page.focus('#f-training-seq_len');
+  await page.waitForSelector('#scenario-form[data-help="loaded"]', { state: 'attached' }); // fetched on the first focus
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-controls')), 'f-training-micro_batch-help', 'Tab lands on the next field’s "?"');
   await page.keyboard.press('Enter');

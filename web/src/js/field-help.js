@@ -13,6 +13,7 @@ const STATES = `${M}model-states`;
 const ROOF = `${M}time-of-one-kernel-the-roofline`;
 const COMM = `${M}communication-alpha-beta-per-collective`;
 const MOE = `${M}mixture-of-experts-and-expert-parallelism`;
+const MLA = `${M}latent-attention-and-multi-token-prediction`;
 
 export const HELP = {
   framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast). It sets the defaults of the dtypes, master weights and implementation, the communication buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
@@ -33,6 +34,12 @@ export const HELP = {
   'model.first_dense_layers': ['Leading layers with a dense MLP before the MoE layers start (DeepSeek-V3: 3). Dense layers use ffn_hidden.', MOE],
   'model.moe_every': ['After the first dense layers, every n-th layer is MoE and the others dense (Llama 4 Maverick: 2). Default 1: every layer.', MOE],
   'model.qk_norm': ['RMSNorm over each head’s query and key (Qwen3, OLMo 2): two head-dim weight vectors per layer and their saved inputs.', PARAMS],
+  'model.router_bias': ['A bias per expert on the router (DeepSeek-V3’s e_score_correction_bias): experts parameters more in each MoE layer.', MOE],
+  'model.q_lora_rank': ['Multi-head latent attention (DeepSeek-V2/V3): the rank of the query latent; 0 projects queries directly. Only with kv_lora_rank.', MLA],
+  'model.kv_lora_rank': ['Multi-head latent attention: the rank of the key/value latent (DeepSeek-V3: 512); above 0 turns MLA on. Head dim is then the non-rotary part of q and k.', MLA],
+  'model.qk_rope_head_dim': ['MLA: the rotary part of each query and key head (DeepSeek-V3: 64), shared by all heads for keys.', MLA],
+  'model.v_head_dim': ['MLA: the size of each value head (DeepSeek-V3: 128). Default: head dim.', MLA],
+  'model.mtp_layers': ['Multi-token prediction modules (DeepSeek-V3: 1): each a layer of the last layer’s kind, a 2h→h projection and a second loss on the last stage.', MLA],
   'model.arch': ['decoder (causal attention: GPT, Llama) or encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default).', PARAMS],
   'model.head_dim': ['Size of one attention head; the QKV projection is (heads + 2 × kv heads) × head dim wide. Default hidden / heads; needed when heads does not divide hidden.', PARAMS],
   'model.max_positions': ['Rows of a learned position table (a replicated weight); with learned positions the sequence may not exceed it. Also the sequence-length default (capped at 8192). 0 = unknown.', PARAMS],

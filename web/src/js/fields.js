@@ -54,6 +54,12 @@ export const SECTIONS = [
       int('shared_expert_ffn_hidden', 'Shared-expert FFN hidden', true),
       int('first_dense_layers', 'First dense layers', true),
       int('moe_every', 'MoE every n-th layer', true),
+      bool('router_bias', 'Router bias', false, true),
+      int('q_lora_rank', 'MLA query latent (q_lora_rank)', true),
+      int('kv_lora_rank', 'MLA key/value latent (kv_lora_rank)', true),
+      int('qk_rope_head_dim', 'MLA rotary head dim', true),
+      int('v_head_dim', 'MLA value head dim', true),
+      int('mtp_layers', 'Multi-token prediction layers', true),
     ],
   },
   {
