@@ -68,7 +68,11 @@ OpCost attention(const Work& w, const Config& c) {
     const double pairs = b * w.heads * s * s / (tp(c) * p.cp * p.ulysses);
     const double dv = w.v_head_dim > 0 ? static_cast<double>(w.v_head_dim) : static_cast<double>(w.head_dim);
     const double full = 2 * pairs * (w.head_dim + dv);
-    const double useful = w.causal ? full / 2 : full;  // causal masking: half the pairs matter
+    // Causal masking: half the pairs matter; a sliding window of w keys leaves s*w - w^2/2 of the s^2 (FlashAttention
+    // skips the blocks outside it, flash_attn window_size; Beltagy et al. 2020).
+    const double win = static_cast<double>(w.window);
+    const double attended = w.window > 0 && win < s ? (s * win - win * win / 2) / (s * s) : 0.5;
+    const double useful = w.causal ? full * attended : full;
     const double a = bytes_of(c.s.training.dtype);
     const double tokens = tokens_per_device(c, true);
     const double qkvo = 2 * tokens * (w.heads / tp(c)) * (w.head_dim + dv) * a;

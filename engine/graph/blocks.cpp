@@ -134,7 +134,7 @@ void mla_projections(const BuildContext& b, Module& mod) {
 
 }  // namespace
 
-Module self_attention(const BuildContext& b) {
+Module self_attention(const BuildContext& b, bool local) {
     const ModelSpec& m = b.m;
     const AttentionWidths aw = attention_widths(m);
     const int64_t q_width = aw.q;
@@ -215,6 +215,9 @@ Module self_attention(const BuildContext& b) {
     scores.v_head_dim = aw.v_head;
     scores.causal = b.causal;
     scores.flash = b.attention == Attention::Flash;
+    scores.window = local ? m.sliding_window : 0;
+    // gpt-oss: one learned sink logit per head joins each softmax (tensor-parallel ranks hold their heads').
+    if (m.attention_sinks) core.params.push_back(vector_param("sinks", m.heads, ParamSplit::Sharded));
     core.work.insert(core.work.begin(), scores);
     if (b.hf_code && m.kv_lora_rank == 0) {
         // A fused QKV output is split into three strided views (all copied); separate projections leave
@@ -279,6 +282,8 @@ Module mlp(const BuildContext& b, int64_t f, const char* name) {
 // row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
 Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split) {
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
+    // Biased experts follow model.bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
+    if (b.m.bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
     op.saved.push_back({"input", SavedKind::Activation, input_split, in, false});
     Work w;
     w.kind = WorkKind::Matmul;

@@ -51,7 +51,8 @@ struct AttentionWidths {
 };
 AttentionWidths attention_widths(const ModelSpec& m);
 
-Module self_attention(const BuildContext& b);
+// `local`: a sliding-window layer (model.sliding_window).
+Module self_attention(const BuildContext& b, bool local = false);
 // A dense MLP of width f (ffn_hidden; a MoE layer's shared experts use their own width).
 Module mlp(const BuildContext& b, int64_t f, const char* name = "mlp");
 Module moe_mlp(const BuildContext& b);

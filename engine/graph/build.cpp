@@ -9,16 +9,22 @@ bool is_moe_layer(const ModelSpec& m, int64_t i) {
     return m.experts > 0 && i >= m.first_dense_layers && (i - m.first_dense_layers + 1) % m.moe_every == 0;
 }
 
+bool is_local_layer(const ModelSpec& m, int64_t i) {
+    return m.sliding_window > 0 && (m.global_every == 0 || (i + 1) % m.global_every != 0);
+}
+
 std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm) {
     const ModelSpec& m = c.s.model;
     std::vector<LayerGroup> groups;
+    bool last_local = false;
     for (int64_t i = 0; i < m.layers; ++i) {
-        const bool moe = is_moe_layer(m, i);
-        if (!groups.empty() && (i == 0 || is_moe_layer(m, i - 1) == moe)) {
+        const bool moe = is_moe_layer(m, i), local = is_local_layer(m, i);
+        if (!groups.empty() && groups.back().moe == moe && last_local == local) {
             ++groups.back().count;
             continue;
         }
-        groups.push_back(LayerGroup{transformer_layer(c, post_norm, moe), 1, m.shared_layers, moe});
+        groups.push_back(LayerGroup{transformer_layer(c, post_norm, moe, local), 1, m.shared_layers, moe});
+        last_local = local;
     }
     return groups;
 }
@@ -59,7 +65,7 @@ Module embedding_module(const Config& c) {
     return mod;
 }
 
-Module transformer_layer(const Config& c, bool post_norm, bool moe) {
+Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) {
     const BuildContext b = build_context(c);
     const int64_t h = c.s.model.hidden;
     Module layer{"layer", {}, {}};
@@ -70,7 +76,7 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe) {
     };
     auto add_op = [&](Op op) { layer.children.push_back(Module{op.name, {op}, {}}); };
     if (!post_norm) add_norm("input_layernorm");
-    layer.children.push_back(self_attention(b));
+    layer.children.push_back(self_attention(b, local));
     add_op(dropout_add(b, "attention_dropout_add", h));
     add_norm(post_norm ? "attention_output_layernorm" : "post_attention_layernorm");
     layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden));

@@ -13,10 +13,13 @@ ModelGraph build_encoder(const Config& c);  // BERT, ALBERT
 
 // Shared pieces of the two builders.
 Module embedding_module(const Config& c);
-Module transformer_layer(const Config& c, bool post_norm, bool moe = false);
+Module transformer_layer(const Config& c, bool post_norm, bool moe = false, bool local = false);
 // Layer i (from 0) is a mixture-of-experts layer: after model.first_dense_layers, every model.moe_every-th
 // (the last of each run of moe_every, as transformers' Llama 4 `(i + 1) % interleave_moe_layer_step == 0`).
 bool is_moe_layer(const ModelSpec& m, int64_t i);
+// Layer i attends through a sliding window: every layer when model.global_every is 0, else all but every
+// global_every-th (Gemma 3: 5 local then 1 global; gpt-oss: alternating, sliding first).
+bool is_local_layer(const ModelSpec& m, int64_t i);
 // The model's layers as runs of identical layers (dense and MoE alternate where moe_every > 1).
 std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm);
 

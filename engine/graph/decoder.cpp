@@ -30,7 +30,7 @@ ModelGraph build_decoder(const Config& c) {
             mtp.ops.push_back(norm(b, "enorm", m.hidden));
             mtp.ops.push_back(norm(b, "hnorm", m.hidden));
             mtp.ops.push_back(linear("eh_proj", m.hidden, 2 * m.hidden, false, Parallel::Column, SavedSplit::Sequence, 2 * m.hidden));
-            mtp.children.push_back(transformer_layer(c, false, is_moe_layer(m, m.layers - 1)));
+            mtp.children.push_back(transformer_layer(c, false, is_moe_layer(m, m.layers - 1), is_local_layer(m, m.layers - 1)));
             mtp.ops.push_back(norm(b, "final_layernorm", m.hidden));
             Op head = linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden);
             head.params[0].shared = true;

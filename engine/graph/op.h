@@ -71,6 +71,7 @@ struct Work {
     // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
     int64_t heads = 0, head_dim = 0;
     int64_t v_head_dim = 0;  // the value heads' size where it differs (multi-head latent attention); 0: head_dim
+    int64_t window = 0;      // sliding-window attention: each query sees the last `window` keys; 0: all
     bool causal = false, flash = true;
     // Elementwise: `width` elements per token (heads per score row for SavedSplit::Scores),
     // moving fwd_bytes / bwd_bytes of HBM traffic per element.

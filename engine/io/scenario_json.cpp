@@ -100,6 +100,9 @@ ModelSpec parse_model(const json* user) {
     assign(m.qk_rope_head_dim, r.integer("qk_rope_head_dim", 0, kHeads));
     m.v_head_dim = r.integer("v_head_dim", 1, kHeads);
     assign(m.mtp_layers, r.integer("mtp_layers", 0, 64));
+    assign(m.sliding_window, r.integer("sliding_window", 0, kTokens));
+    assign(m.global_every, r.integer("global_every", 0, kLayers));
+    assign(m.attention_sinks, r.boolean("attention_sinks"));
     r.finish();
     return m;
 }
@@ -299,6 +302,11 @@ json scenario_to_json(const Scenario& s) {
         put(model, "v_head_dim", m.v_head_dim);
     }
     if (m.mtp_layers > 0) model["mtp_layers"] = m.mtp_layers;
+    if (m.sliding_window > 0) {
+        model["sliding_window"] = m.sliding_window;
+        model["global_every"] = m.global_every;
+    }
+    if (m.attention_sinks) model["attention_sinks"] = true;
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},

@@ -80,6 +80,12 @@ struct ModelSpec {
     // each a layer of the last layer's kind with two norms, a [h, 2h] projection and its own loss over the shared
     // output layer, on the last pipeline stage.
     int64_t mtp_layers = 0;
+    // Sliding-window attention (Mistral, Gemma 2/3, gpt-oss): local layers attend to the last sliding_window
+    // tokens; with global_every = n every n-th layer (the last of each run of n, transformers' layer_types) is
+    // global instead, 0: every layer is local. Windowed FLOPs, same saved tensors (flash keeps none of the scores;
+    // eager attention materialises the full masked score matrix).
+    int64_t sliding_window = 0, global_every = 0;
+    bool attention_sinks = false;  // a learned logit per head in the softmax (gpt-oss self_attn.sinks)
 };
 
 struct TrainingSpec {

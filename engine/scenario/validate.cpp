@@ -75,6 +75,10 @@ void validate_model(const Config& c, Checks& check) {
                   "multi-head latent attention projects keys and values for every head: kv_heads must equal heads (" +
                       str(m.heads) + ")");
     check.require(m.mtp_layers == 0 || m.arch == Arch::Decoder, "/model/mtp_layers", "multi-token prediction needs a decoder");
+    check.require(m.global_every == 0 || m.sliding_window > 0, "/model/global_every",
+                  "places global layers among sliding-window ones; set model.sliding_window (> 0)");
+    check.require(m.sliding_window == 0 || m.arch == Arch::Decoder, "/model/sliding_window",
+                  "sliding-window attention is modelled for causal decoders");
     if (m.experts == 0) {
         check.require(!m.router_bias, "/model/router_bias", "describes mixture-of-experts layers; set model.experts (> 0)");
         for (const auto& [given, path] : {std::pair<bool, const char*>{m.experts_per_token.has_value(), "/model/experts_per_token"},

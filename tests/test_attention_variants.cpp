@@ -1,0 +1,49 @@
+// Attention and layer variants of issue 11: sliding windows with global layers between them (gpt-oss, Gemma,
+// Mistral), attention sinks, QK-norm, biased experts. Published counts: validation/moe_facts.md.
+#include "helpers.h"
+
+using namespace shardcalc;
+
+namespace {
+
+// Model FLOPs of the attention core alone: the step's model FLOPs minus those of the same plan at sequence
+// length `s` with attention removed is not expressible, so compare two windows on one plan instead.
+double model_flops(const std::string& model_fields, int64_t seq) {
+    const std::string s = R"({"framework": "megatron", "model": {"layers": 2, "hidden": 256, "heads": 4, "vocab": 1024,
+        "position_embedding": "rope", "norm": "rmsnorm", "mlp": "swiglu", "ffn_hidden": 512)" + model_fields +
+                          R"(}, "training": {"seq_len": )" + std::to_string(seq) + R"(, "global_batch": 1}})";
+    return test::report(s).perf.model_flops;
+}
+
+}  // namespace
+
+TEST_CASE("a sliding window of w keys: s*w - w^2/2 attended pairs per head instead of s^2/2") {
+    const double s = 4096, w = 1024, heads = 4, d = 64;
+    const double full = model_flops("", 4096);
+    const double local = model_flops(R"(, "sliding_window": 1024)", 4096);  // both layers local
+    // 3 (fwd + bwd) x 2 matmuls x 2 FLOPs per multiply-add x head_dim, per attended pair, per layer.
+    const double per_pair = 3 * 2 * 2 * heads * d;
+    CHECK(full - local == doctest::Approx(2 * per_pair * (s * s / 2 - (s * w - w * w / 2))).epsilon(1e-9));
+    // Every second layer global: half the saving.
+    const double alternating = model_flops(R"(, "sliding_window": 1024, "global_every": 2)", 4096);
+    CHECK(full - alternating == doctest::Approx((full - local) / 2).epsilon(1e-9));
+    // A window as long as the sequence changes nothing.
+    CHECK(model_flops(R"(, "sliding_window": 4096)", 4096) == doctest::Approx(full));
+}
+
+TEST_CASE("gpt-oss: exact Hugging Face totals with sinks, biased attention, router and experts; layers alternate") {
+    const Report r = test::report(R"({"framework": "pytorch", "model": {"preset": "gpt-oss-20b"}, "training": {"seq_len": 128}})");
+    CHECK(r.parameters.total == 20914757184.0);  // the model card's 20.91B
+    // The model card's active count leaves out the input embedding: 3.61B.
+    CHECK(r.parameters.active - r.parameters.embedding == 3608307264.0);
+    const ModelGraph g = build_graph(r.config);
+    CHECK(g.groups.size() == 24);  // sliding, full, sliding, ... (layer_types)
+    const Report big = test::report(R"({"framework": "pytorch", "model": {"preset": "gpt-oss-120b"}, "training": {"seq_len": 128}})");
+    CHECK(big.parameters.total == 116829156672.0);
+    CHECK(big.parameters.active - big.parameters.embedding == 5132849472.0);
+}
+
+TEST_CASE("global_every without a window, and windows in encoders, are refused by name") {
+    CHECK(test::error_of(R"({"model": {"preset": "llama-3.1-8b", "global_every": 2}})")["path"] == "/model/global_every");
+    CHECK(test::error_of(R"({"model": {"preset": "bert-base", "sliding_window": 128}})")["path"] == "/model/sliding_window");
+}
