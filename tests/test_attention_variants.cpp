@@ -47,3 +47,16 @@ TEST_CASE("global_every without a window, and windows in encoders, are refused b
     CHECK(test::error_of(R"({"model": {"preset": "llama-3.1-8b", "global_every": 2}})")["path"] == "/model/global_every");
     CHECK(test::error_of(R"({"model": {"preset": "bert-base", "sliding_window": 128}})")["path"] == "/model/sliding_window");
 }
+
+TEST_CASE("Falcon's parallel block: one norm, the MLP reads the attention's saved input, one residual add") {
+    const Report falcon = test::report(R"({"framework": "megatron", "model": {"preset": "falcon-7b"}, "training": {"seq_len": 2048}})");
+    CHECK(falcon.parameters.total == 6921720704.0);
+    const Report serial = test::report(R"({"framework": "megatron", "model": {"preset": "falcon-7b", "parallel_block": false},
+        "training": {"seq_len": 2048}})");
+    // The serial layer adds a LayerNorm (2h weights) and keeps its input and the MLP's input: 2 x 2sbh more per layer
+    // in bf16 (s = 2048, b = 1, h = 4544), plus the norm's weights.
+    CHECK(serial.parameters.total - falcon.parameters.total == 32 * 2 * 4544);
+    const double per_layer = 2.0 * 2 * 2048 * 4544;
+    CHECK(serial.stages[0].activations - falcon.stages[0].activations == doctest::Approx(32 * per_layer).epsilon(1e-9));
+    CHECK(test::error_of(R"({"model": {"preset": "bert-base", "parallel_block": true}})")["path"] == "/model/parallel_block");
+}

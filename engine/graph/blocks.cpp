@@ -232,7 +232,7 @@ Module self_attention(const BuildContext& b, bool local) {
     return mod;
 }
 
-Module mlp(const BuildContext& b, int64_t f, const char* name) {
+Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) {
     const ModelSpec& m = b.m;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     const int64_t up_width = gated ? 2 * f : f;
@@ -240,14 +240,14 @@ Module mlp(const BuildContext& b, int64_t f, const char* name) {
     if (gated && b.hf_code) {
         // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
         mod.ops.push_back(eager_linear(
-            b, linear("gate_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden), true));
+            b, linear("gate_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true));
         Op up = eager_linear(b, linear("up_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
                                        b.autocast), true);
         up.work.push_back(eager::grad_sum(b, m.hidden, 1));
         mod.ops.push_back(up);
     } else {
         mod.ops.push_back(eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column,
-                                                 SavedSplit::Sequence, m.hidden), true));
+                                                 SavedSplit::Sequence, m.hidden, save_input), true));
     }
     Op act{gated ? "glu_activation" : "activation", {}, {}};
     // GeLU keeps its input, 8sbh for f = 4h (Korthikanti sec. 4.1). A fused GLU keeps the 2f-wide input and

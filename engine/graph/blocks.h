@@ -53,8 +53,9 @@ AttentionWidths attention_widths(const ModelSpec& m);
 
 // `local`: a sliding-window layer (model.sliding_window).
 Module self_attention(const BuildContext& b, bool local = false);
-// A dense MLP of width f (ffn_hidden; a MoE layer's shared experts use their own width).
-Module mlp(const BuildContext& b, int64_t f, const char* name = "mlp");
+// A dense MLP of width f (ffn_hidden; a MoE layer's shared experts use their own width). `save_input` false:
+// its input is a tensor another op already keeps (a parallel block's normalized input).
+Module mlp(const BuildContext& b, int64_t f, const char* name = "mlp", bool save_input = true);
 Module moe_mlp(const BuildContext& b);
 Op cross_entropy(const BuildContext& b);
 

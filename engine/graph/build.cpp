@@ -77,6 +77,14 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
     auto add_op = [&](Op op) { layer.children.push_back(Module{op.name, {op}, {}}); };
     if (!post_norm) add_norm("input_layernorm");
     layer.children.push_back(self_attention(b, local));
+    if (c.s.model.parallel_block) {
+        // Falcon / GPT-J / PaLM parallel layers: attention and MLP both read the one normalized input (saved once,
+        // by the attention's projection, unless autocast casts it for each linear) and their outputs join the
+        // residual in one add (transformers modeling_falcon.py, parallel_attn).
+        layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden, "mlp", b.autocast));
+        add_op(dropout_add(b, "dropout_add", h));
+        return layer;
+    }
     add_op(dropout_add(b, "attention_dropout_add", h));
     add_norm(post_norm ? "attention_output_layernorm" : "post_attention_layernorm");
     layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden));

@@ -103,6 +103,7 @@ ModelSpec parse_model(const json* user) {
     assign(m.sliding_window, r.integer("sliding_window", 0, kTokens));
     assign(m.global_every, r.integer("global_every", 0, kLayers));
     assign(m.attention_sinks, r.boolean("attention_sinks"));
+    assign(m.parallel_block, r.boolean("parallel_block"));
     r.finish();
     return m;
 }
@@ -307,6 +308,7 @@ json scenario_to_json(const Scenario& s) {
         model["global_every"] = m.global_every;
     }
     if (m.attention_sinks) model["attention_sinks"] = true;
+    if (m.parallel_block) model["parallel_block"] = true;
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},

@@ -86,6 +86,7 @@ struct ModelSpec {
     // eager attention materialises the full masked score matrix).
     int64_t sliding_window = 0, global_every = 0;
     bool attention_sinks = false;  // a learned logit per head in the softmax (gpt-oss self_attn.sinks)
+    bool parallel_block = false;   // attention and MLP side by side on one norm (Falcon parallel_attn, GPT-J, PaLM)
 };
 
 struct TrainingSpec {

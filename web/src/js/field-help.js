@@ -14,6 +14,7 @@ const ROOF = `${M}time-of-one-kernel-the-roofline`;
 const COMM = `${M}communication-alpha-beta-per-collective`;
 const MOE = `${M}mixture-of-experts-and-expert-parallelism`;
 const MLA = `${M}latent-attention-and-multi-token-prediction`;
+const VARIANTS = `${M}attention-and-layer-variants`;
 
 export const HELP = {
   framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast). It sets the defaults of the dtypes, master weights and implementation, the communication buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
@@ -40,6 +41,10 @@ export const HELP = {
   'model.qk_rope_head_dim': ['MLA: the rotary part of each query and key head (DeepSeek-V3: 64), shared by all heads for keys.', MLA],
   'model.v_head_dim': ['MLA: the size of each value head (DeepSeek-V3: 128). Default: head dim.', MLA],
   'model.mtp_layers': ['Multi-token prediction modules (DeepSeek-V3: 1): each a layer of the last layer’s kind, a 2h→h projection and a second loss on the last stage.', MLA],
+  'model.sliding_window': ['Local layers attend to the last n tokens only (Mistral 4096, Gemma 3 1024, gpt-oss 128): fewer attention FLOPs; flash keeps no scores either way. 0: full attention.', VARIANTS],
+  'model.global_every': ['With a sliding window: every n-th layer attends globally (Gemma 3: 6, gpt-oss: 2). 0: every layer is local.', VARIANTS],
+  'model.attention_sinks': ['A learned logit per head joins each softmax (gpt-oss): one parameter per head and layer.', VARIANTS],
+  'model.parallel_block': ['Attention and MLP side by side on one norm, their outputs added once (Falcon, GPT-J, PaLM): one norm and one saved input fewer per layer.', VARIANTS],
   'model.arch': ['decoder (causal attention: GPT, Llama) or encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default).', PARAMS],
   'model.head_dim': ['Size of one attention head; the QKV projection is (heads + 2 × kv heads) × head dim wide. Default hidden / heads; needed when heads does not divide hidden.', PARAMS],
   'model.max_positions': ['Rows of a learned position table (a replicated weight); with learned positions the sequence may not exceed it. Also the sequence-length default (capped at 8192). 0 = unknown.', PARAMS],

@@ -60,6 +60,10 @@ export const SECTIONS = [
       int('qk_rope_head_dim', 'MLA rotary head dim', true),
       int('v_head_dim', 'MLA value head dim', true),
       int('mtp_layers', 'Multi-token prediction layers', true),
+      int('sliding_window', 'Sliding window (tokens)', true),
+      int('global_every', 'Global attention every n-th layer', true),
+      bool('attention_sinks', 'Attention sinks', false, true),
+      bool('parallel_block', 'Parallel attention and MLP', false, true),
     ],
   },
   {
