@@ -102,3 +102,35 @@ TEST_CASE("uneven pipeline: splits that cannot be made are errors naming the fie
     CHECK(r.stages[15].layers == 8);
     CHECK(r.config.s.parallel.first_stage_layers == 6);
 }
+
+TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the per-stage report and launch follow") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-405b"},
+      "training":{"seq_len":8192,"global_batch":2048,"recompute":"full"},"parallel":{"dp":8,"tp":8,"pp":16,"sp":true,
+      "distributed_optimizer":true,)";
+    // Every stage's count, as Megatron's --pipeline-model-parallel-layout gives it.
+    const Report r = test::report(base + R"("stage_layers":[6,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8]}})");
+    CHECK(r.stages[0].layers == 6);
+    for (int i = 1; i < 16; ++i) CHECK(r.stages[static_cast<size_t>(i)].layers == 8);
+    std::string layout;
+    for (const auto& cmd : launch_commands(r.config))
+        for (const auto& line : cmd.lines)
+            if (line.rfind("--pipeline-model-parallel-layout", 0) == 0) layout = line;
+    CHECK(layout.find("\"Etttttt|tttttttt|") != std::string::npos);
+    CHECK(layout.find("ttttttttL\"") != std::string::npos);
+    // 126 layers + embedding + loss = 128 places over 16 stages: 7 on the first and last, 8 between.
+    const Report acc = test::report(base + R"("embedding_as_layer":true,"loss_as_layer":true}})");
+    CHECK(acc.stages[0].layers == 7);
+    CHECK(acc.stages[15].layers == 7);
+    CHECK(acc.stages[7].layers == 8);
+    // Errors name the field and say why.
+    const auto err = [&](const char* parallel) {
+        return test::error_of(R"({"model":{"preset":"llama-3.1-405b"},"training":{"global_batch":64},"parallel":)" +
+                              std::string(parallel) + "}");
+    };
+    CHECK(err(R"({"pp":4,"stage_layers":[30,32,32,31]})")["message"].get<std::string>().find("add up to model.layers (126)") != std::string::npos);
+    CHECK(err(R"({"pp":4,"stage_layers":[63,63]})")["path"] == "/parallel/stage_layers");
+    CHECK(err(R"({"pp":4,"stage_layers":[30,32,32,"x"]})")["path"] == "/parallel/stage_layers/3");
+    CHECK(err(R"({"pp":4,"stage_layers":[31,32,32,31],"first_stage_layers":31})")["path"] == "/parallel/stage_layers");
+    CHECK(err(R"({"pp":4,"embedding_as_layer":true})")["path"] == "/parallel/pp");  // 127 places over 4 stages
+    CHECK(err(R"({"pp":1,"loss_as_layer":true})")["path"] == "/parallel/loss_as_layer");
+}

@@ -33,6 +33,27 @@ std::optional<int64_t> ObjectReader::integer(const char* key, int64_t min, int64
     return x;
 }
 
+std::optional<std::vector<int64_t>> ObjectReader::integers(const char* key, int64_t min, int64_t max, size_t max_count) {
+    const nlohmann::json* v = get(key);
+    if (!v) return std::nullopt;
+    const std::string what = "must be a list of at most " + std::to_string(max_count) + " integers from " +
+                             std::to_string(min) + " to " + std::to_string(max);
+    if (!v->is_array() || v->size() > max_count) return fail(key, what + ", got " + v->dump().substr(0, 80));
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < v->size(); ++i) {
+        const nlohmann::json& x = (*v)[i];
+        const bool fits = x.is_number_integer() && !(x.is_number_unsigned() && x.get<uint64_t>() > static_cast<uint64_t>(max)) &&
+                          x.get<int64_t>() >= min && x.get<int64_t>() <= max;
+        if (!fits) {
+            problems_.add(field(key) + "/" + std::to_string(i), "must be an integer from " + std::to_string(min) + " to " +
+                                                                  std::to_string(max) + ", got " + x.dump().substr(0, 40));
+            return std::nullopt;
+        }
+        out.push_back(x.get<int64_t>());
+    }
+    return out;
+}
+
 std::optional<double> ObjectReader::number(const char* key, double min, double max) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "scenario/names.h"
@@ -25,6 +26,8 @@ public:
     std::optional<int64_t> integer(const char* key, int64_t min, int64_t max);
     // Finite numbers in [min, max]; the maxima keep every derived time, byte count and cost finite.
     std::optional<double> number(const char* key, double min, double max);
+    // A list of integers in [min, max], at most max_count of them; an element's problem names it (".../3").
+    std::optional<std::vector<int64_t>> integers(const char* key, int64_t min, int64_t max, size_t max_count);
     std::optional<bool> boolean(const char* key);
     std::optional<std::string> string(const char* key);
     const nlohmann::json* object(const char* key);  // nullptr when absent

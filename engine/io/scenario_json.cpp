@@ -157,6 +157,9 @@ ParallelSpec parse_parallel(const json* j) {
     p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
     p.first_stage_layers = r.integer("first_stage_layers", 1, kLayers);
     p.last_stage_layers = r.integer("last_stage_layers", 1, kLayers);
+    if (const auto list = r.integers("stage_layers", 1, kLayers, kStages)) p.stage_layers = *list;
+    assign(p.embedding_as_layer, r.boolean("embedding_as_layer"));
+    assign(p.loss_as_layer, r.boolean("loss_as_layer"));
     r.finish();
     return p;
 }
@@ -333,6 +336,9 @@ json scenario_to_json(const Scenario& s) {
     put(parallel, "overlap_grad_reduce", p.overlap_grad_reduce);
     put(parallel, "first_stage_layers", p.first_stage_layers);
     put(parallel, "last_stage_layers", p.last_stage_layers);
+    if (!p.stage_layers.empty()) parallel["stage_layers"] = p.stage_layers;
+    if (p.embedding_as_layer) parallel["embedding_as_layer"] = true;
+    if (p.loss_as_layer) parallel["loss_as_layer"] = true;
     if (moe || p.ep > 1) {
         parallel["ep"] = p.ep;
         put(parallel, "etp", p.etp);

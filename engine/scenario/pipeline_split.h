@@ -1,7 +1,9 @@
 #pragma once
 // How many layers each pipeline stage holds: evenly by default, or with the first and/or last stage given
 // their own count and the stages between sharing the rest evenly (Megatron-LM core
-// transformer_block.py get_num_layers_to_build with --decoder-first/last-pipeline-num-layers). Each stage's
+// transformer_block.py get_num_layers_to_build with --decoder-first/last-pipeline-num-layers), or with the
+// embedding and loss counted as layers (--account-for-embedding/loss-in-pipeline-split), or every stage's count
+// given (--pipeline-model-parallel-layout). Each stage's
 // layers are cut into vpp equal model chunks. The one copy of this rule: the plan, the validation and the
 // launch command read it here.
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 
@@ -127,6 +128,11 @@ struct ParallelSpec {
     // Uneven pipelines: the first / last stage's layer count, the other stages sharing the rest evenly
     // (Megatron --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers); unset = even.
     std::optional<int64_t> first_stage_layers, last_stage_layers;
+    // Or every stage's count, in order (Megatron --pipeline-model-parallel-layout); empty: not given.
+    std::vector<int64_t> stage_layers;
+    // Megatron --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split: the embedding
+    // (first stage) and the loss (last stage) each take one layer's place in an even split.
+    bool embedding_as_layer = false, loss_as_layer = false;
 };
 
 // How the training code runs on the device: decides saved tensors, temporaries and kernels.

@@ -31,8 +31,23 @@ LaunchCommand megatron_lm(const Config& c) {
     l.push_back("--pipeline-model-parallel-size " + n(p.pp));
     if (p.first_stage_layers) l.push_back("--decoder-first-pipeline-num-layers " + n(*p.first_stage_layers));
     if (p.last_stage_layers) l.push_back("--decoder-last-pipeline-num-layers " + n(*p.last_stage_layers));
+    if (p.embedding_as_layer) l.push_back("--account-for-embedding-in-pipeline-split");
+    if (p.loss_as_layer) l.push_back("--account-for-loss-in-pipeline-split");
+    if (!p.stage_layers.empty()) {
+        // One virtual stage per "|", in model order (chunk v of every rank, then chunk v + 1): E the embedding, t a
+        // transformer layer, L the loss (megatron/core/transformer/pipeline_parallel_layer_layout.py).
+        std::string layout;
+        for (int64_t v = 0; v < p.vpp; ++v)
+            for (size_t r = 0; r < p.stage_layers.size(); ++r) {
+                const bool first = v == 0 && r == 0, last = v + 1 == p.vpp && r + 1 == p.stage_layers.size();
+                layout += std::string(first ? "" : "|") + (first ? "E" : "") +
+                          std::string(static_cast<size_t>(p.stage_layers[r] / p.vpp), 't') + (last ? "L" : "");
+            }
+        l.push_back("--pipeline-model-parallel-layout \"" + layout + "\"");
+    }
     // Megatron's virtual-stage flag counts layers per chunk, which an uneven split has no single value of.
-    if (p.vpp > 1 && !p.first_stage_layers && !p.last_stage_layers)
+    const bool even = !p.first_stage_layers && !p.last_stage_layers && p.stage_layers.empty();
+    if (p.vpp > 1 && even)
         l.push_back("--num-layers-per-virtual-pipeline-stage " + n(c.s.model.layers / (p.pp * p.vpp)));
     else if (p.vpp > 1) l.push_back("--num-virtual-stages-per-pipeline-rank " + n(p.vpp));
     if (p.sp) l.push_back("--sequence-parallel");

@@ -137,6 +137,8 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 // belongs to the given pp only.
                                 p.first_stage_layers.reset();
                                 p.last_stage_layers.reset();
+                                p.stage_layers.clear();
+                                p.embedding_as_layer = p.loss_as_layer = false;
                                 for (const ParallelSpec& sharded : sharding_options(f, p, spec, pp))
                                     out.push_back(Structure{f, sharded});
                                 if (out.size() > limit) return out;

@@ -7,7 +7,7 @@
 const DTYPES = ['fp32', 'fp16', 'bf16', 'fp8'];
 const OFFLOAD = ['none', 'cpu', 'nvme'];
 
-// type: int | num | bool | enum | preset | string. `options` makes a select (an empty
+// type: int | num | ints (a comma-separated list) | bool | enum | preset | string. `options` makes a select (an empty
 // "default" option first unless `required`); `def` is the engine default a checkbox shows unset.
 // `fw`: the default depends on the framework (the blank option says "framework default" and shows
 // the engine's resolved value); a boolean with a framework default is a true/false select.
@@ -101,6 +101,9 @@ export const SECTIONS = [
       int('vpp', 'Virtual pipeline (vpp)', true),
       int('first_stage_layers', 'First stage layers', true),
       int('last_stage_layers', 'Last stage layers', true),
+      { key: 'stage_layers', type: 'ints', label: 'Layers per stage (list)', more: true },
+      bool('embedding_as_layer', 'Embedding counts as a layer', false, true),
+      bool('loss_as_layer', 'Loss counts as a layer', false, true),
       int('cp', 'Context parallel (cp)', true),
       int('ulysses', 'Ulysses degree', true),
       pick('offload_optimizer', 'Offload optimizer', OFFLOAD, true),
@@ -179,6 +182,13 @@ export function loadHelp() {
     for (const [path, [text, doc]] of Object.entries(HELP)) if (FIELDS.has(path)) FIELDS.set(path, { ...FIELDS.get(path), help: text, doc });
   });
   return help;
+}
+
+// "7, 8, 8" -> [7, 8, 8]; text that is not such a list goes to the engine as written, whose error names the field.
+export function listOfIntegers(text) {
+  const parts = text.split(',').map((t) => t.trim());
+  const numbers = parts.map((t) => (/^\d+$/.test(t) ? Number(t) : NaN));
+  return numbers.every(Number.isSafeInteger) ? numbers : text;
 }
 
 export const pointer = (path) => `/${path.replaceAll('.', '/')}`;

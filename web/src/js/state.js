@@ -4,7 +4,7 @@
 //     preset's value so the engine default applies);
 //   everything else: the fields that are set.
 // The engine scenario, the share fragment and the form are all views of this map.
-import { FIELDS, SCENARIO_SECTIONS, isOverride } from './fields.js';
+import { FIELDS, SCENARIO_SECTIONS, isOverride, listOfIntegers } from './fields.js';
 import { parseJson, quote } from './json.js';
 
 // The page opens on a plan that fits and that people run: Llama 3.1 8B on one node of eight H100s at
@@ -134,6 +134,10 @@ const fail = (message) => {
 // the link wrote a number beyond double range ("1e400"), which JSON.parse made Infinity.
 function check(path, v, presets, source) {
   const { type, options } = FIELDS.get(path);
+  if (type === 'ints') {
+    if (!Array.isArray(v) || !v.every(Number.isSafeInteger)) fail(`${path} must be a list of integers, got ${quote(v)}`);
+    return v;
+  }
   const numeric = type === 'int' || type === 'num';
   if (numeric && typeof v === 'number' && !Number.isFinite(v)) fail(`${path}: ${source ?? v} is not a finite number`);
   if (numeric ? !Number.isFinite(v) : typeof v !== (type === 'bool' ? 'boolean' : 'string'))
@@ -151,6 +155,7 @@ function parseText(path, text, presets) {
     return check(path, Number.isNaN(n) ? text : n, presets, text);
   }
   if (type === 'bool') return check(path, { true: true, false: false }[text] ?? text, presets);
+  if (type === 'ints') return check(path, listOfIntegers(text), presets);
   return check(path, text, presets);
 }
 
