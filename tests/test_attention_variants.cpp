@@ -1,5 +1,6 @@
 // Attention and layer variants of issue 11: sliding windows with global layers between them (gpt-oss, Gemma,
 // Mistral), attention sinks, QK-norm, biased experts. Published counts: validation/moe_facts.md.
+#include "compute/roofline.h"
 #include "helpers.h"
 
 using namespace shardcalc;
@@ -59,4 +60,32 @@ TEST_CASE("Falcon's parallel block: one norm, the MLP reads the attention's save
     const double per_layer = 2.0 * 2 * 2048 * 4544;
     CHECK(serial.stages[0].activations - falcon.stages[0].activations == doctest::Approx(32 * per_layer).epsilon(1e-9));
     CHECK(test::error_of(R"({"model": {"preset": "bert-base", "parallel_block": true}})")["path"] == "/model/parallel_block");
+}
+
+TEST_CASE("fp8 recipes: 1-byte GEMM inputs, fp8 weight copies, GEMMs at the fp8 peak; refused where they cannot run") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
+        "training":{"seq_len":4096,"global_batch":8,"recompute":"none")";
+    const std::string plan = R"(},"parallel":{"dp":8},"hardware":{"preset":"h100-sxm-80gb"}})";
+    const Report bf16 = test::report(base + plan);
+    const Report fp8 = test::report(base + R"(,"fp8":"delayed")" + plan);
+    const Report block = test::report(base + R"(,"fp8":"blockwise")" + plan);
+    // The linear inputs a layer keeps (Llama 3 8B, Megatron code, fused QKV and GLU): the QKV input h, the attention
+    // output into the projection h, the MLP input h and the GLU output into the down projection f = 14336.
+    const double s = 4096, h = 4096, f = 14336, L = 32;
+    const double gemm_inputs = L * s * (3 * h + f);  // elements, one microbatch in flight
+    CHECK(bf16.stages[0].activations - fp8.stages[0].activations == doctest::Approx(gemm_inputs * (2 - 1)).epsilon(1e-9));
+    CHECK(block.stages[0].activations - fp8.stages[0].activations == doctest::Approx(gemm_inputs * 4.0 / 128).epsilon(1e-9));
+    // Row-wise and column-wise fp8 copies of every layer weight (not the embedding or the output layer).
+    const double layer_weights = L * (h * (h + 2 * 1024) + h * h + 3 * h * f);
+    CHECK(fp8.stages[0].other.cast_weights == doctest::Approx(2 * layer_weights).epsilon(1e-9));
+    CHECK(bf16.stages[0].other.cast_weights == 0);
+    // A compute-bound GEMM at the fp8 peak: twice the H100's bf16 rate.
+    const Config c = test::config(base + R"(,"fp8":"delayed")" + plan);
+    const double t16 = gemm_kernel(16384, 8192, 8192, c, false).seconds, t8 = gemm_kernel(16384, 8192, 8192, c, true).seconds;
+    CHECK(t16 / t8 == doctest::Approx(1978.9 / 989.4).epsilon(0.02));
+    CHECK(fp8.perf.step_seconds < bf16.perf.step_seconds);
+    CHECK(fp8.perf.model_flops == doctest::Approx(bf16.perf.model_flops));  // the same model FLOPs
+    // Where fp8 cannot run: a device without fp8 tensor cores, Hugging Face code.
+    CHECK(test::error_of(base + R"(,"fp8":"current"},"hardware":{"preset":"a100-sxm-80gb"}})")["path"] == "/training/fp8");
+    CHECK(test::error_of(base + R"(,"fp8":"current"},"implementation":{"model_code":"huggingface"}})")["path"] == "/training/fp8");
 }

@@ -31,10 +31,11 @@ OpCost expert_matmul(const Work& w, const Config& c) {
     const double m = tokens_per_device(c, false) * routed_tokens_factor(c, true);
     const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
+    const bool fp8 = w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
     OpCost cost;
-    cost.fwd = gemm_kernel(m, k, n, c);
-    cost.bwd = gemm_kernel(m, n, k, c);
-    cost.bwd += gemm_kernel(k, m, n, c);
+    cost.fwd = gemm_kernel(m, k, n, c, fp8);
+    cost.bwd = gemm_kernel(m, n, k, c, fp8);
+    cost.bwd += gemm_kernel(k, m, n, c, fp8);
     const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
     cost.model_flops = 3 * cost.fwd.flops * mean;
     cost.model_flops_full_attention = cost.model_flops;
@@ -48,10 +49,11 @@ OpCost matmul(const Work& w, const Config& c) {
     const double m = tokens_per_device(c, w.sharded);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
+    const bool fp8 = w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
     OpCost cost;
-    cost.fwd = gemm_kernel(m, k, n, c);
-    cost.bwd = gemm_kernel(m, n, k, c);   // data gradient
-    cost.bwd += gemm_kernel(k, m, n, c);  // weight gradient
+    cost.fwd = gemm_kernel(m, k, n, c, fp8);
+    cost.bwd = gemm_kernel(m, n, k, c, fp8);   // data gradient
+    cost.bwd += gemm_kernel(k, m, n, c, fp8);  // weight gradient
     // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
     // without sp repeat the same work on every tp rank: count it once.
     const bool redundant = !w.sharded && !c.s.parallel.sp;

@@ -63,11 +63,13 @@ double alignment_factor(double m, double k, double n, double elem_bytes) {
     return std::min(16.0, width) / 16.0;
 }
 
-Kernel gemm_kernel(double m, double k, double n, const Config& c) {
-    const double a = bytes_of(c.s.training.dtype);
+Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8) {
+    // An fp8 GEMM reads 1-byte operands and writes the training dtype, at the fp8 tensor-core peak.
+    const double out = bytes_of(c.s.training.dtype);
+    const double a = fp8 ? 1 : out;
     const double t = l2_tile(c);
     // DeepFlow (seed 001): A is re-read once per column of C tiles, B once per row of C tiles.
-    const double bytes = a * (m * k * std::ceil(n / t) + k * n * std::ceil(m / t) + m * n);
+    const double bytes = a * (m * k * std::ceil(n / t) + k * n * std::ceil(m / t)) + out * m * n;
     double efficiency = c.s.hardware.matmul_efficiency;
     const int64_t sms = c.s.hardware.sm_count;
     if (sms > 0) {
@@ -83,9 +85,10 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c) {
     // Tensor-core kernels only: fp32 without TF32 runs on the CUDA cores, bound by their FLOP rate.
     const bool tensor_cores = c.s.training.dtype != Dtype::Fp32 || *c.s.implementation.tf32;
     if (tensor_cores) efficiency *= alignment_factor(m, k, n, a);
-    Kernel out = finish(2 * m * k * n, bytes, peak_flops(c) * efficiency, c);
-    out.matmul_seconds = out.seconds;
-    return out;
+    const double peak = fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12 : peak_flops(c);
+    Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
+    kernel.matmul_seconds = kernel.seconds;
+    return kernel;
 }
 
 Kernel attention_kernel(double flops, double bytes, const Config& c) {

@@ -35,7 +35,8 @@ Kernel scaled(const Kernel& k, double f);
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
 double hbm_bytes_per_s(const Config& c); // achievable
 
-Kernel gemm_kernel(double m, double k, double n, const Config& c);
+// `fp8`: the GEMM runs in fp8 (training.fp8; graph Work::fp8).
+Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8 = false);
 Kernel attention_kernel(double flops, double bytes, const Config& c);
 // Memory-bound work moving `bytes` through HBM in `kernels` launches.
 Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);

@@ -37,7 +37,7 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
         op.params.push_back(vector_param("b", out, kind == Parallel::Column ? ParamSplit::Sharded : ParamSplit::Replicated));
     // A linear layer keeps its input for the weight gradient (Korthikanti sec. 4.1), in the matmul dtype:
     // under autocast that is the 16-bit cast it made of an fp32 input (validation/measured inventories).
-    if (save_input) op.saved.push_back({"input", SavedKind::Activation, input_split, input_width, false});
+    if (save_input) op.saved.push_back({"input", SavedKind::GemmInput, input_split, input_width, false});
     Work w;
     w.kind = WorkKind::Matmul;
     w.in = in;
@@ -45,6 +45,13 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
     w.sharded = sharded;
     w.split_in = kind == Parallel::Row;
     op.work.push_back(w);
+    return op;
+}
+
+Op high_precision(Op op) {
+    for (auto& w : op.work) w.fp8 = false;
+    for (auto& t : op.saved)
+        if (t.kind == SavedKind::GemmInput) t.kind = SavedKind::Activation;
     return op;
 }
 
@@ -282,9 +289,10 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
 // row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
 Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split) {
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
+    // (the expert GEMMs run in fp8 under an fp8 recipe, as every linear in a layer)
     // Biased experts follow model.bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
     if (b.m.bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
-    op.saved.push_back({"input", SavedKind::Activation, input_split, in, false});
+    op.saved.push_back({"input", SavedKind::GemmInput, input_split, in, false});
     Work w;
     w.kind = WorkKind::Matmul;
     w.in = in;
@@ -303,7 +311,7 @@ Module moe_mlp(const BuildContext& b) {
     // The router: a replicated [experts, hidden] linear (Megatron-Core TopKRouter, transformers'
     // MixtralSparseMoeBlock.gate) over the layer's tokens, keeping its input and the fp32 routing probabilities
     // (top-k softmax) for backward.
-    Op router = linear("router", experts, h, m.router_bias, Parallel::None, SavedSplit::Sequence, h);
+    Op router = high_precision(linear("router", experts, h, m.router_bias, Parallel::None, SavedSplit::Sequence, h));
     router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
     router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
     mod.ops.push_back(router);

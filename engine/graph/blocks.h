@@ -35,6 +35,11 @@ enum class Parallel { None, Column, Row };  // Megatron linear kinds; None: repl
 Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
           int64_t input_width, bool save_input = true);
 
+// An op kept in the training dtype under an fp8 recipe: the output layer, routers (DeepSeek-V3 sec. 3.3.1:
+// embedding, output head, MoE gating, norms and attention stay in their original precision; Megatron's output
+// layer is not a Transformer Engine module).
+Op high_precision(Op op);
+
 // A linear as Hugging Face runs it under eager PyTorch: autocast's cast of an fp32 input and the bias
 // gradient's reduction as kernels of their own (unchanged for Megatron's fused kernels).
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input);

@@ -17,7 +17,7 @@ ModelGraph build_decoder(const Config& c) {
     g.post.ops.push_back(norm(b, "final_layernorm", m.hidden));
     if (m.head == Head::Lm) {
         Op out = eager_linear(
-            b, linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden),
+            b, high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden)),
             true);
         out.params[0].tied = m.tied_embeddings;
         g.post.ops.push_back(out);
@@ -32,7 +32,7 @@ ModelGraph build_decoder(const Config& c) {
             mtp.ops.push_back(linear("eh_proj", m.hidden, 2 * m.hidden, false, Parallel::Column, SavedSplit::Sequence, 2 * m.hidden));
             mtp.children.push_back(transformer_layer(c, false, is_moe_layer(m, m.layers - 1), is_local_layer(m, m.layers - 1)));
             mtp.ops.push_back(norm(b, "final_layernorm", m.hidden));
-            Op head = linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden);
+            Op head = high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden));
             head.params[0].shared = true;
             mtp.ops.push_back(head);
             mtp.ops.push_back(cross_entropy(b));

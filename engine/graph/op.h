@@ -35,6 +35,8 @@ enum class SavedKind {
     Activation,  // the training dtype (2 bytes in bf16)
     Mask,        // dropout mask, 1 byte per element (torch bool mask)
     Fp32,        // kept in fp32 regardless of the training dtype (softmax statistics, CE logits)
+    GemmInput,   // a GEMM's input kept for its weight gradient: in fp8 under an fp8 recipe (Transformer Engine
+                 // saves the quantized input, with its scales), else the training dtype
     Upcast,      // fp32 under torch.autocast (residual stream, norm inputs, ops on autocast's fp32
                  // list such as pow), else the training dtype
 };
@@ -68,6 +70,7 @@ struct Work {
     bool sharded = true;
     bool split_in = false;  // row-parallel: tp splits the inner dimension instead of the output
     bool routed = false;    // an expert's GEMM: over the routed tokens, its width split by etp instead of tp
+    bool fp8 = true;        // runs in fp8 under an fp8 recipe (not the output layer, routers or attention's core)
     // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
     int64_t heads = 0, head_dim = 0;
     int64_t v_head_dim = 0;  // the value heads' size where it differs (multi-head latent attention); 0: head_dim

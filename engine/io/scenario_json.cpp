@@ -127,7 +127,9 @@ TrainingSpec parse_training(const json* j) {
     assign(t.train_tokens, r.number("train_tokens", 0, 1e18));
     assign(t.expert_imbalance, r.number("expert_imbalance", 1, 1e6));
     t.capacity_factor = r.number("capacity_factor", 1e-3, 1e6);
-    const char* fp8_msg = "fp8 training is not modelled yet; allowed: fp32|fp16|bf16";
+    assign(t.fp8, r.choice<Fp8Recipe>("fp8"));
+    const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
+                          "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
     if (t.dtype == Dtype::Fp8) r.problem("dtype", fp8_msg);
     if (t.param_dtype == Dtype::Fp8) r.problem("param_dtype", fp8_msg);
     if (t.grad_dtype == Dtype::Fp8) r.problem("grad_dtype", fp8_msg);
@@ -322,6 +324,7 @@ json scenario_to_json(const Scenario& s) {
     put_name(training, "param_dtype", t.param_dtype);
     put_name(training, "grad_dtype", t.grad_dtype);
     put(training, "master_weights", t.master_weights);
+    if (t.fp8 != Fp8Recipe::None) training["fp8"] = name_of(t.fp8);
     if (moe) {
         training["expert_imbalance"] = t.expert_imbalance;
         put(training, "capacity_factor", t.capacity_factor);

@@ -87,6 +87,10 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
     // torch.autocast caches the 16-bit copy of each fp32 weight a matmul consumes (not embeddings, norms or
     // biases) until the region ends, and autograd keeps it for backward (validation/measured: param_cast).
     if (c.traits.autocast) o.cast_weights = tally.matmul_weights * compute_b;
+    // Transformer Engine casts each fp8 GEMM's weight once per step (cached from the first microbatch) into a
+    // row-wise and a column-wise (transposed) fp8 copy, the second for the backward GEMMs on Hopper: 2 bytes
+    // per weight while forward and backward run (transformer_engine/pytorch/module/linear.py, Float8Tensor).
+    if (c.s.training.fp8 != Fp8Recipe::None) o.cast_weights += 2 * tally.fp8_weights;
 }
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest

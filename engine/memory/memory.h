@@ -15,7 +15,7 @@ namespace shardcalc {
 struct OtherBytes {
     double logits = 0;         // loss tensors saved for backward (fp32 softmax / log-probabilities)
     double comm_buffers = 0;   // DDP buckets, ZeRO reduce bucket, ZeRO-3/FSDP gathered parameters
-    double cast_weights = 0;   // 16-bit compute copies of fp32 weights (autocast cache, FSDP mixed precision)
+    double cast_weights = 0;   // compute copies of weights: 16-bit (autocast cache, FSDP mixed precision), fp8 (Transformer Engine)
     double transient = 0;      // temporaries of the moment (loss upcasts and gradients, a layer's backward, optimizer step)
     double workspace = 0;      // cuBLAS workspaces held by the allocator
     double fragmentation = 0;  // reserved by the caching allocator beyond what is allocated

@@ -36,10 +36,13 @@ double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) 
 ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
     ParamTally t;
     const bool matmul = std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
+    const bool fp8 = c.s.training.fp8 != Fp8Recipe::None &&
+                     std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul && w.fp8; });
     for (const auto& p : op.params) {
         const double local = local_numel(p, c);
         // A tied output layer still casts the shared matrix for its own matmul.
         if (matmul && p.shape.size() == 2) t.matmul_weights += local;
+        if (fp8 && p.shape.size() >= 2) t.fp8_weights += local;
         if ((p.tied && !include_tied) || p.shared) continue;
         t.params += local;
         const double states = optimizer_state_elems(p, local, c.s.training.optimizer);

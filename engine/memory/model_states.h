@@ -18,7 +18,9 @@ struct ParamTally {
     // The routed experts' share of `params` and `optimizer_elems`: replicated over the expert data-parallel
     // ranks (Derived::expert_replica_degree), not over the data-parallel ones.
     double expert_params = 0, expert_optimizer_elems = 0;
+    double fp8_weights = 0;       // elements of weights whose GEMMs run in fp8 under an fp8 recipe
     void add(const ParamTally& o) {
+        fp8_weights += o.fp8_weights;
         params += o.params;
         matmul_weights += o.matmul_weights;
         optimizer_elems += o.optimizer_elems;
@@ -34,6 +36,7 @@ struct ParamTally {
         t.matmul_weights *= n;
         t.expert_params *= n;
         t.expert_optimizer_elems *= n;
+        t.fp8_weights *= n;
         return t;
     }
 };

@@ -25,6 +25,8 @@ SHARDCALC_NAMES(Optimizer, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"
 SHARDCALC_NAMES(Recompute, {Recompute::None, "none"}, {Recompute::Selective, "selective"},
                 {Recompute::Full, "full"})
 SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eager"})
+SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "current"},
+                {Fp8Recipe::Blockwise, "blockwise"})
 SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offload::Nvme, "nvme"})
 SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},
                 {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"})

@@ -123,6 +123,10 @@ Config resolve(Scenario scenario) {
     const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
     if (unit.tflops <= 0) throw InputError("/training/dtype", unit.how + " (" + c.s.hardware.preset + ")");
     if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
+    if (c.s.training.fp8 != Fp8Recipe::None)
+        c.notes.push_back(std::string("training.fp8 ") + name_of(c.s.training.fp8) +
+                          ": the layers' GEMMs run at the fp8 peak (the output layer, routers and attention's core in " +
+                          name_of(c.s.training.dtype) + "); MFU stays against the " + name_of(c.s.training.dtype) + " peak");
     if (c.s.implementation.allocator == Allocator::ExpandableSegments)
         c.notes.push_back("implementation.allocator expandable_segments: the fragmentation margins were measured with "
                           "the default caching allocator; the one measured run with expandable segments fragmented "

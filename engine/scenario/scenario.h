@@ -19,6 +19,10 @@ enum class Head { Lm, None };
 enum class Optimizer { Adam, AdamW, Sgd, SgdMomentum, Lion, Adafactor };
 enum class Recompute { None, Selective, Full };
 enum class Attention { Flash, Eager };
+// FP8 GEMMs in the transformer layers (Transformer Engine recipes; DeepSeek-V3 sec. 3.3): none; per-tensor
+// scales from an amax history (delayed) or from the tensor itself (current); per-block scales, 1x128 for
+// activations and 128x128 for weights (blockwise, DeepSeek-V3's fine-grained quantization).
+enum class Fp8Recipe { None, Delayed, Current, Blockwise };
 enum class Offload { None, Cpu, Nvme };
 enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch };
 enum class Schedule { OneFOneB, GPipe };  // interleaved 1F1B is OneFOneB with vpp > 1
@@ -108,6 +112,7 @@ struct TrainingSpec {
     // multiple of the mean (unset: dropless). Peak memory and time are the busiest rank's.
     double expert_imbalance = 1;
     std::optional<double> capacity_factor;
+    Fp8Recipe fp8 = Fp8Recipe::None;
 };
 
 struct ParallelSpec {

@@ -113,6 +113,13 @@ void validate_training(const Config& c, Checks& check) {
     const int64_t per_pass = t.micro_batch * c.s.parallel.dp;
     check.require(*t.global_batch > 0 && *t.global_batch % per_pass == 0, "/training/global_batch",
             "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch));
+    if (t.fp8 != Fp8Recipe::None) {
+        check.require(!c.traits.hf_code, "/training/fp8",
+                      "fp8 GEMMs are modelled for Transformer Engine layers: set implementation.model_code to megatron");
+        check.require(c.s.hardware.peak_tflops_fp8 > 0, "/training/fp8",
+                      "the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0: " + c.s.hardware.preset + ")");
+        check.require(is_16bit(t.dtype), "/training/fp8", "fp8 GEMMs run beside 16-bit activations: training.dtype must be bf16 or fp16");
+    }
     if (m.experts == 0) {
         check.require(t.expert_imbalance == 1, "/training/expert_imbalance", "describes expert routing; the model has no experts");
         check.require(!t.capacity_factor, "/training/capacity_factor", "describes expert routing; the model has no experts");

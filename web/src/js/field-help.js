@@ -70,6 +70,7 @@ export const HELP = {
   'training.attention': ['flash saves q, k, v and an fp32 log-sum-exp and recomputes the scores in backward; eager saves the heads × seq² probabilities (and with dropout its mask and output). Context parallelism needs flash.', ACTS],
   'training.dropout': ['Dropout probability, from 0 up to (not including) 1. Above 0 every dropout keeps a 1-byte mask per element for backward.', ACTS],
   'training.train_tokens': ['Tokens the whole run trains on (0 to 10¹⁸): above 0 the results add the time to train, GPU-hours and, with a price, the cost. Memory does not change.', `${M}the-step`],
+  'training.fp8': ['FP8 GEMMs in the layers (Transformer Engine delayed or current scaling; DeepSeek-V3 blockwise): GEMMs at the fp8 peak, their saved inputs 1 byte, fp8 weight copies 2 bytes per weight. Needs fp8 tensor cores and Megatron code.', `${M}fp8-training`],
   'training.expert_imbalance': ['The busiest expert rank’s share of routed tokens over the mean (1 = balanced). Its activations, GEMMs and all-to-all grow by it: memory and time are that rank’s.', MOE],
   'training.capacity_factor': ['Megatron --moe-expert-capacity-factor: tokens past this multiple of an expert’s mean share are dropped, which caps the imbalance. Empty: dropless.', MOE],
 

@@ -82,6 +82,7 @@ export const SECTIONS = [
       pick('attention', 'Attention', ['flash', 'eager'], true),
       num('dropout', 'Dropout', true),
       num('train_tokens', 'Train tokens'),
+      pick('fp8', 'FP8 GEMMs (recipe)', ['none', 'delayed', 'current', 'blockwise'], true),
       num('expert_imbalance', 'Expert load imbalance', true),
       num('capacity_factor', 'Expert capacity factor', true),
     ],
