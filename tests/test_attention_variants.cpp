@@ -89,3 +89,18 @@ TEST_CASE("fp8 recipes: 1-byte GEMM inputs, fp8 weight copies, GEMMs at the fp8 
     CHECK(test::error_of(base + R"(,"fp8":"current"},"hardware":{"preset":"a100-sxm-80gb"}})")["path"] == "/training/fp8");
     CHECK(test::error_of(base + R"(,"fp8":"current"},"implementation":{"model_code":"huggingface"}})")["path"] == "/training/fp8");
 }
+
+TEST_CASE("Gemma 3 27B: four norms per layer, five local layers to one global, exact text-model count") {
+    const Report r = test::report(R"({"framework": "pytorch", "model": {"preset": "gemma-3-27b"}, "training": {"seq_len": 128}})");
+    CHECK(r.parameters.total == 27009346304.0);  // llama.cpp's n_params for the text model
+    const ModelGraph g = build_graph(r.config);
+    CHECK(g.groups.size() == 21);  // (5 local + 1 global) x 10, then 2 local
+    CHECK(g.groups[0].count == 5);
+    CHECK(g.groups[1].count == 1);
+    // Each output norm keeps its input: 2 x s x h per layer more than without them (fp32 under autocast here).
+    const Report plain = test::report(R"({"framework": "megatron", "model": {"preset": "gemma-3-27b", "post_norms": false},
+        "training": {"seq_len": 4096}})");
+    const Report sandwich = test::report(R"({"framework": "megatron", "model": {"preset": "gemma-3-27b"}, "training": {"seq_len": 4096}})");
+    CHECK(sandwich.stages[0].activations - plain.stages[0].activations == doctest::Approx(62.0 * 2 * 4096 * 5376 * 2).epsilon(1e-9));
+    CHECK(sandwich.parameters.total - plain.parameters.total == 62.0 * 2 * 5376);
+}

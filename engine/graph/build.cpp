@@ -85,9 +85,13 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
         add_op(dropout_add(b, "dropout_add", h));
         return layer;
     }
+    // Gemma 2/3 normalize each branch's output before the residual add too (transformers modeling_gemma3.py
+    // post_attention_layernorm, post_feedforward_layernorm): each keeps its input.
+    if (c.s.model.post_norms) add_norm("attention_output_norm");
     add_op(dropout_add(b, "attention_dropout_add", h));
     add_norm(post_norm ? "attention_output_layernorm" : "post_attention_layernorm");
     layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden));
+    if (c.s.model.post_norms) add_norm("mlp_output_norm");
     add_op(dropout_add(b, "mlp_dropout_add", h));
     if (post_norm) add_norm("output_layernorm");
     return layer;

@@ -92,6 +92,7 @@ struct ModelSpec {
     int64_t sliding_window = 0, global_every = 0;
     bool attention_sinks = false;  // a learned logit per head in the softmax (gpt-oss self_attn.sinks)
     bool parallel_block = false;   // attention and MLP side by side on one norm (Falcon parallel_attn, GPT-J, PaLM)
+    bool post_norms = false;       // a norm on the attention's and on the MLP's output too (Gemma 2/3 "sandwich" norms)
 };
 
 struct TrainingSpec {
