@@ -186,3 +186,15 @@ TEST_CASE("DeepSeek-V3 model FLOPs equal Megatron-LM's num_floating_point_operat
     const double norms = 6 * T * ((ql + kl) * attn_layers + mtp * 3 * h);
     CHECK(r.perf.model_flops == doctest::Approx(megatron + routers - norms).epsilon(1e-12));
 }
+
+TEST_CASE("Qwen2-MoE's shared-expert gate: one [1, hidden] weight per MoE layer") {
+    const std::string model = R"("layers": 24, "hidden": 2048, "heads": 16, "vocab": 151936, "position_embedding": "rope",
+        "norm": "rmsnorm", "mlp": "swiglu", "bias": false, "qkv_bias": true, "tied_embeddings": false, "ffn_hidden": 5632,
+        "experts": 60, "experts_per_token": 4, "expert_ffn_hidden": 1408, "shared_experts": 1, "shared_expert_ffn_hidden": 5632)";
+    const Report plain = test::report(R"({"framework": "pytorch", "model": {)" + model + R"(}, "training": {"seq_len": 128}})");
+    const Report gated = test::report(R"({"framework": "pytorch", "model": {)" + model +
+                                      R"(, "shared_expert_gate": true}, "training": {"seq_len": 128}})");
+    CHECK(gated.parameters.total - plain.parameters.total == 24 * 2048);
+    // Qwen1.5-MoE-A2.7B (these fields) counts 14,315,784,192 on the Hub.
+    CHECK(gated.parameters.total == 14315784192.0);
+}

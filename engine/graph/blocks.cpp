@@ -336,6 +336,10 @@ Module moe_mlp(const BuildContext& b) {
     mod.ops.push_back(combine);
     // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).
     if (m.shared_experts > 0) mod.children.push_back(mlp(b, *m.shared_expert_ffn_hidden, "shared_experts"));
+    // Qwen2-MoE scales the shared experts' output by sigmoid(x W), W [1, h] (modeling_qwen2_moe.py shared_expert_gate);
+    // its input is the router's.
+    if (m.shared_expert_gate)
+        mod.ops.push_back(high_precision(linear("shared_expert_gate", 1, h, false, Parallel::None, SavedSplit::Sequence, h, false)));
     return mod;
 }
 

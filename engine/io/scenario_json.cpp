@@ -95,6 +95,7 @@ ModelSpec parse_model(const json* user) {
     assign(m.first_dense_layers, r.integer("first_dense_layers", 0, kLayers));
     assign(m.moe_every, r.integer("moe_every", 1, kLayers));
     assign(m.router_bias, r.boolean("router_bias"));
+    assign(m.shared_expert_gate, r.boolean("shared_expert_gate"));
     assign(m.q_lora_rank, r.integer("q_lora_rank", 0, kWidth));
     assign(m.kv_lora_rank, r.integer("kv_lora_rank", 0, kWidth));
     assign(m.qk_rope_head_dim, r.integer("qk_rope_head_dim", 0, kHeads));
@@ -301,6 +302,7 @@ json scenario_to_json(const Scenario& s) {
         model["first_dense_layers"] = m.first_dense_layers;
         model["moe_every"] = m.moe_every;
         if (m.router_bias) model["router_bias"] = true;
+        if (m.shared_expert_gate) model["shared_expert_gate"] = true;
     }
     if (m.kv_lora_rank > 0) {
         model["q_lora_rank"] = m.q_lora_rank;

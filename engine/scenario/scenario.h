@@ -75,6 +75,7 @@ struct ModelSpec {
     int64_t first_dense_layers = 0;               // leading dense layers (DeepSeek first_k_dense_replace)
     int64_t moe_every = 1;                        // after those, every n-th layer is MoE (Llama 4 interleave step)
     bool router_bias = false;                     // a bias per expert on the router (DeepSeek-V3's e_score_correction_bias)
+    bool shared_expert_gate = false;              // a [1, hidden] sigmoid gate on the shared experts' output (Qwen2-MoE)
     // Multi-head latent attention (DeepSeek-V2/V3, DeepSeek-AI 2024): on when kv_lora_rank > 0. Queries (through a
     // q_lora_rank latent, or directly when 0) and keys/values (through the kv_lora_rank latent) are projected up per
     // head; head_dim is then the part of q and k without rotary positions, qk_rope_head_dim the rotary part, and

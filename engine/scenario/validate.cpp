@@ -85,6 +85,7 @@ void validate_model(const Config& c, Checks& check) {
                   "sliding-window attention is modelled for causal decoders");
     if (m.experts == 0) {
         check.require(!m.router_bias, "/model/router_bias", "describes mixture-of-experts layers; set model.experts (> 0)");
+        check.require(!m.shared_expert_gate, "/model/shared_expert_gate", "describes mixture-of-experts layers; set model.experts (> 0)");
         for (const auto& [given, path] : {std::pair<bool, const char*>{m.experts_per_token.has_value(), "/model/experts_per_token"},
                                           {m.expert_ffn_hidden.has_value(), "/model/expert_ffn_hidden"},
                                           {m.shared_experts > 0, "/model/shared_experts"},
@@ -98,6 +99,8 @@ void validate_model(const Config& c, Checks& check) {
             "a token goes to at most model.experts (" + str(m.experts) + ") experts, got " + str(*m.experts_per_token));
     check.require(m.shared_experts == 0 || *m.shared_expert_ffn_hidden > 0, "/model/shared_expert_ffn_hidden",
             "shared experts need a width");
+    check.require(!m.shared_expert_gate || m.shared_experts > 0, "/model/shared_expert_gate",
+            "gates the shared experts' output; set model.shared_experts (> 0)");
     check.require(m.first_dense_layers < m.layers, "/model/first_dense_layers",
             "must leave at least one MoE layer (model.layers = " + str(m.layers) + "), got " + str(m.first_dense_layers));
 }
