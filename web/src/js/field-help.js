@@ -35,6 +35,7 @@ export const HELP = {
   'model.first_dense_layers': ['Leading layers with a dense MLP before the MoE layers start (DeepSeek-V3: 3). Dense layers use ffn_hidden.', MOE],
   'model.moe_every': ['After the first dense layers, every n-th layer is MoE and the others dense (Llama 4 Maverick: 2). Default 1: every layer.', MOE],
   'model.qk_norm': ['RMSNorm over each head’s query and key (Qwen3, OLMo 2): two head-dim weight vectors per layer and their saved inputs.', PARAMS],
+  'model.shared_expert_gate': ['A sigmoid gate ([1, hidden] weight) on the shared experts’ output in each MoE layer (Qwen2-MoE).', MOE],
   'model.router_bias': ['A bias per expert on the router (DeepSeek-V3’s e_score_correction_bias): experts parameters more in each MoE layer.', MOE],
   'model.q_lora_rank': ['Multi-head latent attention (DeepSeek-V2/V3): the rank of the query latent; 0 projects queries directly. Only with kv_lora_rank.', MLA],
   'model.kv_lora_rank': ['Multi-head latent attention: the rank of the key/value latent (DeepSeek-V3: 512); above 0 turns MLA on. Head dim is then the non-rotary part of q and k.', MLA],

@@ -55,6 +55,7 @@ export const SECTIONS = [
       int('first_dense_layers', 'First dense layers', true),
       int('moe_every', 'MoE every n-th layer', true),
       bool('router_bias', 'Router bias', false, true),
+      bool('shared_expert_gate', 'Shared-expert gate', false, true),
       int('q_lora_rank', 'MLA query latent (q_lora_rank)', true),
       int('kv_lora_rank', 'MLA key/value latent (kv_lora_rank)', true),
       int('qk_rope_head_dim', 'MLA rotary head dim', true),
