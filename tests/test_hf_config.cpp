@@ -153,7 +153,7 @@ const char* kDeepSeekV3 = R"({
   "transformers_version": "4.33.1", "use_cache": true, "v_head_dim": 128, "vocab_size": 129280})";
 
 // https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json (layer_types, rope_scaling and
-// quantization_config left out)
+// quantization_config left out: GptOssConfig's default layer_types is the file's, sliding on even layers)
 const char* kGptOss20b = R"({
   "architectures": ["GptOssForCausalLM"], "attention_bias": true, "attention_dropout": 0.0, "eos_token_id": 200002,
   "experts_per_token": 4, "head_dim": 64, "hidden_act": "silu", "hidden_size": 2880, "initial_context_length": 4096,
@@ -162,6 +162,27 @@ const char* kGptOss20b = R"({
   "num_local_experts": 32, "output_router_logits": false, "pad_token_id": 199999, "rms_norm_eps": 1e-05,
   "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0,
   "tie_word_embeddings": false, "transformers_version": "4.55.0.dev0", "use_cache": true, "vocab_size": 201088})";
+
+// DeepSeek-V2-Lite's config as a stored print of DeepSeek-V2-Lite-Chat's DeepseekV2Config shows it (transformers
+// 5.7 wrote head_dim, mlp_bias, pad_token_id and rope_parameters into it), with q_lora_rank null.
+const char* kDeepSeekV2Lite = R"({
+  "architectures": ["DeepseekV2ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "auto_map": {"AutoConfig": "configuration_deepseek.DeepseekV2Config",
+               "AutoModel": "modeling_deepseek.DeepseekV2Model",
+               "AutoModelForCausalLM": "modeling_deepseek.DeepseekV2ForCausalLM"},
+  "aux_loss_alpha": 0.001, "bos_token_id": 100000, "dtype": "bfloat16", "eos_token_id": 100001,
+  "first_k_dense_replace": 1, "head_dim": 64, "hidden_act": "silu", "hidden_size": 2048, "initializer_range": 0.02,
+  "intermediate_size": 10944, "kv_lora_rank": 512, "max_position_embeddings": 163840, "mlp_bias": false,
+  "model_type": "deepseek_v2", "moe_intermediate_size": 1408, "moe_layer_freq": 1, "n_group": 1,
+  "n_routed_experts": 64, "n_shared_experts": 2, "norm_topk_prob": false, "num_attention_heads": 16,
+  "num_experts_per_tok": 6, "num_hidden_layers": 27, "num_key_value_heads": 16, "pad_token_id": null,
+  "pretraining_tp": 1, "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "rms_norm_eps": 1e-06,
+  "rope_parameters": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 0.707, "mscale_all_dim": 0.707,
+                      "original_max_position_embeddings": 4096, "rope_theta": 10000, "rope_type": "yarn",
+                      "type": "yarn"},
+  "routed_scaling_factor": 1.0, "scoring_func": "softmax", "seq_aux": true, "tie_word_embeddings": false,
+  "topk_group": 1, "topk_method": "greedy", "transformers_version": "5.7.0", "use_cache": true, "v_head_dim": 128,
+  "vocab_size": 102400})";
 
 // https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json
 const char* kFalcon7b = R"({
@@ -300,14 +321,16 @@ TEST_CASE("config.json: each family imports with its published parameter count")
         CHECK(r["model"]["tied_embeddings"] == false);
         CHECK(parameters(r["model"]) == 8030261248);
     }
-    SUBCASE("Mistral 7B v0.1: 7,241,732,096 (the mistral-7b preset's reference), the window noted") {
+    SUBCASE("Mistral 7B v0.1: 7,241,732,096 (the mistral-7b preset's reference), its 4096-token window") {
         const json r = imported(kMistral7b);
         REQUIRE(r["ok"] == true);
         CHECK(r["label"] == "Mistral");
         CHECK(r["unknown"].empty());
-        REQUIRE(r["notes"].size() == 1);
-        CHECK(r["notes"][0].get<std::string>().find("sliding_window 4096") != std::string::npos);
-        CHECK(parameters(r["model"]) == 7241732096);
+        CHECK(r["notes"].empty());
+        CHECK(r["model"]["sliding_window"] == 4096);  // every layer local: global_every stays 0
+        CHECK_FALSE(r["model"].contains("global_every"));
+        CHECK(parameters(r["model"]) == 7241732096);  // a window adds no weights
+        CHECK(resolved(r["model"]) == preset("mistral-7b"));
     }
     SUBCASE("GPT-2: 124,439,808 (the gpt2 preset's reference), gelu_new, fused QKV, n_inner null = 4 * n_embd") {
         const json r = imported(kGpt2);
@@ -394,7 +417,8 @@ TEST_CASE("config.json: Mixture-of-Experts families import exactly, equal to the
         CHECK(r["family"] == "mixtral");
         CHECK(r["label"] == "Mixtral");
         CHECK(r["unknown"].empty());  // the router's loss switches are ignored: no weights
-        CHECK(r["notes"].empty());    // sliding_window null
+        CHECK(r["notes"].empty());
+        CHECK_FALSE(r["model"].contains("sliding_window"));  // sliding_window null: no window
         CHECK(r["model"]["experts"] == 8);
         CHECK(r["model"]["experts_per_token"] == 2);
         CHECK(r["model"]["expert_ffn_hidden"] == 14336);  // intermediate_size is one expert's width
@@ -516,26 +540,239 @@ TEST_CASE("config.json: Mixture-of-Experts families import exactly, equal to the
     }
 }
 
-TEST_CASE("config.json: Mixture-of-Experts layouts the engine does not build are refused with the reason") {
-    SUBCASE("DeepSeek-V3: Multi-head Latent Attention, at kv_lora_rank") {
-        const json deepseek = refusal(kDeepSeekV3);
-        CHECK(deepseek["path"] == "/kv_lora_rank");
-        CHECK(says(deepseek, "Multi-head Latent Attention"));
-        CHECK(says(deepseek, "q_lora_rank"));
-        // Without the rank, the model type says the same.
+TEST_CASE("config.json: latent attention (DeepSeek) and gpt-oss import exactly, equal to their presets") {
+    SUBCASE("DeepSeek-V3: 682,636,487,424 with its MTP module, 671,026,419,200 without, the deepseek-v3 preset") {
+        const json r = imported(kDeepSeekV3);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "deepseek_v3");
+        CHECK(r["label"] == "DeepSeek-V3");
+        CHECK(r["unknown"].empty());  // routing keys (groups, scaling, score function, ep_size) have no weights
+        const json& m = r["model"];
+        CHECK(m["q_lora_rank"] == 1536);
+        CHECK(m["kv_lora_rank"] == 512);
+        CHECK(m["head_dim"] == 128);  // qk_nope_head_dim
+        CHECK(m["qk_rope_head_dim"] == 64);
+        CHECK(m["v_head_dim"] == 128);
+        CHECK(m["experts"] == 256);
+        CHECK(m["shared_experts"] == 1);
+        CHECK(m["first_dense_layers"] == 3);
+        CHECK(m["router_bias"] == true);  // topk_method noaux_tc: e_score_correction_bias
+        CHECK(m["mtp_layers"] == 1);
+        CHECK(parameters(m) == 682636487424);
+        CHECK(resolved(m) == preset("deepseek-v3"));
+        // The main model alone, DeepSeek's "671B" (validation/moe_facts.md 1.3).
+        CHECK(parameters(model_of(with(kDeepSeekV3, "num_nextn_predict_layers", "0"))) == 671026419200);
+        // The MTP module is named: transformers' DeepseekV3ForCausalLM does not load it.
+        REQUIRE(r["notes"].size() == 1);
+        CHECK(r["notes"][0].get<std::string>().find("num_nextn_predict_layers 1") != std::string::npos);
+        // Without the routing keys, DeepseekV3Config's defaults: the same model.
         json bare = json::parse(kDeepSeekV3);
-        bare.erase("kv_lora_rank");
-        const json by_type = refusal(bare.dump());
-        CHECK(by_type["path"] == "/model_type");
-        CHECK(says(by_type, "deepseek_v3: Multi-head Latent Attention"));
-        // A latent rank in any family.
-        CHECK(refusal(with(kLlama31_8b, "kv_lora_rank", "512"))["path"] == "/kv_lora_rank");
+        for (const char* key : {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+                                "first_k_dense_replace", "topk_method", "q_lora_rank", "qk_rope_head_dim"})
+            bare.erase(key);
+        CHECK(resolved(model_of(bare.dump())) == preset("deepseek-v3"));
     }
-    SUBCASE("gpt-oss: attention sinks and biased routers and experts, at model_type") {
-        const json oss = refusal(kGptOss20b);
-        CHECK(oss["path"] == "/model_type");
-        CHECK(says(oss, "sink"));
-        CHECK(says(oss, "gate_up_proj_bias"));
+    SUBCASE("DeepSeek-V2-Lite: 15,706,484,224 with queries projected directly (q_lora_rank null)") {
+        // 2 * 102400*2048 embedding and untied head; 27 layers of MLA (q_proj 3072*2048, kv_a_proj_with_mqa
+        // 576*2048, kv_a_layernorm 512, kv_b_proj 4096*512, o_proj 2048*2048) and 2 norms = 13,767,168 each;
+        // layer 0 dense (3 * 2048*10944); 26 MoE layers of 64 experts of 3 * 2048*1408, the [64, 2048] gate and
+        // 2 shared experts as one MLP of 2816 = 571,080,704 each; the final norm. The safetensors of
+        // DeepSeek-V2-Lite-Chat hold 15,706,484,224 (a stored tensor-by-tensor listing), the model card's 15.7B.
+        const json r = imported(kDeepSeekV2Lite);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "deepseek_v2");
+        CHECK(r["unknown"].empty());  // head_dim is the rotary width; auto_map names DeepSeek's own classes
+        CHECK(r["notes"].empty());
+        const json& m = r["model"];
+        CHECK(m["q_lora_rank"] == 0);
+        CHECK(m["first_dense_layers"] == 1);
+        CHECK(m["shared_experts"] == 2);  // model.shared_expert_ffn_hidden: 2 * 1408, its default
+        CHECK_FALSE(m.contains("router_bias"));  // greedy routing: DeepseekV2Moe's gate has no bias
+        CHECK_FALSE(m.contains("mtp_layers"));
+        CHECK(parameters(m) == 15706484224);
+    }
+    SUBCASE("DeepSeek-V2: 235,741,434,880 (the model card's 236B)") {
+        // DeepSeek-V2's architecture values in the V2-Lite file: hidden 5120, 60 layers, 128 heads, q_lora_rank
+        // 1536, 160 experts of 1536, dense width 12288, group-limited routing. Embedding and head 1,048,576,000,
+        // 60 MLA layers with norms 8,954,265,600, layer 0's dense MLP 188,743,680, 59 MoE layers of
+        // 3,822,878,720, the final norm 5,120: 235,741,434,880, as stored accounts of the checkpoint give it.
+        const json m = model_of(patched(kDeepSeekV2Lite, R"({"hidden_size": 5120, "intermediate_size": 12288,
+            "moe_intermediate_size": 1536, "n_routed_experts": 160, "num_attention_heads": 128,
+            "num_key_value_heads": 128, "num_hidden_layers": 60, "q_lora_rank": 1536,
+            "topk_method": "group_limited_greedy", "n_group": 8, "topk_group": 3, "routed_scaling_factor": 16.0})"));
+        CHECK(parameters(m) == 235741434880);
+    }
+    SUBCASE("DeepSeek: null shared or routed experts, as DeepSeek's code reads None") {
+        const json no_shared = model_of(with(kDeepSeekV2Lite, "n_shared_experts", "null"));
+        CHECK(no_shared["shared_experts"] == 0);
+        CHECK(parameters(no_shared) == 15706484224 - 26 * int64_t{3} * 2048 * 2816);
+        const json dense = model_of(with(kDeepSeekV2Lite, "n_routed_experts", "null"));
+        CHECK_FALSE(dense.contains("experts"));
+        CHECK_FALSE(dense.contains("first_dense_layers"));
+    }
+    SUBCASE("gpt-oss-20b: 20,914,757,184, sinks, biases and the alternating window, the gpt-oss-20b preset") {
+        const json r = imported(kGptOss20b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gpt_oss");
+        CHECK(r["label"] == "gpt-oss");
+        CHECK(r["unknown"].empty());  // swiglu_limit and initial_context_length change no weights
+        CHECK(r["notes"].empty());
+        const json& m = r["model"];
+        CHECK(m["bias"] == true);
+        CHECK(m["router_bias"] == true);
+        CHECK(m["attention_sinks"] == true);
+        CHECK(m["sliding_window"] == 128);
+        CHECK(m["global_every"] == 2);  // GptOssConfig's default layer_types: sliding, full, sliding, ...
+        CHECK(m["expert_ffn_hidden"] == 2880);
+        CHECK(parameters(m) == 20914757184);
+        CHECK(resolved(m) == preset("gpt-oss-20b"));
+        // The published file's own layer_types read the same.
+        json listed = json::parse(kGptOss20b);
+        for (int i = 0; i < 24; ++i)
+            listed["layer_types"].push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+        CHECK(resolved(model_of(listed.dump())) == preset("gpt-oss-20b"));
+        // OpenAI's experts_per_token stands in for a missing num_experts_per_tok.
+        json openai = json::parse(kGptOss20b);
+        openai.erase("num_experts_per_tok");
+        CHECK(model_of(openai.dump())["experts_per_token"] == 4);
+    }
+    SUBCASE("gpt-oss-120b: 116,829,156,672, the gpt-oss-120b preset") {
+        // https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json: the 20b file with 36 layers and 128
+        // experts (validation/moe_facts.md 1.7).
+        json config = json::parse(patched(kGptOss20b, R"({"num_hidden_layers": 36, "num_local_experts": 128})"));
+        for (int i = 0; i < 36; ++i)
+            config["layer_types"].push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+        const json m = model_of(config.dump());
+        CHECK(parameters(m) == 116829156672);
+        CHECK(resolved(m) == preset("gpt-oss-120b"));
+        // Without num_local_experts, GptOssConfig's default (128), never a dense model.
+        json bare = json::parse(config.dump());
+        bare.erase("num_local_experts");
+        CHECK(parameters(model_of(bare.dump())) == 116829156672);
+    }
+}
+
+TEST_CASE("config.json: sliding windows where each family's code places them, or refused by name") {
+    SUBCASE("Mistral and Mixtral: every layer local") {
+        // MistralConfig's default window is 4096; null turns it off.
+        json bare = json::parse(kMistral7b);
+        bare.erase("sliding_window");
+        CHECK(model_of(bare.dump())["sliding_window"] == 4096);
+        CHECK_FALSE(model_of(with(kMistral7b, "sliding_window", "null")).contains("sliding_window"));
+        const json mixtral = model_of(with(kMixtral, "sliding_window", "4096"));
+        CHECK(mixtral["sliding_window"] == 4096);
+        CHECK_FALSE(mixtral.contains("global_every"));
+        CHECK(parameters(mixtral) == 46702792704);
+        // A window that is not a token count is refused as the scenario refuses it.
+        CHECK(refusal(with(kMistral7b, "sliding_window", R"("4k")"))["path"] == "/sliding_window");
+    }
+    SUBCASE("Llama: LlamaAttention has no window, so the key is listed, not read") {
+        const json r = imported(with(kLlama31_8b, "sliding_window", "4096"));
+        REQUIRE(r["ok"] == true);
+        CHECK_FALSE(r["model"].contains("sliding_window"));
+        CHECK(r["unknown"] == json::array({"sliding_window"}));
+    }
+    SUBCASE("Qwen: only with use_sliding_window, on the layers from max_window_layers on") {
+        // Published configs say use_sliding_window false: no window, whatever sliding_window says.
+        CHECK_FALSE(model_of(kQwen25_7b).contains("sliding_window"));
+        const std::string on = patched(kQwen3_8b, R"({"use_sliding_window": true, "sliding_window": 4096})");
+        // max_window_layers 36 of 36: every layer full, no window.
+        CHECK_FALSE(model_of(on).contains("sliding_window"));
+        // 0: every layer local.
+        const json all = model_of(patched(on, R"({"max_window_layers": 0})"));
+        CHECK(all["sliding_window"] == 4096);
+        CHECK_FALSE(all.contains("global_every"));
+        // 18: the first 18 layers full, the rest local, which the engine's pattern cannot place.
+        const json half = refusal(patched(on, R"({"max_window_layers": 18})"));
+        CHECK(half["path"] == "/max_window_layers");
+        CHECK(says(half, "the first global layer here is layer 0"));
+        CHECK(says(half, "layer 18 is local"));
+        // layer_types, when listed, decide.
+        json listed = json::parse(on);
+        for (int i = 0; i < 36; ++i)
+            listed["layer_types"].push_back(i % 3 == 2 ? "full_attention" : "sliding_attention");
+        const json every3 = model_of(listed.dump());
+        CHECK(every3["global_every"] == 3);
+        CHECK(parameters(every3) == 8190735360);
+        // Qwen3-MoE's attention windows every layer when nothing says otherwise.
+        const json moe = model_of(patched(kQwen3Moe, R"({"use_sliding_window": true, "sliding_window": 4096,
+            "max_window_layers": null})"));
+        CHECK(moe["sliding_window"] == 4096);
+        CHECK_FALSE(moe.contains("global_every"));
+        CHECK(refusal(with(kQwen3_8b, "use_sliding_window", R"("yes")"))["path"] == "/use_sliding_window");
+    }
+    SUBCASE("layer_types the engine's pattern cannot express are refused at /layer_types") {
+        // Global first, then alternating: layer 0 global makes every layer global, but layer 1 is local.
+        json config = json::parse(kGptOss20b);
+        for (int i = 0; i < 24; ++i)
+            config["layer_types"].push_back(i % 2 == 0 ? "full_attention" : "sliding_attention");
+        const json first = refusal(config.dump());
+        CHECK(first["path"] == "/layer_types");
+        CHECK(says(first, "cannot place"));
+        CHECK(says(first, "layer 1 is local"));
+        // Every third layer global, then two in a row.
+        config["layer_types"] = json::array();
+        for (int i = 0; i < 24; ++i)
+            config["layer_types"].push_back(i % 3 == 2 || i == 22 ? "full_attention" : "sliding_attention");
+        CHECK(refusal(config.dump())["path"] == "/layer_types");
+        // A list of the wrong length, and a kind the importer does not read.
+        config["layer_types"] = json::array({"sliding_attention"});
+        CHECK(says(refusal(config.dump()), "one attention kind per layer (24 layers)"));
+        config["layer_types"] = json::array();
+        for (int i = 0; i < 24; ++i)
+            config["layer_types"].push_back(i == 5 ? "chunked_attention" : "sliding_attention");
+        CHECK(says(refusal(config.dump()), "\"chunked_attention\": only sliding_attention and full_attention"));
+        // Every layer local is global_every 0; every layer full is no window at all.
+        config["layer_types"] = json::array();
+        for (int i = 0; i < 24; ++i) config["layer_types"].push_back("sliding_attention");
+        const json local = model_of(config.dump());
+        CHECK(local["sliding_window"] == 128);
+        CHECK_FALSE(local.contains("global_every"));
+        config["layer_types"] = json::array();
+        for (int i = 0; i < 24; ++i) config["layer_types"].push_back("full_attention");
+        CHECK_FALSE(model_of(config.dump()).contains("sliding_window"));
+    }
+}
+
+TEST_CASE("config.json: Mixture-of-Experts layouts the engine does not build are refused with the reason") {
+    SUBCASE("DeepSeek: layer patterns, biases and routers the engine does not build, at their keys") {
+        // moe_layer_freq 2: DeepSeek's code makes only even layers MoE, transformers' every layer from
+        // first_k_dense_replace on; the two disagree and the engine's pattern is neither, so refused by name.
+        const json freq = refusal(with(kDeepSeekV3, "moe_layer_freq", "2"));
+        CHECK(freq["path"] == "/moe_layer_freq");
+        CHECK(says(freq, "i % moe_layer_freq == 0"));
+        CHECK(says(freq, "only 1 is read"));
+        // attention_bias biases q_a_proj, kv_a_proj_with_mqa and o_proj alone.
+        const json biased = refusal(with(kDeepSeekV3, "attention_bias", "true"));
+        CHECK(biased["path"] == "/attention_bias");
+        CHECK(says(biased, "kv_a_proj_with_mqa"));
+        CHECK(refusal(with(kDeepSeekV2Lite, "mlp_bias", "true"))["path"] == "/mlp_bias");
+        // A routing whose router the importer does not know; V2's greedy routing in a V3 config, V3's in a V2 one.
+        CHECK(refusal(with(kDeepSeekV3, "topk_method", R"("greedy")"))["path"] == "/topk_method");
+        CHECK(refusal(with(kDeepSeekV2Lite, "topk_method", R"("noaux_tc")"))["path"] == "/topk_method");
+        // No latent: DeepSeek's attention always has one.
+        CHECK(refusal(with(kDeepSeekV3, "kv_lora_rank", "0"))["path"] == "/kv_lora_rank");
+        CHECK(refusal(with(kDeepSeekV3, "n_routed_experts", "0"))["path"] == "/n_routed_experts");
+        // MLA must have a K/V head per query head (the engine's rule, named at the config key).
+        CHECK(refusal(with(kDeepSeekV3, "num_key_value_heads", "8"))["path"] == "/num_key_value_heads");
+    }
+    SUBCASE("a latent rank in a family read with q, k and v projections, at kv_lora_rank") {
+        const json llama = refusal(with(kLlama31_8b, "kv_lora_rank", "512"));
+        CHECK(llama["path"] == "/kv_lora_rank");
+        CHECK(says(llama, "Multi-head Latent Attention"));
+        CHECK(says(llama, "deepseek_v2 and deepseek_v3"));
+        // A type the importer has no table for (Kimi K2 style configs name their own) is refused there too.
+        CHECK(refusal(with(kDeepSeekV3, "model_type", R"("kimi_k2")"))["path"] == "/kv_lora_rank");
+    }
+    SUBCASE("gpt-oss: biases the engine cannot place, and two top-k keys that disagree") {
+        // attention_bias false leaves the expert biases: neither every linear layer biased nor none.
+        const json unbiased = refusal(with(kGptOss20b, "attention_bias", "false"));
+        CHECK(unbiased["path"] == "/attention_bias");
+        CHECK(says(unbiased, "gate_up_proj_bias"));
+        const json top_k = refusal(with(kGptOss20b, "experts_per_token", "2"));
+        CHECK(top_k["path"] == "/experts_per_token");
+        CHECK(says(top_k, "num_experts_per_tok is 4"));
+        CHECK(refusal(with(kGptOss20b, "num_local_experts", "0"))["path"] == "/num_local_experts");
     }
     SUBCASE("Qwen2-MoE: the shared expert's gate, which the engine does not model, named with what it would miss") {
         // Qwen1.5-MoE-A2.7B: a [1, 2048] shared_expert_gate in each of its 24 MoE layers.

@@ -75,6 +75,9 @@ struct Import {
     // Where the family's keys sit: "" for most configs, "/text_config" for a Llama 4 config, whose language
     // model's fields are one level down (Llama4Config.text_config). Problems and listed keys say the full place.
     std::string at;
+    // The model type as the importer's table spells it ("mistral", "llama", ...): families that several types
+    // share read a few keys by type (a Mistral config's sliding_window; a Llama config has none).
+    std::string type;
 
     std::string path(const std::string& key) const { return at + pointer(key); }
     std::string name(const std::string& key) const { return (at.empty() ? "" : at.substr(1) + ".") + shorten(key); }
@@ -242,25 +245,102 @@ constexpr const char* kPartialMlpBias =
     "true without attention biases: the engine biases every linear layer, none, or the q/k/v projections alone, "
     "so it would count a different model";
 
-// Whether a config's layer_types (the per-layer attention kinds transformers writes into newer Qwen configs)
-// names a layer of `kind`.
-bool has_layer_kind(const json& config, const char* kind) {
-    const json* kinds = find(config, "layer_types");
-    if (!kinds || !kinds->is_array()) return false;
-    for (const json& k : *kinds)
-        if (k == kind) return true;
-    return false;
+// ---- Sliding windows: model.sliding_window and model.global_every ------------------------------------------
+// The engine's local layers attend to the last sliding_window tokens; with global_every = n the layers i with
+// (i + 1) % n == 0 attend globally (the last of each run of n), with 0 every layer is local (engine/graph/build.cpp,
+// is_local_layer). Each family's code says which of its layers attend through the window; that list is read as
+// the engine's pattern when it is one, and refused at the key that made it otherwise.
+
+// One flag per layer: true where the layer attends through the window.
+using LocalLayers = std::vector<bool>;
+
+// The layer count when it is one the scenario can hold (model.layers: 1 to 65536); otherwise nothing, and the
+// count's own problem is named at its key.
+std::optional<int64_t> layer_count(const Import& in) {
+    const auto layers = field_count(in, "layers");
+    return layers && *layers >= 1 && *layers <= 65536 ? layers : std::nullopt;
 }
 
-// A sliding window changes which keys a query sees, not the weights or what a layer keeps for backward.
-void note_sliding_window(const json& config, Import& in) {
-    const json* window = find(config, "sliding_window");
+// transformers' layer_types (one "sliding_attention" or "full_attention" per layer: Qwen2Config, GptOssConfig)
+// as local flags, or nothing when the list is refused at its key.
+std::optional<LocalLayers> read_layer_types(const json& kinds, int64_t layers, Import& in) {
+    if (!kinds.is_array() || kinds.size() != static_cast<size_t>(layers)) {
+        in.refuse("layer_types", "must list one attention kind per layer (" + std::to_string(layers) +
+                                     " layers), got " + quote(kinds));
+        return std::nullopt;
+    }
+    LocalLayers local;
+    for (const json& kind : kinds) {
+        if (kind != "sliding_attention" && kind != "full_attention") {
+            in.refuse("layer_types", quote(kind) + ": only sliding_attention and full_attention layers are read");
+            return std::nullopt;
+        }
+        local.push_back(kind == "sliding_attention");
+    }
+    return local;
+}
+
+// The window read from `window_key` on these local layers: model.sliding_window, and model.global_every where
+// some layers are global. No local layer is no window. A placement the engine's pattern cannot hold is refused
+// at `pattern_key`, the message starting with `what` (how the config placed them).
+void place_window(const json& window, const std::string& window_key, const LocalLayers& local,
+                  const std::string& pattern_key, const std::string& what, Import& in) {
+    size_t first_global = local.size();
+    bool any_local = false;
+    for (size_t i = 0; i < local.size(); ++i) {
+        if (local[i]) any_local = true;
+        else if (first_global == local.size()) first_global = i;
+    }
+    if (!any_local) return;
+    const size_t every = first_global == local.size() ? 0 : first_global + 1;  // 0: every layer local
+    for (size_t i = 0; every > 0 && i < local.size(); ++i)
+        if (local[i] != ((i + 1) % every != 0))
+            return in.refuse(pattern_key,
+                             (what.empty() ? "" : what + ": ") +
+                                 "local (sliding-window) and global layers in an order the engine cannot place: it "
+                                 "makes every layer local (model.global_every 0) or the layers i with (i + 1) % n == 0 "
+                                 "global (model.global_every n); the first global layer here is layer " +
+                                 std::to_string(first_global) + ", so n would be " + std::to_string(every) +
+                                 ", but layer " + std::to_string(i) + " is " + (local[i] ? "local" : "global"));
+    in.set("sliding_window", window, window_key);
+    if (every > 0) in.set("global_every", static_cast<int64_t>(every), pattern_key);
+}
+
+// Every layer local, as Mistral and Mixtral attend: model.sliding_window alone (model.global_every stays 0).
+void window_everywhere(const json& window, const std::string& key, Import& in) {
+    if (!window.is_null()) in.set("sliding_window", window, key);
+}
+
+// The Qwen families' window (Qwen2Config, Qwen3Config, Qwen2MoeConfig, Qwen3MoeConfig): sliding_window is set
+// to None unless use_sliding_window is true, so only then is there a window; sliding_window defaults to 4096.
+// Which layers use it: layer_types when the config lists them, else the config class's rule from
+// max_window_layers, given by the family: `first_full` (default max_window_layers) with the layers from
+// max_window_layers on local (configuration_qwen2.py / configuration_qwen3.py: "sliding_attention" if
+// i >= max_window_layers), or, with `alternate`, Qwen2MoeConfig's own rule: the layers i with (i + 1) % 2 != 0
+// and i < max_window_layers local (configuration_qwen2_moe.py).
+void read_qwen_window(const json& config, int64_t first_full, bool alternate, Import& in) {
     const json* use = find(config, "use_sliding_window");
-    if (window && !window->is_number()) return in.not_understood("sliding_window", *window);
-    if (!window || (use && *use == false && !has_layer_kind(config, "sliding_attention"))) return;
-    in.notes.push_back("sliding_window " + quote(*window) +
-                       ": attention is counted over the whole sequence, as without a window; exact up to seq_len " +
-                       quote(*window) + ", beyond it attention time is overstated (weights and memory are the same).");
+    if (!use || !must_be_boolean("use_sliding_window", *use, in) || !use->get<bool>()) return;
+    const auto given = config.find("sliding_window");
+    const json window = given == config.end() ? json(4096) : *given;
+    const auto layers = layer_count(in);
+    if (window.is_null() || !layers) return;
+    if (const json* kinds = find(config, "layer_types")) {
+        if (const auto local = read_layer_types(*kinds, *layers, in))
+            place_window(window, "sliding_window", *local, "layer_types", "", in);
+        return;
+    }
+    const json* listed = find(config, "max_window_layers");
+    const auto max_window = listed ? count_of(*listed) : std::optional<int64_t>(first_full);
+    if (!max_window) return in.refuse("max_window_layers", "must be a layer count, got " + quote(*listed));
+    LocalLayers local;
+    for (int64_t i = 0; i < *layers; ++i)
+        local.push_back(alternate ? (i + 1) % 2 != 0 && i < *max_window : i >= *max_window);
+    const std::string key = listed ? "max_window_layers" : "use_sliding_window";
+    const std::string what = "max_window_layers " + std::to_string(*max_window) + (listed ? "" : " (the default)") +
+                             (alternate ? ": every other layer below it attends through the window"
+                                        : ": the layers from it on attend through the window, those before it fully");
+    place_window(window, "sliding_window", local, key, what, in);
 }
 
 // Llama's attention_bias biases q, k, v and o; mlp_bias the MLP's three matrices. Both or neither can be read.
@@ -271,11 +351,18 @@ void finish_llama(const json& config, Import& in) {
     const bool m = mlp && must_be_boolean("mlp_bias", *mlp, in) && mlp->get<bool>();
     if (a != m) in.refuse(a ? "attention_bias" : "mlp_bias", a ? kPartialBias : kPartialMlpBias);
     else if (a) in.set("bias", true, "attention_bias");
-    note_sliding_window(config, in);
+    if (in.type == "mistral") {
+        // MistralConfig: sliding_window defaults to 4096 and null turns it off; MistralAttention passes it in every
+        // layer (transformers configuration_mistral.py, modeling_mistral.py): every layer local.
+        const auto given = config.find("sliding_window");
+        window_everywhere(given == config.end() ? json(4096) : *given, "sliding_window", in);
+    } else if (find(config, "sliding_window")) {
+        in.unknown.push_back(in.name("sliding_window"));  // LlamaConfig has no window; LlamaAttention reads none
+    }
 }
 
-// Qwen2 biases q, k and v and nothing else (transformers modeling_qwen2.py); its sliding window is a note.
-void finish_qwen2(const json& config, Import& in) { note_sliding_window(config, in); }
+// Qwen2 biases q, k and v and nothing else (transformers modeling_qwen2.py); its window as Qwen2Config places it.
+void finish_qwen2(const json& config, Import& in) { read_qwen_window(config, 28, false, in); }
 
 // Gemma never biases its MLP; attention_bias alone is the partial case.
 void finish_gemma(const json& config, Import& in) {
@@ -286,18 +373,19 @@ void finish_gemma(const json& config, Import& in) {
 
 // ---- Mixture-of-Experts families ------------------------------------------------------------------------
 // Each reads its experts into model.experts / experts_per_token / expert_ffn_hidden (and shared_experts,
-// first_dense_layers, moe_every where the family has them). The routers of these four families have no bias
-// and their experts none either (the transformers modeling files cited at each family), as the engine counts:
-// a family whose routers or experts do have biases (gpt-oss) is refused by model_type. Keys the families'
-// config classes default are their defaults here too (the family's fixed fields): the engine's own default for
-// model.experts is 0, a dense model, so a Mixtral config without num_local_experts must not read as one.
+// first_dense_layers, moe_every where the family has them). The routers of Mixtral, Qwen-MoE and Llama 4 have no
+// bias and their experts none either; DeepSeek-V3's router has a bias per expert (model.router_bias) and
+// gpt-oss biases its router and its experts (model.router_bias, model.bias): the transformers modeling files
+// cited at each family. Keys the families' config classes default are their defaults here too (the family's
+// fixed fields): the engine's own default for model.experts is 0, a dense model, so a Mixtral config without
+// num_local_experts must not read as one.
 
 // Qwen's code makes a layer sparse only `if config.num_experts > 0` (modeling_qwen2_moe.py,
 // modeling_qwen3_moe.py), so a config with no experts is a dense model: the fields that describe experts go,
 // and every layer is the dense MLP of intermediate_size.
 void drop_experts(Import& in) {
     for (const char* field : {"experts", "experts_per_token", "expert_ffn_hidden", "shared_experts",
-                              "shared_expert_ffn_hidden", "first_dense_layers", "moe_every"}) {
+                              "shared_expert_ffn_hidden", "first_dense_layers", "moe_every", "router_bias"}) {
         in.model.erase(field);
         in.source.erase(field);
     }
@@ -330,17 +418,23 @@ void read_mlp_only_layers(const json& config, Import& in) {
 void finish_mixtral(const json& config, Import& in) {
     if (const json* width = find(config, "intermediate_size")) in.set("expert_ffn_hidden", *width, "intermediate_size");
     require_experts("num_local_experts", "Mixtral", in);
-    note_sliding_window(config, in);
+    // MixtralConfig: sliding_window defaults to None (published configs say null); when set, MixtralAttention
+    // passes it in every layer, as Mistral's does (modeling_mixtral.py).
+    if (const json* window = find(config, "sliding_window")) window_everywhere(*window, "sliding_window", in);
 }
 
 // Qwen3 (transformers modeling_qwen3.py): Llama's layout plus q_norm and k_norm, RMSNorms of head_dim weights
 // over each head's queries and keys (model.qk_norm); attention_bias biases q, k, v and o, and the MLP never
 // has one, which is the partial case the engine does not build.
-void finish_qwen3(const json& config, Import& in) {
+void refuse_qwen3_bias(const json& config, Import& in) {
     if (const json* attention = find(config, "attention_bias"))
         if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
             in.refuse("attention_bias", kPartialBias);
-    note_sliding_window(config, in);
+}
+// Its window as Qwen3Config places it (max_window_layers defaults to 28).
+void finish_qwen3(const json& config, Import& in) {
+    refuse_qwen3_bias(config, in);
+    read_qwen_window(config, 28, false, in);
 }
 
 // Qwen3-MoE (transformers modeling_qwen3_moe.py): Qwen3's attention with q_norm/k_norm; layer i is a
@@ -348,9 +442,13 @@ void finish_qwen3(const json& config, Import& in) {
 // engine's model.moe_every with no leading dense layers; the block is the router `gate` Linear(hidden,
 // num_experts, bias=False) and num_experts SwiGLU experts of moe_intermediate_size, no shared expert. Dense
 // layers are a Qwen3MoeMLP of intermediate_size (model.ffn_hidden). norm_topk_prob renormalizes the top-k
-// routing weights: no weights, nothing kept for backward that the engine counts.
+// routing weights: no weights, nothing kept for backward that the engine counts. The window: Qwen3MoeAttention
+// passes config.sliding_window in every layer (Qwen3MoeConfig has no max_window_layers), while the earlier
+// Qwen3MoeConfig derived layer_types from max_window_layers as Qwen3Config does: a config that gives either is
+// read by it, one that gives neither has every layer local (max_window_layers 0).
 void finish_qwen3_moe(const json& config, Import& in) {
-    finish_qwen3(config, in);
+    refuse_qwen3_bias(config, in);
+    read_qwen_window(config, 0, false, in);
     read_mlp_only_layers(config, in);
     if (field_count(in, "experts") == 0) drop_experts(in);
 }
@@ -362,7 +460,7 @@ void finish_qwen3_moe(const json& config, Import& in) {
 // not model. That gate is `hidden` parameters per MoE layer the engine would not count, so a Qwen2-MoE config
 // with any MoE layer is refused, naming how many parameters it would miss.
 void finish_qwen2_moe(const json& config, Import& in) {
-    note_sliding_window(config, in);
+    read_qwen_window(config, 28, true, in);
     read_mlp_only_layers(config, in);
     if (field_count(in, "experts") == 0) return drop_experts(in);
     const auto layers = field_count(in, "layers"), hidden = field_count(in, "hidden");
@@ -456,6 +554,114 @@ void finish_llama4(const json& config, Import& in) {
     }
 }
 
+// gpt-oss (transformers modeling_gpt_oss.py, configuration_gpt_oss.py): every layer is a GptOssMLP, the router
+// GptOssTopKRouter (weight [num_local_experts, hidden] and a bias [num_local_experts]: model.router_bias) and
+// GptOssExperts (gate_up_proj [E, hidden, 2 * intermediate_size] with gate_up_proj_bias [E, 2 *
+// intermediate_size], down_proj [E, intermediate_size, hidden] with down_proj_bias [E, hidden]); GptOssAttention
+// biases q, k, v and o by attention_bias (default true) and keeps sinks, one logit per head
+// (model.attention_sinks). The engine's model.bias is exactly these: the attention's four and both expert
+// projections'. So intermediate_size is one expert's width (model.expert_ffn_hidden) and model.ffn_hidden.
+void finish_gpt_oss(const json& config, Import& in) {
+    if (const json* attention = find(config, "attention_bias"))
+        if (must_be_boolean("attention_bias", *attention, in) && !attention->get<bool>())
+            in.refuse("attention_bias", "false while the experts keep their biases (GptOssExperts gate_up_proj_bias, "
+                                        "down_proj_bias): the engine biases every linear layer or none (model.bias), "
+                                        "so it would count a different model");
+    if (const json* width = find(config, "intermediate_size")) in.set("expert_ffn_hidden", *width, "intermediate_size");
+    // OpenAI's configs also write experts_per_token (their own code's name, which GptOssConfig does not read):
+    // it stands in for num_experts_per_tok only when that is missing, and must not disagree with it.
+    const json* top_k = find(config, "num_experts_per_tok");
+    if (const json* openai = find(config, "experts_per_token")) {
+        if (!top_k) in.set("experts_per_token", *openai, "experts_per_token");
+        else if (*openai != *top_k)
+            in.refuse("experts_per_token", quote(*openai) + " while num_experts_per_tok is " + quote(*top_k) +
+                                               ": the two disagree about how many experts each token uses; give "
+                                               "the same value in both");
+    }
+    require_experts("num_local_experts", "gpt-oss", in);
+    // GptOssAttention: sliding_window = config.sliding_window on the layers layer_types calls sliding_attention;
+    // GptOssConfig defaults the window to 128 and layer_types to sliding on even i, full on odd i: alternating,
+    // sliding first, model.global_every 2. A null window leaves every layer full.
+    const auto given = config.find("sliding_window");
+    const json window = given == config.end() ? json(128) : *given;
+    const auto layers = layer_count(in);
+    if (window.is_null() || !layers) return;
+    if (const json* kinds = find(config, "layer_types")) {
+        if (const auto local = read_layer_types(*kinds, *layers, in))
+            place_window(window, "sliding_window", *local, "layer_types", "", in);
+        return;
+    }
+    LocalLayers local;
+    for (int64_t i = 0; i < *layers; ++i) local.push_back((i + 1) % 2 != 0);
+    place_window(window, "sliding_window", local, "sliding_window", "", in);  // always placeable
+}
+
+// DeepSeek-V2 and V3 (transformers modeling_deepseek_v2.py, modeling_deepseek_v3.py; DeepSeek's own
+// modeling_deepseek.py on the Hub): Multi-head Latent Attention. Queries go through q_a_proj [q_lora_rank,
+// hidden], q_a_layernorm and q_b_proj [heads * (qk_nope_head_dim + qk_rope_head_dim), q_lora_rank], or one q_proj
+// when q_lora_rank is null (DeepSeek-V2-Lite: model.q_lora_rank 0); keys and values through kv_a_proj_with_mqa
+// [kv_lora_rank + qk_rope_head_dim, hidden], kv_a_layernorm and kv_b_proj [heads * (qk_nope_head_dim +
+// v_head_dim), kv_lora_rank]; o_proj [hidden, heads * v_head_dim]. That is the engine's MLA with head_dim =
+// qk_nope_head_dim. The MLP of layer i is DeepseekV2Moe / DeepseekV3MoE from first_k_dense_replace on (a router
+// `gate` [n_routed_experts, hidden], n_routed_experts SwiGLU experts of moe_intermediate_size and a shared
+// DeepseekMLP of n_shared_experts * moe_intermediate_size: model.shared_expert_ffn_hidden's default), and a
+// DeepseekMLP of intermediate_size before it. DeepSeek-V3's router adds e_score_correction_bias [n_routed_experts]
+// for its noaux_tc routing (model.router_bias; DeepSeek's code makes it a parameter, transformers'
+// DeepseekV3TopkRouter a buffer); DeepSeek-V2's gate has no bias (topk_method greedy or group_limited_greedy).
+void finish_deepseek(const json& config, bool v3, Import& in) {
+    // attention_bias biases q_a_proj, kv_a_proj_with_mqa and o_proj (not q_b_proj, kv_b_proj nor the MLPs).
+    if (const json* attention = find(config, "attention_bias"))
+        if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
+            in.refuse("attention_bias", "true biases q_a_proj, kv_a_proj_with_mqa and o_proj alone; the engine biases "
+                                        "every linear layer or none, so it would count a different model");
+    // DeepseekV2Config is a LlamaConfig: mlp_bias biases the dense and shared MLPs, never the routed experts
+    // (DeepseekV3MLP has bias=False whatever the config says).
+    if (const json* mlp = find(config, "mlp_bias"); mlp && !v3)
+        if (must_be_boolean("mlp_bias", *mlp, in) && mlp->get<bool>())
+            in.refuse("mlp_bias", "true biases the dense and shared-expert MLPs but not the routed experts; the "
+                                  "engine biases every linear layer or none, so it would count a different model");
+    // q_lora_rank null: queries projected directly (`if self.q_lora_rank is None: self.q_proj = ...`).
+    if (const auto rank = config.find("q_lora_rank"); rank != config.end() && rank->is_null())
+        in.set("q_lora_rank", 0, "q_lora_rank");
+    if (field_count(in, "kv_lora_rank") == 0)
+        in.refuse(key_of(in, "kv_lora_rank", "kv_lora_rank"),
+                  "0: DeepSeek's attention always reads keys and values through the latent (kv_a_proj_with_mqa, "
+                  "kv_b_proj), so it needs a rank of at least 1");
+    // DeepSeek's modeling_deepseek.py makes layer i MoE iff `i >= first_k_dense_replace and i % moe_layer_freq
+    // == 0`; transformers' DeepseekV2/V3DecoderLayer checks only `layer_idx >= config.first_k_dense_replace`. The
+    // engine's rule, (i - first_dense_layers + 1) % moe_every == 0 from first_dense_layers on, is both only for 1.
+    if (const json* freq = find(config, "moe_layer_freq"); freq && *freq != 1)
+        in.refuse("moe_layer_freq", quote(*freq) + ": DeepSeek's code then makes only the layers i with i % "
+                                    "moe_layer_freq == 0 MoE while transformers' makes every layer from "
+                                    "first_k_dense_replace on MoE; the two build different models, so only 1 is read");
+    // n_shared_experts null: no shared expert (`if config.n_shared_experts is not None`, modeling_deepseek.py and
+    // DeepseekV2Moe); n_routed_experts null: every layer a dense DeepseekMLP (modeling_deepseek.py).
+    if (const auto shared = config.find("n_shared_experts"); shared != config.end() && shared->is_null())
+        in.set("shared_experts", 0, "n_shared_experts");
+    if (const auto routed = config.find("n_routed_experts"); routed != config.end() && routed->is_null())
+        drop_experts(in);
+    else
+        require_experts("n_routed_experts", v3 ? "DeepSeek-V3" : "DeepSeek-V2", in);
+    // The routing decides whether the router keeps a bias per expert.
+    if (const json* method = find(config, "topk_method")) {
+        const bool known = v3 ? *method == "noaux_tc" : *method == "greedy" || *method == "group_limited_greedy";
+        if (!known)
+            in.refuse("topk_method", quote(*method) + std::string(": the importer reads DeepSeek-") +
+                                         (v3 ? "V3's noaux_tc routing (sigmoid scores and the router's "
+                                               "e_score_correction_bias, model.router_bias)"
+                                             : "V2's greedy and group_limited_greedy routing (a router without bias)") +
+                                         "; another method may keep a different router");
+    }
+    // num_nextn_predict_layers (DeepSeek-V3's multi-token prediction modules) is read as model.mtp_layers.
+    if (const auto mtp = field_count(in, "mtp_layers"); mtp && *mtp > 0)
+        in.notes.push_back("num_nextn_predict_layers " + std::to_string(*mtp) + ": the multi-token prediction "
+                           "module is counted and trained (model.mtp_layers), as DeepSeek trains it; transformers' "
+                           "DeepseekV3ForCausalLM does not load it (the checkpoint's layers from num_hidden_layers "
+                           "on), so its count is smaller by the module.");
+}
+void finish_deepseek_v2(const json& config, Import& in) { finish_deepseek(config, false, in); }
+void finish_deepseek_v3(const json& config, Import& in) { finish_deepseek(config, true, in); }
+
 // GPT2Config: n_inner null means 4 * n_embd.
 void finish_gpt2(const json& config, Import& in) {
     const json* embd = find(config, "n_embd");
@@ -476,9 +682,7 @@ const std::vector<Family>& families() {
                                    {"hidden_act", nullptr, read_gated_act},
                                    {"attention_bias", nullptr, later},
                                    {"mlp_bias", nullptr, later},
-                                   {"sliding_window", nullptr, later},
-                                   {"use_sliding_window", nullptr, later},
-                                   {"max_window_layers", nullptr, later}}),
+                                   {"sliding_window", nullptr, later}}),
                            finish_llama};
         // Qwen2Config (Qwen2, Qwen2.5): Llama's layout with biases on the q/k/v projections alone.
         const Family qwen2{"qwen2",
@@ -489,7 +693,8 @@ const std::vector<Family>& families() {
                                    {"hidden_act", nullptr, read_gated_act},
                                    {"sliding_window", nullptr, later},
                                    {"use_sliding_window", nullptr, later},
-                                   {"max_window_layers", nullptr, later}}),
+                                   {"max_window_layers", nullptr, later},
+                                   {"layer_types", nullptr, later}}),
                            finish_qwen2};
         // GemmaConfig: Llama's layout with GeGLU (gelu_pytorch_tanh), tied embeddings and head_dim given (256).
         // Its RMSNorm scales by (1 + weight) and the embeddings by sqrt(hidden): the same weights. Gemma's code
@@ -649,8 +854,89 @@ const std::vector<Family>& families() {
                              {"attn_scale", nullptr, same_weights},
                              {"for_llm_compressor", nullptr, read_false}},
                             finish_llama4};
-        return std::vector<Family>{llama,  qwen2,   gemma,     gpt2,      bert,  roberta,
-                                   albert, qwen3,   mixtral,   qwen3_moe, qwen2_moe, llama4};
+        // GptOssConfig: biases on attention and experts, a biased router and sinks in every model (finish_gpt_oss);
+        // defaults 128 experts, 4 per token, head_dim 64.
+        json gpt_oss_fixed = llama_fixed;
+        gpt_oss_fixed["bias"] = true;
+        gpt_oss_fixed["router_bias"] = true;
+        gpt_oss_fixed["attention_sinks"] = true;
+        gpt_oss_fixed["head_dim"] = 64;
+        gpt_oss_fixed["experts"] = 128;
+        gpt_oss_fixed["experts_per_token"] = 4;
+        const Family gpt_oss{"gpt_oss",
+                             gpt_oss_fixed,
+                             common({{"num_key_value_heads", "kv_heads", nullptr},
+                                     {"head_dim", "head_dim", nullptr},
+                                     {"num_local_experts", "experts", nullptr},
+                                     {"num_experts_per_tok", "experts_per_token", nullptr},
+                                     {"experts_per_token", nullptr, later},
+                                     {"attention_bias", nullptr, later},
+                                     {"sliding_window", nullptr, later},
+                                     {"layer_types", nullptr, later},
+                                     // GptOssExperts applies its own clamped SwiGLU, whatever hidden_act says;
+                                     // swiglu_limit / swiglu_alpha are its clamp and gain, no weights.
+                                     {"hidden_act", nullptr, same_weights},
+                                     {"swiglu_limit", nullptr, same_weights},
+                                     {"swiglu_alpha", nullptr, same_weights},
+                                     // OpenAI's name for the context before YaRN scaling (rope_scaling's
+                                     // original_max_position_embeddings): no weights.
+                                     {"initial_context_length", nullptr, same_weights}}),
+                             finish_gpt_oss};
+        // DeepseekV2Config / DeepseekV3Config (finish_deepseek): MLA sizes (head_dim is qk_nope_head_dim), the
+        // experts and the dense layers before them.
+        const std::vector<Rule> deepseek_rules = common({
+            {"num_key_value_heads", "kv_heads", nullptr},
+            {"hidden_act", nullptr, read_gated_act},
+            {"q_lora_rank", "q_lora_rank", nullptr},
+            {"kv_lora_rank", "kv_lora_rank", nullptr},
+            {"qk_nope_head_dim", "head_dim", nullptr},
+            {"qk_rope_head_dim", "qk_rope_head_dim", nullptr},
+            {"v_head_dim", "v_head_dim", nullptr},
+            // Both config classes set head_dim = qk_rope_head_dim, the rotary embedding's width: no weights.
+            {"head_dim", nullptr, same_weights},
+            {"n_routed_experts", "experts", nullptr},
+            {"num_experts_per_tok", "experts_per_token", nullptr},
+            {"moe_intermediate_size", "expert_ffn_hidden", nullptr},
+            {"n_shared_experts", "shared_experts", nullptr},
+            {"first_k_dense_replace", "first_dense_layers", nullptr},
+            {"moe_layer_freq", nullptr, later},
+            {"topk_method", nullptr, later},
+            {"attention_bias", nullptr, later},
+            // How tokens are routed and the routing's training signals (expert groups, score function, scaling,
+            // renormalization, DeepSeek's auxiliary losses), expert parallelism of DeepSeek's inference code and
+            // the rotary layout: no weights.
+            {"n_group", nullptr, same_weights},
+            {"topk_group", nullptr, same_weights},
+            {"scoring_func", nullptr, same_weights},
+            {"routed_scaling_factor", nullptr, same_weights},
+            {"norm_topk_prob", nullptr, same_weights},
+            {"aux_loss_alpha", nullptr, same_weights},
+            {"seq_aux", nullptr, same_weights},
+            {"ep_size", nullptr, same_weights},
+            {"rope_interleave", nullptr, same_weights}});
+        // DeepseekV2Config's defaults: 64 experts of 1407, 2 shared, every layer MoE; num_experts_per_tok None.
+        json deepseek_v2_fixed = llama_fixed;
+        for (const auto& [field, value] : {std::pair<const char*, int64_t>{"q_lora_rank", 1536}, {"kv_lora_rank", 512},
+                                           {"qk_rope_head_dim", 64}, {"v_head_dim", 128}, {"head_dim", 128},
+                                           {"experts", 64}, {"expert_ffn_hidden", 1407}, {"shared_experts", 2}})
+            deepseek_v2_fixed[field] = value;
+        std::vector<Rule> deepseek_v2_rules = deepseek_rules;
+        deepseek_v2_rules.push_back({"mlp_bias", nullptr, later});
+        const Family deepseek_v2{"deepseek_v2", deepseek_v2_fixed, deepseek_v2_rules, finish_deepseek_v2};
+        // DeepseekV3Config's defaults: 256 experts of 2048, 8 per token, 1 shared, 3 dense layers first, the
+        // noaux_tc router's bias; num_nextn_predict_layers (DeepSeek's config; transformers' has none) absent: 0.
+        json deepseek_v3_fixed = deepseek_v2_fixed;
+        for (const auto& [field, value] : {std::pair<const char*, int64_t>{"experts", 256}, {"experts_per_token", 8},
+                                           {"expert_ffn_hidden", 2048}, {"shared_experts", 1},
+                                           {"first_dense_layers", 3}})
+            deepseek_v3_fixed[field] = value;
+        deepseek_v3_fixed["router_bias"] = true;
+        std::vector<Rule> deepseek_v3_rules = deepseek_rules;
+        deepseek_v3_rules.push_back({"num_nextn_predict_layers", "mtp_layers", nullptr});
+        const Family deepseek_v3{"deepseek_v3", deepseek_v3_fixed, deepseek_v3_rules, finish_deepseek_v3};
+        return std::vector<Family>{llama,     qwen2,     gemma,   gpt2,        bert,       roberta,
+                                   albert,    qwen3,     mixtral, qwen3_moe,   qwen2_moe,  llama4,
+                                   gpt_oss,   deepseek_v2, deepseek_v3};
     }();
     return all;
 }
@@ -685,6 +971,9 @@ const ModelType kModelTypes[] = {
     {"qwen2_moe", "Qwen2-MoE", "qwen2_moe"},
     {"llama4", "Llama 4", "llama4", "text_config"},
     {"llama4_text", "Llama 4", "llama4"},
+    {"gpt_oss", "gpt-oss", "gpt_oss"},
+    {"deepseek_v2", "DeepSeek-V2", "deepseek_v2"},
+    {"deepseek_v3", "DeepSeek-V3", "deepseek_v3"},
 };
 
 // The part of a Llama 4 config the import leaves out: the plan trains the language model.
@@ -695,13 +984,12 @@ constexpr const char* kVisionConfig = "vision_config";
 constexpr const char* kEncoderDecoder =
     "an encoder-decoder model (T5, BART): the engine builds one stack of layers, a decoder or an encoder, so the "
     "second stack and its cross-attention would be missing";
-// DeepSeek-V2/V3 attention (transformers modeling_deepseek_v3.py, DeepseekV3Attention): q_a_proj/q_b_proj through
-// q_lora_rank, kv_a_proj_with_mqa/kv_b_proj through kv_lora_rank, each with its own RMSNorm, and separate
-// RoPE dimensions (qk_rope_head_dim).
+// A kv_lora_rank in a family read with q, k and v projected from the hidden state (DeepSeek's attention is read
+// from deepseek_v2 and deepseek_v3 configs, finish_deepseek).
 constexpr const char* kLatentAttention =
-    "Multi-head Latent Attention (DeepSeek-V2/V3: keys and values are rebuilt from a kv_lora_rank latent, queries "
-    "from a q_lora_rank one, with separate rotary dimensions) is not modelled yet; the engine projects q, k and v "
-    "from the hidden state";
+    "Multi-head Latent Attention (keys and values rebuilt from a kv_lora_rank latent, queries from a q_lora_rank "
+    "one, with separate rotary dimensions) in a family the importer reads with q, k and v projected from the hidden "
+    "state; it reads latent attention from deepseek_v2 and deepseek_v3 configs";
 const std::pair<const char*, const char*> kRefusedTypes[] = {
     {"falcon", "the importer has no table for Falcon's layouts: parallel_attn runs attention and the MLP side by "
                "side, new_decoder_architecture gives each its own norm and grouped K/V heads, multi_query one K/V "
@@ -719,13 +1007,6 @@ const std::pair<const char*, const char*> kRefusedTypes[] = {
     {"t5", kEncoderDecoder},
     {"mt5", kEncoderDecoder},
     {"bart", kEncoderDecoder},
-    {"deepseek_v2", kLatentAttention},
-    {"deepseek_v3", kLatentAttention},
-    // transformers modeling_gpt_oss.py: GptOssAttention.sinks (one logit per head), GptOssTopKRouter's bias,
-    // GptOssExperts' gate_up_proj_bias and down_proj_bias.
-    {"gpt_oss", "each attention head has a learned sink logit (self_attn.sinks), and the router and the experts "
-                "have biases (router bias, gate_up_proj_bias, down_proj_bias), which the engine does not model: "
-                "its attention has no sinks, its routers and experts no biases"},
 };
 
 std::string supported_types() {
@@ -779,6 +1060,14 @@ TypeMatch model_type(const json& config, Import& in) {
     return match;
 }
 
+// Whether the family (if any) has a rule for the key.
+bool reads(const Family* f, const std::string& key) {
+    if (f)
+        for (const Rule& r : f->rules)
+            if (key == r.key) return true;
+    return false;
+}
+
 // ---- Refusals that hold in every family ------------------------------------------------------------------
 
 // A Mixture-of-Experts model counted as dense would be its one expert's size (Mixtral 8x7B as a 7.24B model):
@@ -787,12 +1076,7 @@ TypeMatch model_type(const json& config, Import& in) {
 // looked at first, so that the message names the number of experts rather than how many each token uses.
 void refuse_experts(const json& config, const std::string& at, const Family* f) {
     const char* const counts[] = {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"};
-    auto read_by_family = [f](const std::string& key) {
-        if (f)
-            for (const Rule& r : f->rules)
-                if (key == r.key) return true;
-        return false;
-    };
+    auto read_by_family = [f](const std::string& key) { return reads(f, key); };
     // More than one expert, or a setting that cannot be read as a count (false and null say "none").
     auto many = [](const json& v) {
         return v.is_number() ? v.get<double>() > 1 : v.is_boolean() ? v.get<bool>() : !v.is_null();
@@ -801,8 +1085,8 @@ void refuse_experts(const json& config, const std::string& at, const Family* f) 
         throw InputError(at + pointer(key),
                          (v.is_number() ? quote(v) + " experts" : "an expert setting, " + quote(v)) +
                              ": a Mixture-of-Experts layout the importer has no table for (it reads the experts of "
-                             "mixtral, qwen3_moe, qwen2_moe and llama4 configs); read as dense, each layer's "
-                             "experts would be counted as one MLP");
+                             "mixtral, qwen3_moe, qwen2_moe, llama4, gpt_oss, deepseek_v2 and deepseek_v3 configs); "
+                             "read as dense, each layer's experts would be counted as one MLP");
     };
     for (const char* key : counts)
         if (const auto it = config.find(key); it != config.end() && many(*it) && !read_by_family(key)) refuse(key, *it);
@@ -826,7 +1110,7 @@ const std::pair<const char*, const char*> kRefusedSwitches[] = {
                       "added) are not modelled; the engine's blocks are sequential"},
 };
 
-void refuse_switches(const json& config, const std::string& at) {
+void refuse_switches(const json& config, const std::string& at, const Family* f) {
     Problems problems;
     for (const auto& [key, why] : kRefusedSwitches)
         if (const json* v = find(config, key)) {
@@ -837,8 +1121,9 @@ void refuse_switches(const json& config, const std::string& at) {
     if (const json* pruned = find(config, "pruned_heads"); pruned && !(pruned->is_object() && pruned->empty()))
         problems.add(at + pointer("pruned_heads"),
                      "heads pruned from some layers are not modelled: every layer has the same shape");
-    // A latent rank for keys and values is Multi-head Latent Attention, whatever the model type says.
-    if (const json* rank = find(config, "kv_lora_rank"))
+    // A latent rank for keys and values is Multi-head Latent Attention, whatever the model type says, unless the
+    // family reads it.
+    if (const json* rank = find(config, "kv_lora_rank"); rank && !reads(f, "kv_lora_rank"))
         problems.add(at + pointer("kv_lora_rank"), quote(*rank) + ": " + kLatentAttention);
     problems.raise();
 }
@@ -856,6 +1141,7 @@ const std::set<std::string>& ignored() {
         // what the file is and how it was saved
         "_name_or_path", "architectures", "model_type", "transformers_version", "torch_dtype", "dtype",
         "use_bfloat16", "tokenizer_class", "prefix",
+        "auto_map",  // the classes of a model's own code (DeepSeek's modeling_deepseek.py); model_type decides here
         // token ids (Llama 4's image tokens too)
         "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "cls_token_id", "unk_token_id",
         "mask_token_id", "decoder_start_token_id", "boi_token_index", "eoi_token_index", "image_token_index",
@@ -981,9 +1267,9 @@ json import(const json& config, const std::vector<OutOfRangeNumber>& out_of_rang
                                         body->type_name());
     }
     refuse_out_of_range(out_of_range, in.at);
-    refuse_switches(*body, in.at);
-    if (type.refused) throw InputError(pointer(type.key), shorten(type.name) + ": " + type.refused);
     const Family* known = type.known ? &family(type.known->family) : nullptr;
+    refuse_switches(*body, in.at, known);
+    if (type.refused) throw InputError(pointer(type.key), shorten(type.name) + ": " + type.refused);
     refuse_experts(*body, in.at, known);
     if (!known)
         throw InputError(pointer(type.key), "unknown model type \"" + shorten(type.name) + "\": the importer reads " +
@@ -992,6 +1278,7 @@ json import(const json& config, const std::vector<OutOfRangeNumber>& out_of_rang
                                                 "(docs/scenario.md 2.1)");
     const Family& f = *known;
     in.model = f.fixed;
+    in.type = type.known->type;
     if (!in.at.empty()) read_wrapper(config, type.known->nested, type.known->label, in);
     for (auto it = body->begin(); it != body->end(); ++it) {
         const std::string& key = it.key();
