@@ -677,6 +677,9 @@ test('implementation defaults follow the framework; optimizer_impl=fused changes
   await openMore(page, 'implementation');
   assert.equal(await page.getAttribute('#f-implementation-host_forward_us', 'placeholder'), '38.5');
   assert.equal(await page.getAttribute('#f-implementation-host_backward_us', 'placeholder'), '32');
+  // The tooltips are the field help, a chunk fetched once the reader reaches the form (a pointer over it here).
+  await page.hover('#f-implementation-model_code');
+  await page.waitForSelector('#scenario-form[data-help="loaded"]', { state: 'attached' });
   assert.match(await page.getAttribute('#f-implementation-model_code', 'title'), /huggingface: transformers modules run op by op/);
   assert.equal(await page.getAttribute('label[for="f-implementation-model_code"]', 'title'), await page.getAttribute('#f-implementation-model_code', 'title'));
 
