@@ -86,7 +86,7 @@ echo '{"model":{"preset":"gpt2"}}' | "$cli" estimate - > "$tmp/preset" || fail "
 [ "$(grep '^parameters: ' "$tmp/imported")" = "$(grep '^parameters: ' "$tmp/preset")" ] || fail "imported GPT-2 parameters"
 grep -q 'not understood: some_new_knob' "$tmp/import-err" || fail "import: keys not understood on stderr: $(cat "$tmp/import-err")"
 set +e
-echo '{"model_type":"gemma2","num_hidden_layers":42}' | "$cli" import - > "$tmp/out" 2> "$tmp/err"; rc=$?
+echo '{"model_type":"t5","d_model":512,"num_layers":6}' | "$cli" import - > "$tmp/out" 2> "$tmp/err"; rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "import refusal exit code $rc"
 grep -q '"path":"/model_type"' "$tmp/err" || fail "import refusal path: $(cat "$tmp/err")"

@@ -255,6 +255,36 @@ const char* kGemma2_9b = R"({
   "rms_norm_eps": 1e-06, "rope_theta": 10000.0, "sliding_window": 4096, "torch_dtype": "float32",
   "transformers_version": "4.42.0.dev0", "use_cache": true, "vocab_size": 256000})";
 
+// https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json: the multimodal Gemma3Config, whose
+// text_config leaves out what Gemma3TextConfig defaults (vocab_size 262208, hidden_activation, the pattern of 6).
+// As TensorRT-LLM's Gemma 3 test quotes it (GEMMA3_27B_MINI_CONFIG) with its 62 layers and 1024-token window
+// restored, which a stored copy of the text config (GEMMA3_27B_TEXT) gives.
+const char* kGemma3_27b = R"({
+  "architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999, "eoi_token_index": 256000,
+  "eos_token_id": [1, 106], "image_token_index": 262144, "initializer_range": 0.02, "mm_tokens_per_image": 256,
+  "model_type": "gemma3",
+  "text_config": {
+    "head_dim": 128, "hidden_size": 5376, "intermediate_size": 21504, "model_type": "gemma3_text",
+    "num_attention_heads": 32, "num_hidden_layers": 62, "num_key_value_heads": 16, "query_pre_attn_scalar": 168,
+    "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024},
+  "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
+  "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                    "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+                    "patch_size": 14, "vision_use_head": false}})";
+
+// https://huggingface.co/google/gemma-3-1b-it/blob/main/config.json (a Gemma3TextConfig: Gemma3ForCausalLM), as
+// TensorRT-LLM's Gemma 3 test quotes it (GEMMA3_1B_CONFIG) with its 26 layers and 512-token window restored
+// (a stored copy of the 1B's values gives both).
+const char* kGemma3_1b = R"({
+  "architectures": ["Gemma3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "attn_logit_softcapping": null, "bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": [1, 106],
+  "final_logit_softcapping": null, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1152,
+  "initializer_range": 0.02, "intermediate_size": 6912, "max_position_embeddings": 32768,
+  "model_type": "gemma3_text", "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1,
+  "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000,
+  "rope_scaling": null, "rope_theta": 1000000, "sliding_window": 512, "sliding_window_pattern": 6,
+  "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0", "use_cache": true, "vocab_size": 262144})";
+
 // https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json, without eos_token_id and with
 // the vision_config abridged (from a stored print of the Llama4Config; moe_layers written out as 0..47, as in
 // the text-only copy of the file quoted in a vLLM issue about Llama4ForCausalLM).
@@ -652,6 +682,187 @@ TEST_CASE("config.json: latent attention (DeepSeek) and gpt-oss import exactly, 
     }
 }
 
+TEST_CASE("config.json: Gemma 2 and Gemma 3 import exactly: four norms, QK-norm and their windows") {
+    SUBCASE("Gemma 2 9B: 9,241,705,984 with four norms per layer, every other layer local") {
+        // Gemma2ForCausalLM from the config: 256000*3584 = 917,504,000 embedding (tied); 42 layers of (3584*4096 q
+        // + 2 * 3584*2048 k, v + 4096*3584 o = 44,040,192 attention, 3 * 3584*14336 = 154,140,672 GeGLU MLP,
+        // 4 * 3584 norms) = 42 * 198,195,200 = 8,324,198,400; the final norm 3584: 9,241,705,984, the Hub's
+        // safetensors total for google/gemma-2-9b and Keras's gemma2_9b_en count (stored sources quote both).
+        const json r = imported(kGemma2_9b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gemma2");
+        CHECK(r["label"] == "Gemma 2");
+        CHECK(r["unknown"].empty());  // hidden_act (not read), query_pre_attn_scalar, cache_implementation
+        const json& m = r["model"];
+        CHECK(m["post_norms"] == true);
+        CHECK_FALSE(m.contains("qk_norm"));
+        CHECK(m["head_dim"] == 256);
+        CHECK(m["kv_heads"] == 8);
+        CHECK(m["mlp"] == "geglu");
+        CHECK(m["hidden_act"] == "gelu_pytorch_tanh");  // hidden_activation
+        CHECK(m["tied_embeddings"] == true);            // Gemma2Config's default: the file gives none
+        CHECK(m["sliding_window"] == 4096);
+        CHECK(m["global_every"] == 2);  // layers 0, 2, 4, ... local; 1, 3, 5, ... global
+        CHECK(parameters(m) == 9241705984);
+        // The two soft-caps change no weights; each is named with what the engine does not count.
+        REQUIRE(r["notes"].size() == 2);
+        const std::string notes = r["notes"].dump();
+        CHECK(notes.find("attn_logit_softcapping 50.0: attention scores are soft-capped") != std::string::npos);
+        CHECK(notes.find("final_logit_softcapping 30.0: the output logits are soft-capped") != std::string::npos);
+        // Read as Gemma (GemmaDecoderLayer: two norms), each layer would lose its two output norms.
+        CHECK(parameters(model_of(with(kGemma2_9b, "model_type", R"("gemma")"))) == 9241705984 - 42 * 2 * 3584);
+        // The layer_types newer transformers write out place the same layers.
+        json listed = json::parse(kGemma2_9b);
+        for (int i = 0; i < 42; ++i)
+            listed["layer_types"].push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+        CHECK(model_of(listed.dump()) == m);
+        // Gemma2Config's window is 4096 when the file gives none; null leaves every layer global.
+        json bare = json::parse(kGemma2_9b);
+        bare.erase("sliding_window");
+        CHECK(model_of(bare.dump()) == m);
+        const json full = model_of(with(kGemma2_9b, "sliding_window", "null"));
+        CHECK_FALSE(full.contains("sliding_window"));
+        CHECK_FALSE(full.contains("global_every"));
+    }
+    SUBCASE("Gemma 2 27B: 27,227,128,320; Gemma2Config's defaults are Gemma 2 2B: 2,614,341,888") {
+        // https://huggingface.co/google/gemma-2-27b/blob/main/config.json: the 9B file with the 27B's values, and
+        // Google's sliding_window_size and _attn_implementation. 256000*4608 = 1,179,648,000 embedding; 46 layers
+        // of (4608*4096 q + 2 * 4608*2048 k, v + 4096*4608 o = 56,623,104, 3 * 4608*36864 = 509,607,936 MLP,
+        // 4 * 4608 norms) = 46 * 566,249,472 = 26,047,475,712; the final norm 4608: 27,227,128,320, Keras's
+        // gemma2_27b_en count (stored sources quote it with the Hub's).
+        const std::string big = patched(kGemma2_9b, R"({"hidden_size": 4608, "intermediate_size": 36864,
+            "num_hidden_layers": 46, "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128,
+            "query_pre_attn_scalar": 144, "sliding_window_size": 4096, "_attn_implementation": "eager"})");
+        const json r = imported(big);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["unknown"].empty());  // sliding_window_size repeats the window; _attn_implementation is runtime
+        CHECK(parameters(r["model"]) == 27227128320);
+        // modeling_gemma2.py never reads sliding_window_size: one that disagrees with the window is listed.
+        const json other = imported(with(big.c_str(), "sliding_window_size", "2048"));
+        REQUIRE(other["ok"] == true);
+        CHECK(other["model"]["sliding_window"] == 4096);
+        CHECK(other["unknown"] == json::array({"sliding_window_size=2048"}));
+        // A key the file leaves out reads as Gemma2Config's default, as transformers reads it; the defaults are
+        // Gemma 2 2B's architecture: 256000*2304 = 589,824,000 embedding, 26 layers of (2304*2048 q + 2 *
+        // 2304*1024 k, v + 2048*2304 o = 14,155,776, 3 * 2304*9216 = 63,700,992 MLP, 4 * 2304 norms) = 26 *
+        // 77,865,984 = 2,024,515,584, the final norm 2304: 2,614,341,888, google/gemma-2-2b's safetensors total.
+        const json bare = imported(R"({"model_type": "gemma2"})");
+        REQUIRE(bare["ok"] == true);
+        const json& defaults = bare["model"];
+        CHECK(defaults["sliding_window"] == 4096);
+        CHECK(defaults["global_every"] == 2);
+        CHECK(parameters(defaults) == 2614341888);
+        // Gemma2Config's soft-caps (50.0, 30.0) apply too, and are noted as defaults; null turns one off.
+        REQUIRE(bare["notes"].size() == 2);
+        CHECK(bare["notes"][0].get<std::string>().rfind("final_logit_softcapping 30.0 (the default): ", 0) == 0);
+        CHECK(bare["notes"][1].get<std::string>().rfind("attn_logit_softcapping 50.0 (the default): ", 0) == 0);
+        CHECK(imported(with(big.c_str(), "attn_logit_softcapping", "null"))["notes"].size() == 1);
+    }
+    SUBCASE("Gemma 3 27B: the text model of 27,009,346,304 from text_config, the gemma-3-27b preset") {
+        const json r = imported(kGemma3_27b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gemma3");
+        CHECK(r["label"] == "Gemma 3");
+        CHECK(r["unknown"].empty());  // mm_tokens_per_image belongs to the vision side
+        const json& m = r["model"];
+        CHECK(m["vocab"] == 262208);  // Gemma3TextConfig's default: the file gives none
+        CHECK(m["qk_norm"] == true);
+        CHECK(m["post_norms"] == true);
+        CHECK(m["sliding_window"] == 1024);
+        CHECK(m["global_every"] == 6);  // the sliding_window_pattern default: layers 5, 11, ..., 59 global
+        // 262208*5376 = 1,409,630,208 embedding (tied); 62 layers of (5376*4096 q + 2 * 5376*2048 k, v +
+        // 4096*5376 o = 66,060,288, q_norm and k_norm 2 * 128, 3 * 5376*21504 = 346,816,512 MLP, 4 * 5376 norms)
+        // = 62 * 412,898,560 = 25,599,710,720; the final norm 5376: 27,009,346,304 (the preset's reference).
+        CHECK(parameters(m) == 27009346304);
+        CHECK(resolved(m) == preset("gemma-3-27b"));
+        REQUIRE(r["notes"].size() == 1);
+        CHECK(r["notes"][0].get<std::string>().rfind("vision_config: the vision encoder and its projector are not "
+                                                     "imported: the model is Gemma 3's language model alone", 0) == 0);
+        // The text model's own config (Gemma3ForCausalLM, model_type gemma3_text) reads the same.
+        json text = json::parse(kGemma3_27b)["text_config"];
+        text["architectures"] = {"Gemma3ForCausalLM"};
+        CHECK(resolved(model_of(text.dump())) == preset("gemma-3-27b"));
+        // Newer exports list layer_types and write _sliding_window_pattern beside them: the same layers.
+        json listed = json::parse(kGemma3_27b);
+        for (int i = 0; i < 62; ++i)
+            listed["text_config"]["layer_types"].push_back((i + 1) % 6 == 0 ? "full_attention" : "sliding_attention");
+        listed["text_config"]["_sliding_window_pattern"] = 6;
+        const json again = imported(listed.dump());
+        REQUIRE(again["ok"] == true);
+        CHECK(again["unknown"].empty());
+        CHECK(resolved(again["model"]) == preset("gemma-3-27b"));
+        // A copy of the pattern that disagrees with the listed layers is listed, under text_config.
+        listed["text_config"]["_sliding_window_pattern"] = 4;
+        CHECK(imported(listed.dump())["unknown"] == json::array({"text_config._sliding_window_pattern=4"}));
+        // The vision tower's numbers are not read: one beyond double range there does not matter.
+        std::string huge = json::parse(kGemma3_27b).dump();
+        huge.replace(huge.find("\"mm_tokens_per_image\":256"), 25, "\"mm_tokens_per_image\":1e999");
+        CHECK(json::parse(shardcalc::import_config_text(huge))["ok"] == true);
+    }
+    SUBCASE("Gemma 3 1B: 999,885,952, one KV head, sliding_window_pattern 6") {
+        // 262144*1152 = 301,989,888 embedding (tied); 26 layers of (1152*1024 q + 2 * 1152*256 k, v + 1024*1152 o
+        // = 2,949,120, q_norm and k_norm 2 * 256, 3 * 1152*6912 = 23,887,872 MLP, 4 * 1152 norms) = 26 *
+        // 26,842,112 = 697,894,912; the final norm 1152: 999,885,952, the Hub's safetensors total for
+        // google/gemma-3-1b-it and llama.cpp's n_params (stored sources quote both).
+        const json r = imported(kGemma3_1b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gemma3");
+        CHECK(r["unknown"].empty());  // rope_local_base_freq, query_pre_attn_scalar: no weights
+        CHECK(r["notes"].empty());    // both soft-caps null
+        const json& m = r["model"];
+        CHECK(m["kv_heads"] == 1);
+        CHECK(m["sliding_window"] == 512);
+        CHECK(m["global_every"] == 6);
+        CHECK(parameters(m) == 999885952);
+        // The pattern places the global layers: every third; 1 makes every layer global (no window); a pattern
+        // beyond the layer count leaves every layer local.
+        CHECK(model_of(with(kGemma3_1b, "sliding_window_pattern", "3"))["global_every"] == 3);
+        CHECK_FALSE(model_of(with(kGemma3_1b, "sliding_window_pattern", "1")).contains("sliding_window"));
+        const json local = model_of(with(kGemma3_1b, "sliding_window_pattern", "100"));
+        CHECK(local["sliding_window"] == 512);
+        CHECK_FALSE(local.contains("global_every"));
+        // Without it, Gemma3TextConfig's 6.
+        json bare = json::parse(kGemma3_1b);
+        bare.erase("sliding_window_pattern");
+        CHECK(model_of(bare.dump()) == m);
+        // Read as Gemma 2 (no q_norm, k_norm), each layer would lose its 2 * 256 norm weights.
+        CHECK(parameters(model_of(with(kGemma3_1b, "model_type", R"("gemma2")"))) == 999885952 - 26 * 512);
+    }
+    SUBCASE("Gemma 2 and 3: what the engine cannot build is refused at its key") {
+        // A pattern of 0 divides by zero in Gemma3TextConfig.
+        const json zero = refusal(with(kGemma3_1b, "sliding_window_pattern", "0"));
+        CHECK(zero["path"] == "/sliding_window_pattern");
+        CHECK(says(zero, "at least 1"));
+        // Global layers first, then five local ones: not the engine's pattern, named under text_config.
+        json config = json::parse(kGemma3_27b);
+        for (int i = 0; i < 62; ++i)
+            config["text_config"]["layer_types"].push_back(i % 6 == 0 ? "full_attention" : "sliding_attention");
+        const json first = refusal(config.dump());
+        CHECK(first["path"] == "/text_config/layer_types");
+        CHECK(says(first, "cannot place"));
+        // EmbeddingGemma's bidirectional attention: the same weights, not a causal decoder.
+        const json both = refusal(with(kGemma3_1b, "use_bidirectional_attention", "true"));
+        CHECK(both["path"] == "/use_bidirectional_attention");
+        CHECK(says(both, "attends causally"));
+        CHECK(imported(with(kGemma3_1b, "use_bidirectional_attention", "false"))["ok"] == true);
+        CHECK(refusal(with(kGemma2_9b, "use_bidirectional_attention", "true"))["path"] == "/use_bidirectional_attention");
+        // attention_bias biases q, k, v and o, never the MLP: the partial case, as in Gemma.
+        CHECK(refusal(with(kGemma2_9b, "attention_bias", "true"))["path"] == "/attention_bias");
+        config = json::parse(kGemma3_27b);
+        config["text_config"]["attention_bias"] = true;
+        CHECK(refusal(config.dump())["path"] == "/text_config/attention_bias");
+        // The wrapper's tie_word_embeddings against the text model's, whose default (Gemma3TextConfig) is true.
+        const json tied = refusal(with(kGemma3_27b, "tie_word_embeddings", "false"));
+        CHECK(tied["path"] == "/tie_word_embeddings");
+        CHECK(says(tied, "text_config.tie_word_embeddings is not given (true)"));
+        CHECK(imported(with(kGemma3_27b, "tie_word_embeddings", "true"))["ok"] == true);
+        // A Gemma3Config without its text model: Gemma3TextConfig's defaults are not guessed at.
+        config = json::parse(kGemma3_27b);
+        config.erase("text_config");
+        CHECK(refusal(config.dump())["path"] == "/text_config");
+    }
+}
+
 TEST_CASE("config.json: sliding windows where each family's code places them, or refused by name") {
     SUBCASE("Mistral and Mixtral: every layer local") {
         // MistralConfig's default window is 4096; null turns it off.
@@ -877,11 +1088,6 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
         json llama = json::parse(kQwen25_7b);
         llama["model_type"] = "llama";
         CHECK(parameters(model_of(llama.dump())) == 7615616512 - 28 * 4608);
-    }
-    SUBCASE("four norms per layer: Gemma 2") {
-        const json gemma2 = refusal(kGemma2_9b);
-        CHECK(gemma2["path"] == "/model_type");
-        CHECK(says(gemma2, "four norms"));
     }
     SUBCASE("partial biases in a family that reads biases") {
         const json llama = refusal(with(kLlama31_8b, "attention_bias", "true"));

@@ -72,8 +72,9 @@ struct Import {
     std::vector<std::string> unknown;           // "key", or "key=value" for a value no rule understands
     std::vector<std::string> notes;             // where the engine counts something differently, and how much
     Problems problems;                          // what stops the import
-    // Where the family's keys sit: "" for most configs, "/text_config" for a Llama 4 config, whose language
-    // model's fields are one level down (Llama4Config.text_config). Problems and listed keys say the full place.
+    // Where the family's keys sit: "" for most configs, "/text_config" for a Llama 4 or multimodal Gemma 3 config,
+    // whose language model's fields are one level down (Llama4Config.text_config, Gemma3Config.text_config).
+    // Problems and listed keys say the full place.
     std::string at;
     // The model type as the importer's table spells it ("mistral", "llama", ...): families that several types
     // share read a few keys by type (a Mistral config's sliding_window; a Llama config has none).
@@ -261,7 +262,8 @@ std::optional<int64_t> layer_count(const Import& in) {
     return layers && *layers >= 1 && *layers <= 65536 ? layers : std::nullopt;
 }
 
-// transformers' layer_types (one "sliding_attention" or "full_attention" per layer: Qwen2Config, GptOssConfig)
+// transformers' layer_types (one "sliding_attention" or "full_attention" per layer: Qwen2Config, GptOssConfig,
+// Gemma2Config, Gemma3TextConfig)
 // as local flags, or nothing when the list is refused at its key.
 std::optional<LocalLayers> read_layer_types(const json& kinds, int64_t layers, Import& in) {
     if (!kinds.is_array() || kinds.size() != static_cast<size_t>(layers)) {
@@ -304,6 +306,28 @@ void place_window(const json& window, const std::string& window_key, const Local
                                  ", but layer " + std::to_string(i) + " is " + (local[i] ? "local" : "global"));
     in.set("sliding_window", window, window_key);
     if (every > 0) in.set("global_every", static_cast<int64_t>(every), pattern_key);
+}
+
+// The window of a config class that lists layer_types and, when a config leaves them out, derives them from a
+// period: the layers i with (i + 1) % period != 0 attend through the window, the others fully. GptOssConfig and
+// Gemma2Config use 2 (sliding, full, sliding, ...), Gemma3TextConfig its sliding_window_pattern (6: five local
+// layers, then a global one). sliding_window defaults to `default_window` and null leaves every layer full.
+// Such a pattern is always one the engine can place (global_every = period, or 0 when period > layers); a
+// listed layer_types is checked by place_window. `period_key` names the key that gave the period.
+void read_periodic_window(const json& config, const json& default_window, int64_t period,
+                          const std::string& period_key, Import& in) {
+    const auto given = config.find("sliding_window");
+    const json window = given == config.end() ? default_window : *given;
+    const auto layers = layer_count(in);
+    if (window.is_null() || !layers) return;
+    if (const json* kinds = find(config, "layer_types")) {
+        if (const auto local = read_layer_types(*kinds, *layers, in))
+            place_window(window, "sliding_window", *local, "layer_types", "", in);
+        return;
+    }
+    LocalLayers local;
+    for (int64_t i = 0; i < *layers; ++i) local.push_back((i + 1) % period != 0);
+    place_window(window, "sliding_window", local, period_key, "", in);
 }
 
 // Every layer local, as Mistral and Mixtral attend: model.sliding_window alone (model.global_every stays 0).
@@ -369,6 +393,98 @@ void finish_gemma(const json& config, Import& in) {
     if (const json* attention = find(config, "attention_bias"))
         if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
             in.refuse("attention_bias", kPartialBias);
+}
+
+// A soft-cap as transformers reads it: the file's value, the config class's default when the file leaves the key
+// out, and null for "no cap". With the words for a note: "key 30.0" or "key 30.0 (the default)".
+std::optional<std::string> softcap(const json& config, const char* key, const json& fallback, Import& in) {
+    const auto given = config.find(key);
+    const json cap = given == config.end() ? fallback : *given;
+    if (cap.is_null()) return std::nullopt;
+    if (!cap.is_number()) {
+        in.not_understood(key, cap);
+        return std::nullopt;
+    }
+    return in.name(key) + " " + quote(cap) + (given == config.end() ? " (the default)" : "");
+}
+
+// What Gemma 2 and Gemma 3 read alike (transformers modeling_gemma2.py, modeling_gemma3.py, whose Gemma3Attention
+// and Gemma3ForCausalLM build on Gemma 2's): Gemma's attention biases (attention_bias biases q, k, v and o, the
+// MLP never has one), the causal switch and the soft-capped output logits, whose default is the config class's
+// (Gemma2Config: 30.0; Gemma3TextConfig: None).
+void finish_gemma_sandwich(const json& config, const json& final_cap, Import& in) {
+    finish_gemma(config, in);
+    // Gemma2Config and Gemma3TextConfig carry use_bidirectional_attention (EmbeddingGemma sets it): the attention's
+    // `is_causal = not config.use_bidirectional_attention`, and Gemma3TextConfig then sets the window to
+    // sliding_window // 2 + 1. Same weights, but not the causal decoder the engine builds.
+    if (const json* both = find(config, "use_bidirectional_attention"))
+        if (must_be_boolean("use_bidirectional_attention", *both, in) && both->get<bool>())
+            in.refuse("use_bidirectional_attention",
+                      "true: every token attends both ways (EmbeddingGemma); the engine's decoder attends causally, "
+                      "with causal windows and a causal-LM loss, so it would count other attention work and loss");
+    // Gemma2ForCausalLM (and Gemma3ForCausalLM, its subclass): `logits = cap * tanh(logits / cap)` when
+    // final_logit_softcapping is not None. No weights.
+    if (const auto cap = softcap(config, "final_logit_softcapping", final_cap, in))
+        in.notes.push_back(*cap + ": the output logits are soft-capped (cap * tanh(logits / cap)): no weights; the "
+                           "tanh keeps its [tokens, vocab] output for backward and the cap adds elementwise passes "
+                           "over the logits, which the engine does not count.");
+}
+
+// Gemma 2 (transformers modeling_gemma2.py, configuration_gemma2.py): Gemma's layout with four norms per layer
+// (Gemma2DecoderLayer: input_layernorm, post_attention_layernorm on the attention's output,
+// pre_feedforward_layernorm, post_feedforward_layernorm on the MLP's output: model.post_norms), soft-capped
+// attention scores, and a window on every other layer.
+void finish_gemma2(const json& config, Import& in) {
+    finish_gemma_sandwich(config, json(30.0), in);
+    // Gemma2Attention passes softcap=config.attn_logit_softcapping (Gemma2Config's default and Google's files:
+    // 50.0) to the attention: `scores = cap * tanh(scores / cap)` before the softmax. No weights; where it is
+    // computed decides memory.
+    if (const auto cap = softcap(config, "attn_logit_softcapping", json(50.0), in))
+        in.notes.push_back(*cap + ": attention scores are soft-capped (cap * tanh(scores / cap)) before the softmax: "
+                           "no weights. FlashAttention 2.6 and later caps inside its kernel (training.attention "
+                           "flash); eager attention also keeps the tanh's output, a second score matrix per layer, "
+                           "which the engine does not count; PyTorch's SDPA takes no cap.");
+    // Gemma2Attention: sliding_window = config.sliding_window on the layers layer_types calls sliding_attention;
+    // Gemma2Config defaults the window to 4096 and layer_types to `"sliding_attention" if bool((i + 1) % 2)`, as
+    // the earlier modeling_gemma2.py wrote `config.sliding_window if not bool(layer_idx % 2) else None`: even
+    // layers local, odd layers global (model.global_every 2).
+    read_periodic_window(config, json(4096), 2, "sliding_window", in);
+    // Google's Gemma 2 27B file also writes sliding_window_size, which Gemma2Config keeps as a stray attribute and
+    // modeling_gemma2.py never reads: understood when it repeats the window, listed when it does not.
+    if (const json* size = find(config, "sliding_window_size"))
+        if (!in.model.contains("sliding_window") || in.model.at("sliding_window") != *size)
+            in.not_understood("sliding_window_size", *size);
+}
+
+// Gemma 3's text model (transformers modeling_gemma3.py, configuration_gemma3.py): Gemma 2's four norms, plus
+// Gemma3Attention's q_norm and k_norm, Gemma3RMSNorm(dim=head_dim) over each head's queries and keys
+// (model.qk_norm, 2 * head_dim weights per layer). Gemma3Attention stores attn_logit_softcapping but passes no
+// cap to the attention (Google's files say null). Which layers attend through the window: layer_types when
+// listed, else Gemma3TextConfig's rule `"sliding_attention" if bool((i + 1) % sliding_window_pattern) else
+// "full_attention"` with the pattern `kwargs.get("sliding_window_pattern", 6)` (the earlier modeling_gemma3.py:
+// `is_sliding = bool((layer_idx + 1) % config.sliding_window_pattern)`): five local layers, then a global one,
+// model.global_every 6.
+void finish_gemma3(const json& config, Import& in) {
+    finish_gemma_sandwich(config, json(), in);
+    const bool listed = find(config, "layer_types") != nullptr;
+    int64_t period = 6;
+    if (const json* pattern = find(config, "sliding_window_pattern"); pattern && !listed) {
+        const auto n = count_of(*pattern);
+        if (!n || *n == 0)
+            return in.refuse("sliding_window_pattern", "must be a layer count of at least 1 (the layers i with (i + 1) "
+                                                       "% pattern == 0 attend globally), got " + quote(*pattern));
+        period = *n;
+    }
+    read_periodic_window(config, json(4096), period, "sliding_window_pattern", in);
+    // The pattern keys that did not place the layers are copies: sliding_window_pattern beside layer_types, and
+    // _sliding_window_pattern, the attribute newer transformers write into the file beside layer_types, by which
+    // it places no layer (Gemma3TextConfig reads kwargs.get("sliding_window_pattern", 6)). Each is understood when
+    // it agrees with the layers as read, and listed when it does not.
+    std::optional<int64_t> used = listed ? field_count(in, "global_every") : std::optional<int64_t>(period);
+    for (const char* key : {"sliding_window_pattern", "_sliding_window_pattern"}) {
+        if (std::string(key) == "sliding_window_pattern" && !listed) continue;  // it placed them
+        if (const json* copy = find(config, key); copy && used && count_of(*copy) != used) in.not_understood(key, *copy);
+    }
 }
 
 // ---- Mixture-of-Experts families ------------------------------------------------------------------------
@@ -582,18 +698,7 @@ void finish_gpt_oss(const json& config, Import& in) {
     // GptOssAttention: sliding_window = config.sliding_window on the layers layer_types calls sliding_attention;
     // GptOssConfig defaults the window to 128 and layer_types to sliding on even i, full on odd i: alternating,
     // sliding first, model.global_every 2. A null window leaves every layer full.
-    const auto given = config.find("sliding_window");
-    const json window = given == config.end() ? json(128) : *given;
-    const auto layers = layer_count(in);
-    if (window.is_null() || !layers) return;
-    if (const json* kinds = find(config, "layer_types")) {
-        if (const auto local = read_layer_types(*kinds, *layers, in))
-            place_window(window, "sliding_window", *local, "layer_types", "", in);
-        return;
-    }
-    LocalLayers local;
-    for (int64_t i = 0; i < *layers; ++i) local.push_back((i + 1) % 2 != 0);
-    place_window(window, "sliding_window", local, "sliding_window", "", in);  // always placeable
+    read_periodic_window(config, json(128), 2, "sliding_window", in);
 }
 
 // DeepSeek-V2 and V3 (transformers modeling_deepseek_v2.py, modeling_deepseek_v3.py; DeepSeek's own
@@ -710,6 +815,49 @@ const std::vector<Family>& families() {
                                    {"hidden_act", nullptr, later},
                                    {"attention_bias", nullptr, later}}),
                            finish_gemma};
+        // Gemma2Config / Gemma3TextConfig: Gemma's layout, four norms per layer (model.post_norms) and windows
+        // (finish_gemma2, finish_gemma3). Every key the config class defaults reads as that default, as
+        // transformers builds the model from the file: Google's Gemma 3 files leave keys out at their defaults
+        // (vocab_size in every multimodal one). Both MLPs read hidden_activation (Gemma2MLP, Gemma3MLP:
+        // ACT2FN[config.hidden_activation]); hidden_act, which Gemma 2's files also write, is not read. The
+        // embedding's sqrt(hidden) scale (a buffer, Gemma3TextScaledWordEmbedding) and the (1 + weight) RMSNorm
+        // change no weight count.
+        json gemma2_fixed = {{"arch", "decoder"}, {"mlp", "geglu"}, {"hidden_act", "gelu_pytorch_tanh"},
+                             {"position_embedding", "rope"}, {"norm", "rmsnorm"}, {"bias", false},
+                             {"tied_embeddings", true}, {"post_norms", true}};
+        for (const auto& [field, value] : {std::pair<const char*, int64_t>{"vocab", 256000}, {"hidden", 2304},
+                                           {"ffn_hidden", 9216}, {"layers", 26}, {"heads", 8}, {"kv_heads", 4},
+                                           {"head_dim", 256}, {"max_positions", 8192}})
+            gemma2_fixed[field] = value;
+        const std::vector<Rule> gemma2_rules = common({{"num_key_value_heads", "kv_heads", nullptr},
+                                                       {"head_dim", "head_dim", nullptr},
+                                                       {"hidden_activation", nullptr, read_gated_act},
+                                                       {"hidden_act", nullptr, later},
+                                                       {"attention_bias", nullptr, later},
+                                                       {"use_bidirectional_attention", nullptr, later},
+                                                       {"final_logit_softcapping", nullptr, later},
+                                                       {"sliding_window", nullptr, later},
+                                                       {"layer_types", nullptr, later},
+                                                       // The attention's scale (query_pre_attn_scalar ** -0.5)
+                                                       // and the generation cache's kind: no weights.
+                                                       {"query_pre_attn_scalar", nullptr, same_weights},
+                                                       {"cache_implementation", nullptr, same_weights}});
+        std::vector<Rule> gemma2_only = gemma2_rules;
+        gemma2_only.push_back({"attn_logit_softcapping", nullptr, later});
+        gemma2_only.push_back({"sliding_window_size", nullptr, later});
+        const Family gemma2{"gemma2", gemma2_fixed, gemma2_only, finish_gemma2};
+        // Gemma3TextConfig's defaults: vocabulary 262208, 131072 positions, q_norm/k_norm in every model.
+        json gemma3_fixed = gemma2_fixed;
+        gemma3_fixed["vocab"] = 262208;
+        gemma3_fixed["max_positions"] = 131072;
+        gemma3_fixed["qk_norm"] = true;
+        std::vector<Rule> gemma3_rules = gemma2_rules;
+        gemma3_rules.push_back({"sliding_window_pattern", nullptr, later});
+        gemma3_rules.push_back({"_sliding_window_pattern", nullptr, later});
+        // Stored by Gemma3Attention, passed to no attention (finish_gemma3); the local layers' RoPE base.
+        gemma3_rules.push_back({"attn_logit_softcapping", nullptr, same_weights});
+        gemma3_rules.push_back({"rope_local_base_freq", nullptr, same_weights});
+        const Family gemma3{"gemma3", gemma3_fixed, gemma3_rules, finish_gemma3};
         // GPT2Config: learned positions, LayerNorm, biases, tied head, one c_attn projection (fused QKV),
         // activation_function gelu_new unless it says otherwise.
         const Family gpt2{"gpt2",
@@ -934,9 +1082,9 @@ const std::vector<Family>& families() {
         std::vector<Rule> deepseek_v3_rules = deepseek_rules;
         deepseek_v3_rules.push_back({"num_nextn_predict_layers", "mtp_layers", nullptr});
         const Family deepseek_v3{"deepseek_v3", deepseek_v3_fixed, deepseek_v3_rules, finish_deepseek_v3};
-        return std::vector<Family>{llama,     qwen2,     gemma,   gpt2,        bert,       roberta,
-                                   albert,    qwen3,     mixtral, qwen3_moe,   qwen2_moe,  llama4,
-                                   gpt_oss,   deepseek_v2, deepseek_v3};
+        return std::vector<Family>{llama,     qwen2,     gemma,       gemma2,     gemma3,  gpt2,
+                                   bert,      roberta,   albert,      qwen3,      mixtral, qwen3_moe,
+                                   qwen2_moe, llama4,    gpt_oss,     deepseek_v2, deepseek_v3};
     }();
     return all;
 }
@@ -948,8 +1096,8 @@ const Family& family(const char* id) {
 }
 
 // model_type -> the family that reads it, and the name a message gives the model. `nested`: the config key
-// that holds the family's keys, for a config that wraps a language model with other parts (Llama4Config:
-// text_config beside vision_config).
+// that holds the family's keys, for a config that wraps a language model with other parts (Llama4Config,
+// Gemma3Config: text_config beside vision_config).
 struct ModelType {
     const char* type;
     const char* label;
@@ -962,6 +1110,9 @@ const ModelType kModelTypes[] = {
     {"qwen2", "Qwen2", "qwen2"},
     {"qwen3", "Qwen3", "qwen3"},
     {"gemma", "Gemma", "gemma"},
+    {"gemma2", "Gemma 2", "gemma2"},
+    {"gemma3", "Gemma 3", "gemma3", "text_config"},
+    {"gemma3_text", "Gemma 3", "gemma3"},
     {"gpt2", "GPT-2", "gpt2"},
     {"bert", "BERT", "bert"},
     {"roberta", "RoBERTa", "roberta"},
@@ -976,8 +1127,13 @@ const ModelType kModelTypes[] = {
     {"deepseek_v3", "DeepSeek-V3", "deepseek_v3"},
 };
 
-// The part of a Llama 4 config the import leaves out: the plan trains the language model.
+// The part of a Llama 4 or Gemma 3 config the import leaves out: the plan trains the language model.
 constexpr const char* kVisionConfig = "vision_config";
+
+// The keys of a wrapper that configure its vision side: vision_config, and Gemma3Config's mm_tokens_per_image (the
+// tokens Gemma3MultiModalProjector pools each image's patches to; its weights, mm_input_projection_weight and
+// mm_soft_emb_norm, sit between the vision tower and the language model).
+bool vision_key(const std::string& key) { return key == kVisionConfig || key == "mm_tokens_per_image"; }
 
 // Families people will bring that the engine cannot represent exactly, and why. (A Mixture-of-Experts config
 // of a family without a table here is refused earlier, at its expert count.)
@@ -998,12 +1154,6 @@ const std::pair<const char*, const char*> kRefusedTypes[] = {
              "outputs are added (a parallel residual); the engine models sequential blocks"},
     {"gpt_neox", "GPT-NeoX's blocks (Pythia) are not modelled: a parallel residual unless use_parallel_residual is "
                  "false, partial rotary embeddings and a biased, fused QKV projection"},
-    {"gemma2", "Gemma 2 layers have four norms (before and after attention and the MLP), soft-capped attention "
-               "logits and alternate sliding-window layers; the engine models two norms per layer"},
-    {"gemma3", "Gemma 3 layers have four norms and QK-norm, and alternate sliding-window layers; the engine models "
-               "two norms per layer"},
-    {"gemma3_text", "Gemma 3 layers have four norms and QK-norm, and alternate sliding-window layers; the engine "
-                    "models two norms per layer"},
     {"t5", kEncoderDecoder},
     {"mt5", kEncoderDecoder},
     {"bart", kEncoderDecoder},
@@ -1142,7 +1292,7 @@ const std::set<std::string>& ignored() {
         "_name_or_path", "architectures", "model_type", "transformers_version", "torch_dtype", "dtype",
         "use_bfloat16", "tokenizer_class", "prefix",
         "auto_map",  // the classes of a model's own code (DeepSeek's modeling_deepseek.py); model_type decides here
-        // token ids (Llama 4's image tokens too)
+        // token ids (the image tokens of Llama 4 and Gemma 3 too)
         "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "cls_token_id", "unk_token_id",
         "mask_token_id", "decoder_start_token_id", "boi_token_index", "eoi_token_index", "image_token_index",
         // initialization and numerics: same shapes
@@ -1160,6 +1310,7 @@ const std::set<std::string>& ignored() {
         "id2label", "label2id", "num_labels", "problem_type", "finetuning_task",
         // runtime switches
         "use_cache", "output_past", "gradient_checkpointing", "attn_implementation", "return_dict",
+        "_attn_implementation",  // as older transformers saved it (Google's Gemma 2 27B file: "eager")
         "output_attentions", "output_hidden_states", "torchscript", "chunk_size_feed_forward",
         "tie_encoder_decoder",  // only with is_encoder_decoder, refused on its own
         // AlbertConfig keeps these from the original code; its layers do not read them.
@@ -1172,7 +1323,7 @@ const std::set<std::string>& ignored() {
 bool read_at(const std::string& path, const std::string& at) {
     if (!at.empty()) {
         if (path.rfind(at + "/", 0) == 0) return !ignored().count(top_key(path.substr(at.size())));
-        if (top_key(path) == kVisionConfig) return false;
+        if (vision_key(top_key(path))) return false;
     }
     return !ignored().count(top_key(path));
 }
@@ -1193,31 +1344,37 @@ void note_quantized(Import& in) {
                        "dtypes (training.dtype, param_dtype).");
 }
 
-// The keys of a config that wraps the language model (Llama4Config): besides text_config, only
-// tie_word_embeddings and quantization_config can concern it. The vision encoder and its projector
-// (vision_config; Llama4ForConditionalGeneration's vision_model and multi_modal_projector) are not imported.
+// The keys of a config that wraps the language model (Llama4Config, Gemma3Config): besides text_config, only
+// tie_word_embeddings and quantization_config can concern it. The vision side (vision_config, Gemma 3's
+// mm_tokens_per_image; Llama4ForConditionalGeneration's vision_model and multi_modal_projector,
+// Gemma3ForConditionalGeneration's vision_tower and multi_modal_projector) is not imported: one note says so.
 void read_wrapper(const json& config, const std::string& nested, const std::string& label, Import& in) {
+    std::string vision;  // the vision key the note names: vision_config when given
     for (auto it = config.begin(); it != config.end(); ++it) {
         const std::string& key = it.key();
         if (key == nested || it.value().is_null() || ignored().count(key)) continue;
-        if (key == kVisionConfig) {
-            in.notes.push_back(std::string(kVisionConfig) + ": the vision encoder and its projector are not imported: "
-                               "the model is " + label + "'s language model alone, as a text-only training plan "
-                               "holds it (the published totals of the whole checkpoint include them).");
+        if (vision_key(key)) {
+            if (vision.empty() || key == kVisionConfig) vision = key;
         } else if (key == "quantization_config") {
             note_quantized(in);
         } else if (key == "tie_word_embeddings") {
-            // Both configs default to false; a wrapper saying otherwise than the text model is not guessed at.
+            // A wrapper saying otherwise than the text model is not guessed at; the text model's own default is its
+            // config class's (Llama4TextConfig: false; Gemma3TextConfig: true), as the family's fixed fields hold it.
             const json* inner = find(config.at(nested), "tie_word_embeddings");
-            if (it.value() != (inner ? *inner : json(false)))
+            const json fallback = in.model.value("tied_embeddings", json(false));
+            if (it.value() != (inner ? *inner : fallback))
                 in.problems.add(pointer(key), quote(it.value()) + " while " + nested + ".tie_word_embeddings is " +
-                                               (inner ? quote(*inner) : "not given (false)") +
+                                               (inner ? quote(*inner) : "not given (" + fallback.dump() + ")") +
                                                ": the two disagree about whether the output layer shares the "
                                                "embedding table; give the same value in both");
         } else {
             in.unknown.push_back(shorten(key));
         }
     }
+    if (!vision.empty())
+        in.notes.push_back(vision + ": the vision encoder and its projector are not imported: the model is " + label +
+                           "'s language model alone, as a text-only training plan holds it (the published totals of "
+                           "the whole checkpoint include them).");
 }
 
 // ---- The model, checked by the scenario's own rules ----------------------------------------------------
@@ -1252,8 +1409,9 @@ json import(const json& config, const std::vector<OutOfRangeNumber>& out_of_rang
         throw InputError("", std::string("a config.json is one JSON object, got ") + config.type_name());
     Import in;
     const TypeMatch type = model_type(config, in);
-    // A wrapper's language model is read where it sits: a config that says model_type "llama4" must have it; one
-    // named only by its class (Llama4ForCausalLM) may be the text model's own config.
+    // A wrapper's language model is read where it sits: a config that says model_type "llama4" or "gemma3" must
+    // have it; one named only by its class (Llama4ForCausalLM, Gemma3ForCausalLM) may be the text model's own
+    // config.
     const json* body = &config;
     if (type.known && type.known->nested && (type.key == "model_type" || config.contains(type.known->nested))) {
         const std::string nested = type.known->nested;
