@@ -572,26 +572,12 @@ void finish_qwen3_moe(const json& config, Import& in) {
 // Qwen2-MoE (transformers modeling_qwen2_moe.py): Qwen2's attention (biases on q, k and v, qkv_bias), and
 // Qwen3-MoE's layer pattern and experts, plus in every sparse block one shared expert, a Qwen2MoeMLP of
 // shared_expert_intermediate_size (model.shared_experts 1, shared_expert_ffn_hidden), whose output is scaled
-// by sigmoid(shared_expert_gate(x)): a Linear(hidden, 1, bias=False) in every MoE layer, which the engine does
-// not model. That gate is `hidden` parameters per MoE layer the engine would not count, so a Qwen2-MoE config
-// with any MoE layer is refused, naming how many parameters it would miss.
+// by sigmoid(shared_expert_gate(x)): a Linear(hidden, 1, bias=False) in every MoE layer (model.shared_expert_gate).
 void finish_qwen2_moe(const json& config, Import& in) {
     read_qwen_window(config, 28, true, in);
     read_mlp_only_layers(config, in);
     if (field_count(in, "experts") == 0) return drop_experts(in);
-    const auto layers = field_count(in, "layers"), hidden = field_count(in, "hidden");
-    const auto every = in.model.contains("moe_every") ? field_count(in, "moe_every") : std::optional<int64_t>(1);
-    std::string missed = "hidden parameters in each MoE layer";
-    if (layers && hidden && every && *every > 0) {
-        const int64_t moe_layers = *layers / *every;  // layers i with (i + 1) % every == 0
-        if (moe_layers == 0) return drop_experts(in);  // no sparse block, no gate: Qwen2 with intermediate_size
-        missed = std::to_string(*hidden * moe_layers) + " parameters (" + std::to_string(*hidden) + " in each of " +
-                 std::to_string(moe_layers) + " MoE layers)";
-    }
-    in.refuse(config.contains("shared_expert_intermediate_size") ? "shared_expert_intermediate_size" : "model_type",
-              "Qwen2-MoE scales its shared expert's output by sigmoid(shared_expert_gate(x)), a [1, hidden] linear "
-              "in every MoE layer (transformers modeling_qwen2_moe.py, Qwen2MoeSparseMoeBlock); the engine does not "
-              "model that gate, so it would count " + missed + " fewer than the checkpoint holds");
+    in.model["shared_expert_gate"] = true;
 }
 
 // Llama 4's moe_layers (Llama4TextConfig: the indices of the MoE layers; without it, interleave_moe_layer_step
