@@ -198,3 +198,24 @@ TEST_CASE("Qwen2-MoE's shared-expert gate: one [1, hidden] weight per MoE layer"
     // Qwen1.5-MoE-A2.7B (these fields) counts 14,315,784,192 on the Hub.
     CHECK(gated.parameters.total == 14315784192.0);
 }
+
+TEST_CASE("overlapping the token dispatcher with compute hides it up to the compute of its pass") {
+    const std::string plan = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64},
+        "parallel": {"dp": 8, "tp": 2, "sp": true, "pp": 4, "ep": 4, "distributed_optimizer": true)";
+    const Report exposed = test::report(plan + "}}");
+    const Report hidden = test::report(plan + R"(, "overlap_moe_comm": true}})");
+    auto ep_exposed = [](const Report& r) {
+        for (const auto& [name, seconds] : r.perf.breakdown)
+            if (name == "ep_exposed") return seconds;
+        return -1.0;
+    };
+    CHECK(ep_exposed(exposed) > 0);
+    CHECK(ep_exposed(hidden) < ep_exposed(exposed));
+    CHECK(hidden.perf.step_seconds < exposed.perf.step_seconds);
+    // The same traffic either way.
+    double a = 0, b = 0;
+    for (const auto& e : exposed.perf.comm[0].entries) a += e.volume();
+    for (const auto& e : hidden.perf.comm[0].entries) b += e.volume();
+    CHECK(a == doctest::Approx(b));
+}

@@ -164,15 +164,22 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // each for its transpose, same volumes. The busiest rank's rows (training.expert_imbalance).
         const double moe = static_cast<double>(sc.moe_layers);
         const double rows = tokens_per_device(c, false) * c.d.routed_busiest;  // after the ep exchange, before the etp gather
+        // Per microbatch: the dispatcher's seconds in the forward and the backward pass. Exposed, or with
+        // parallel.overlap_moe_comm hidden behind the other microbatch's compute of the same pass up to its length.
+        struct Made {
+            CommEntry* e;
+            double in_fwd, in_bwd;  // its seconds per microbatch in each pass (full recompute repeats a forward one)
+        };
+        std::vector<Made> made;
+        double fwd_each = 0, bwd_each = 0;
         auto both_passes = [&](const Group& g, CollectiveKind kind, const char* what, double bytes, bool forward) {
             CommEntry& e = b.add(Dim::Ep, kind, what, bytes, moe * mb * (forward ? fwd_passes : 1), g);
-            e.exposed_seconds = e.seconds();
-            if (forward) {
-                b.out.fwd_exposed += moe * e.seconds_each;
-                b.out.bwd_exposed += moe * (fwd_passes - 1) * e.seconds_each;
-            } else {
-                b.out.bwd_exposed += moe * e.seconds_each;
-            }
+            e.overlapped = p.overlap_moe_comm;
+            const Made x{&e, forward ? moe * e.seconds_each : 0,
+                         forward ? moe * (fwd_passes - 1) * e.seconds_each : moe * e.seconds_each};
+            fwd_each += x.in_fwd;
+            bwd_each += x.in_bwd;
+            made.push_back(x);
         };
         if (p.ep > 1) {
             const Group g = group_of(Dim::Ep, p.ep, c);
@@ -190,6 +197,15 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             both_passes(g, CollectiveKind::ReduceScatter, "token gradients over the expert-tensor group (backward)", gathered * a, false);
             both_passes(g, CollectiveKind::AllGather, "output gradients over the expert-tensor group, fp32 (backward)", gathered * 4, false);
         }
+        const double fwd_shown = p.overlap_moe_comm ? std::max(0.0, fwd_each - sc.cost.fwd.seconds) : fwd_each;
+        const double bwd_shown =
+            p.overlap_moe_comm ? std::max(0.0, bwd_each - sc.cost.bwd.seconds - sc.cost.recompute.seconds) : bwd_each;
+        b.out.fwd_exposed += fwd_shown;
+        b.out.bwd_exposed += bwd_shown;
+        // Each entry's exposed share, in proportion to its time within each pass (per iteration).
+        for (const Made& x : made)
+            x.e->exposed_seconds = mb * ((fwd_each > 0 ? x.in_fwd * fwd_shown / fwd_each : 0) +
+                                         (bwd_each > 0 ? x.in_bwd * bwd_shown / bwd_each : 0));
     }
 
     if (p.pp > 1) {

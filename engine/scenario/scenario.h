@@ -124,6 +124,9 @@ struct ParallelSpec {
     // non-pipeline ranks, world / (pp * ep * etp). ep and etp do not multiply the world.
     int64_t ep = 1;
     std::optional<int64_t> etp;
+    // The token dispatcher's collectives hidden behind another microbatch's computation (Megatron-Core
+    // --overlap-moe-expert-parallel-comm with its combined 1F1B schedule; DeepSeek-V3's DualPipe, sec. 3.2.1).
+    bool overlap_moe_comm = false;
     bool sp = false;
     int zero = 0;
     bool distributed_optimizer = false;

@@ -101,6 +101,7 @@ export const SECTIONS = [
       bool('distributed_optimizer', 'Distributed optimizer', false),
       int('ep', 'Expert parallel (ep)'),
       int('etp', 'Expert tensor parallel (etp)', true),
+      bool('overlap_moe_comm', 'Overlap expert all-to-all', false, true),
       int('vpp', 'Virtual pipeline (vpp)', true),
       int('first_stage_layers', 'First stage layers', true),
       int('last_stage_layers', 'Last stage layers', true),
