@@ -200,6 +200,17 @@ const char* kFalconRw1b = R"({
   "new_decoder_architecture": false, "num_attention_heads": 32, "num_hidden_layers": 24, "parallel_attn": false,
   "vocab_size": 50304})";
 
+// https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json (auto_map left out)
+const char* kPhi3Mini4k = R"({
+  "_name_or_path": "Phi-3-mini-4k-instruct", "architectures": ["Phi3ForCausalLM"], "attention_dropout": 0.0,
+  "bos_token_id": 1, "embd_pdrop": 0.0, "eos_token_id": 32000, "hidden_act": "silu", "hidden_size": 3072,
+  "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 4096, "model_type": "phi3",
+  "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32,
+  "original_max_position_embeddings": 4096, "pad_token_id": 32000, "resid_pdrop": 0.0, "rms_norm_eps": 1e-05,
+  "rope_scaling": null, "rope_theta": 10000.0, "sliding_window": 2047, "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16", "transformers_version": "4.40.2", "use_cache": true, "attention_bias": false,
+  "vocab_size": 32064})";
+
 // https://huggingface.co/EleutherAI/gpt-j-6b/blob/main/config.json, abridged (no task_specific_params)
 const char* kGptj6b = R"({
   "activation_function": "gelu_new", "architectures": ["GPTJForCausalLM"], "attn_pdrop": 0.0,
@@ -361,6 +372,73 @@ TEST_CASE("config.json: each family imports with its published parameter count")
         CHECK_FALSE(r["model"].contains("global_every"));
         CHECK(parameters(r["model"]) == 7241732096);  // a window adds no weights
         CHECK(resolved(r["model"]) == preset("mistral-7b"));
+    }
+    SUBCASE("Falcon-7B: 6,921,720,704, the falcon-7b preset (parallel block, one K/V head, tied)") {
+        const json r = imported(kFalcon7b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "falcon");
+        CHECK(r["label"] == "Falcon");
+        CHECK(r["unknown"].empty());
+        CHECK(r["notes"].empty());
+        CHECK(r["model"]["parallel_block"] == true);
+        CHECK(r["model"]["kv_heads"] == 1);
+        CHECK(r["model"]["ffn_hidden"] == 18176);
+        CHECK(parameters(r["model"]) == 6921720704);
+        // The preset's fields, query_key_value fused as FalconAttention builds it.
+        const json mine = resolved(r["model"]);
+        CHECK(mine["fused_qkv"] == true);
+        CHECK(mine == preset("falcon-7b"));
+        // The newer file's spelling: n_layer/n_head renamed, num_kv_heads 71 (unused under multi_query), the MLP's
+        // width and activation written out; the original one: n_layer, n_head.
+        const json newer = model_of(patched(kFalcon7b, R"({"num_kv_heads": 71, "ffn_hidden_size": 18176,
+                                                           "activation": "gelu", "max_position_embeddings": 2048})"));
+        CHECK(resolved(newer) == resolved(r["model"]));
+        json old = json::parse(kFalcon7b);
+        old.erase("num_hidden_layers");
+        old.erase("num_attention_heads");
+        old["n_layer"] = 16;
+        old["n_head"] = 71;
+        CHECK(model_of(old.dump())["layers"] == 16);
+    }
+    SUBCASE("falcon-rw-1b: 1,311,625,216, serial layers, ALiBi, every linear layer biased") {
+        // 24 x (2048 x 6144 + 6144 QKV, 2048^2 + 2048 dense, 2 x 2048 x 8192 + 8192 + 2048 MLP, 2 x 4096
+        // LayerNorms) + 50304 x 2048 tied + 4096.
+        const json m = model_of(kFalconRw1b);
+        CHECK(m["parallel_block"] == false);
+        CHECK(m["position_embedding"] == "alibi");
+        CHECK(m["bias"] == true);
+        CHECK_FALSE(m.contains("kv_heads"));  // 3 x hidden: a K and V per head
+        CHECK(parameters(m) == 1311625216);
+    }
+    SUBCASE("Falcon with one norm in the new layout (num_ln_in_parallel_attn 1): grouped K/V heads") {
+        const json m = model_of(patched(kFalcon7b, R"({"new_decoder_architecture": true, "num_ln_in_parallel_attn": 1,
+                                                       "num_attention_heads": 32, "num_kv_heads": 8,
+                                                       "hidden_size": 4096})"));
+        CHECK(m["parallel_block"] == true);
+        CHECK(m["kv_heads"] == 8);
+    }
+    SUBCASE("Phi-3-mini-4k-instruct: 3,821,079,552, fused qkv_proj and gate_up_proj, a 2047-token window") {
+        const json r = imported(kPhi3Mini4k);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "phi3");
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["sliding_window"] == 2047);
+        CHECK_FALSE(r["model"].contains("global_every"));
+        CHECK(r["model"]["mlp"] == "swiglu");
+        CHECK(r["model"]["fused_qkv"] == true);
+        CHECK(parameters(r["model"]) == 3821079552);
+        // A null window: full attention, the same weights.
+        CHECK_FALSE(model_of(with(kPhi3Mini4k, "sliding_window", "null")).contains("sliding_window"));
+    }
+    SUBCASE("GPT-NeoX-20B with serial layers: 20,554,567,680, biased everywhere, untied") {
+        // The count is the same as the published parallel model's (two norms per layer either way).
+        const json r = imported(with(kNeox20b, "use_parallel_residual", "false"));
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gpt_neox");
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["bias"] == true);
+        CHECK(r["model"].value("parallel_block", false) == false);
+        CHECK(parameters(r["model"]) == 20554567680);
     }
     SUBCASE("GPT-2: 124,439,808 (the gpt2 preset's reference), gelu_new, fused QKV, n_inner null = 4 * n_embd") {
         const json r = imported(kGpt2);
@@ -1047,25 +1125,44 @@ TEST_CASE("config.json: Mixture-of-Experts layouts the engine does not build are
 }
 
 TEST_CASE("config.json: blocks the engine does not build are refused with the reason") {
-    SUBCASE("Falcon: parallel attention, and its other layouts by model_type") {
-        // Read as Llama, Falcon-7B used to count 11,162,976,704 parameters instead of 6.92B.
-        const json parallel = refusal(kFalcon7b);
-        CHECK(parallel["path"] == "/parallel_attn");
-        CHECK(says(parallel, "in parallel"));
-        const json rw = refusal(kFalconRw1b);
-        CHECK(rw["path"] == "/model_type");
-        CHECK(says(rw, "new_decoder_architecture"));
-        CHECK(says(rw, "multi_query"));
+    SUBCASE("Falcon: two norms per layer (new_decoder_architecture), and layers transformers cannot build") {
+        // Falcon-40B / 180B: ln_attn and ln_mlp, one per branch; the engine's parallel block has one norm.
+        const json two = refusal(patched(kFalcon7b, R"({"new_decoder_architecture": true, "num_kv_heads": 8})"));
+        CHECK(two["path"] == "/new_decoder_architecture");
+        CHECK(says(two, "ln_attn"));
+        CHECK(says(two, "ln_mlp"));
+        const json named = refusal(patched(kFalcon7b, R"({"new_decoder_architecture": true,
+                                                          "num_ln_in_parallel_attn": 2})"));
+        CHECK(named["path"] == "/num_ln_in_parallel_attn");
+        CHECK(refusal(patched(kFalcon7b, R"({"new_decoder_architecture": true, "parallel_attn": false})"))["path"] ==
+              "/parallel_attn");
+        // Without multi_query the fused projection is 3 * hidden: a K/V head per head, whatever num_kv_heads says.
+        const json kv = refusal(patched(kFalcon7b, R"({"multi_query": false, "num_kv_heads": 8})"));
+        CHECK(kv["path"] == "/num_kv_heads");
+        CHECK(says(kv, "3 x hidden_size"));
+        CHECK(refusal(with(kFalcon7b, "bias", R"("yes")"))["path"] == "/bias");
     }
-    SUBCASE("GPT-J and GPT-NeoX: a parallel residual") {
+    SUBCASE("GPT-J: the lm_head's bias") {
         const json gptj = refusal(kGptj6b);
         CHECK(gptj["path"] == "/model_type");
-        CHECK(says(gptj, "parallel residual"));
+        CHECK(says(gptj, "lm_head has a bias"));
+        CHECK(says(gptj, "vocab_size"));
+    }
+    SUBCASE("GPT-NeoX: a parallel residual has two norms; the parallel block one") {
         const json neox = refusal(kNeox20b);
         CHECK(neox["path"] == "/use_parallel_residual");
-        CHECK(says(neox, "parallel residual"));
-        // The switch in any family.
+        CHECK(says(neox, "post_attention_layernorm"));
+        CHECK(says(neox, "model.parallel_block"));
+        // GPTNeoXConfig's default is the parallel residual.
+        json bare = json::parse(kNeox20b);
+        bare.erase("use_parallel_residual");
+        CHECK(says(refusal(bare.dump()), "GPTNeoXConfig's default"));
+        // The MLP is always biased: attention without biases is the partial case.
+        const json partial = refusal(patched(kNeox20b, R"({"use_parallel_residual": false, "attention_bias": false})"));
+        CHECK(partial["path"] == "/attention_bias");
+        // The switches in a family whose layers are sequential.
         CHECK(refusal(with(kLlama31_8b, "use_parallel_residual", "true"))["path"] == "/use_parallel_residual");
+        CHECK(refusal(with(kLlama31_8b, "parallel_attn", "true"))["path"] == "/parallel_attn");
     }
     SUBCASE("encoder-decoder: T5, and the switch anywhere") {
         const json t5 = refusal(kT5Small);
@@ -1110,9 +1207,9 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
 }
 
 TEST_CASE("config.json: the family comes from model_type, else architectures; an unknown one is refused") {
-    const json phi = refusal(with(kLlama31_8b, "model_type", R"("phi3")"));
+    const json phi = refusal(with(kLlama31_8b, "model_type", R"("phi3small")"));
     CHECK(phi["path"] == "/model_type");
-    CHECK(says(phi, "unknown model type \"phi3\""));
+    CHECK(says(phi, "unknown model type \"phi3small\""));
     // No model_type: the class name says it (GPT2LMHeadModel -> gpt2).
     json gpt2 = json::parse(kGpt2);
     gpt2.erase("model_type");

@@ -37,6 +37,28 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1) 
     return make_group(size, dimension(d).stride(c.s.parallel) * stride_factor, c);
 }
 
+// Data-parallel gradient sync of `params` over group `g` of dimension `dim`: an all-reduce, or a reduce-scatter where
+// the optimizer is sharded (ZeRO-2 every microbatch, as it keeps only its partition) followed after the step by the
+// all-gather of the updated parameters. With parallel.overlap_grad_reduce the reduction hides behind `backward`
+// (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm, DDP buckets); the rest is exposed.
+void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double backward, const char* reduce_purpose,
+                   const char* gather_purpose) {
+    const ParallelSpec& p = b.c.s.parallel;
+    const TrainingSpec& t = b.c.s.training;
+    const bool sharded = p.zero >= 1 || p.distributed_optimizer;
+    const double reduce_count = p.zero == 2 ? static_cast<double>(b.c.d.microbatches) : 1;
+    CommEntry& r = b.add(dim, sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, reduce_purpose,
+                         params * bytes_of(*t.grad_dtype), reduce_count, g);
+    r.overlapped = *p.overlap_grad_reduce;
+    r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
+    b.out.step_exposed += r.exposed_seconds;
+    if (sharded) {
+        CommEntry& ag = b.add(dim, CollectiveKind::AllGather, gather_purpose, params * bytes_of(*t.param_dtype), 1, g);
+        ag.exposed_seconds = ag.seconds();
+        b.out.step_exposed += ag.seconds();
+    }
+}
+
 }  // namespace
 
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
@@ -234,7 +256,6 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
         const Group g = group_of(Dim::Dp, n, c);
-        const double grad_bytes = params * bytes_of(*t.grad_dtype);
         const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
         const double microbatch = sc.cost.fwd.seconds + b.out.fwd_exposed + backward;
         if (p.zero == 3) {
@@ -260,20 +281,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             // parallel.overlap_grad_reduce is on (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
             // DDP buckets); otherwise it runs after backward. ZeRO-2 / SHARD_GRAD_OP reduce every
             // microbatch because they keep only their partition.
-            const bool sharded = p.zero >= 1 || p.distributed_optimizer;
-            const double reduce_count = p.zero == 2 ? mb : 1;
-            CommEntry& r = b.add(Dim::Dp, sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                                 "gradients", grad_bytes, reduce_count, g);
-            r.overlapped = *p.overlap_grad_reduce;
-            r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
-            b.out.step_exposed += r.exposed_seconds;
-            if (sharded) {
-                // Each rank updates its shard, then the updated parameters are gathered, after the step.
-                CommEntry& ag = b.add(Dim::Dp, CollectiveKind::AllGather, "updated parameters after the optimizer step",
-                                      params * bytes_of(*t.param_dtype), 1, g);
-                ag.exposed_seconds = ag.seconds();
-                b.out.step_exposed += ag.seconds();
-            }
+            gradient_sync(b, Dim::Dp, g, params, backward, "gradients", "updated parameters after the optimizer step");
         }
     }
     const int64_t n_experts = c.d.expert_replica_degree;
@@ -281,21 +289,9 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert
         // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
         // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).
-        const Group g = group_of(Dim::ExpertDp, n_experts, c);
         const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
-        const bool sharded = p.zero >= 1 || p.distributed_optimizer;
-        const double reduce_count = p.zero == 2 ? mb : 1;
-        CommEntry& r = b.add(Dim::ExpertDp, sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                             "expert gradients", expert_params * bytes_of(*t.grad_dtype), reduce_count, g);
-        r.overlapped = *p.overlap_grad_reduce;
-        r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
-        b.out.step_exposed += r.exposed_seconds;
-        if (sharded) {
-            CommEntry& ag = b.add(Dim::ExpertDp, CollectiveKind::AllGather, "updated expert parameters after the optimizer step",
-                                  expert_params * bytes_of(*t.param_dtype), 1, g);
-            ag.exposed_seconds = ag.seconds();
-            b.out.step_exposed += ag.seconds();
-        }
+        gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n_experts, c), expert_params, backward, "expert gradients",
+                      "updated expert parameters after the optimizer step");
     }
     b.out.entries.assign(b.entries.begin(), b.entries.end());
     return b.out;

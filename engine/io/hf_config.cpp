@@ -760,6 +760,103 @@ void finish_gpt2(const json& config, Import& in) {
         in.set("ffn_hidden", 4 * embd->get<int64_t>(), "n_embd");
 }
 
+// A boolean key as transformers reads it: the file's value, else the config class's default; a value that is
+// not true or false is refused at its key (and the default read).
+bool flag(const json& config, const char* key, bool fallback, Import& in) {
+    const json* v = find(config, key);
+    return v && must_be_boolean(key, *v, in) ? v->get<bool>() : fallback;
+}
+
+// Falcon (transformers modeling_falcon.py, configuration_falcon.py). FalconAttention fuses q, k and v into one
+// query_key_value (model.fused_qkv) of (heads + 2 * num_kv_heads) * head_dim outputs under
+// new_decoder_architecture, hidden_size + 2 * head_dim under multi_query (one K/V head) and 3 * hidden_size
+// otherwise (a K and V per head); dense, dense_h_to_4h and dense_4h_to_h, like query_key_value, carry a bias
+// iff config.bias: every linear layer or none, as model.bias counts them (the lm_head never has one). The MLP is
+// dense_h_to_4h [ffn_hidden_size, hidden] and dense_4h_to_h with get_activation(config.activation). Norms are
+// LayerNorms with bias; FalconModel adds ln_f and no position table (rotary unless alibi; ALiBi has no weights).
+// FalconDecoderLayer: without new_decoder_architecture, parallel_attn true builds one input_layernorm whose
+// output both attention and the MLP read, their outputs joining the residual in one add (model.parallel_block),
+// and parallel_attn false builds input_layernorm before attention and post_attention_layernorm before the MLP,
+// the engine's serial pre-norm layer. With new_decoder_architecture, num_ln_in_parallel_attn (default 2) gives
+// ln_attn and ln_mlp, one norm per branch.
+void finish_falcon(const json& config, Import& in) {
+    const bool new_arch = flag(config, "new_decoder_architecture", false, in);
+    const bool parallel = flag(config, "parallel_attn", true, in);
+    const bool multi_query = flag(config, "multi_query", true, in);
+    in.set("parallel_block", parallel, "parallel_attn");
+    if (flag(config, "bias", false, in)) in.set("bias", true, "bias");
+    if (flag(config, "alibi", false, in)) in.set("position_embedding", "alibi", "alibi");
+    const json* norms = find(config, "num_ln_in_parallel_attn");
+    // FalconConfig's attribute_map: n_head_kv is num_kv_heads (default: the heads).
+    const char* kv_key = find(config, "num_kv_heads") ? "num_kv_heads" : "n_head_kv";
+    const json* kv = find(config, kv_key);
+    if (new_arch) {
+        if (!parallel)
+            return in.refuse("parallel_attn", "false with new_decoder_architecture true: FalconDecoderLayer then builds "
+                                              "no layer it can run (its forward never sets the MLP's input), so "
+                                              "there is no model to count");
+        if (!norms || *norms != 1)
+            return in.refuse(norms ? "num_ln_in_parallel_attn" : "new_decoder_architecture",
+                             std::string(norms ? quote(*norms) : "true (num_ln_in_parallel_attn not given: 2)") +
+                                 ": each layer has two LayerNorms reading its input, ln_attn before attention and "
+                                 "ln_mlp before the MLP (Falcon-40B, Falcon-180B); the engine's parallel block "
+                                 "(model.parallel_block) normalizes once, so it would count 2 x hidden_size weights "
+                                 "and one norm's activations fewer per layer");
+        // (heads + 2 * num_kv_heads) * head_dim: grouped K/V heads, as the engine's fused projection counts them.
+        if (kv) in.set("kv_heads", *kv, kv_key);
+        return;
+    }
+    if (parallel && norms && *norms == 2)
+        in.refuse("num_ln_in_parallel_attn", "2 without new_decoder_architecture: FalconDecoderLayer builds ln_attn "
+                                             "and ln_mlp but its forward reads input_layernorm, which it does not "
+                                             "build; there is no model to count");
+    if (multi_query) {
+        // self.num_kv_heads = config.num_kv_heads if (new_decoder_architecture or not multi_query) else 1: newer
+        // files write num_kv_heads equal to the heads (tiiuae/falcon-7b: 71), which this layout never reads.
+        in.set("kv_heads", 1, "multi_query");
+    } else if (kv && *kv != field_count(in, "heads").value_or(-1)) {
+        in.refuse(kv_key, quote(*kv) + " while multi_query and new_decoder_architecture are false: query_key_value "
+                                       "is then 3 x hidden_size, a key and a value per head, and FalconAttention "
+                                       "cannot split it into " + quote(*kv) + " K/V heads");
+    }
+}
+
+// FalconConfig: ffn_hidden_size None means 4 * hidden_size (FalconMLP reads config.ffn_hidden_size).
+void finish_falcon_ffn(const json& config, Import& in) {
+    finish_falcon(config, in);
+    if (!find(config, "ffn_hidden_size"))
+        if (const auto h = field_count(in, "hidden"); h && *h > 0)
+            in.set("ffn_hidden", 4 * *h, key_of(in, "hidden", "hidden_size"));
+}
+
+// Phi-3 (transformers modeling_phi3.py): Phi3Attention's qkv_proj is q, k and v fused ([heads * head_dim + 2 *
+// kv_heads * head_dim, hidden], model.fused_qkv) and Phi3MLP's gate_up_proj gate and up fused ([2 *
+// intermediate_size, hidden]): the parameters of separate projections. Every Linear has bias=False, whatever
+// attention_bias says; RMSNorms, SwiGLU (up * act(gate)), untied by default. The attention passes
+// sliding_window=config.sliding_window (Phi3Config's default None) in every layer: every layer local.
+void finish_phi3(const json& config, Import& in) {
+    if (const json* window = find(config, "sliding_window")) window_everywhere(*window, "sliding_window", in);
+}
+
+// GPT-NeoX (transformers modeling_gpt_neox.py, configuration_gpt_neox.py): GPTNeoXAttention fuses
+// query_key_value [3 * hidden, hidden] (model.fused_qkv) and dense, both biased iff attention_bias (default
+// true); GPTNeoXMLP's dense_h_to_4h and dense_4h_to_h are always biased; embed_out has no bias and is untied by
+// default; LayerNorms with bias; rotary embeddings on rotary_pct of each head (no weights). GPTNeoXLayer builds
+// input_layernorm and post_attention_layernorm; with use_parallel_residual (default true) both read the layer
+// input, x + attn(ln1(x)) + mlp(ln2(x)), and without it the MLP's norm reads the attention's residual sum: the
+// engine's serial pre-norm layer, exact.
+void finish_gpt_neox(const json& config, Import& in) {
+    if (flag(config, "use_parallel_residual", true, in))
+        in.refuse("use_parallel_residual",
+                  std::string(find(config, "use_parallel_residual") ? "true" : "not given (GPTNeoXConfig's default: "
+                                                                               "true)") +
+                      ": attention and the MLP read the layer input through two LayerNorms, input_layernorm and "
+                      "post_attention_layernorm (Pythia, GPT-NeoX-20B); the engine's parallel block "
+                      "(model.parallel_block) has one norm, so it would count 2 x hidden_size weights and one norm's "
+                      "activations fewer per layer, and read as serial it would run another layer");
+    if (!flag(config, "attention_bias", true, in)) in.refuse("attention_bias", kPartialMlpBias);
+}
+
 const std::vector<Family>& families() {
     static const std::vector<Family> all = [] {
         // LlamaConfig / MistralConfig: gated MLP, RoPE, RMSNorm, no biases by default, untied.
@@ -1068,9 +1165,77 @@ const std::vector<Family>& families() {
         std::vector<Rule> deepseek_v3_rules = deepseek_rules;
         deepseek_v3_rules.push_back({"num_nextn_predict_layers", "mtp_layers", nullptr});
         const Family deepseek_v3{"deepseek_v3", deepseek_v3_fixed, deepseek_v3_rules, finish_deepseek_v3};
+        // FalconConfig's defaults (Falcon-7B's sizes; rotary, no biases, tied, parallel_attn and multi_query)
+        // and its attribute_map spellings n_layer, n_head and n_embed (finish_falcon, finish_falcon_ffn).
+        json falcon_fixed = {{"arch", "decoder"}, {"mlp", "gelu"}, {"hidden_act", "gelu"},
+                             {"position_embedding", "rope"}, {"norm", "layernorm"}, {"bias", false},
+                             {"tied_embeddings", true}, {"fused_qkv", true}, {"parallel_block", true}};
+        for (const auto& [field, value] : {std::pair<const char*, int64_t>{"vocab", 65024}, {"hidden", 4544},
+                                           {"layers", 32}, {"heads", 71}, {"max_positions", 2048}})
+            falcon_fixed[field] = value;
+        const Family falcon{"falcon",
+                            falcon_fixed,
+                            {{"num_hidden_layers", "layers", nullptr},
+                             {"n_layer", "layers", nullptr},
+                             {"hidden_size", "hidden", nullptr},
+                             {"n_embed", "hidden", nullptr},
+                             {"num_attention_heads", "heads", nullptr},
+                             {"n_head", "heads", nullptr},
+                             {"ffn_hidden_size", "ffn_hidden", nullptr},
+                             {"vocab_size", "vocab", nullptr},
+                             {"max_position_embeddings", "max_positions", nullptr},
+                             {"tie_word_embeddings", "tied_embeddings", nullptr},
+                             {"activation", nullptr, read_plain_act},
+                             {"num_kv_heads", nullptr, later},
+                             {"n_head_kv", nullptr, later},
+                             {"multi_query", nullptr, later},
+                             {"parallel_attn", nullptr, later},
+                             {"new_decoder_architecture", nullptr, later},
+                             {"num_ln_in_parallel_attn", nullptr, later},
+                             {"bias", nullptr, later},
+                             {"alibi", nullptr, later},
+                             // The original RW code took the residual after the norm when true; transformers'
+                             // FalconDecoderLayer does not read it. Same weights; only false says nothing.
+                             {"apply_residual_connection_post_layernorm", nullptr, read_false}},
+                            finish_falcon_ffn};
+        // Phi3Config: Llama's layout with fused projections (finish_phi3); its rotary keys change no weight.
+        json phi3_fixed = llama_fixed;
+        phi3_fixed["fused_qkv"] = true;
+        const Family phi3{"phi3",
+                          phi3_fixed,
+                          common({{"num_key_value_heads", "kv_heads", nullptr},
+                                  {"head_dim", "head_dim", nullptr},
+                                  {"hidden_act", nullptr, read_gated_act},
+                                  {"sliding_window", nullptr, later},
+                                  // Phi3Attention builds qkv_proj and o_proj with bias=False whatever it says.
+                                  {"attention_bias", nullptr, same_weights},
+                                  // Rotary embeddings on part of each head (Phi-4-mini 0.75) and LongRoPE's
+                                  // original context (rope_scaling's switch point): no weights.
+                                  {"partial_rotary_factor", nullptr, same_weights},
+                                  {"original_max_position_embeddings", nullptr, same_weights}}),
+                          finish_phi3};
+        // GPTNeoXConfig's defaults (GPT-NeoX-20B's sizes; untied, biased attention, parallel residual).
+        json neox_fixed = {{"arch", "decoder"}, {"mlp", "gelu"}, {"hidden_act", "gelu"},
+                           {"position_embedding", "rope"}, {"norm", "layernorm"}, {"bias", true},
+                           {"tied_embeddings", false}, {"fused_qkv", true}};
+        for (const auto& [field, value] : {std::pair<const char*, int64_t>{"vocab", 50432}, {"hidden", 6144},
+                                           {"layers", 44}, {"heads", 64}, {"ffn_hidden", 24576},
+                                           {"max_positions", 2048}})
+            neox_fixed[field] = value;
+        const Family gpt_neox{"gpt_neox",
+                              neox_fixed,
+                              common({{"hidden_act", nullptr, read_plain_act},
+                                      {"use_parallel_residual", nullptr, later},
+                                      {"attention_bias", nullptr, later},
+                                      // The rotary share of each head and its base: no weights.
+                                      {"rotary_pct", nullptr, same_weights},
+                                      {"partial_rotary_factor", nullptr, same_weights},
+                                      {"rotary_emb_base", nullptr, same_weights}}),
+                              finish_gpt_neox};
         return std::vector<Family>{llama,     qwen2,     gemma,       gemma2,     gemma3,  gpt2,
                                    bert,      roberta,   albert,      qwen3,      mixtral, qwen3_moe,
-                                   qwen2_moe, llama4,    gpt_oss,     deepseek_v2, deepseek_v3};
+                                   qwen2_moe, llama4,    gpt_oss,     deepseek_v2, deepseek_v3, falcon,
+                                   phi3,      gpt_neox};
     }();
     return all;
 }
@@ -1111,6 +1276,9 @@ const ModelType kModelTypes[] = {
     {"gpt_oss", "gpt-oss", "gpt_oss"},
     {"deepseek_v2", "DeepSeek-V2", "deepseek_v2"},
     {"deepseek_v3", "DeepSeek-V3", "deepseek_v3"},
+    {"falcon", "Falcon", "falcon"},
+    {"phi3", "Phi-3", "phi3"},
+    {"gpt_neox", "GPT-NeoX", "gpt_neox"},
 };
 
 // The part of a Llama 4 or Gemma 3 config the import leaves out: the plan trains the language model.
@@ -1133,13 +1301,11 @@ constexpr const char* kLatentAttention =
     "one, with separate rotary dimensions) in a family the importer reads with q, k and v projected from the hidden "
     "state; it reads latent attention from deepseek_v2 and deepseek_v3 configs";
 const std::pair<const char*, const char*> kRefusedTypes[] = {
-    {"falcon", "the importer has no table for Falcon's layouts: parallel_attn runs attention and the MLP side by "
-               "side, new_decoder_architecture gives each its own norm and grouped K/V heads, multi_query one K/V "
-               "head; read as a Llama-style model, Falcon-7B counted 11.2B parameters instead of 6.9B"},
-    {"gptj", "GPT-J's blocks are not modelled: attention and the MLP read the same layer norm's output and their "
-             "outputs are added (a parallel residual); the engine models sequential blocks"},
-    {"gpt_neox", "GPT-NeoX's blocks (Pythia) are not modelled: a parallel residual unless use_parallel_residual is "
-                 "false, partial rotary embeddings and a biased, fused QKV projection"},
+    // GPTJForCausalLM (transformers modeling_gptj.py): lm_head = nn.Linear(n_embd, vocab_size) keeps a bias of
+    // vocab_size, and GPTJAttention's projections have none while GPTJMLP's fc_in and fc_out do.
+    {"gptj", "GPT-J's lm_head has a bias (vocab_size weights; the engine's output layer has none), and its "
+             "attention projections are unbiased while the MLP's are biased (the engine biases every linear layer, "
+             "none, or q/k/v alone), so the engine would count a different model"},
     {"t5", kEncoderDecoder},
     {"mt5", kEncoderDecoder},
     {"bart", kEncoderDecoder},
@@ -1240,16 +1406,19 @@ const std::pair<const char*, const char*> kRefusedSwitches[] = {
     {"is_encoder_decoder", kEncoderDecoder},
     {"add_cross_attention", "cross-attention layers (a decoder reading an encoder's output) are not modelled: their "
                             "weights and activations would be missing"},
-    {"use_parallel_residual", "a parallel residual (GPT-NeoX, GPT-J: attention and the MLP read the same input and "
-                              "their outputs are added) is not modelled; the engine's blocks are sequential"},
-    {"parallel_attn", "attention and the MLP in parallel (Falcon: both read the same input, their outputs are "
-                      "added) are not modelled; the engine's blocks are sequential"},
+    // Read by the gpt_neox and falcon families (finish_gpt_neox, finish_falcon); elsewhere a layer the family's
+    // code does not build.
+    {"use_parallel_residual", "a parallel residual (attention and the MLP read the same input and their outputs "
+                              "are added) in a family whose layers are sequential; the importer reads it in "
+                              "gpt_neox configs"},
+    {"parallel_attn", "attention and the MLP in parallel (both read the same input, their outputs are added) in a "
+                      "family whose layers are sequential; the importer reads it in falcon configs"},
 };
 
 void refuse_switches(const json& config, const std::string& at, const Family* f) {
     Problems problems;
     for (const auto& [key, why] : kRefusedSwitches)
-        if (const json* v = find(config, key)) {
+        if (const json* v = find(config, key); v && !reads(f, key)) {  // Falcon and GPT-NeoX read their own
             if (!v->is_boolean()) problems.add(at + pointer(key), "must be true or false, got " + quote(*v));
             else if (v->get<bool>()) problems.add(at + pointer(key), std::string("true: ") + why);
         }

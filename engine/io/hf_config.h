@@ -1,7 +1,7 @@
 #pragma once
 // A Hugging Face config.json read as the scenario's model fields: one copy of the mapping for the CLI
 // (`shardcalc import`) and the page (its worker asks the engine). A config is imported only when the
-// engine's model means what the config means: a family the engine cannot represent (parallel residual blocks,
+// engine's model means what the config means: a family the engine cannot represent (two norms in a parallel block,
 // encoder-decoder, partial biases, bidirectional attention in a decoder, sliding-window layers in an order the
 // engine cannot place, ...) is refused with the reason, at the key that carries it, rather than read as a
 // different model.
