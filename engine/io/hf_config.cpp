@@ -221,13 +221,14 @@ struct Family {
     void (*finish)(const json& config, Import& in);  // decisions over several keys; may be null
 };
 
-// Keys spelled the same by Llama, Mistral, Gemma, BERT and ALBERT configs.
-std::vector<Rule> common(std::vector<Rule> more) {
+// Keys spelled the same by Llama, Mistral, Gemma, BERT and ALBERT configs. `intermediate`: the model field
+// intermediate_size gives (Llama 4's is its experts' width).
+std::vector<Rule> common(std::vector<Rule> more, const char* intermediate = "ffn_hidden") {
     std::vector<Rule> rules = {
         {"num_hidden_layers", "layers", nullptr},
         {"hidden_size", "hidden", nullptr},
         {"num_attention_heads", "heads", nullptr},
-        {"intermediate_size", "ffn_hidden", nullptr},
+        {"intermediate_size", intermediate, nullptr},
         {"vocab_size", "vocab", nullptr},
         {"max_position_embeddings", "max_positions", nullptr},
         {"tie_word_embeddings", "tied_embeddings", nullptr},
@@ -1057,16 +1058,9 @@ const std::vector<Family>& families() {
         llama4_fixed["shared_expert_ffn_hidden"] = 8192;
         const Family llama4{"llama4",
                             llama4_fixed,
-                            {{"num_hidden_layers", "layers", nullptr},
-                             {"hidden_size", "hidden", nullptr},
-                             {"num_attention_heads", "heads", nullptr},
-                             {"num_key_value_heads", "kv_heads", nullptr},
+                            common({{"num_key_value_heads", "kv_heads", nullptr},
                              {"head_dim", "head_dim", nullptr},
-                             {"intermediate_size", "expert_ffn_hidden", nullptr},
                              {"intermediate_size_mlp", "ffn_hidden", nullptr},
-                             {"vocab_size", "vocab", nullptr},
-                             {"max_position_embeddings", "max_positions", nullptr},
-                             {"tie_word_embeddings", "tied_embeddings", nullptr},
                              {"hidden_act", nullptr, read_gated_act},
                              {"attention_bias", nullptr, later},
                              {"num_local_experts", "experts", nullptr},
@@ -1084,6 +1078,7 @@ const std::vector<Family>& families() {
                              {"floor_scale", nullptr, same_weights},
                              {"attn_scale", nullptr, same_weights},
                              {"for_llm_compressor", nullptr, read_false}},
+                                   "expert_ffn_hidden"),
                             finish_llama4};
         // GptOssConfig: biases on attention and experts, a biased router and sinks in every model (finish_gpt_oss);
         // defaults 128 experts, 4 per token, head_dim 64.
@@ -1175,16 +1170,12 @@ const std::vector<Family>& families() {
             falcon_fixed[field] = value;
         const Family falcon{"falcon",
                             falcon_fixed,
-                            {{"num_hidden_layers", "layers", nullptr},
-                             {"n_layer", "layers", nullptr},
-                             {"hidden_size", "hidden", nullptr},
+                            // FalconConfig writes ffn_hidden_size, never intermediate_size; older files spell the
+                            // sizes n_layer, n_embed, n_head.
+                            common({{"n_layer", "layers", nullptr},
                              {"n_embed", "hidden", nullptr},
-                             {"num_attention_heads", "heads", nullptr},
                              {"n_head", "heads", nullptr},
                              {"ffn_hidden_size", "ffn_hidden", nullptr},
-                             {"vocab_size", "vocab", nullptr},
-                             {"max_position_embeddings", "max_positions", nullptr},
-                             {"tie_word_embeddings", "tied_embeddings", nullptr},
                              {"activation", nullptr, read_plain_act},
                              {"num_kv_heads", nullptr, later},
                              {"n_head_kv", nullptr, later},
@@ -1196,7 +1187,7 @@ const std::vector<Family>& families() {
                              {"alibi", nullptr, later},
                              // The original RW code took the residual after the norm when true; transformers'
                              // FalconDecoderLayer does not read it. Same weights; only false says nothing.
-                             {"apply_residual_connection_post_layernorm", nullptr, read_false}},
+                             {"apply_residual_connection_post_layernorm", nullptr, read_false}}),
                             finish_falcon_ffn};
         // Phi3Config: Llama's layout with fused projections (finish_phi3); its rotary keys change no weight.
         json phi3_fixed = llama_fixed;
