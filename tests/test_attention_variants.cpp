@@ -104,3 +104,14 @@ TEST_CASE("Gemma 3 27B: four norms per layer, five local layers to one global, e
     CHECK(sandwich.stages[0].activations - plain.stages[0].activations == doctest::Approx(62.0 * 2 * 4096 * 5376 * 2).epsilon(1e-9));
     CHECK(sandwich.parameters.total - plain.parameters.total == 62.0 * 2 * 5376);
 }
+
+TEST_CASE("GPT-NeoX's parallel residual: the MLP's own norm adds its weights and the MLP's saved input, not another copy of x") {
+    const std::string model = R"("layers": 4, "hidden": 1024, "heads": 8, "vocab": 50432, "max_positions": 2048,
+        "position_embedding": "rope", "norm": "layernorm", "mlp": "gelu", "tied_embeddings": false, "parallel_block": true)";
+    const Report one = test::report(R"({"framework": "megatron", "model": {)" + model + R"(}, "training": {"seq_len": 2048}})");
+    const Report two = test::report(R"({"framework": "megatron", "model": {)" + model +
+                                    R"(, "parallel_norms": true}, "training": {"seq_len": 2048}})");
+    CHECK(two.parameters.total - one.parameters.total == 4 * 2 * 1024);  // a LayerNorm (weight and bias) per layer
+    CHECK(two.stages[0].activations - one.stages[0].activations == doctest::Approx(4.0 * 2048 * 1024 * 2).epsilon(1e-9));
+    CHECK(test::error_of(R"({"model": {"preset": "llama-3.1-8b", "parallel_norms": true}})")["path"] == "/model/parallel_norms");
+}

@@ -1148,15 +1148,16 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
         CHECK(says(gptj, "lm_head has a bias"));
         CHECK(says(gptj, "vocab_size"));
     }
-    SUBCASE("GPT-NeoX: a parallel residual has two norms; the parallel block one") {
-        const json neox = refusal(kNeox20b);
-        CHECK(neox["path"] == "/use_parallel_residual");
-        CHECK(says(neox, "post_attention_layernorm"));
-        CHECK(says(neox, "model.parallel_block"));
+    SUBCASE("GPT-NeoX-20B as published: a parallel residual with two norms, 20,554,567,680") {
+        const json r = imported(kNeox20b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["model"]["parallel_block"] == true);
+        CHECK(r["model"]["parallel_norms"] == true);
+        CHECK(parameters(r["model"]) == 20554567680);  // the same count as the serial layout: two norms either way
         // GPTNeoXConfig's default is the parallel residual.
         json bare = json::parse(kNeox20b);
         bare.erase("use_parallel_residual");
-        CHECK(says(refusal(bare.dump()), "GPTNeoXConfig's default"));
+        CHECK(model_of(bare.dump())["parallel_norms"] == true);
         // The MLP is always biased: attention without biases is the partial case.
         const json partial = refusal(patched(kNeox20b, R"({"use_parallel_residual": false, "attention_bias": false})"));
         CHECK(partial["path"] == "/attention_bias");

@@ -81,7 +81,14 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
         // Falcon / GPT-J / PaLM parallel layers: attention and MLP both read the one normalized input (saved once,
         // by the attention's projection, unless autocast casts it for each linear) and their outputs join the
         // residual in one add (transformers modeling_falcon.py, parallel_attn).
-        layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden, "mlp", b.autocast));
+        if (c.s.model.parallel_norms) {
+            // GPT-NeoX (use_parallel_residual, transformers modeling_gpt_neox.py): the MLP reads the layer input
+            // through post_attention_layernorm, its own norm; that norm's input is the tensor the first norm keeps.
+            Op second = norm(b, "post_attention_layernorm", h);
+            second.saved.erase(second.saved.begin());
+            layer.children.push_back(Module{second.name, {second}, {}});
+        }
+        layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden, "mlp", b.autocast || c.s.model.parallel_norms));
         add_op(dropout_add(b, "dropout_add", h));
         return layer;
     }

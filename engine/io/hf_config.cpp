@@ -847,14 +847,13 @@ void finish_phi3(const json& config, Import& in) {
 // input, x + attn(ln1(x)) + mlp(ln2(x)), and without it the MLP's norm reads the attention's residual sum: the
 // engine's serial pre-norm layer, exact.
 void finish_gpt_neox(const json& config, Import& in) {
-    if (flag(config, "use_parallel_residual", true, in))
-        in.refuse("use_parallel_residual",
-                  std::string(find(config, "use_parallel_residual") ? "true" : "not given (GPTNeoXConfig's default: "
-                                                                               "true)") +
-                      ": attention and the MLP read the layer input through two LayerNorms, input_layernorm and "
-                      "post_attention_layernorm (Pythia, GPT-NeoX-20B); the engine's parallel block "
-                      "(model.parallel_block) has one norm, so it would count 2 x hidden_size weights and one norm's "
-                      "activations fewer per layer, and read as serial it would run another layer");
+    // use_parallel_residual (GPTNeoXConfig's default true; Pythia, GPT-NeoX-20B): attention and the MLP read the
+    // layer input through their own LayerNorms, input_layernorm and post_attention_layernorm, and their outputs
+    // join the residual once (modeling_gpt_neox.py GPTNeoXLayer): model.parallel_block with parallel_norms.
+    if (flag(config, "use_parallel_residual", true, in)) {
+        in.model["parallel_block"] = true;
+        in.model["parallel_norms"] = true;
+    }
     if (!flag(config, "attention_bias", true, in)) in.refuse("attention_bias", kPartialMlpBias);
 }
 

@@ -106,6 +106,7 @@ ModelSpec parse_model(const json* user) {
     assign(m.attention_sinks, r.boolean("attention_sinks"));
     assign(m.parallel_block, r.boolean("parallel_block"));
     assign(m.post_norms, r.boolean("post_norms"));
+    assign(m.parallel_norms, r.boolean("parallel_norms"));
     r.finish();
     return m;
 }
@@ -319,6 +320,7 @@ json scenario_to_json(const Scenario& s) {
     if (m.attention_sinks) model["attention_sinks"] = true;
     if (m.parallel_block) model["parallel_block"] = true;
     if (m.post_norms) model["post_norms"] = true;
+    if (m.parallel_norms) model["parallel_norms"] = true;
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},

@@ -94,6 +94,7 @@ struct ModelSpec {
     bool attention_sinks = false;  // a learned logit per head in the softmax (gpt-oss self_attn.sinks)
     bool parallel_block = false;   // attention and MLP side by side on one norm (Falcon parallel_attn, GPT-J, PaLM)
     bool post_norms = false;       // a norm on the attention's and on the MLP's output too (Gemma 2/3 "sandwich" norms)
+    bool parallel_norms = false;   // a parallel block's MLP reads the input through a norm of its own (GPT-NeoX, Pythia)
 };
 
 struct TrainingSpec {

@@ -79,6 +79,8 @@ void validate_model(const Config& c, Checks& check) {
                   "places global layers among sliding-window ones; set model.sliding_window (> 0)");
     check.require(!m.post_norms || (m.arch == Arch::Decoder && !m.parallel_block), "/model/post_norms",
                   "output norms are modelled for pre-norm decoders with serial attention and MLP");
+    check.require(!m.parallel_norms || m.parallel_block, "/model/parallel_norms",
+                  "gives a parallel block's MLP its own norm; set model.parallel_block too");
     check.require(!m.parallel_block || m.arch == Arch::Decoder, "/model/parallel_block",
                   "parallel attention and MLP blocks are modelled for pre-norm decoders");
     check.require(m.sliding_window == 0 || m.arch == Arch::Decoder, "/model/sliding_window",

@@ -46,6 +46,7 @@ export const HELP = {
   'model.global_every': ['With a sliding window: every n-th layer attends globally (Gemma 3: 6, gpt-oss: 2). 0: every layer is local.', VARIANTS],
   'model.attention_sinks': ['A learned logit per head joins each softmax (gpt-oss): one parameter per head and layer.', VARIANTS],
   'model.post_norms': ['A norm on the attention’s and on the MLP’s output as well as before them (Gemma 2/3): four norms per layer, two more saved inputs.', VARIANTS],
+  'model.parallel_norms': ['With a parallel block: the MLP reads the input through a norm of its own (GPT-NeoX, Pythia): one more norm per layer and the MLP’s saved input.', VARIANTS],
   'model.parallel_block': ['Attention and MLP side by side on one norm, their outputs added once (Falcon, GPT-J, PaLM): one norm and one saved input fewer per layer.', VARIANTS],
   'model.arch': ['decoder (causal attention: GPT, Llama) or encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default).', PARAMS],
   'model.head_dim': ['Size of one attention head; the QKV projection is (heads + 2 × kv heads) × head dim wide. Default hidden / heads; needed when heads does not divide hidden.', PARAMS],

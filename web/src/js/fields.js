@@ -65,6 +65,7 @@ export const SECTIONS = [
       int('global_every', 'Global attention every n-th layer', true),
       bool('attention_sinks', 'Attention sinks', false, true),
       bool('parallel_block', 'Parallel attention and MLP', false, true),
+      bool('parallel_norms', 'Parallel block: MLP norm of its own', false, true),
       bool('post_norms', 'Output norms (Gemma)', false, true),
     ],
   },
