@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "graph/blocks.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
 namespace {
 
 double tp(const Config& c) { return static_cast<double>(c.s.parallel.tp); }
+
+// The busiest rank's routed token copies per microbatch (scenario/resolve.h routed_tokens_factor).
+double routed_tokens(const Config& c) { return tokens_per_device(c, false) * routed_tokens_factor(c, true); }
 
 double elements(const Work& w, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
@@ -17,25 +21,30 @@ double elements(const Work& w, const Config& c) {
         case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width;
         case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c);
         case SavedSplit::Scores: return b * w.width * s * s / (tp(c) * p.cp * p.ulysses);
-        case SavedSplit::Routed: return tokens_per_device(c, false) * routed_tokens_factor(c, true) * w.width;
-        case SavedSplit::Expert:
-            return tokens_per_device(c, false) * routed_tokens_factor(c, true) * w.width / static_cast<double>(expert_tp(p));
+        case SavedSplit::Routed: return routed_tokens(c) * w.width;
+        case SavedSplit::Expert: return routed_tokens(c) * w.width / static_cast<double>(expert_tp(p));
     }
     return 0;
+}
+
+// A GEMM of [m, k] by [k, n] forward, and backward its data gradient [m, n] by [n, k] and weight gradient [k, m]
+// by [m, n], in fp8 where the op runs so.
+OpCost gemm_passes(double m, double k, double n, const Work& w, const Config& c) {
+    const bool fp8 = runs_in_fp8(w, c);
+    OpCost cost;
+    cost.fwd = gemm_kernel(m, k, n, c, fp8);
+    cost.bwd = gemm_kernel(m, n, k, c, fp8);
+    cost.bwd += gemm_kernel(k, m, n, c, fp8);
+    return cost;
 }
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width. Model
 // FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
 OpCost expert_matmul(const Work& w, const Config& c) {
     const double etp = static_cast<double>(expert_tp(c.s.parallel));
-    const double m = tokens_per_device(c, false) * routed_tokens_factor(c, true);
     const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
-    const bool fp8 = w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
-    OpCost cost;
-    cost.fwd = gemm_kernel(m, k, n, c, fp8);
-    cost.bwd = gemm_kernel(m, n, k, c, fp8);
-    cost.bwd += gemm_kernel(k, m, n, c, fp8);
+    OpCost cost = gemm_passes(routed_tokens(c), k, n, w, c);
     const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
     cost.model_flops = 3 * cost.fwd.flops * mean;
     cost.model_flops_full_attention = cost.model_flops;
@@ -49,11 +58,7 @@ OpCost matmul(const Work& w, const Config& c) {
     const double m = tokens_per_device(c, w.sharded);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
-    const bool fp8 = w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
-    OpCost cost;
-    cost.fwd = gemm_kernel(m, k, n, c, fp8);
-    cost.bwd = gemm_kernel(m, n, k, c, fp8);   // data gradient
-    cost.bwd += gemm_kernel(k, m, n, c, fp8);  // weight gradient
+    OpCost cost = gemm_passes(m, k, n, w, c);
     // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
     // without sp repeat the same work on every tp rank: count it once.
     const bool redundant = !w.sharded && !c.s.parallel.sp;

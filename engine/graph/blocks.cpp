@@ -289,7 +289,6 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
 // row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
 Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split) {
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
-    // (the expert GEMMs run in fp8 under an fp8 recipe, as every linear in a layer)
     // Biased experts follow model.bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
     if (b.m.bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
     op.saved.push_back({"input", SavedKind::GemmInput, input_split, in, false});

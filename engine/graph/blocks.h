@@ -39,6 +39,10 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
 // embedding, output head, MoE gating, norms and attention stay in their original precision; Megatron's output
 // layer is not a Transformer Engine module).
 Op high_precision(Op op);
+// A GEMM that runs in fp8: an fp8 recipe is on and its op was not kept in the training dtype.
+inline bool runs_in_fp8(const Work& w, const Config& c) {
+    return w.kind == WorkKind::Matmul && w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
+}
 
 // A linear as Hugging Face runs it under eager PyTorch: autocast's cast of an fp32 input and the bias
 // gradient's reduction as kernels of their own (unchanged for Megatron's fused kernels).

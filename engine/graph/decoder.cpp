@@ -16,9 +16,10 @@ ModelGraph build_decoder(const Config& c) {
     g.post = Module{"head", {}, {}};
     g.post.ops.push_back(norm(b, "final_layernorm", m.hidden));
     if (m.head == Head::Lm) {
-        Op out = eager_linear(
-            b, high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden)),
-            true);
+        auto output_layer = [&] {
+            return high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden));
+        };
+        Op out = eager_linear(b, output_layer(), true);
         out.params[0].tied = m.tied_embeddings;
         g.post.ops.push_back(out);
         g.post.ops.push_back(cross_entropy(b));
@@ -32,7 +33,7 @@ ModelGraph build_decoder(const Config& c) {
             mtp.ops.push_back(linear("eh_proj", m.hidden, 2 * m.hidden, false, Parallel::Column, SavedSplit::Sequence, 2 * m.hidden));
             mtp.children.push_back(transformer_layer(c, false, is_moe_layer(m, m.layers - 1), is_local_layer(m, m.layers - 1)));
             mtp.ops.push_back(norm(b, "final_layernorm", m.hidden));
-            Op head = high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden));
+            Op head = output_layer();
             head.params[0].shared = true;
             mtp.ops.push_back(head);
             mtp.ops.push_back(cross_entropy(b));

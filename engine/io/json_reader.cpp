@@ -21,16 +21,28 @@ const nlohmann::json* ObjectReader::get(const char* key) {
     return &*it;
 }
 
+namespace {
+
+// A JSON integer in [min, max], or nothing; an unsigned value past max never reads as a negative one.
+std::optional<int64_t> integer_in(const nlohmann::json& v, int64_t min, int64_t max) {
+    if (!v.is_number_integer()) return std::nullopt;
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(max)) return std::nullopt;
+    const int64_t x = v.get<int64_t>();
+    if (x < min || x > max) return std::nullopt;
+    return x;
+}
+
+std::string integer_range(int64_t min, int64_t max) {
+    return "must be an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+}  // namespace
+
 std::optional<int64_t> ObjectReader::integer(const char* key, int64_t min, int64_t max) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    const std::string range = "must be an integer from " + std::to_string(min) + " to " + std::to_string(max);
-    if (!v->is_number_integer()) return fail(key, range + ", got " + v->dump());
-    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(max))
-        return fail(key, range + ", got " + v->dump());
-    const int64_t x = v->get<int64_t>();
-    if (x < min || x > max) return fail(key, range + ", got " + v->dump());
-    return x;
+    if (const auto x = integer_in(*v, min, max)) return x;
+    return fail(key, integer_range(min, max) + ", got " + v->dump());
 }
 
 std::optional<std::vector<int64_t>> ObjectReader::integers(const char* key, int64_t min, int64_t max, size_t max_count) {
@@ -41,15 +53,12 @@ std::optional<std::vector<int64_t>> ObjectReader::integers(const char* key, int6
     if (!v->is_array() || v->size() > max_count) return fail(key, what + ", got " + v->dump().substr(0, 80));
     std::vector<int64_t> out;
     for (size_t i = 0; i < v->size(); ++i) {
-        const nlohmann::json& x = (*v)[i];
-        const bool fits = x.is_number_integer() && !(x.is_number_unsigned() && x.get<uint64_t>() > static_cast<uint64_t>(max)) &&
-                          x.get<int64_t>() >= min && x.get<int64_t>() <= max;
-        if (!fits) {
-            problems_.add(field(key) + "/" + std::to_string(i), "must be an integer from " + std::to_string(min) + " to " +
-                                                                  std::to_string(max) + ", got " + x.dump().substr(0, 40));
+        const auto x = integer_in((*v)[i], min, max);
+        if (!x) {
+            problems_.add(field(key) + "/" + std::to_string(i), integer_range(min, max) + ", got " + (*v)[i].dump().substr(0, 40));
             return std::nullopt;
         }
-        out.push_back(x.get<int64_t>());
+        out.push_back(*x);
     }
     return out;
 }

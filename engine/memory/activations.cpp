@@ -33,11 +33,12 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
     // Context parallelism and Ulysses each hold 1/cp, 1/ulysses of the sequence; inside attention
     // Ulysses holds 1/ulysses of the heads for the full sequence instead, which is the same count.
     const double seq_split = static_cast<double>(p.cp * p.ulysses);
+    // Korthikanti Table 2: outside the tensor-parallel region tokens are replicated on every tensor-parallel rank
+    // (the "10" of sbh(10 + 24/t)); sequence parallelism splits them by t (sbh*34/t).
+    const double sequence_tokens = s * b / (seq_split * (p.sp ? p.tp : 1));
     switch (t.split) {
         case SavedSplit::Sequence:
-            // Korthikanti Table 2: without sp these are replicated on every tensor-parallel rank (the
-            // "10" of sbh(10 + 24/t)); sequence parallelism splits them by t (sbh*34/t).
-            return s * b * t.width * elem / (seq_split * (p.sp ? p.tp : 1));
+            return sequence_tokens * t.width * elem;
         case SavedSplit::Tensor:
             return s * b * t.width * elem / (seq_split * p.tp);
         case SavedSplit::Scores:
@@ -46,10 +47,9 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
             return b * t.width * s * s * elem / (p.tp * p.ulysses);
         // Expert activations are the busiest rank's: its share of the top-k copies of the tokens.
         case SavedSplit::Routed:
-            return s * b * t.width * elem * routed_tokens_factor(c, true) / (seq_split * (p.sp ? p.tp : 1));
+            return sequence_tokens * routed_tokens_factor(c, true) * t.width * elem;
         case SavedSplit::Expert:
-            return s * b * t.width * elem * routed_tokens_factor(c, true) /
-                   (seq_split * (p.sp ? p.tp : 1) * static_cast<double>(expert_tp(p)));
+            return sequence_tokens * routed_tokens_factor(c, true) * t.width * elem / static_cast<double>(expert_tp(p));
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "memory/model_states.h"
 
+#include "graph/blocks.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
@@ -36,8 +37,7 @@ double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) 
 ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
     ParamTally t;
     const bool matmul = std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
-    const bool fp8 = c.s.training.fp8 != Fp8Recipe::None &&
-                     std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul && w.fp8; });
+    const bool fp8 = std::any_of(op.work.begin(), op.work.end(), [&](const Work& w) { return runs_in_fp8(w, c); });
     for (const auto& p : op.params) {
         const double local = local_numel(p, c);
         // A tied output layer still casts the shared matrix for its own matmul.
