@@ -253,10 +253,11 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         }
     }
 
+    // A microbatch's backward pass, which gradient reductions may hide behind.
+    const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
     const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
         const Group g = group_of(Dim::Dp, n, c);
-        const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
         const double microbatch = sc.cost.fwd.seconds + b.out.fwd_exposed + backward;
         if (p.zero == 3) {
             // ZeRO-3 / FSDP FULL_SHARD gather each layer's parameters before its forward and again before
@@ -289,7 +290,6 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert
         // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
         // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).
-        const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
         gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n_experts, c), expert_params, backward, "expert gradients",
                       "updated expert parameters after the optimizer step");
     }

@@ -86,9 +86,9 @@ void validate_model(const Config& c, Checks& check) {
     check.require(m.sliding_window == 0 || m.arch == Arch::Decoder, "/model/sliding_window",
                   "sliding-window attention is modelled for causal decoders");
     if (m.experts == 0) {
-        check.require(!m.router_bias, "/model/router_bias", "describes mixture-of-experts layers; set model.experts (> 0)");
-        check.require(!m.shared_expert_gate, "/model/shared_expert_gate", "describes mixture-of-experts layers; set model.experts (> 0)");
         for (const auto& [given, path] : {std::pair<bool, const char*>{m.experts_per_token.has_value(), "/model/experts_per_token"},
+                                          {m.router_bias, "/model/router_bias"},
+                                          {m.shared_expert_gate, "/model/shared_expert_gate"},
                                           {m.expert_ffn_hidden.has_value(), "/model/expert_ffn_hidden"},
                                           {m.shared_experts > 0, "/model/shared_experts"},
                                           {m.shared_expert_ffn_hidden.has_value(), "/model/shared_expert_ffn_hidden"},
