@@ -24,20 +24,26 @@ const brotli = (body) => brotliCompressSync(body, { params: { [constants.BROTLI_
 
 const server = await serve(dist);
 const browser = await launch();
-const runs = [];
-const chartRuns = []; // the charts below the first screen, drawn in the task after the first result is painted
+// Per load, from navigation: the result shown (#status ready), painted (the frame after it done), the form
+// built and the charts below the first screen drawn (both in tasks after the result is painted: app.js).
+const moments = { shown: [], painted: [], form: [], charts: [] };
 let files = new Map();
 for (let i = 0; i < LOADS; i += 1) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  // Records the moment the page first declares a complete result.
+  // Records the moments the page first declares a complete result, builds its form and draws its charts.
   await page.addInitScript(() => {
+    // Painted: when the browser painted the summary's verdict (Element Timing: summary.js marks it).
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.identifier === 'result') window.__paintedMs ??= e.renderTime || e.loadTime;
+    }).observe({ type: 'element', buffered: true });
     new MutationObserver((_, observer) => {
-      if (!window.__firstResultMs && document.querySelector('#status[data-state="ready"]')) window.__firstResultMs = performance.now();
-      if (document.querySelector('#results[data-charts="drawn"]')) {
-        window.__chartsMs = performance.now();
-        observer.disconnect();
+      if (!window.__firstResultMs && document.querySelector('#status[data-state="ready"]')) {
+        window.__firstResultMs = performance.now();
       }
+      if (!window.__formMs && document.querySelector('#inputs[data-form="built"]')) window.__formMs = performance.now();
+      if (!window.__chartsMs && document.querySelector('#results[data-charts="drawn"]')) window.__chartsMs = performance.now();
+      if (window.__formMs && window.__chartsMs) observer.disconnect();
     }).observe(document, { subtree: true, attributes: true, childList: true });
   });
   const responses = new Map(); // by URL: what a browser cache would fetch once
@@ -46,9 +52,9 @@ for (let i = 0; i < LOADS; i += 1) {
     bodies.push(res.body().then((body) => responses.set(res.url(), body), () => {})); // redirects have no body
   });
   await page.goto(server.url);
-  await page.waitForSelector('#results[data-charts="drawn"]');
-  runs.push(await page.evaluate(() => window.__firstResultMs));
-  chartRuns.push(await page.evaluate(() => window.__chartsMs));
+  await page.waitForFunction(() => window.__paintedMs && window.__formMs && window.__chartsMs);
+  const at = await page.evaluate(() => [window.__firstResultMs, window.__paintedMs, window.__formMs, window.__chartsMs]);
+  Object.values(moments).forEach((list, k) => list.push(at[k]));
   // Everything the page fetches when it opens counts, also what it might fetch after the first result.
   await page.waitForLoadState('networkidle');
   await Promise.all(bodies);
@@ -85,9 +91,10 @@ for (const file of ['engine/shardcalc.mjs', 'engine/shardcalc.wasm']) {
 }
 if (later[0]) console.log(`loaded by the first plan search or config import: ${kb(later[0])} raw, ${kb(later[1])} gzip, ${kb(later[2])} brotli`);
 
-runs.sort((a, b) => a - b);
-const median = runs[Math.floor(runs.length / 2)];
-console.log(`navigation to first complete result: median ${median.toFixed(0)} ms, best ${runs[0].toFixed(0)} ms, worst ${runs[runs.length - 1].toFixed(0)} ms over ${LOADS} loads ` +
-  `(budget ${BUDGET_MS} ms: ${median <= BUDGET_MS ? 'within' : 'OVER'})`);
-chartRuns.sort((a, b) => a - b);
-console.log(`navigation to the charts below it drawn: median ${chartRuns[Math.floor(chartRuns.length / 2)].toFixed(0)} ms`);
+// The budget is for the result painted, what a reader sees.
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const painted = [...moments.painted].sort((a, b) => a - b);
+console.log(`navigation to first complete result painted: median ${median(painted).toFixed(0)} ms, best ${painted[0].toFixed(0)} ms, worst ${painted[painted.length - 1].toFixed(0)} ms over ${LOADS} loads ` +
+  `(budget ${BUDGET_MS} ms: ${median(painted) <= BUDGET_MS ? 'within' : 'OVER'})`);
+console.log(`  medians: result shown ${median(moments.shown).toFixed(0)} ms, painted ${median(painted).toFixed(0)} ms, ` +
+  `form built ${median(moments.form).toFixed(0)} ms, charts below it drawn ${median(moments.charts).toFixed(0)} ms`);

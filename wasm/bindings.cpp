@@ -1,34 +1,24 @@
-// embind surface of the engine: strings in, strings out. Errors are values
-// ({"ok":false,"error":{path,message}}); no C++ exception crosses into JavaScript.
+// The whole engine's embind surface (wasm/CMakeLists.txt): strings in, strings out. Errors are values
+// ({"ok":false,"error":{path,message}}); no C++ exception crosses into JavaScript. The page's first
+// module, the core, has a C surface instead (core.cpp).
 #include <emscripten/bind.h>
 
 #include <string>
 
+#include "guard.h"
 #include "io/api.h"
 #include "version.h"
 
 namespace {
 
-std::string internal_error() { return shardcalc::to_text(shardcalc::error_value("", "internal error")); }
+using shardcalc::wasm::never_throws;
 
-// Every string-in, string-out entry point goes through this guard: the API answers errors as values and
-// does not throw, but nothing thrown may ever reach JavaScript, whatever happens.
 template <std::string (*F)(const std::string&)>
 std::string guarded(const std::string& text) {
-    try {
-        return F(text);
-    } catch (...) {
-        return internal_error();
-    }
+    return never_throws([&] { return F(text); });
 }
 
-std::string presets() {
-    try {
-        return shardcalc::presets_text();
-    } catch (...) {
-        return internal_error();
-    }
-}
+std::string presets() { return never_throws([] { return shardcalc::presets_text(); }); }
 
 // The plan search in slices: the page's worker steps it, posting progress, and can stop between steps.
 // SearchSession never throws (io/api.h).
@@ -42,7 +32,6 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("presets", &presets);
     emscripten::function("choices", &guarded<&shardcalc::choices_text>);
     emscripten::function("version", &version);
-#ifndef SHARDCALC_WASM_CORE  // the core module has no search and no config import (wasm/CMakeLists.txt)
     // A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
     emscripten::function("importConfig", &guarded<&shardcalc::import_config_text>);
     emscripten::class_<SearchSession>("SearchSession")
@@ -51,5 +40,4 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
         .function("progress", &SearchSession::progress)
         .function("step", &SearchSession::step)
         .function("result", &SearchSession::result);
-#endif
 }

@@ -16,16 +16,14 @@ const root = join(web, '..');
 const src = join(web, 'src');
 const dist = process.env.SHARDCALC_DIST ? resolve(process.env.SHARDCALC_DIST) : join(web, 'dist');
 const wasmDir = process.env.SHARDCALC_WASM_DIR ? resolve(process.env.SHARDCALC_WASM_DIR) : join(root, 'build-wasm', 'wasm');
-// The two engine modules (wasm/CMakeLists.txt): the core answers the first result, the whole engine searches.
-const ENGINE_MODULES = ['shardcalc-core', 'shardcalc'];
 
 await rm(dist, { recursive: true, force: true });
 await mkdir(join(dist, 'engine'), { recursive: true });
 await cp(src, dist, { recursive: true });
-for (const name of ENGINE_MODULES) {
-  await writeFile(join(dist, 'engine', `${name}.mjs`), withoutEval(await readFile(join(wasmDir, `${name}.mjs`), 'utf8')));
-  await copyFile(join(wasmDir, `${name}.wasm`), join(dist, 'engine', `${name}.wasm`));
-}
+// The two engine modules (wasm/CMakeLists.txt): the core (no glue: js/core-engine.js) answers the first
+// result, the whole engine (embind glue) searches and imports.
+await writeFile(join(dist, 'engine', 'shardcalc.mjs'), withoutEval(await readFile(join(wasmDir, 'shardcalc.mjs'), 'utf8')));
+for (const name of ['shardcalc-core', 'shardcalc']) await copyFile(join(wasmDir, `${name}.wasm`), join(dist, 'engine', `${name}.wasm`));
 
 // The page's Content-Security-Policy allows no JavaScript eval. The glue is linked with
 // -sDYNAMIC_EXECUTION=0 (wasm/CMakeLists.txt), with which Emscripten 3.1.6's embind makes its
@@ -49,7 +47,7 @@ const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').di
 const withoutNodePrelude = {
   name: 'without-node-prelude',
   setup(b) {
-    b.onLoad({ filter: /shardcalc(-core)?\.mjs$/ }, async (args) => {
+    b.onLoad({ filter: /shardcalc\.mjs$/ }, async (args) => {
       const glue = await readFile(args.path, 'utf8');
       const start = glue.indexOf('// Under Node only');
       const end = glue.indexOf('var createShardcalc');
@@ -59,16 +57,9 @@ const withoutNodePrelude = {
   },
 };
 
-// The single file's worker has one engine, the whole one: the core's import resolves to it as well
-// (engine-worker.js then searches with the module it started with).
-const wholeEngineOnly = {
-  name: 'whole-engine-only',
-  setup(b) {
-    b.onResolve({ filter: /\/shardcalc-core\.mjs$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace('shardcalc-core', 'shardcalc')) }));
-  },
-};
-
-async function bundle(entry, format = 'esm', { plugins = format === 'iife' ? [wholeEngineOnly, withoutNodePrelude] : [], external = [] } = {}) {
+// The single file's worker has one engine, the whole one, bundled in (engine-worker.js starts it from
+// the bytes the page hands it, and searches with it).
+async function bundle(entry, format = 'esm', { plugins = format === 'iife' ? [withoutNodePrelude] : [], external = [] } = {}) {
   const out = await build({
     entryPoints: [entry],
     bundle: true,
@@ -153,13 +144,18 @@ const hostedJs = {
   ...Object.fromEntries(pageChunks.outputFiles.map((f) => [f.path.slice(join(dist, 'js').length + 1), f.text])),
   'engine-worker.js': await bundle(join(dist, 'js', 'engine-worker.js'), 'esm', {
     plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'] }),
-  'early.js': (await transform(await readFile(join(dist, 'js', 'early.js'), 'utf8'), { minify: true, loader: 'js' })).code,
 };
+// early.js is inlined in the hosted page, allowed by its hash in the page's policy: the parser would
+// otherwise stop at it for a request of its own before it finds the stylesheet and the page's script.
+const earlyJs = (await transform(await readFile(join(dist, 'js', 'early.js'), 'utf8'), { minify: true, loader: 'js' })).code.trim();
 // The chunks main.js imports statically are announced in the page's head (modulepreload), so that the
 // browser fetches them with main.js instead of after parsing it.
 const mainImports = pageChunks.metafile.outputs[Object.keys(pageChunks.metafile.outputs).find((o) => o.endsWith('/main.js'))]
   .imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => i.path.split('/').pop());
-const hostedHtml = (await readFile(join(dist, 'index.html'), 'utf8')).replace(
+const hostedHtml = (await readFile(join(dist, 'index.html'), 'utf8'))
+  .replace(/<script src="js\/early\.js"><\/script>/, () => `<script>${scriptSafe(earlyJs)}</script>`)
+  .replace(CSP_META, (meta) => meta.replace("script-src 'self'", `script-src 'self' ${sha256(scriptSafe(earlyJs))}`))
+  .replace(
   /<script type="module" src="js\/main\.js"><\/script>/,
   (tag) => `${mainImports.map((f) => `<link rel="modulepreload" href="js/${f}">\n`).join('')}${tag}`);
 if (mainImports.length && !hostedHtml.includes('modulepreload')) throw new Error('index.html must load js/main.js with <script type="module" src="js/main.js"></script>');
@@ -167,7 +163,6 @@ await writeFile(join(dist, 'index.html'), hostedHtml);
 await rm(join(dist, 'js'), { recursive: true });
 await mkdir(join(dist, 'js'));
 for (const [name, code] of Object.entries(hostedJs)) await writeFile(join(dist, 'js', name), code);
-await rm(join(dist, 'engine', 'shardcalc-core.mjs')); // bundled into the worker
 await writeFile(join(dist, 'style.css'), (await transform(css, { minify: true, loader: 'css' })).code);
 console.log(`built ${dist} and shardcalc-standalone.html (${(html.length / 1024).toFixed(0)} KiB)`);
 

@@ -112,10 +112,15 @@ export async function open(env, path = '', options = {}) {
   page.everyPage = !!o.everyPage;
   await page.goto(base + path);
   await page.waitForSelector(o.ready || '#status[data-state="ready"]', { timeout: 15000 });
+  await formBuilt(page);
   await chartsDrawn(page);
   page.problems = problems;
   return page;
 }
+
+// The form is built in the task after the first answer is painted (app.js buildFormAfterPaint); an embed has none.
+export const formBuilt = (page) =>
+  page.waitForFunction(() => !document.querySelector('#inputs:not([data-form="built"])'), null, { timeout: 15000 });
 
 // The charts below the first screen are drawn in the task after the numbers (app.js renderCharts):
 // waits until none is pending.

@@ -113,9 +113,9 @@ test('the plan search in wasm, stepped in slices, equals the native CLI search',
 });
 
 // The page loads the core module first (wasm/CMakeLists.txt: no plan search or config import, built for
-// size): it must answer exactly as the whole engine does, errors included.
+// size, C functions the page's own loader calls): it must answer exactly as the whole engine does, errors included.
 test('the core module answers as the whole engine (its presets without their prose), and has no search or import', async () => {
-  const { default: createCore } = await import(join(wasmDir, 'shardcalc-core.mjs'));
+  const { default: createCore } = await import('../../web/src/js/core-engine.js');
   const core = await createCore({ wasmBinary: await readFile(join(wasmDir, 'shardcalc-core.wasm')) });
   // The same presets, without the prose and reference counts of the model and hardware files
   // (engine/CMakeLists.txt), which the core leaves out; plans keep their source.
@@ -133,9 +133,17 @@ test('the core module answers as the whole engine (its presets without their pro
     { model: { preset: 'gpt2', hidden: 1e400 } },
   ];
   for (const s of scenarios) assert.equal(core.evaluate(JSON.stringify(s)), engine.evaluate(JSON.stringify(s)), JSON.stringify(s));
-  for (const text of ['', '{', '{"model":' + '['.repeat(5000)]) assert.equal(core.evaluate(text), engine.evaluate(text));
+  // Text that is not JSON, text with a NUL and non-ASCII text cross as the whole engine's embind strings do.
+  for (const text of ['', '{', '{"model":' + '['.repeat(5000), '{"model":{"preset":"gpt2"}}\u0000', '{"modèle":{"préréglage":"λ"}}']) {
+    assert.equal(core.evaluate(text), engine.evaluate(text), text);
+  }
   const request = JSON.stringify({ scenario: scenarios[0], options: { '/parallel/tp': [1, 2, 3, 4, 8], '/parallel/zero': [0, 1, 2, 3] } });
   assert.equal(core.choices(request), engine.choices(request));
+  // Answers larger than the module's first memory (it grows) and many calls (each frees what it took).
+  const big = JSON.stringify({ model: { preset: 'deepseek-v3' }, parallel: { pp: 16, ep: 8, dp: 8 }, training: { global_batch: 512 } });
+  const first = core.evaluate(big);
+  for (let i = 0; i < 200; i += 1) assert.equal(core.evaluate(big), first);
+  assert.equal(first, engine.evaluate(big));
 });
 
 // The config.json importer has one copy, in the engine: the whole module (which the page's worker loads for

@@ -224,7 +224,38 @@ function renderResults() {
   if (app.pin) renderPair();
 }
 
+// The form is built in the task after the first answer is painted: building its inputs takes 50 to 120 ms
+// here, and the first numbers need none of them (page budget, README.md). Scheduled before the charts below
+// the first screen (renderCharts), so that the inputs come first. #inputs[data-form] is "pending" until it
+// is built, then "built"; the fields' errors and resolved values of the answer then shown are put in place.
+function buildFormAfterPaint() {
+  const inputs = $('#inputs');
+  if (embed || inputs.dataset.form !== 'pending') return;
+  inputs.dataset.form = 'building';
+  requestAnimationFrame(() => setTimeout(() => {
+    wireForm();
+    syncForm(form, app.presets, app.entries, true);
+    showInForm();
+    updateMenus(form, app.engine, toScenario(app.entries));
+    inputs.dataset.form = 'built';
+  }));
+}
+
+// The answer shown in the form, once it is built: each error at its input, or the values the engine
+// resolved; what the plan derives (from the last plan that worked, marked stale while there are errors).
+function showInForm() {
+  if (embed || !form.firstChild) return;
+  if (app.errors) showFieldErrors(form, app.errors);
+  else {
+    clearFieldErrors(form);
+    showResolved(form, app.report.scenario);
+  }
+  if (app.report) renderDerived($('#derived'), app.report);
+  $('#derived').classList.toggle('stale', !!app.errors);
+}
+
 function showReport(report) {
+  buildFormAfterPaint();
   app.report = report;
   app.errors = null;
   $('#engine-error').hidden = true;
@@ -234,12 +265,7 @@ function showReport(report) {
   $('#summary').classList.remove('stale');
   $('#results').classList.add('has-report');
   $('#pin').disabled = false;
-  if (!embed) {
-    clearFieldErrors(form);
-    renderDerived($('#derived'), report);
-    $('#derived').classList.remove('stale');
-    showResolved(form, report.scenario);
-  }
+  showInForm();
   renderResults();
   setStatus('ready', 'Up to date');
 }
@@ -251,11 +277,9 @@ function fieldName(path) {
 
 // Every problem the engine found, at once: each next to its input and all of them, in words, in the banner.
 function showError(errors) {
+  buildFormAfterPaint();
   app.errors = errors;
-  if (!embed) {
-    showFieldErrors(form, errors);
-    $('#derived').classList.add('stale');
-  }
+  showInForm();
   const box = $('#engine-error');
   box.hidden = false;
   const line = (e) => h('li', { 'data-error-path': e.path }, e.path ? [h('strong', {}, fieldName(e.path)), `: ${e.message}`] : e.message);
@@ -408,12 +432,8 @@ export async function start(enginePromise) {
   document.body.dataset.engineThread = app.engine.thread; // heavy work belongs off the main thread: visible to tests
   $('#engine-version').textContent = `Engine ${app.engine.version}.`;
   loadFragment();
-  evaluateNow(); // the engine computes the first answer while the form is built
-  if (!embed) {
-    wirePlanPresets();
-    wireForm();
-    syncForm(form, app.presets, app.entries, true);
-  }
+  evaluateNow(); // the form is built once the first answer is painted (buildFormAfterPaint)
+  if (!embed) wirePlanPresets();
   wireShare();
   if (!embed) {
     const search = wireSearch({

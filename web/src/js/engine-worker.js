@@ -2,12 +2,13 @@
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module} before it (no answer): the engine then starts without waiting for the page's modules.
-// The standalone build posts {op: 'init', wasm: ArrayBuffer} first; the hosted page posts the module index.html compiled, or nothing and the glue fetches the file.
-// The hosted page starts with the core engine (no plan search, no config.json import: a smaller
-// download before the first result, wasm/CMakeLists.txt) and loads the whole engine on the first
-// search or import. The single-file build bundles the whole engine under both names (web/build.mjs),
-// so it does both with the module it started.
-import createShardcalc from '../engine/shardcalc-core.mjs';
+// The standalone build posts {op: 'init', wasm: ArrayBuffer} first (the whole engine's bytes); the hosted
+// page posts the module index.html compiled, or nothing and the worker fetches the file.
+// The hosted page starts with the core engine (no plan search, no config.json import, no glue: a smaller
+// download before the first result, wasm/CMakeLists.txt, core-engine.js) and loads the whole engine on
+// the first search or import. The single-file build starts the whole engine from the bytes it is given
+// (web/build.mjs bundles its glue into this worker), so it does both with the module it started.
+import createCore from './core-engine.js';
 import { runSearch } from './search-run.js';
 
 let engine = null;
@@ -15,24 +16,16 @@ let starting = null; // the engine's start: begun by early.js's module or by 'in
 let wholeEngine = null; // a promise of the whole engine, from the first search or import on
 const cancelledSearches = new Set();
 
-// A module compiled by the page is instantiated directly (Emscripten's instantiateWasm hook).
-// With the bytes given, locateFile keeps the glue from resolving "shardcalc.wasm" against
-// import.meta.url, which a blob: worker of a file:// page cannot ("Invalid URL").
-// Without either, the glue fetches its wasm, from dist/engine/ (where the hosted page keeps it)
-// rather than next to this file (the glue is bundled into it).
-function options(wasmBinary, module) {
-  if (wasmBinary) return { wasmBinary, locateFile: (name) => name };
-  if (!module) return { locateFile: (name) => new URL(`../engine/${name}`, import.meta.url).href };
-  return {
-    instantiateWasm(imports, receive) {
-      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
-      return {};
-    },
-  };
-}
+const loadWholeEngine = () => import('../engine/shardcalc.mjs').then(({ default: createWhole }) => createWhole);
 
+// With the bytes given (the single-file build), locateFile keeps the whole engine's glue from resolving
+// "shardcalc.wasm" against import.meta.url, which a blob: worker of a file:// page cannot ("Invalid URL").
+// Otherwise the core starts from the module the page compiled, or from dist/engine/ (where the hosted
+// page keeps it, not next to this file).
 async function start(wasmBinary, module) {
-  engine = await createShardcalc(options(wasmBinary, module));
+  engine = wasmBinary
+    ? await (await loadWholeEngine())({ wasmBinary, locateFile: (name) => name })
+    : await createCore(module ? { module } : { url: new URL('../engine/shardcalc-core.wasm', import.meta.url) });
   // No warm-up evaluation: the page sends its own first request as soon as the engine has started
   // (app.js evaluates before it builds the form), and a warm-up would only make that request wait.
   return { version: engine.version(), presets: engine.presets() };
@@ -42,8 +35,8 @@ async function start(wasmBinary, module) {
 // loaded once (its glue finds its wasm next to itself). A failed load is tried again the next time.
 function whole() {
   if (engine.SearchSession) return engine;
-  wholeEngine ??= import('../engine/shardcalc.mjs')
-    .then(({ default: createWhole }) => createWhole())
+  wholeEngine ??= loadWholeEngine()
+    .then((createWhole) => createWhole())
     .catch((error) => {
       wholeEngine = null;
       throw error;

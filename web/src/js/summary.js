@@ -13,7 +13,8 @@ export function renderSummary(el, report, unit) {
   const item = (label, ...value) => h('span', { class: 'summary-item' }, h('span', { class: 'summary-label' }, label), ' ', ...value);
   const run = report.training_run;
   el.replaceChildren(
-    h('span', { class: `summary-verdict ${v.cls}`, 'data-verdict': v.key }, h('span', { 'aria-hidden': 'true' }, v.symbol, ' '), v.label,
+    // elementtiming: the browser reports when the verdict is painted (Element Timing; scripts/budget.mjs reads it).
+    h('span', { class: `summary-verdict ${v.cls}`, 'data-verdict': v.key, elementtiming: 'result' }, h('span', { 'aria-hidden': 'true' }, v.symbol, ' '), v.label,
       h('span', { class: 'summary-margin' }, ' margin ', metric(report, 'memory.verdict.margin', unit), ` ${unit}`)),
     item('per device', m('memory.per_device.total', unit), ` / `, metric(report, 'memory.capacity', unit), ` ${unit}`),
     h('span', { class: `summary-time${hypo ? ' hypothetical' : ''}` },
