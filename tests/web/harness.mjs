@@ -113,7 +113,7 @@ export async function open(env, path = '', options = {}) {
   await page.goto(base + path);
   await page.waitForSelector(o.ready || '#status[data-state="ready"]', { timeout: 15000 });
   await formBuilt(page);
-  await chartsDrawn(page);
+  await belowDrawn(page);
   page.problems = problems;
   return page;
 }
@@ -122,10 +122,10 @@ export async function open(env, path = '', options = {}) {
 export const formBuilt = (page) =>
   page.waitForFunction(() => !document.querySelector('#inputs:not([data-form="built"])'), null, { timeout: 15000 });
 
-// The charts below the first screen are drawn in the task after the numbers (app.js renderCharts):
+// The sections below the first screen (tables and charts) are drawn in the task after the numbers (app.js renderResults):
 // waits until none is pending.
-export const chartsDrawn = (page) =>
-  page.waitForFunction(() => document.querySelector('#results')?.dataset.charts !== 'pending', null, { timeout: 15000 });
+export const belowDrawn = (page) =>
+  page.waitForFunction(() => document.querySelector('#results')?.dataset.below !== 'pending', null, { timeout: 15000 });
 
 // The Content-Security-Policy violations `page` has reported.
 export const cspViolations = (page) => page.evaluate(() => window.__cspViolations);
@@ -137,7 +137,7 @@ export async function close(page) {
   await page.context().close();
 }
 
-// Waits until the page shows `value` as the raw value of report field `metric`, and its charts.
+// Waits until the page shows `value` as the raw value of report field `metric`, and the sections below the first screen.
 export async function expectMetric(page, metric, value) {
   try {
     await page.waitForFunction(([m, v]) => document.querySelector(`[data-metric="${m}"]`)?.dataset.value === String(v),
@@ -146,5 +146,5 @@ export async function expectMetric(page, metric, value) {
     const shown = await page.getAttribute(`[data-metric="${metric}"]`, 'data-value').catch(() => 'absent');
     assert.fail(`${metric}: page shows ${shown}, CLI says ${value}`);
   }
-  await chartsDrawn(page); // the charts of that result, drawn in the task after it
+  await belowDrawn(page); // the sections below the first screen of that result, drawn in the task after it
 }

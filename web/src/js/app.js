@@ -172,31 +172,53 @@ async function evaluateNow() {
   if (!embed && form?.firstChild) updateMenus(form, app.engine, scenario); // after the answer: it never delays one
 }
 
-// The charts drawn at their container's width (again when it changes). Embed mode shows no
-// time charts, so they are not drawn there. The memory-per-stage chart, at the top of the results, is
-// drawn with the numbers; the four charts of the sections below (memory over the step, time, pipeline,
-// roofline), which illustrate numbers their tables already show, in the task after the numbers are
-// painted, so that the first result does not wait for them (about 50 ms here; page budget, README).
-// #results[data-charts] is "pending" until they are drawn, then "drawn".
-function renderCharts() {
+// What the results show, in two parts. With the numbers, the first screen: the summary, the headline, the
+// stage table and its chart, the time headline and, when a plan is pinned, the comparison. In the task after
+// they are painted, the sections below it, which a reader reaches by scrolling: the module tree, the time and
+// communication tables, the notes, the Markdown export and the four charts there (memory over the step, time,
+// pipeline, roofline). The first result does not wait for them: measured 25 to 30 ms sooner painted (page
+// budget, README.md). #results[data-below] is "pending" until they are drawn, then "drawn". An embed shows
+// no time tables or charts, so they are not drawn there.
+function renderResults() {
   const r = app.report;
-  const box = $('#chart-box');
-  app.chartWidth = box.clientWidth;
-  renderChart($('#stage-chart'), r, app.unit, app.chartWidth);
-  if (embed) return;
+  if (!r) return;
+  renderSummary($('#summary'), r, app.unit);
+  renderHeadline($('#headline'), r, app.unit, app.presets);
+  renderStageTable($('#stage-table'), r, app.unit);
+  renderTimeHeadline($('#time-headline'), r);
+  drawStageChart();
+  if (app.pin) renderPair();
   const results = $('#results');
-  results.dataset.charts = 'pending';
-  const drawn = app.report;
+  results.dataset.below = 'pending';
   requestAnimationFrame(() => setTimeout(() => {
-    if (app.report !== drawn) return; // a newer report has its own drawing scheduled
-    // Read every width before drawing anything: each read after a DOM write forces a layout.
-    const widths = ['#time-chart-box', '#gantt', '#roofline', '#timeline-box'].map((sel) => $(sel).clientWidth);
-    drawTimeline(widths[3]);
-    renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[0]);
-    renderGantt($('#gantt'), $('#gantt-legend'), r, widths[1]);
-    renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[2]);
-    results.dataset.charts = 'drawn';
+    if (app.report !== r) return; // a newer report has its own drawing scheduled
+    renderModuleTable($('#module-table'), r, app.unit);
+    renderNotes($('#notes'), r);
+    $('#markdown-output').value = markdown(r, app.unit, app.presets);
+    if (!embed) {
+      renderTimeTable($('#time-table'), r);
+      renderCommTable($('#comm-table'), r, app.unit);
+      drawBelowCharts();
+    }
+    results.dataset.below = 'drawn';
   }));
+}
+
+// The memory-per-stage chart at its container's width (again when that changes).
+function drawStageChart() {
+  app.chartWidth = $('#chart-box').clientWidth;
+  renderChart($('#stage-chart'), app.report, app.unit, app.chartWidth);
+}
+
+// The four charts below the first screen at their containers' widths.
+function drawBelowCharts() {
+  const r = app.report;
+  // Read every width before drawing anything: each read after a DOM write forces a layout.
+  const widths = ['#time-chart-box', '#gantt', '#roofline', '#timeline-box'].map((sel) => $(sel).clientWidth);
+  drawTimeline(widths[3]);
+  renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[0]);
+  renderGantt($('#gantt'), $('#gantt-legend'), r, widths[1]);
+  renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[2]);
 }
 
 // Memory over the step, for the stage the reader picked (the most loaded one by default).
@@ -206,27 +228,9 @@ function drawTimeline(width = $('#timeline-box').clientWidth) {
   renderTimeline(els, app.report, app.unit, width);
 }
 
-function renderResults() {
-  const r = app.report;
-  if (!r) return;
-  renderSummary($('#summary'), r, app.unit);
-  renderHeadline($('#headline'), r, app.unit, app.presets);
-  renderStageTable($('#stage-table'), r, app.unit);
-  renderModuleTable($('#module-table'), r, app.unit);
-  renderTimeHeadline($('#time-headline'), r);
-  if (!embed) {
-    renderTimeTable($('#time-table'), r);
-    renderCommTable($('#comm-table'), r, app.unit);
-  }
-  renderCharts();
-  renderNotes($('#notes'), r);
-  $('#markdown-output').value = markdown(r, app.unit, app.presets);
-  if (app.pin) renderPair();
-}
-
 // The form is built in the task after the first answer is painted: building its inputs takes 50 to 120 ms
-// here, and the first numbers need none of them (page budget, README.md). Scheduled before the charts below
-// the first screen (renderCharts), so that the inputs come first. #inputs[data-form] is "pending" until it
+// here, and the first numbers need none of them (page budget, README.md). Scheduled before the sections below
+// the first screen (renderResults), so that the inputs come first. #inputs[data-form] is "pending" until it
 // is built, then "built"; the fields' errors and resolved values of the answer then shown are put in place.
 function buildFormAfterPaint() {
   const inputs = $('#inputs');
@@ -477,6 +481,7 @@ export async function start(enginePromise) {
   // first reports the width they were drawn at).
   new ResizeObserver(() => {
     if (!app.report || $('#chart-box').clientWidth === app.chartWidth) return;
-    renderCharts();
+    drawStageChart();
+    if (!embed) drawBelowCharts();
   }).observe($('#chart-box'));
 }

@@ -16,12 +16,6 @@ let starting = null; // the engine's start: begun by early.js's module or by 'in
 let wholeEngine = null; // a promise of the whole engine, from the first search or import on
 const cancelledSearches = new Set();
 
-// V8 compiles a WebAssembly function on its first call: the first evaluation took 26 to 49 ms in this worker
-// here, the next ones 4 to 5 ms. Started from early.js's module, the engine is up 40 to 80 ms before the page's
-// script sends its first request; one evaluation in that gap compiles most of what the page's needs (a plan of
-// pipeline and tensor parallelism; its answer is dropped). Measured: the first result 25 ms sooner (median).
-const WARM_UP = '{"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":2,"pp":2}}';
-
 const loadWholeEngine = () => import('../engine/shardcalc.mjs').then(({ default: createWhole }) => createWhole);
 
 // With the bytes given (the single-file build), locateFile keeps the whole engine's glue from resolving
@@ -32,7 +26,8 @@ async function start(wasmBinary, module) {
   engine = wasmBinary
     ? await (await loadWholeEngine())({ wasmBinary, locateFile: (name) => name })
     : await createCore(module ? { module } : { url: new URL('../engine/shardcalc-core.wasm', import.meta.url) });
-  if (module) engine.evaluate(WARM_UP); // only where the engine starts before the page asks (early.js)
+  // No warm-up evaluation: measured against one (12 loads each, twice), the first result came no sooner,
+  // since both threads compete for this machine's two cores while the page loads.
   return { version: engine.version(), presets: engine.presets() };
 }
 
