@@ -193,6 +193,15 @@ const char* kFalcon7b = R"({
   "parallel_attn": true, "torch_dtype": "bfloat16", "transformers_version": "4.27.4", "use_cache": true,
   "vocab_size": 65024})";
 
+// https://huggingface.co/tiiuae/falcon-40b/blob/main/config.json (new_decoder_architecture: ln_attn and ln_mlp)
+const char* kFalcon40b = R"({
+  "alibi": false, "apply_residual_connection_post_layernorm": false, "architectures": ["FalconForCausalLM"],
+  "attention_dropout": 0.0, "bias": false, "bos_token_id": 11, "eos_token_id": 11, "hidden_dropout": 0.0,
+  "hidden_size": 8192, "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "falcon",
+  "new_decoder_architecture": true, "num_attention_heads": 128, "num_hidden_layers": 60, "num_kv_heads": 8,
+  "parallel_attn": true, "torch_dtype": "bfloat16", "transformers_version": "4.27.4", "use_cache": true,
+  "vocab_size": 65024})";
+
 // https://huggingface.co/tiiuae/falcon-rw-1b/blob/main/config.json (sequential blocks, ALiBi), abridged
 const char* kFalconRw1b = R"({
   "alibi": true, "apply_residual_connection_post_layernorm": false, "architectures": ["FalconForCausalLM"],
@@ -410,11 +419,27 @@ TEST_CASE("config.json: each family imports with its published parameter count")
         CHECK_FALSE(m.contains("kv_heads"));  // 3 x hidden: a K and V per head
         CHECK(parameters(m) == 1311625216);
     }
+    SUBCASE("Falcon-40B: 41,303,293,952, two norms per layer (ln_attn, ln_mlp), 8 K/V heads, tied") {
+        // 60 x ((128 + 2 x 8) x 64 x 8192 query_key_value + 8192^2 dense + 2 x 8192 x 32768 MLP + 2 x 2 x 8192
+        // LayerNorms) + 65024 x 8192 tied + 2 x 8192 ln_f, modeling_falcon.py's shapes for this config.
+        const json r = imported(kFalcon40b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["unknown"].empty());
+        CHECK(r["model"]["parallel_block"] == true);
+        CHECK(r["model"]["parallel_norms"] == true);
+        CHECK(r["model"]["kv_heads"] == 8);
+        CHECK(parameters(r["model"]) == 41303293952);
+        // The same model with the default written out; one norm is 2 x 8192 weights fewer per layer.
+        CHECK(resolved(model_of(patched(kFalcon40b, R"({"num_ln_in_parallel_attn": 2})"))) == resolved(r["model"]));
+        CHECK(parameters(model_of(patched(kFalcon40b, R"({"num_ln_in_parallel_attn": 1})"))) ==
+              41303293952 - 60 * 2 * 8192);
+    }
     SUBCASE("Falcon with one norm in the new layout (num_ln_in_parallel_attn 1): grouped K/V heads") {
         const json m = model_of(patched(kFalcon7b, R"({"new_decoder_architecture": true, "num_ln_in_parallel_attn": 1,
                                                        "num_attention_heads": 32, "num_kv_heads": 8,
                                                        "hidden_size": 4096})"));
         CHECK(m["parallel_block"] == true);
+        CHECK_FALSE(m.contains("parallel_norms"));
         CHECK(m["kv_heads"] == 8);
     }
     SUBCASE("Phi-3-mini-4k-instruct: 3,821,079,552, fused qkv_proj and gate_up_proj, a 2047-token window") {
@@ -1125,15 +1150,11 @@ TEST_CASE("config.json: Mixture-of-Experts layouts the engine does not build are
 }
 
 TEST_CASE("config.json: blocks the engine does not build are refused with the reason") {
-    SUBCASE("Falcon: two norms per layer (new_decoder_architecture), and layers transformers cannot build") {
-        // Falcon-40B / 180B: ln_attn and ln_mlp, one per branch; the engine's parallel block has one norm.
-        const json two = refusal(patched(kFalcon7b, R"({"new_decoder_architecture": true, "num_kv_heads": 8})"));
-        CHECK(two["path"] == "/new_decoder_architecture");
-        CHECK(says(two, "ln_attn"));
-        CHECK(says(two, "ln_mlp"));
-        const json named = refusal(patched(kFalcon7b, R"({"new_decoder_architecture": true,
-                                                          "num_ln_in_parallel_attn": 2})"));
-        CHECK(named["path"] == "/num_ln_in_parallel_attn");
+    SUBCASE("Falcon: layers transformers cannot build") {
+        // num_ln_in_parallel_attn is 1 (input_layernorm) or 2 (ln_attn, ln_mlp): any other count builds nothing.
+        const json three = refusal(patched(kFalcon40b, R"({"num_ln_in_parallel_attn": 3})"));
+        CHECK(three["path"] == "/num_ln_in_parallel_attn");
+        CHECK(says(three, "ln_mlp"));
         CHECK(refusal(patched(kFalcon7b, R"({"new_decoder_architecture": true, "parallel_attn": false})"))["path"] ==
               "/parallel_attn");
         // Without multi_query the fused projection is 3 * hidden: a K/V head per head, whatever num_kv_heads says.

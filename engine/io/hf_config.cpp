@@ -779,7 +779,7 @@ bool flag(const json& config, const char* key, bool fallback, Import& in) {
 // output both attention and the MLP read, their outputs joining the residual in one add (model.parallel_block),
 // and parallel_attn false builds input_layernorm before attention and post_attention_layernorm before the MLP,
 // the engine's serial pre-norm layer. With new_decoder_architecture, num_ln_in_parallel_attn (default 2) gives
-// ln_attn and ln_mlp, one norm per branch.
+// ln_attn and ln_mlp, one norm per branch (model.parallel_norms), or 1 the single input_layernorm.
 void finish_falcon(const json& config, Import& in) {
     const bool new_arch = flag(config, "new_decoder_architecture", false, in);
     const bool parallel = flag(config, "parallel_attn", true, in);
@@ -796,13 +796,12 @@ void finish_falcon(const json& config, Import& in) {
             return in.refuse("parallel_attn", "false with new_decoder_architecture true: FalconDecoderLayer then builds "
                                               "no layer it can run (its forward never sets the MLP's input), so "
                                               "there is no model to count");
-        if (!norms || *norms != 1)
-            return in.refuse(norms ? "num_ln_in_parallel_attn" : "new_decoder_architecture",
-                             std::string(norms ? quote(*norms) : "true (num_ln_in_parallel_attn not given: 2)") +
-                                 ": each layer has two LayerNorms reading its input, ln_attn before attention and "
-                                 "ln_mlp before the MLP (Falcon-40B, Falcon-180B); the engine's parallel block "
-                                 "(model.parallel_block) normalizes once, so it would count 2 x hidden_size weights "
-                                 "and one norm's activations fewer per layer");
+        // Two (the default: Falcon-40B, Falcon-180B): ln_attn before attention and ln_mlp before the MLP, both
+        // reading the layer input, the engine's parallel block with a norm per branch (model.parallel_norms).
+        if (!norms || *norms == 2) in.set("parallel_norms", true, norms ? "num_ln_in_parallel_attn" : "new_decoder_architecture");
+        else if (*norms != 1)
+            return in.refuse("num_ln_in_parallel_attn", quote(*norms) + ": FalconDecoderLayer builds one LayerNorm "
+                                                        "(input_layernorm) for 1 and two (ln_attn, ln_mlp) for 2");
         // (heads + 2 * num_kv_heads) * head_dim: grouped K/V heads, as the engine's fused projection counts them.
         if (kv) in.set("kv_heads", *kv, kv_key);
         return;
