@@ -86,7 +86,8 @@ TEST_CASE("every plan preset is a sourced scenario of a published run that evalu
     for (const auto& p : plans) {
         INFO(p["id"].get<std::string>());
         CHECK(p["scenario"]["name"].get<std::string>().size() > 20);
-        CHECK(p["scenario"]["source"].get<std::string>().find("arXiv") != std::string::npos);
+        const std::string source = p["scenario"]["source"];  // a paper or a vendor's published benchmark page
+        CHECK((source.find("arXiv") != std::string::npos || source.find("https://") != std::string::npos));
         const auto r = shardcalc::evaluate_scenario(p["scenario"]);
         REQUIRE(r["ok"] == true);
         CHECK(r["report"]["memory"]["verdict"]["verdict"] == "fits");
