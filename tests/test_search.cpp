@@ -2,12 +2,14 @@
 // loses the best plan or a Pareto point that a brute-force walk finds, the one-question searches answer
 // at the boundary, and bad search input is a field error.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "helpers.h"
 #include "io/api.h"
 #include "io/search_json.h"
+#include "scenario/dimension.h"
 #include "search/search.h"
 
 using namespace shardcalc;
@@ -110,6 +112,38 @@ TEST_CASE("search: frameworks only get the dimensions they run") {
         megatron_cp = megatron_cp || (p.framework == Framework::Megatron && p.parallel.cp > 1);
     }
     CHECK(megatron_cp);
+}
+
+TEST_CASE("search: a mixture-of-experts model's expert parallelism is searched, as the brute force finds it") {
+    // 8 experts on 8 devices: ep from 1 to 8 where ep * etp divides the non-pipeline ranks.
+    const Scenario base = test::scenario(R"({"framework":"megatron",
+      "model":{"layers":4,"hidden":1024,"heads":16,"kv_heads":8,"vocab":32000,"mlp":"swiglu","norm":"rmsnorm",
+               "position_embedding":"rope","tied_embeddings":false,"experts":8,"experts_per_token":2,
+               "expert_ffn_hidden":2048},
+      "training":{"seq_len":4096,"global_batch":32},
+      "hardware":{"preset":"a100-sxm-40gb","memory_gib":8}})");
+    SearchSpec spec = small_spec();
+    spec.frameworks = {Framework::Megatron, Framework::Fsdp};
+    const SearchResult r = search(base, spec);
+    const Brute b = brute_force(base, spec);
+    REQUIRE(!r.plans.empty());
+    CHECK(r.candidates == b.plans);
+    CHECK(r.plans[0].step_seconds == doctest::Approx(b.best_step).epsilon(1e-12));
+    std::set<int64_t> eps;
+    for (const auto& p : r.plans) {
+        const ParallelSpec& q = p.parallel;
+        eps.insert(q.ep);
+        CHECK((q.dp * q.tp * q.cp * q.ulysses) % (q.ep * expert_tp(q)) == 0);
+        if (p.framework == Framework::Fsdp) CHECK(q.ep == 1);  // FSDP has no expert parallelism
+        const bool flag = std::any_of(p.launch.begin(), p.launch.end(), [](const LaunchCommand& l) {
+            return std::any_of(l.lines.begin(), l.lines.end(), [](const std::string& x) { return x.rfind("--expert-model-parallel-size", 0) == 0; });
+        });
+        CHECK(flag == (p.framework == Framework::Megatron && q.ep > 1));
+    }
+    CHECK(eps.size() > 1);  // plans with and without expert parallelism were ranked
+    // Without "ep" among the dimensions, the scenario's own ep is kept.
+    spec.dims = {SearchDim::Tp, SearchDim::Pp, SearchDim::Zero};
+    for (const auto& p : search(base, spec).plans) CHECK(p.parallel.ep == 1);
 }
 
 TEST_CASE("search: the one-question searches answer at the boundary") {

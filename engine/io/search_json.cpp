@@ -5,6 +5,7 @@
 
 #include "io/json_reader.h"
 #include "io/scenario_json.h"
+#include "scenario/dimension.h"
 #include "scenario/names.h"
 
 namespace shardcalc {
@@ -72,6 +73,8 @@ json plan_json(const PlanFigures& p, std::optional<size_t> rank) {
                 {"sp", q.sp},
                 {"cp", q.cp},
                 {"ulysses", q.ulysses},
+                {"ep", q.ep},
+                {"etp", expert_tp(q)},
                 {"zero", q.zero},
                 {"distributed_optimizer", q.distributed_optimizer},
                 {"offload_optimizer", name_of(q.offload_optimizer)},

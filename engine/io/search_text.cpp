@@ -24,7 +24,7 @@ std::string offload_label(const json& p) {
 }
 
 Row header() {
-    return {"#", "framework", "devices", "dp", "tp", "pp", "vpp", "sp", "cp", "ulysses", "zero", "offload", "micro_batch",
+    return {"#", "framework", "devices", "dp", "tp", "pp", "vpp", "sp", "cp", "ulysses", "ep", "zero", "offload", "micro_batch",
             "recompute", "peak_gib", "verdict", "step_s", "mfu_%", "tokens_per_s", "device_s_per_Mtok", "pareto", "reason"};
 }
 
@@ -33,7 +33,8 @@ Row row(const json& plan, const std::string& rank) {
     Row r{rank, plan["framework"], std::to_string(plan["devices"].get<int64_t>()), std::to_string(p["dp"].get<int64_t>()),
           std::to_string(p["tp"].get<int64_t>()), std::to_string(p["pp"].get<int64_t>()),
           std::to_string(p["vpp"].get<int64_t>()), p["sp"].get<bool>() ? "yes" : "no",
-          std::to_string(p["cp"].get<int64_t>()), std::to_string(p["ulysses"].get<int64_t>()), zero_label(p),
+          std::to_string(p["cp"].get<int64_t>()), std::to_string(p["ulysses"].get<int64_t>()),
+          std::to_string(p["ep"].get<int64_t>()), zero_label(p),
           offload_label(p), std::to_string(plan["micro_batch"].get<int64_t>()), plan["recompute"]};
     if (plan.contains("memory")) {
         r.push_back(gib(plan["memory"]["peak_bytes"]));
@@ -101,6 +102,7 @@ std::string rejected_text(const json& s) {
             std::string plan = " tp" + std::to_string(q["tp"].get<int64_t>()) + " pp" + std::to_string(q["pp"].get<int64_t>());
             if (q["cp"].get<int64_t>() > 1) plan += " cp" + std::to_string(q["cp"].get<int64_t>());
             if (q["ulysses"].get<int64_t>() > 1) plan += " ulysses" + std::to_string(q["ulysses"].get<int64_t>());
+            if (q["ep"].get<int64_t>() > 1) plan += " ep" + std::to_string(q["ep"].get<int64_t>());
             out += "  " + p["framework"].get<std::string>() + plan + " dp" + std::to_string(q["dp"].get<int64_t>()) +
                    " zero " + zero_label(q) + " mb" +
                    std::to_string(p["micro_batch"].get<int64_t>()) + " " + p["recompute"].get<std::string>() + ": " +

@@ -1,5 +1,6 @@
 #include "search/launch.h"
 
+#include "scenario/dimension.h"
 #include "scenario/names.h"
 
 namespace shardcalc {
@@ -52,6 +53,13 @@ LaunchCommand megatron_lm(const Config& c) {
     else if (p.vpp > 1) l.push_back("--num-virtual-stages-per-pipeline-rank " + n(p.vpp));
     if (p.sp) l.push_back("--sequence-parallel");
     if (p.cp > 1) l.push_back("--context-parallel-size " + n(p.cp));
+    if (c.s.model.experts > 0) {
+        // The dispatcher the engine models (communication: all-to-all over ep, all-gather/reduce-scatter over etp).
+        l.push_back("--moe-token-dispatcher-type alltoall");
+        if (p.ep > 1) l.push_back("--expert-model-parallel-size " + n(p.ep));
+        if (expert_tp(p) != p.tp) l.push_back("--expert-tensor-parallel-size " + n(expert_tp(p)));
+        if (p.overlap_moe_comm) l.push_back("--overlap-moe-expert-parallel-comm");
+    }
     l.push_back("--micro-batch-size " + n(t.micro_batch));
     l.push_back("--global-batch-size " + n(c.d.samples_per_step));
     l.push_back("--seq-length " + n(c.d.seq_len));

@@ -26,6 +26,7 @@ const std::vector<std::pair<SearchDim, const char*>>& enum_names<SearchDim>() {
         {SearchDim::Tp, "tp"},       {SearchDim::Pp, "pp"},
         {SearchDim::Vpp, "vpp"},     {SearchDim::Sp, "sp"},
         {SearchDim::Cp, "cp"},       {SearchDim::Ulysses, "ulysses"},
+        {SearchDim::Ep, "ep"},
         {SearchDim::Zero, "zero"},   {SearchDim::MicroBatch, "micro_batch"},
         {SearchDim::Recompute, "recompute"}, {SearchDim::Offload, "offload"}};
     return t;

@@ -19,7 +19,7 @@ enum class Question {
 };
 enum class RankBy { StepTime, CostPerToken, Headroom };
 // The choices a search may vary; dp is always what the device count leaves.
-enum class SearchDim { Tp, Pp, Vpp, Sp, Cp, Ulysses, Zero, MicroBatch, Recompute, Offload };
+enum class SearchDim { Tp, Pp, Vpp, Sp, Cp, Ulysses, Ep, Zero, MicroBatch, Recompute, Offload };
 
 struct SearchSpec {
     Question question = Question::BestPlan;

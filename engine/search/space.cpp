@@ -24,12 +24,25 @@ std::vector<int64_t> divisors(int64_t n, int64_t cap) {
 // modifiers of a dimension, interleaving (vpp, of pp) and sequence parallelism (sp, of tp), which only
 // Megatron-LM schedules (Megatron-DeepSpeed's pipeline engine has no interleaving).
 struct Support {
-    bool pp, vpp, sp, cp, ulysses, tp;
+    bool pp, vpp, sp, cp, ulysses, tp, ep;
 };
 Support support_of(Framework f) {
     const bool megatron = f == Framework::Megatron;
     return {dimension(Dim::Pp).run_by(f), megatron, megatron, dimension(Dim::Cp).run_by(f),
-            dimension(Dim::Ulysses).run_by(f), dimension(Dim::Tp).run_by(f)};
+            dimension(Dim::Ulysses).run_by(f), dimension(Dim::Tp).run_by(f), dimension(Dim::Ep).run_by(f)};
+}
+
+// Expert-parallel degrees for a plan whose other degrees are set: powers of two that divide the experts and
+// whose ep * etp divides the non-pipeline ranks (the rule scenario/validate.cpp checks); the given ep where the
+// search does not vary it or the model has no experts.
+std::vector<int64_t> expert_degrees(const ParallelSpec& p, int64_t experts, const SearchSpec& spec, bool can) {
+    if (!searched(spec, SearchDim::Ep) || experts == 0) return {p.ep};
+    if (!can) return {1};
+    const int64_t ranks = p.dp * p.tp * p.cp * p.ulysses, etp = expert_tp(p);
+    std::vector<int64_t> out;
+    for (const int64_t ep : powers_of_two(experts))
+        if (experts % ep == 0 && ranks % (ep * etp) == 0) out.push_back(ep);
+    return out;
 }
 
 // ZeRO stage / distributed optimizer / offload combinations per framework.
@@ -139,8 +152,11 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 p.last_stage_layers.reset();
                                 p.stage_layers.clear();
                                 p.embedding_as_layer = p.loss_as_layer = false;
-                                for (const ParallelSpec& sharded : sharding_options(f, p, spec, pp))
-                                    out.push_back(Structure{f, sharded});
+                                for (const int64_t ep : expert_degrees(p, m.experts, spec, can.ep)) {
+                                    p.ep = ep;
+                                    for (const ParallelSpec& sharded : sharding_options(f, p, spec, pp))
+                                        out.push_back(Structure{f, sharded});
+                                }
                                 if (out.size() > limit) return out;
                             }
                         }

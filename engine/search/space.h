@@ -12,7 +12,7 @@ namespace shardcalc {
 
 struct Structure {
     Framework framework = Framework::Megatron;
-    ParallelSpec parallel;   // dp * tp * pp * cp * ulysses = the device count
+    ParallelSpec parallel;   // dp * tp * pp * cp * ulysses = the device count (ep and etp fold into those ranks)
 };
 
 // The model shape the search needs (layers, heads, kv_heads, ffn_hidden, seq_len) comes from `shape`,

@@ -16,6 +16,8 @@ function planLabel(p) {
   if (q.sp) parts.push('sp');
   if (q.cp > 1) parts.push(`cp ${q.cp}`);
   if (q.ulysses > 1) parts.push(`ulysses ${q.ulysses}`);
+  if (q.ep > 1) parts.push(`ep ${q.ep}`);
+  if (q.ep > 1 && q.etp !== q.tp) parts.push(`etp ${q.etp}`);
   parts.push(zero);
   if (q.offload_optimizer !== 'none') parts.push(`offload ${q.offload_params !== 'none' ? 'opt+params' : 'opt'}`);
   return parts.join(' · ');

@@ -4,7 +4,7 @@
 import { $ } from './dom.js';
 
 const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch'];
-const ALL_DIMENSIONS = ['tp', 'pp', 'vpp', 'sp', 'cp', 'ulysses', 'zero', 'micro_batch', 'recompute', 'offload'];
+const ALL_DIMENSIONS = ['tp', 'pp', 'vpp', 'sp', 'cp', 'ulysses', 'ep', 'zero', 'micro_batch', 'recompute', 'offload'];
 
 // "8" -> 8, "8-64" -> {min: 8, max: 64}, "8, 16, 32" -> [8, 16, 32]; anything else goes to the engine
 // as written, whose error names /search/devices.
