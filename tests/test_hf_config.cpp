@@ -419,6 +419,21 @@ TEST_CASE("config.json: each family imports with its published parameter count")
         CHECK_FALSE(m.contains("kv_heads"));  // 3 x hidden: a K and V per head
         CHECK(parameters(m) == 1311625216);
     }
+    SUBCASE("GPT-J-6B: 6,050,882,784 from modeling_gptj.py's shapes (biased MLP and lm_head, parallel block)") {
+        // 50400 x 4096 wte + 28 x (2 x 4096 ln_1 + 4 x 4096^2 unbiased q, k, v, out + 2 x 4096 x 16384 + 16384 +
+        // 4096 fc_in, fc_out) + 2 x 4096 ln_f + 50400 x 4096 + 50400 lm_head. (The model card's 6,053,381,344 is
+        // 2,498,560 more; the shapes above are the ones GPTJForCausalLM builds.)
+        const json r = imported(kGptj6b);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "gptj");
+        CHECK(r["label"] == "GPT-J");
+        CHECK(r["model"]["parallel_block"] == true);
+        CHECK(r["model"]["bias"] == false);
+        CHECK(r["model"]["mlp_bias"] == true);
+        CHECK(r["model"]["output_bias"] == true);
+        CHECK(r["model"]["ffn_hidden"] == 16384);
+        CHECK(parameters(r["model"]) == 6050882784);
+    }
     SUBCASE("Falcon-40B: 41,303,293,952, two norms per layer (ln_attn, ln_mlp), 8 K/V heads, tied") {
         // 60 x ((128 + 2 x 8) x 64 x 8192 query_key_value + 8192^2 dense + 2 x 8192 x 32768 MLP + 2 x 2 x 8192
         // LayerNorms) + 65024 x 8192 tied + 2 x 8192 ln_f, modeling_falcon.py's shapes for this config.
@@ -536,10 +551,11 @@ TEST_CASE("config.json: each family imports with its published parameter count")
         CHECK(parameters(r["model"]) == 8190735360);
         // Read as Llama, the 2 * 128 norm weights of each layer go missing.
         CHECK(parameters(model_of(with(kQwen3_8b, "model_type", R"("llama")"))) == 8190735360 - 36 * 256);
-        // Qwen3's attention_bias biases q, k, v and o but never the MLP: the partial case.
-        const json biased = refusal(with(kQwen3_8b, "attention_bias", "true"));
-        CHECK(biased["path"] == "/attention_bias");
-        CHECK(says(biased, "q/k/v projections alone"));
+        // Qwen3's attention_bias biases q, k, v and o but never the MLP: 36 x (4096 + 2 x 1024 + 4096).
+        const json biased = model_of(with(kQwen3_8b, "attention_bias", "true"));
+        CHECK(biased["bias"] == true);
+        CHECK(biased["mlp_bias"] == false);
+        CHECK(parameters(biased) == 8190735360 + 36 * (4096 + 2 * 1024 + 4096));
     }
 }
 
@@ -949,11 +965,11 @@ TEST_CASE("config.json: Gemma 2 and Gemma 3 import exactly: four norms, QK-norm 
         CHECK(says(both, "attends causally"));
         CHECK(imported(with(kGemma3_1b, "use_bidirectional_attention", "false"))["ok"] == true);
         CHECK(refusal(with(kGemma2_9b, "use_bidirectional_attention", "true"))["path"] == "/use_bidirectional_attention");
-        // attention_bias biases q, k, v and o, never the MLP: the partial case, as in Gemma.
-        CHECK(refusal(with(kGemma2_9b, "attention_bias", "true"))["path"] == "/attention_bias");
+        // attention_bias biases q, k, v and o, never the MLP, as in Gemma.
+        CHECK(model_of(with(kGemma2_9b, "attention_bias", "true"))["mlp_bias"] == false);
         config = json::parse(kGemma3_27b);
         config["text_config"]["attention_bias"] = true;
-        CHECK(refusal(config.dump())["path"] == "/text_config/attention_bias");
+        CHECK(model_of(config.dump())["mlp_bias"] == false);
         // The wrapper's tie_word_embeddings against the text model's, whose default (Gemma3TextConfig) is true.
         const json tied = refusal(with(kGemma3_27b, "tie_word_embeddings", "false"));
         CHECK(tied["path"] == "/tie_word_embeddings");
@@ -1079,10 +1095,11 @@ TEST_CASE("config.json: Mixture-of-Experts layouts the engine does not build are
         CHECK(refusal(with(kDeepSeekV3, "model_type", R"("kimi_k2")"))["path"] == "/kv_lora_rank");
     }
     SUBCASE("gpt-oss: biases the engine cannot place, and two top-k keys that disagree") {
-        // attention_bias false leaves the expert biases: neither every linear layer biased nor none.
-        const json unbiased = refusal(with(kGptOss20b, "attention_bias", "false"));
-        CHECK(unbiased["path"] == "/attention_bias");
-        CHECK(says(unbiased, "gate_up_proj_bias"));
+        // attention_bias false leaves the expert biases (model.mlp_bias): q, k, v and o lose theirs.
+        const json unbiased = model_of(with(kGptOss20b, "attention_bias", "false"));
+        CHECK(unbiased["bias"] == false);
+        CHECK(unbiased["mlp_bias"] == true);
+        CHECK(parameters(unbiased) < parameters(model_of(kGptOss20b)));
         const json top_k = refusal(with(kGptOss20b, "experts_per_token", "2"));
         CHECK(top_k["path"] == "/experts_per_token");
         CHECK(says(top_k, "num_experts_per_tok is 4"));
@@ -1125,8 +1142,8 @@ TEST_CASE("config.json: Mixture-of-Experts layouts the engine does not build are
         CHECK(half["path"] == "/text_config/hidden_size");
         CHECK(says(half, "model.hidden"));
         config = json::parse(kLlama4Scout);
-        config["text_config"]["attention_bias"] = true;  // q, k, v and o, never the MLPs
-        CHECK(refusal(config.dump())["path"] == "/text_config/attention_bias");
+        config["text_config"]["attention_bias"] = true;  // q, k, v and o, never the MLPs or experts
+        CHECK(model_of(config.dump())["mlp_bias"] == false);
         config = json::parse(kLlama4Scout);
         config["tie_word_embeddings"] = true;  // the wrapper and the text model disagree
         CHECK(refusal(config.dump())["path"] == "/tie_word_embeddings");
@@ -1163,12 +1180,6 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
         CHECK(says(kv, "3 x hidden_size"));
         CHECK(refusal(with(kFalcon7b, "bias", R"("yes")"))["path"] == "/bias");
     }
-    SUBCASE("GPT-J: the lm_head's bias") {
-        const json gptj = refusal(kGptj6b);
-        CHECK(gptj["path"] == "/model_type");
-        CHECK(says(gptj, "lm_head has a bias"));
-        CHECK(says(gptj, "vocab_size"));
-    }
     SUBCASE("GPT-NeoX-20B as published: a parallel residual with two norms, 20,554,567,680") {
         const json r = imported(kNeox20b);
         REQUIRE(r["ok"] == true);
@@ -1179,9 +1190,12 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
         json bare = json::parse(kNeox20b);
         bare.erase("use_parallel_residual");
         CHECK(model_of(bare.dump())["parallel_norms"] == true);
-        // The MLP is always biased: attention without biases is the partial case.
-        const json partial = refusal(patched(kNeox20b, R"({"use_parallel_residual": false, "attention_bias": false})"));
-        CHECK(partial["path"] == "/attention_bias");
+        // The MLP is always biased: attention_bias false takes the biases of query_key_value and dense alone,
+        // 44 x (3 x 6144 + 6144).
+        const json partial = model_of(patched(kNeox20b, R"({"attention_bias": false})"));
+        CHECK(partial["bias"] == false);
+        CHECK(partial["mlp_bias"] == true);
+        CHECK(parameters(partial) == 20554567680 - 44 * 4 * 6144);
         // The switches in a family whose layers are sequential.
         CHECK(refusal(with(kLlama31_8b, "use_parallel_residual", "true"))["path"] == "/use_parallel_residual");
         CHECK(refusal(with(kLlama31_8b, "parallel_attn", "true"))["path"] == "/parallel_attn");
@@ -1208,15 +1222,24 @@ TEST_CASE("config.json: blocks the engine does not build are refused with the re
         llama["model_type"] = "llama";
         CHECK(parameters(model_of(llama.dump())) == 7615616512 - 28 * 4608);
     }
-    SUBCASE("partial biases in a family that reads biases") {
-        const json llama = refusal(with(kLlama31_8b, "attention_bias", "true"));
-        CHECK(llama["path"] == "/attention_bias");
-        CHECK(says(llama, "q/k/v projections alone"));
-        CHECK(refusal(with(kLlama31_8b, "mlp_bias", "true"))["path"] == "/mlp_bias");
-        // Both: every linear layer has a bias, which the engine represents.
+    SUBCASE("partial biases: attention's (model.bias) and the MLP's (model.mlp_bias) read apart") {
+        // Llama 3.1 8B: q 4096, k and v 1024, o 4096 per layer; gate, up 14336 and down 4096.
+        const int64_t plain = parameters(model_of(kLlama31_8b));
+        const json attention = model_of(with(kLlama31_8b, "attention_bias", "true"));
+        CHECK(attention["bias"] == true);
+        CHECK(attention["mlp_bias"] == false);
+        CHECK(parameters(attention) == plain + 32 * (4096 + 2 * 1024 + 4096));
+        const json mlp = model_of(with(kLlama31_8b, "mlp_bias", "true"));
+        CHECK(mlp["bias"] == false);
+        CHECK(mlp["mlp_bias"] == true);
+        CHECK(parameters(mlp) == plain + 32 * (2 * 14336 + 4096));
+        // Both: every linear layer has a bias.
         const json both = model_of(with(with(kLlama31_8b, "attention_bias", "true").c_str(), "mlp_bias", "true"));
         CHECK(both["bias"] == true);
-        CHECK(refusal(with(kGemma7b, "attention_bias", "true"))["path"] == "/attention_bias");
+        CHECK_FALSE(both.contains("mlp_bias"));
+        CHECK(parameters(both) == plain + 32 * (4096 + 2 * 1024 + 4096 + 2 * 14336 + 4096));
+        CHECK(model_of(with(kGemma7b, "attention_bias", "true"))["mlp_bias"] == false);
+        CHECK(refusal(with(kLlama31_8b, "mlp_bias", R"("yes")"))["path"] == "/mlp_bias");
     }
     SUBCASE("BERT and ALBERT variants the engine does not build") {
         const json relative = refusal(with(kBertBase, "position_embedding_type", R"("relative_key")"));

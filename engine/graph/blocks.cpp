@@ -247,13 +247,13 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
     if (gated && b.hf_code) {
         // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
         mod.ops.push_back(eager_linear(
-            b, linear("gate_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true));
-        Op up = eager_linear(b, linear("up_proj", f, m.hidden, m.bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
+            b, linear("gate_proj", f, m.hidden, *m.mlp_bias, Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true));
+        Op up = eager_linear(b, linear("up_proj", f, m.hidden, *m.mlp_bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
                                        b.autocast), true);
         up.work.push_back(eager::grad_sum(b, m.hidden, 1));
         mod.ops.push_back(up);
     } else {
-        mod.ops.push_back(eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, m.bias, Parallel::Column,
+        mod.ops.push_back(eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, *m.mlp_bias, Parallel::Column,
                                                  SavedSplit::Sequence, m.hidden, save_input), true));
     }
     Op act{gated ? "glu_activation" : "activation", {}, {}};
@@ -280,7 +280,7 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
     if (!b.hf_code) act.work.push_back(elementwise(f, SavedSplit::Tensor, fwd * a, bwd * a));
     else act.work.push_back(gelu_unfused ? eager::gelu_new(b, f) : gated ? eager::glu(b, f) : eager::pointwise_activation(b, f));
     mod.ops.push_back(act);
-    mod.ops.push_back(eager_linear(b, linear("dense_4h_to_h", m.hidden, f, m.bias, Parallel::Row, SavedSplit::Tensor, f),
+    mod.ops.push_back(eager_linear(b, linear("dense_4h_to_h", m.hidden, f, *m.mlp_bias, Parallel::Row, SavedSplit::Tensor, f),
                                    gelu_unfused));
     return mod;
 }
@@ -289,8 +289,8 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
 // row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
 Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split) {
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
-    // Biased experts follow model.bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
-    if (b.m.bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
+    // Biased experts follow model.mlp_bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
+    if (*b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
     op.saved.push_back({"input", SavedKind::GemmInput, input_split, in, false});
     Work w;
     w.kind = WorkKind::Matmul;

@@ -17,10 +17,11 @@ ModelGraph build_decoder(const Config& c) {
     g.post.ops.push_back(norm(b, "final_layernorm", m.hidden));
     if (m.head == Head::Lm) {
         auto output_layer = [&] {
-            return high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden));
+            return high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, m.output_bias, Parallel::Column,
+                                         SavedSplit::Sequence, m.hidden));
         };
         Op out = eager_linear(b, output_layer(), true);
-        out.params[0].tied = m.tied_embeddings;
+        out.params[0].tied = m.tied_embeddings;  // the weight only: a bias (model.output_bias) is the head's own
         g.post.ops.push_back(out);
         g.post.ops.push_back(cross_entropy(b));
         // Multi-token prediction (DeepSeek-V3 sec. 2.2, Megatron-Core multi_token_prediction.py): each module
@@ -34,7 +35,7 @@ ModelGraph build_decoder(const Config& c) {
             mtp.children.push_back(transformer_layer(c, false, is_moe_layer(m, m.layers - 1), is_local_layer(m, m.layers - 1)));
             mtp.ops.push_back(norm(b, "final_layernorm", m.hidden));
             Op head = output_layer();
-            head.params[0].shared = true;
+            for (ParamTensor& p : head.params) p.shared = true;
             mtp.ops.push_back(head);
             mtp.ops.push_back(cross_entropy(b));
             g.post.children.push_back(mtp);

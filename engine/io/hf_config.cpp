@@ -237,15 +237,20 @@ std::vector<Rule> common(std::vector<Rule> more, const char* intermediate = "ffn
     return rules;
 }
 
-// Attention biases without MLP biases (Llama attention_bias alone biases q, k, v and o; Gemma, whose MLP never
-// has one): the engine biases every linear layer, none, or (model.qkv_bias) q, k and v alone, so any reading
-// counts another model.
-constexpr const char* kPartialBias =
-    "true without MLP biases: the engine biases every linear layer, none, or the q/k/v projections alone "
-    "(model.qkv_bias), not q, k, v and o, so it would count a different model";
-constexpr const char* kPartialMlpBias =
-    "true without attention biases: the engine biases every linear layer, none, or the q/k/v projections alone, "
-    "so it would count a different model";
+// A boolean key as transformers reads it: the file's value, else the config class's default; a value that is
+// not true or false is refused at its key (and the default read).
+bool flag(const json& config, const char* key, bool fallback, Import& in) {
+    const json* v = find(config, key);
+    return v && must_be_boolean(key, *v, in) ? v->get<bool>() : fallback;
+}
+
+// attention_bias biases q, k, v and o (model.bias); the MLP's own biases are `mlp` (model.mlp_bias, written where
+// the two differ): Llama's mlp_bias; none in the MLPs and experts of Gemma, Qwen3 and Llama 4.
+void read_biases(const json& config, bool mlp, Import& in) {
+    const bool attention = flag(config, "attention_bias", false, in);
+    if (attention) in.set("bias", true, "attention_bias");
+    if (attention != mlp) in.set("mlp_bias", mlp, mlp ? "mlp_bias" : "attention_bias");
+}
 
 // ---- Sliding windows: model.sliding_window and model.global_every ------------------------------------------
 // The engine's local layers attend to the last sliding_window tokens; with global_every = n the layers i with
@@ -368,14 +373,9 @@ void read_qwen_window(const json& config, int64_t first_full, bool alternate, Im
     place_window(window, "sliding_window", local, key, what, in);
 }
 
-// Llama's attention_bias biases q, k, v and o; mlp_bias the MLP's three matrices. Both or neither can be read.
+// Llama's attention_bias biases q, k, v and o; mlp_bias the MLP's three matrices.
 void finish_llama(const json& config, Import& in) {
-    const json* attention = find(config, "attention_bias");
-    const json* mlp = find(config, "mlp_bias");
-    const bool a = attention && must_be_boolean("attention_bias", *attention, in) && attention->get<bool>();
-    const bool m = mlp && must_be_boolean("mlp_bias", *mlp, in) && mlp->get<bool>();
-    if (a != m) in.refuse(a ? "attention_bias" : "mlp_bias", a ? kPartialBias : kPartialMlpBias);
-    else if (a) in.set("bias", true, "attention_bias");
+    read_biases(config, flag(config, "mlp_bias", false, in), in);
     if (in.type == "mistral") {
         // MistralConfig: sliding_window defaults to 4096 and null turns it off; MistralAttention passes it in every
         // layer (transformers configuration_mistral.py, modeling_mistral.py): every layer local.
@@ -389,12 +389,8 @@ void finish_llama(const json& config, Import& in) {
 // Qwen2 biases q, k and v and nothing else (transformers modeling_qwen2.py); its window as Qwen2Config places it.
 void finish_qwen2(const json& config, Import& in) { read_qwen_window(config, 28, false, in); }
 
-// Gemma never biases its MLP; attention_bias alone is the partial case.
-void finish_gemma(const json& config, Import& in) {
-    if (const json* attention = find(config, "attention_bias"))
-        if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
-            in.refuse("attention_bias", kPartialBias);
-}
+// Gemma never biases its MLP.
+void finish_gemma(const json& config, Import& in) { read_biases(config, false, in); }
 
 // A soft-cap as transformers reads it: the file's value, the config class's default when the file leaves the key
 // out, and null for "no cap". With the words for a note: "key 30.0" or "key 30.0 (the default)".
@@ -542,15 +538,11 @@ void finish_mixtral(const json& config, Import& in) {
 
 // Qwen3 (transformers modeling_qwen3.py): Llama's layout plus q_norm and k_norm, RMSNorms of head_dim weights
 // over each head's queries and keys (model.qk_norm); attention_bias biases q, k, v and o, and the MLP never
-// has one, which is the partial case the engine does not build.
-void refuse_qwen3_bias(const json& config, Import& in) {
-    if (const json* attention = find(config, "attention_bias"))
-        if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
-            in.refuse("attention_bias", kPartialBias);
-}
+// has one.
+void read_qwen3_bias(const json& config, Import& in) { read_biases(config, false, in); }
 // Its window as Qwen3Config places it (max_window_layers defaults to 28).
 void finish_qwen3(const json& config, Import& in) {
-    refuse_qwen3_bias(config, in);
+    read_qwen3_bias(config, in);
     read_qwen_window(config, 28, false, in);
 }
 
@@ -564,7 +556,7 @@ void finish_qwen3(const json& config, Import& in) {
 // Qwen3MoeConfig derived layer_types from max_window_layers as Qwen3Config does: a config that gives either is
 // read by it, one that gives neither has every layer local (max_window_layers 0).
 void finish_qwen3_moe(const json& config, Import& in) {
-    refuse_qwen3_bias(config, in);
+    read_qwen3_bias(config, in);
     read_qwen_window(config, 0, false, in);
     read_mlp_only_layers(config, in);
     if (field_count(in, "experts") == 0) drop_experts(in);
@@ -617,15 +609,13 @@ void place_llama4_moe_layers(const json& config, Import& in) {
 }
 
 // Llama 4's text model (transformers modeling_llama4.py, Llama4TextConfig): Llama's attention (attention_bias
-// biases q, k, v and o; the MLPs never have one, the partial case); a MoE layer is a Llama4TextMoe: the router
+// biases q, k, v and o; the MLPs and experts never have one); a MoE layer is a Llama4TextMoe: the router
 // Llama4Router = Linear(hidden, num_local_experts, bias=False), Llama4TextExperts (gate_up_proj [E, hidden,
 // 2 * intermediate_size] and down_proj [E, intermediate_size, hidden], no biases) and one shared expert, a
 // Llama4TextMLP of intermediate_size; a dense layer is a Llama4TextMLP of intermediate_size_mlp. So
 // intermediate_size is the expert and the shared-expert width, intermediate_size_mlp model.ffn_hidden.
 void finish_llama4(const json& config, Import& in) {
-    if (const json* attention = find(config, "attention_bias"))
-        if (must_be_boolean("attention_bias", *attention, in) && attention->get<bool>())
-            in.refuse("attention_bias", kPartialBias);
+    read_biases(config, false, in);
     if (const json* width = find(config, "intermediate_size"))
         in.set("shared_expert_ffn_hidden", *width, "intermediate_size");
     place_llama4_moe_layers(config, in);
@@ -665,11 +655,12 @@ void finish_llama4(const json& config, Import& in) {
 // (model.attention_sinks). The engine's model.bias is exactly these: the attention's four and both expert
 // projections'. So intermediate_size is one expert's width (model.expert_ffn_hidden) and model.ffn_hidden.
 void finish_gpt_oss(const json& config, Import& in) {
-    if (const json* attention = find(config, "attention_bias"))
-        if (must_be_boolean("attention_bias", *attention, in) && !attention->get<bool>())
-            in.refuse("attention_bias", "false while the experts keep their biases (GptOssExperts gate_up_proj_bias, "
-                                        "down_proj_bias): the engine biases every linear layer or none (model.bias), "
-                                        "so it would count a different model");
+    // attention_bias false (default true) leaves the experts' biases (GptOssExperts gate_up_proj_bias,
+    // down_proj_bias): model.mlp_bias.
+    if (!flag(config, "attention_bias", true, in)) {
+        in.set("bias", false, "attention_bias");
+        in.set("mlp_bias", true, "attention_bias");
+    }
     if (const json* width = find(config, "intermediate_size")) in.set("expert_ffn_hidden", *width, "intermediate_size");
     // OpenAI's configs also write experts_per_token (their own code's name, which GptOssConfig does not read):
     // it stands in for num_experts_per_tok only when that is missing, and must not disagree with it.
@@ -761,13 +752,6 @@ void finish_gpt2(const json& config, Import& in) {
         in.set("ffn_hidden", 4 * embd->get<int64_t>(), "n_embd");
 }
 
-// A boolean key as transformers reads it: the file's value, else the config class's default; a value that is
-// not true or false is refused at its key (and the default read).
-bool flag(const json& config, const char* key, bool fallback, Import& in) {
-    const json* v = find(config, key);
-    return v && must_be_boolean(key, *v, in) ? v->get<bool>() : fallback;
-}
-
 // Falcon (transformers modeling_falcon.py, configuration_falcon.py). FalconAttention fuses q, k and v into one
 // query_key_value (model.fused_qkv) of (heads + 2 * num_kv_heads) * head_dim outputs under
 // new_decoder_architecture, hidden_size + 2 * head_dim under multi_query (one K/V head) and 3 * hidden_size
@@ -853,7 +837,11 @@ void finish_gpt_neox(const json& config, Import& in) {
         in.model["parallel_block"] = true;
         in.model["parallel_norms"] = true;
     }
-    if (!flag(config, "attention_bias", true, in)) in.refuse("attention_bias", kPartialMlpBias);
+    // attention_bias false leaves the MLP biased (GPTNeoXMLP always is).
+    if (!flag(config, "attention_bias", true, in)) {
+        in.set("bias", false, "attention_bias");
+        in.set("mlp_bias", true, "attention_bias");
+    }
 }
 
 const std::vector<Family>& families() {
@@ -1221,10 +1209,35 @@ const std::vector<Family>& families() {
                                       {"partial_rotary_factor", nullptr, same_weights},
                                       {"rotary_emb_base", nullptr, same_weights}}),
                               finish_gpt_neox};
+        // GPTJConfig's defaults (GPT-J-6B's sizes). GPTJForCausalLM (transformers modeling_gptj.py): q_proj, k_proj,
+        // v_proj and out_proj without biases, GPTJMLP's fc_in and fc_out with them (model.mlp_bias), one ln_1 whose
+        // output attention and the MLP both read, joined in one residual add (model.parallel_block), ln_f, an untied
+        // lm_head with a bias of vocab_size (model.output_bias); rotary on rotary_dim of each head (no weights).
+        json gptj_fixed = {{"arch", "decoder"}, {"mlp", "gelu"}, {"hidden_act", "gelu_new"},
+                           {"position_embedding", "rope"}, {"norm", "layernorm"}, {"bias", false},
+                           {"mlp_bias", true}, {"output_bias", true}, {"tied_embeddings", false},
+                           {"parallel_block", true}};
+        for (const auto& [field, value] : {std::pair<const char*, int64_t>{"vocab", 50400}, {"hidden", 4096},
+                                           {"layers", 28}, {"heads", 16}, {"ffn_hidden", 16384},
+                                           {"max_positions", 2048}})
+            gptj_fixed[field] = value;
+        const Family gptj{"gptj",
+                          gptj_fixed,
+                          {{"n_layer", "layers", nullptr},
+                           {"n_embd", "hidden", nullptr},
+                           {"n_head", "heads", nullptr},
+                           {"n_inner", "ffn_hidden", nullptr},
+                           {"vocab_size", "vocab", nullptr},
+                           {"n_positions", "max_positions", nullptr},
+                           {"tie_word_embeddings", "tied_embeddings", nullptr},
+                           {"activation_function", nullptr, read_plain_act},
+                           {"rotary", nullptr, same_weights},
+                           {"rotary_dim", nullptr, same_weights}},
+                          finish_gpt2};
         return std::vector<Family>{llama,     qwen2,     gemma,       gemma2,     gemma3,  gpt2,
                                    bert,      roberta,   albert,      qwen3,      mixtral, qwen3_moe,
                                    qwen2_moe, llama4,    gpt_oss,     deepseek_v2, deepseek_v3, falcon,
-                                   phi3,      gpt_neox};
+                                   phi3,      gpt_neox,  gptj};
     }();
     return all;
 }
@@ -1268,6 +1281,7 @@ const ModelType kModelTypes[] = {
     {"falcon", "Falcon", "falcon"},
     {"phi3", "Phi-3", "phi3"},
     {"gpt_neox", "GPT-NeoX", "gpt_neox"},
+    {"gptj", "GPT-J", "gptj"},
 };
 
 // The part of a Llama 4 or Gemma 3 config the import leaves out: the plan trains the language model.
@@ -1290,11 +1304,6 @@ constexpr const char* kLatentAttention =
     "one, with separate rotary dimensions) in a family the importer reads with q, k and v projected from the hidden "
     "state; it reads latent attention from deepseek_v2 and deepseek_v3 configs";
 const std::pair<const char*, const char*> kRefusedTypes[] = {
-    // GPTJForCausalLM (transformers modeling_gptj.py): lm_head = nn.Linear(n_embd, vocab_size) keeps a bias of
-    // vocab_size, and GPTJAttention's projections have none while GPTJMLP's fc_in and fc_out do.
-    {"gptj", "GPT-J's lm_head has a bias (vocab_size weights; the engine's output layer has none), and its "
-             "attention projections are unbiased while the MLP's are biased (the engine biases every linear layer, "
-             "none, or q/k/v alone), so the engine would count a different model"},
     {"t5", kEncoderDecoder},
     {"mt5", kEncoderDecoder},
     {"bart", kEncoderDecoder},

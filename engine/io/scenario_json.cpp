@@ -86,6 +86,8 @@ ModelSpec parse_model(const json* user) {
     m.hidden_act = r.choice<HiddenAct>("hidden_act");
     m.fused_qkv = r.boolean("fused_qkv");
     m.qkv_bias = r.boolean("qkv_bias");
+    m.mlp_bias = r.boolean("mlp_bias");
+    assign(m.output_bias, r.boolean("output_bias"));
     assign(m.qk_norm, r.boolean("qk_norm"));
     assign(m.experts, r.integer("experts", 0, kExperts));
     m.experts_per_token = r.integer("experts_per_token", 1, kExperts);
@@ -293,6 +295,8 @@ json scenario_to_json(const Scenario& s) {
     put_name(model, "hidden_act", m.hidden_act);
     put(model, "fused_qkv", m.fused_qkv);
     put(model, "qkv_bias", m.qkv_bias);
+    put(model, "mlp_bias", m.mlp_bias);
+    if (m.output_bias) model["output_bias"] = true;
     if (m.qk_norm) model["qk_norm"] = true;
     const bool moe = m.experts > 0;  // the expert fields are echoed for MoE models only
     if (moe) {

@@ -31,6 +31,9 @@ void apply_model_defaults(ModelSpec& m, std::vector<std::string>& notes) {
     // Qwen2 biases its query, key and value projections and no other linear (transformers
     // modeling_qwen2.py: q/k/v_proj bias=True, o_proj and the MLP bias=False); every other family follows `bias`.
     if (!m.qkv_bias) m.qkv_bias = m.bias;
+    // GPT-J biases its MLP (fc_in, fc_out) and not its attention (transformers modeling_gptj.py); Llama's mlp_bias
+    // and attention_bias set the two apart too. Every other family follows `bias`.
+    if (!m.mlp_bias) m.mlp_bias = m.bias;
     if (!m.embedding_norm) m.embedding_norm = encoder;
     if (!m.type_vocab) m.type_vocab = encoder ? 2 : 0;
     if (!m.pooler) m.pooler = encoder;

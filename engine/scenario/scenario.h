@@ -54,6 +54,8 @@ struct ModelSpec {
     Norm norm = Norm::LayerNorm;
     bool bias = true;
     std::optional<bool> qkv_bias;           // biases on the q/k/v projections alone (Qwen2); default: `bias`
+    std::optional<bool> mlp_bias;           // biases on the MLP's (and experts') linear layers (GPT-J); default: `bias`
+    bool output_bias = false;               // a bias on the output layer, one per vocabulary entry (GPT-J's lm_head)
     bool tied_embeddings = true;
     std::optional<int64_t> embedding_dim;   // ALBERT factorized embedding; default hidden
     bool shared_layers = false;             // ALBERT cross-layer sharing

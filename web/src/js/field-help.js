@@ -54,6 +54,8 @@ export const HELP = {
   'model.position_embedding': ['learned, rope, alibi or none. Only learned adds weights (a table of max positions rows) and limits the sequence length.', PARAMS],
   'model.norm': ['layernorm or rmsnorm (no bias). Under Hugging Face code RMSNorm runs op by op and saves both an fp32 and a normalized copy of its input.', IMPL],
   'model.embedding_dim': ['Factorized embedding size (ALBERT): the word embedding becomes vocab × this, plus a mapping to hidden. Default hidden; a decoder with tied embeddings needs hidden.', PARAMS],
+  'model.mlp_bias': ['Biases on the MLP\'s linear layers and the experts\', whatever Bias says (GPT-J: unbiased attention, biased MLP). Default: the same as Bias.', PARAMS],
+  'model.output_bias': ['A bias on the output layer, one per vocabulary entry (GPT-J\'s lm_head); its own even with tied embeddings.', PARAMS],
   'model.qkv_bias': ['Biases on the query, key and value projections alone, whatever Bias says (Qwen2 and Qwen2.5: q/k/v biased, nothing else). Default: the same as Bias.', PARAMS],
   'model.bias': ['Biases in the linear layers and LayerNorms (GPT-2 and BERT have them, Llama not): a few vectors per layer.', PARAMS],
   'model.tied_embeddings': ['The output layer reuses the word-embedding matrix (no new weights). With pp > 1 the last stage still keeps its own copy, with gradients and optimizer states.', PIPE],

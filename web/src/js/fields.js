@@ -44,6 +44,8 @@ export const SECTIONS = [
       int('embedding_dim', 'Embedding dim', true),
       bool('bias', 'Bias', true, true),
       { key: 'qkv_bias', type: 'bool', label: 'Q/K/V bias', options: ['true', 'false'], more: true },
+      { key: 'mlp_bias', type: 'bool', label: 'MLP bias', options: ['true', 'false'], more: true },
+      bool('output_bias', 'Output-layer bias', false, true),
       bool('tied_embeddings', 'Tied embeddings', true, true),
       bool('shared_layers', 'Shared layers', false, true),
       pick('hidden_act', 'Activation (hidden_act)', ['gelu', 'gelu_new', 'gelu_pytorch_tanh', 'relu', 'silu'], true),
