@@ -237,6 +237,22 @@ std::vector<Rule> common(std::vector<Rule> more, const char* intermediate = "ffn
     return rules;
 }
 
+// Keys spelled the GPT-2 way (GPT2Config, GPTJConfig); activation_function is the hidden activation.
+std::vector<Rule> gpt2_keys(std::vector<Rule> more) {
+    std::vector<Rule> rules = {
+        {"n_layer", "layers", nullptr},
+        {"n_embd", "hidden", nullptr},
+        {"n_head", "heads", nullptr},
+        {"n_inner", "ffn_hidden", nullptr},
+        {"vocab_size", "vocab", nullptr},
+        {"n_positions", "max_positions", nullptr},
+        {"tie_word_embeddings", "tied_embeddings", nullptr},
+        {"activation_function", nullptr, read_plain_act},
+    };
+    rules.insert(rules.end(), more.begin(), more.end());
+    return rules;
+}
+
 // A boolean key as transformers reads it: the file's value, else the config class's default; a value that is
 // not true or false is refused at its key (and the default read).
 bool flag(const json& config, const char* key, bool fallback, Import& in) {
@@ -934,14 +950,7 @@ const std::vector<Family>& families() {
                           {{"arch", "decoder"}, {"mlp", "gelu"}, {"hidden_act", "gelu_new"},
                            {"position_embedding", "learned"}, {"norm", "layernorm"}, {"bias", true},
                            {"tied_embeddings", true}, {"fused_qkv", true}},
-                          {{"n_layer", "layers", nullptr},
-                           {"n_embd", "hidden", nullptr},
-                           {"n_head", "heads", nullptr},
-                           {"n_inner", "ffn_hidden", nullptr},
-                           {"vocab_size", "vocab", nullptr},
-                           {"n_positions", "max_positions", nullptr},
-                           {"tie_word_embeddings", "tied_embeddings", nullptr},
-                           {"activation_function", nullptr, read_plain_act}},
+                          gpt2_keys({}),
                           finish_gpt2};
         // BertConfig: an encoder with learned absolute positions, token types, LayerNorm and biases; the engine's
         // encoder defaults add the embedding norm and the pooler, as BERT's pretraining model has them.
@@ -1223,16 +1232,7 @@ const std::vector<Family>& families() {
             gptj_fixed[field] = value;
         const Family gptj{"gptj",
                           gptj_fixed,
-                          {{"n_layer", "layers", nullptr},
-                           {"n_embd", "hidden", nullptr},
-                           {"n_head", "heads", nullptr},
-                           {"n_inner", "ffn_hidden", nullptr},
-                           {"vocab_size", "vocab", nullptr},
-                           {"n_positions", "max_positions", nullptr},
-                           {"tie_word_embeddings", "tied_embeddings", nullptr},
-                           {"activation_function", nullptr, read_plain_act},
-                           {"rotary", nullptr, same_weights},
-                           {"rotary_dim", nullptr, same_weights}},
+                          gpt2_keys({{"rotary", nullptr, same_weights}, {"rotary_dim", nullptr, same_weights}}),
                           finish_gpt2};
         return std::vector<Family>{llama,     qwen2,     gemma,       gemma2,     gemma3,  gpt2,
                                    bert,      roberta,   albert,      qwen3,      mixtral, qwen3_moe,
