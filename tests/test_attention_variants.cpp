@@ -38,7 +38,11 @@ TEST_CASE("gpt-oss: exact Hugging Face totals with sinks, biased attention, rout
     // The model card's active count leaves out the input embedding: 3.61B.
     CHECK(r.parameters.active - r.parameters.embedding == 3608307264.0);
     const ModelGraph g = build_graph(r.config);
-    CHECK(g.groups.size() == 24);  // sliding, full, sliding, ... (layer_types)
+    // Two kinds of layer, alternating: sliding, full, sliding, ... (layer_types).
+    REQUIRE(g.groups.size() == 2);
+    CHECK(g.groups[0].count == 12);
+    CHECK(g.groups[1].count == 12);
+    for (size_t i = 0; i < g.layer_group.size(); ++i) CHECK(g.layer_group[i] == static_cast<int64_t>(i % 2));
     const Report big = test::report(R"({"framework": "pytorch", "model": {"preset": "gpt-oss-120b"}, "training": {"seq_len": 128}})");
     CHECK(big.parameters.total == 116829156672.0);
     CHECK(big.parameters.active - big.parameters.embedding == 5132849472.0);
@@ -94,9 +98,13 @@ TEST_CASE("Gemma 3 27B: four norms per layer, five local layers to one global, e
     const Report r = test::report(R"({"framework": "pytorch", "model": {"preset": "gemma-3-27b"}, "training": {"seq_len": 128}})");
     CHECK(r.parameters.total == 27009346304.0);  // llama.cpp's n_params for the text model
     const ModelGraph g = build_graph(r.config);
-    CHECK(g.groups.size() == 21);  // (5 local + 1 global) x 10, then 2 local
-    CHECK(g.groups[0].count == 5);
-    CHECK(g.groups[1].count == 1);
+    // (5 local + 1 global) x 10, then 2 local: two kinds of layer.
+    REQUIRE(g.groups.size() == 2);
+    CHECK(g.groups[0].count == 52);
+    CHECK(g.groups[1].count == 10);
+    CHECK(g.layer_group[4] == 0);
+    CHECK(g.layer_group[5] == 1);
+    CHECK(g.layer_group[61] == 0);
     // Each output norm keeps its input: 2 x s x h per layer more than without them (fp32 under autocast here).
     const Report plain = test::report(R"({"framework": "megatron", "model": {"preset": "gemma-3-27b", "post_norms": false},
         "training": {"seq_len": 4096}})");

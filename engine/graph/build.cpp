@@ -13,18 +13,23 @@ bool is_local_layer(const ModelSpec& m, int64_t i) {
     return m.sliding_window > 0 && (m.global_every == 0 || (i + 1) % m.global_every != 0);
 }
 
-std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm) {
+// One group per kind of layer, each layer's module built once: layers that alternate (gpt-oss's local and global
+// attention) share two groups however many there are, instead of one group per run of equal layers.
+std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm, std::vector<int64_t>& layer_group) {
     const ModelSpec& m = c.s.model;
     std::vector<LayerGroup> groups;
-    bool last_local = false;
+    std::vector<bool> local_of;  // each group's attention
+    layer_group.assign(static_cast<size_t>(m.layers), 0);
     for (int64_t i = 0; i < m.layers; ++i) {
         const bool moe = is_moe_layer(m, i), local = is_local_layer(m, i);
-        if (!groups.empty() && groups.back().moe == moe && last_local == local) {
-            ++groups.back().count;
-            continue;
+        size_t k = 0;
+        while (k < groups.size() && !(groups[k].moe == moe && local_of[k] == local)) ++k;
+        if (k == groups.size()) {
+            groups.push_back(LayerGroup{transformer_layer(c, post_norm, moe, local), 0, m.shared_layers, moe});
+            local_of.push_back(local);
         }
-        groups.push_back(LayerGroup{transformer_layer(c, post_norm, moe, local), 1, m.shared_layers, moe});
-        last_local = local;
+        ++groups[k].count;
+        layer_group[static_cast<size_t>(i)] = static_cast<int64_t>(k);
     }
     return groups;
 }

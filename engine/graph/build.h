@@ -20,7 +20,8 @@ bool is_moe_layer(const ModelSpec& m, int64_t i);
 // Layer i attends through a sliding window: every layer when model.global_every is 0, else all but every
 // global_every-th (Gemma 3: 5 local then 1 global; gpt-oss: alternating, sliding first).
 bool is_local_layer(const ModelSpec& m, int64_t i);
-// The model's layers as runs of identical layers (dense and MoE alternate where moe_every > 1).
-std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm);
+// The model's layers in one group per kind (dense or MoE, local or global attention), each built once;
+// `layer_group` gets each layer's group in execution order (the plan counts a stage's layers by group).
+std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm, std::vector<int64_t>& layer_group);
 
 }  // namespace shardcalc

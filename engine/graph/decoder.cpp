@@ -11,7 +11,7 @@ ModelGraph build_decoder(const Config& c) {
     const ModelSpec& m = c.s.model;
     ModelGraph g;
     g.pre = embedding_module(c);
-    g.groups = layer_groups(c, false);
+    g.groups = layer_groups(c, false, g.layer_group);
 
     g.post = Module{"head", {}, {}};
     g.post.ops.push_back(norm(b, "final_layernorm", m.hidden));

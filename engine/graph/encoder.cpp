@@ -11,7 +11,7 @@ ModelGraph build_encoder(const Config& c) {
     const int64_t e = *m.embedding_dim;
     ModelGraph g;
     g.pre = embedding_module(c);
-    g.groups = layer_groups(c, true);
+    g.groups = layer_groups(c, true, g.layer_group);
 
     g.post = Module{"head", {}, {}};
     // The pooler reads only the first token: its saved input is b*h elements, negligible.

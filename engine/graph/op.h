@@ -120,7 +120,8 @@ struct LayerGroup {
 
 struct ModelGraph {
     Module pre;                      // embeddings: first pipeline stage
-    std::vector<LayerGroup> groups;  // transformer layers in execution order
+    std::vector<LayerGroup> groups;  // one per kind of transformer layer (dense or MoE, local or global attention)
+    std::vector<int64_t> layer_group;  // each layer's group, in execution order
     Module post;                     // final norm, heads and loss: last pipeline stage
     int64_t total_layers() const {
         int64_t n = 0;

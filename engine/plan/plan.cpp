@@ -13,16 +13,13 @@ int64_t StagePlan::layer_count() const {
 
 namespace {
 
-// Layers [first, first + count) of the concatenated groups, split by group.
+// Layers [first, first + count) of the model, counted by group.
 std::vector<ChunkLayers> slice_layers(const ModelGraph& g, int64_t first, int64_t count) {
+    std::vector<int64_t> per_group(g.groups.size(), 0);
+    for (int64_t i = first; i < first + count; ++i) ++per_group[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])];
     std::vector<ChunkLayers> out;
-    int64_t offset = 0;
-    for (size_t gi = 0; gi < g.groups.size(); ++gi) {
-        const int64_t lo = std::max(first, offset);
-        const int64_t hi = std::min(first + count, offset + g.groups[gi].count);
-        if (hi > lo) out.push_back(ChunkLayers{static_cast<int64_t>(gi), hi - lo});
-        offset += g.groups[gi].count;
-    }
+    for (size_t gi = 0; gi < per_group.size(); ++gi)
+        if (per_group[gi] > 0) out.push_back(ChunkLayers{static_cast<int64_t>(gi), per_group[gi]});
     return out;
 }
 
