@@ -122,6 +122,23 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
     CHECK(acc.stages[0].layers == 7);
     CHECK(acc.stages[15].layers == 7);
     CHECK(acc.stages[7].layers == 8);
+    // With interleaving (Qwen3-235B-A22B's published layout, 94 layers + embedding + loss = 96 places over pp 8 x
+    // vpp 4): 3 places per model chunk; the embedding's chunk (rank 0's first) and the loss's (rank 7's last) hold
+    // 2 layers, so the first and last ranks hold 11, the others 12; the launch line names chunks per rank.
+    const Report q = test::report(R"({"model":{"preset":"qwen3-235b-a22b"},"training":{"seq_len":4096,"global_batch":512},
+        "parallel":{"dp":16,"tp":2,"sp":true,"pp":8,"vpp":4,"ep":32,"etp":1,"distributed_optimizer":true,
+                    "embedding_as_layer":true,"loss_as_layer":true}})");
+    CHECK(q.stages[0].layers == 11);
+    CHECK(q.stages[7].layers == 11);
+    for (int i = 1; i < 7; ++i) CHECK(q.stages[static_cast<size_t>(i)].layers == 12);
+    bool per_rank = false, per_stage = false;
+    for (const auto& cmd : launch_commands(q.config))
+        for (const auto& line : cmd.lines) {
+            per_rank = per_rank || line == "--num-virtual-stages-per-pipeline-rank 4";
+            per_stage = per_stage || line.rfind("--num-layers-per-virtual-pipeline-stage", 0) == 0;
+        }
+    CHECK(per_rank);
+    CHECK_FALSE(per_stage);
     // Errors name the field and say why.
     const auto err = [&](const char* parallel) {
         return test::error_of(R"({"model":{"preset":"llama-3.1-405b"},"training":{"global_batch":64},"parallel":)" +
@@ -133,4 +150,6 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
     CHECK(err(R"({"pp":4,"stage_layers":[31,32,32,31],"first_stage_layers":31})")["path"] == "/parallel/stage_layers");
     CHECK(err(R"({"pp":4,"embedding_as_layer":true})")["path"] == "/parallel/pp");  // 127 places over 4 stages
     CHECK(err(R"({"pp":1,"loss_as_layer":true})")["path"] == "/parallel/loss_as_layer");
+    // 128 places over pp 4 x vpp 3 = 12 chunks do not divide.
+    CHECK(err(R"({"pp":4,"vpp":3,"embedding_as_layer":true,"loss_as_layer":true})")["path"] == "/parallel/pp");
 }

@@ -28,13 +28,13 @@ std::vector<ChunkLayers> slice_layers(const ModelGraph& g, int64_t first, int64_
 Plan make_plan(const Config& c, const ModelGraph& g) {
     const int64_t pp = c.s.parallel.pp;
     const int64_t vpp = c.s.parallel.vpp;
-    // Layers per stage (validated), each stage's cut into vpp equal chunks. In model order the chunks run
-    // chunk 0 of every rank, then chunk 1 of every rank, ...: a chunk's first layer is the sum of the chunks before it.
-    const std::vector<int64_t> per_stage = pipeline_split(c.s.parallel, g.total_layers()).stage_layers;
+    // Layers per model chunk (validated). In model order the chunks run chunk 0 of every rank, then chunk 1 of
+    // every rank, ...: a chunk's first layer is the sum of the chunks before it.
+    const std::vector<int64_t> chunk_layers = pipeline_split(c.s.parallel, g.total_layers()).chunk_layers;
     std::vector<int64_t> chunk_start(static_cast<size_t>(pp * vpp));
     for (int64_t i = 0, at = 0; i < pp * vpp; ++i) {
         chunk_start[static_cast<size_t>(i)] = at;
-        at += per_stage[static_cast<size_t>(i % pp)] / vpp;
+        at += chunk_layers[static_cast<size_t>(i)];
     }
     Plan plan;
     for (int64_t r = 0; r < pp; ++r) {
@@ -47,7 +47,8 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
         for (int64_t k = 0; k < vpp; ++k) {
             Chunk ch;
             ch.global_index = k * pp + r;
-            ch.layers = slice_layers(g, chunk_start[static_cast<size_t>(ch.global_index)], per_stage[static_cast<size_t>(r)] / vpp);
+            ch.layers = slice_layers(g, chunk_start[static_cast<size_t>(ch.global_index)],
+                                     chunk_layers[static_cast<size_t>(ch.global_index)]);
             ch.inflight = inflight[static_cast<size_t>(k)];
             st.chunks.push_back(ch);
         }

@@ -7,7 +7,15 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-PipelineSplit fail(const char* path, std::string why) { return {{}, std::move(why), path}; }
+PipelineSplit fail(const char* path, std::string why) { return {{}, {}, std::move(why), path}; }
+
+// Each stage's layers cut into vpp equal chunks (the caller has checked that vpp divides them), in model order.
+PipelineSplit equal_chunks(std::vector<int64_t> stages, int64_t vpp) {
+    std::vector<int64_t> chunks;
+    for (int64_t k = 0; k < vpp; ++k)
+        for (const int64_t n : stages) chunks.push_back(n / vpp);
+    return {std::move(stages), std::move(chunks), "", ""};
+}
 
 // Every stage's count given (Megatron's --pipeline-model-parallel-layout): one per stage, adding up to the layers.
 PipelineSplit explicit_split(const ParallelSpec& p, int64_t layers) {
@@ -25,31 +33,33 @@ PipelineSplit explicit_split(const ParallelSpec& p, int64_t layers) {
         if (p.stage_layers[r] % p.vpp != 0)
             return fail(path, "vpp (" + str(p.vpp) + ") must divide every stage's layers (stage " + str(static_cast<int64_t>(r)) +
                                   " holds " + str(p.stage_layers[r]) + ") so its model chunks are equal");
-    return {p.stage_layers, "", ""};
+    return equal_chunks(p.stage_layers, p.vpp);
 }
 
 // The embedding and/or the loss counted as one layer each in an even split (Megatron-LM
-// get_num_layers_to_build with --account-for-embedding/loss-in-pipeline-split): the first and last stages
-// hold one layer fewer.
+// get_num_layers_to_build with --account-for-embedding/loss-in-pipeline-split): every model chunk holds the same
+// places, and the first chunk (rank 0's first, with the embedding) and the last (rank pp-1's last, with the loss)
+// one layer fewer.
 PipelineSplit accounted_split(const ParallelSpec& p, int64_t layers) {
     const char* path = p.embedding_as_layer ? "/parallel/embedding_as_layer" : "/parallel/loss_as_layer";
     if (p.first_stage_layers || p.last_stage_layers)
         return fail(path, "an even split with the embedding or loss counted as a layer; leave first_stage_layers and "
                           "last_stage_layers unset");
     if (p.pp < 2) return fail(path, "needs pipeline parallelism (pp > 1)");
-    if (p.vpp > 1) return fail(path, "with interleaving (vpp > 1) is not modelled yet; allowed: vpp = 1");
     const int64_t e = p.embedding_as_layer ? 1 : 0, l = p.loss_as_layer ? 1 : 0;
-    const int64_t places = layers + e + l;
-    if (places % p.pp != 0)
-        return fail("/parallel/pp", "pp (" + str(p.pp) + ") must divide model.layers plus the embedding and loss counted as "
-                                        "layers (" + str(places) + "); pp that work: " + divisors_text(places));
-    std::vector<int64_t> out(static_cast<size_t>(p.pp), places / p.pp);
-    out.front() -= e;
-    out.back() -= l;
-    if (out.front() < 1 || out.back() < 1)
-        return fail(path, "would leave the first or last stage without a transformer layer (" + str(places / p.pp) +
-                              " places per stage)");
-    return {out, "", ""};
+    const int64_t places = layers + e + l, chunks = p.pp * p.vpp;
+    if (places % chunks != 0)
+        return fail("/parallel/pp", "pp * vpp (" + str(chunks) + ") must divide model.layers plus the embedding and loss "
+                                        "counted as layers (" + str(places) + "); pp * vpp that work: " + divisors_text(places));
+    std::vector<int64_t> chunk(static_cast<size_t>(chunks), places / chunks);
+    chunk.front() -= e;
+    chunk.back() -= l;
+    if (chunk.front() < 1 || chunk.back() < 1)
+        return fail(path, "would leave the first or last model chunk without a transformer layer (" +
+                              str(places / chunks) + " places per chunk)");
+    std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
+    for (size_t i = 0; i < chunk.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += chunk[i];
+    return {std::move(stages), std::move(chunk), "", ""};
 }
 
 }  // namespace
@@ -68,7 +78,7 @@ PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers) {
                                             (layers % vpp == 0 ? "; pp that work with vpp = " + str(vpp) + ": " + divisors_text(layers / vpp)
                                                                : "; vpp does not divide the layers either") +
                                             "; or give parallel.first_stage_layers / last_stage_layers for an uneven split");
-        return {std::vector<int64_t>(static_cast<size_t>(pp), layers / pp), "", ""};
+        return equal_chunks(std::vector<int64_t>(static_cast<size_t>(pp), layers / pp), vpp);
     }
     if (pp < 2) return fail(first ? "/parallel/first_stage_layers" : "/parallel/last_stage_layers", "an uneven split needs pp > 1");
     const int64_t given = (first ? *p.first_stage_layers : 0) + (last ? *p.last_stage_layers : 0);
@@ -89,7 +99,7 @@ PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers) {
             return fail(r == 0 && first ? "/parallel/first_stage_layers" : r + 1 == out.size() && last ? "/parallel/last_stage_layers" : "/parallel/vpp",
                         "vpp (" + str(vpp) + ") must divide every stage's layers (stage " + str(static_cast<int64_t>(r)) + " holds " +
                             str(out[r]) + ") so its model chunks are equal");
-    return {out, "", ""};
+    return equal_chunks(out, vpp);
 }
 
 }  // namespace shardcalc

@@ -4,7 +4,8 @@
 // transformer_block.py get_num_layers_to_build with --decoder-first/last-pipeline-num-layers), or with the
 // embedding and loss counted as layers (--account-for-embedding/loss-in-pipeline-split), or every stage's count
 // given (--pipeline-model-parallel-layout). Each stage's
-// layers are cut into vpp equal model chunks. The one copy of this rule: the plan, the validation and the
+// layers are cut into vpp equal model chunks, but for the embedding and loss counted as layers with vpp > 1: then
+// every chunk holds the same places and the first chunk (the embedding's) and the last (the loss's) one layer fewer. The one copy of this rule: the plan, the validation and the
 // launch command read it here.
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@ namespace shardcalc {
 
 struct PipelineSplit {
     std::vector<int64_t> stage_layers;  // per pipeline rank; empty when the split is impossible
+    std::vector<int64_t> chunk_layers;  // per model chunk, in model order (chunk k * pp + r is rank r's k-th)
     std::string problem;                // why it is impossible (for the field in `path`)
     std::string path;                   // "/parallel/pp", "/parallel/first_stage_layers", ...
 };

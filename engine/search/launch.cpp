@@ -47,7 +47,8 @@ LaunchCommand megatron_lm(const Config& c) {
         l.push_back("--pipeline-model-parallel-layout \"" + layout + "\"");
     }
     // Megatron's virtual-stage flag counts layers per chunk, which an uneven split has no single value of.
-    const bool even = !p.first_stage_layers && !p.last_stage_layers && p.stage_layers.empty();
+    const bool even = !p.first_stage_layers && !p.last_stage_layers && p.stage_layers.empty() && !p.embedding_as_layer &&
+                      !p.loss_as_layer;
     if (p.vpp > 1 && even)
         l.push_back("--num-layers-per-virtual-pipeline-stage " + n(c.s.model.layers / (p.pp * p.vpp)));
     else if (p.vpp > 1) l.push_back("--num-virtual-stages-per-pipeline-rank " + n(p.vpp));
