@@ -219,3 +219,18 @@ TEST_CASE("overlapping the token dispatcher with compute hides it up to the comp
     for (const auto& e : hidden.perf.comm[0].entries) b += e.volume();
     CHECK(a == doctest::Approx(b));
 }
+
+// Router z-loss (training.router_z_loss): the fp32 logits [tokens, experts] kept per MoE layer, nothing else.
+TEST_CASE("router z-loss keeps each MoE layer's fp32 router logits") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"mixtral-8x7b"},"training":{"seq_len":4096,"micro_batch":1,
+        "global_batch":64,"recompute":"none")";
+    const std::string plan = R"(},"parallel":{"tp":2,"sp":true,"pp":4,"ep":4,"dp":4},"hardware":{"preset":"h100-sxm-80gb"}})";
+    const Report off = test::report(base + plan);
+    const Report on = test::report(base + R"(,"router_z_loss":true)" + plan);
+    // Per microbatch on stage 0: 8 layers x (4096 tokens / tp 2 under sequence parallelism) x 8 experts x 4 bytes,
+    // times the microbatches stage 0 keeps in flight (pp = 4).
+    const double per_mb = 8.0 * (4096 / 2) * 8 * 4;
+    CHECK(on.stages[0].activations - off.stages[0].activations == doctest::Approx(4 * per_mb).epsilon(1e-9));
+    CHECK(on.parameters.total == off.parameters.total);
+    CHECK(test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"training":{"router_z_loss":true}})")["path"] == "/training/router_z_loss");
+}

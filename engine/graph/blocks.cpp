@@ -10,7 +10,7 @@ BuildContext build_context(const Config& c) {
                         c.traits.fused_glu, c.d.vocab_padded,
                         bytes_of(c.s.training.dtype), c.traits.autocast ? 4.0 : bytes_of(c.s.training.dtype),
                         c.s.model.arch == Arch::Decoder,
-                        c.traits.hf_code,   c.traits.autocast};
+                        c.traits.hf_code,   c.traits.autocast,             c.s.training.router_z_loss};
 }
 
 ParamTensor weight(int64_t out, int64_t in, ParamSplit split) { return ParamTensor{"w", {out, in}, split, false}; }
@@ -312,6 +312,9 @@ Module moe_mlp(const BuildContext& b) {
     // (top-k softmax) for backward.
     Op router = high_precision(linear("router", experts, h, m.router_bias, Parallel::None, SavedSplit::Sequence, h));
     router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
+    // The z-loss, mean(logsumexp(logits)^2) (megatron/core/transformer/moe/moe_utils.py z_loss_func), keeps the
+    // logits it reads in fp32 for logsumexp's backward.
+    if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
     router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
     mod.ops.push_back(router);
     // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide.

@@ -19,6 +19,7 @@ struct BuildContext {
     bool causal;        // decoder self-attention masks the future
     bool hf_code;       // Hugging Face modules in eager PyTorch (framework traits)
     bool autocast;      // torch.autocast: every consuming linear casts its fp32 input itself
+    bool router_z_loss; // training.router_z_loss: the router keeps its fp32 logits too
 };
 
 BuildContext build_context(const Config& c);

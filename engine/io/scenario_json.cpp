@@ -132,6 +132,7 @@ TrainingSpec parse_training(const json* j) {
     assign(t.train_tokens, r.number("train_tokens", 0, 1e18));
     assign(t.expert_imbalance, r.number("expert_imbalance", 1, 1e6));
     t.capacity_factor = r.number("capacity_factor", 1e-3, 1e6);
+    assign(t.router_z_loss, r.boolean("router_z_loss"));
     assign(t.fp8, r.choice<Fp8Recipe>("fp8"));
     const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
                           "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
@@ -339,6 +340,7 @@ json scenario_to_json(const Scenario& s) {
     if (moe) {
         training["expert_imbalance"] = t.expert_imbalance;
         put(training, "capacity_factor", t.capacity_factor);
+        training["router_z_loss"] = t.router_z_loss;
     }
 
     const ParallelSpec& p = s.parallel;

@@ -117,6 +117,9 @@ struct TrainingSpec {
     // multiple of the mean (unset: dropless). Peak memory and time are the busiest rank's.
     double expert_imbalance = 1;
     std::optional<double> capacity_factor;
+    // The router's z-loss (ST-MoE, Zoph et al. 2022; Megatron --moe-z-loss-coeff > 0): logsumexp of the router
+    // logits squared, whose backward needs the fp32 logits of every token.
+    bool router_z_loss = false;
     Fp8Recipe fp8 = Fp8Recipe::None;
 };
 

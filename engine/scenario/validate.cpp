@@ -132,6 +132,7 @@ void validate_training(const Config& c, Checks& check) {
     if (m.experts == 0) {
         check.require(t.expert_imbalance == 1, "/training/expert_imbalance", "describes expert routing; the model has no experts");
         check.require(!t.capacity_factor, "/training/capacity_factor", "describes expert routing; the model has no experts");
+        check.require(!t.router_z_loss, "/training/router_z_loss", "describes expert routing; the model has no experts");
     }
 }
 

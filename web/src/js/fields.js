@@ -90,6 +90,7 @@ export const SECTIONS = [
       pick('fp8', 'FP8 GEMMs (recipe)', ['none', 'delayed', 'current', 'blockwise'], true),
       num('expert_imbalance', 'Expert load imbalance', true),
       num('capacity_factor', 'Expert capacity factor', true),
+      bool('router_z_loss', 'Router z-loss', false, true),
     ],
   },
   {
