@@ -234,3 +234,36 @@ TEST_CASE("router z-loss keeps each MoE layer's fp32 router logits") {
     CHECK(on.parameters.total == off.parameters.total);
     CHECK(test::error_of(R"({"model":{"preset":"llama-3.1-8b"},"training":{"router_z_loss":true}})")["path"] == "/training/router_z_loss");
 }
+
+// Megatron's allgather dispatcher (parallel.moe_dispatcher): the expert group's tokens gathered on each of its ranks.
+TEST_CASE("allgather dispatcher: the ep x etp group's tokens gathered, a global buffer, no all-to-all") {
+    const std::string plan = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64},
+        "parallel": {"dp": 8, "tp": 2, "sp": true, "pp": 4, "ep": 4, "distributed_optimizer": true)";
+    const Report a2a = test::report(plan + "}}");
+    const Report ag = test::report(plan + R"(, "moe_dispatcher": "allgather"}})");
+    // Rows gathered: 4096 tokens / tp 2 (the sp shard) x ep 4 x etp 2 = 16384 of hidden 4096 in bf16.
+    const double gathered = 16384.0 * 4096 * 2;
+    const CommEntry* dispatch = entry(ag, Dim::Ep, "tokens of the expert group gathered (forward dispatch)");
+    REQUIRE(dispatch != nullptr);
+    CHECK(dispatch->kind == CollectiveKind::AllGather);
+    CHECK(dispatch->bytes == doctest::Approx(gathered));
+    CHECK(dispatch->group.size == 8);
+    CHECK(dispatch->count == 8 * 8);  // 8 MoE layers on stage 0, 64 samples / dp 8 = 8 microbatches
+    const CommEntry* probs = entry(ag, Dim::Ep, "routing probabilities gathered, fp32 (forward)");
+    REQUIRE(probs != nullptr);
+    CHECK(probs->bytes == doctest::Approx(16384.0 * 8 * 4));
+    CHECK(entry(ag, Dim::Ep, "tokens to their experts (forward dispatch)") == nullptr);
+    CHECK(entry(a2a, Dim::Ep, "tokens of the expert group gathered (forward dispatch)") == nullptr);
+    // The gathered hidden states: a buffer of its own on every stage (all hold MoE layers).
+    for (size_t s = 0; s < 4; ++s)
+        CHECK(ag.stages[s].other.comm_buffers - a2a.stages[s].other.comm_buffers == doctest::Approx(gathered));
+    // The same experts run the same rows: parameters and saved activations do not change.
+    CHECK(ag.parameters.total == a2a.parameters.total);
+    CHECK(ag.stages[0].activations == doctest::Approx(a2a.stages[0].activations));
+    // Refused where it means nothing, and with the all-to-all's overlap.
+    CHECK(test::error_of(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"moe_dispatcher": "allgather"}})")["path"] ==
+          "/parallel/moe_dispatcher");
+    CHECK(test::error_of(plan + R"(, "moe_dispatcher": "allgather", "overlap_moe_comm": true}})")["path"] == "/parallel/overlap_moe_comm");
+    CHECK(test::error_of(plan + R"(, "moe_dispatcher": "all-gather"}})")["path"] == "/parallel/moe_dispatcher");
+}

@@ -203,7 +203,22 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             bwd_each += x.in_bwd;
             made.push_back(x);
         };
-        if (p.ep > 1) {
+        if (p.moe_dispatcher == MoeDispatcher::AllGather) {
+            // Megatron-Core's allgather dispatcher (MoEAllGatherTokenDispatcher): every token of the expert-tensor x
+            // expert-parallel group gathered on every rank of it (ranks adjacent: stride 1), each rank keeping those
+            // its experts were chosen for; the combine scales by the probabilities, scatters back into the gathered
+            // shape and reduce-scatters it. The fp32 routing probabilities are gathered too. Backward: transposes.
+            const Group g = make_group(p.ep * etp, 1, c);
+            const double gathered = allgather_dispatch_rows(c);
+            both_passes(g, CollectiveKind::AllGather, "tokens of the expert group gathered (forward dispatch)", gathered * m.hidden * a, true);
+            both_passes(g, CollectiveKind::AllGather, "routing probabilities gathered, fp32 (forward)",
+                        gathered * static_cast<double>(m.experts) * 4, true);
+            both_passes(g, CollectiveKind::ReduceScatter, "expert outputs reduce-scattered back (forward combine)", gathered * m.hidden * a, true);
+            both_passes(g, CollectiveKind::AllGather, "output gradients gathered (backward)", gathered * m.hidden * a, false);
+            both_passes(g, CollectiveKind::ReduceScatter, "token gradients reduce-scattered back (backward)", gathered * m.hidden * a, false);
+            both_passes(g, CollectiveKind::ReduceScatter, "probability gradients reduce-scattered back, fp32 (backward)",
+                        gathered * static_cast<double>(m.experts) * 4, false);
+        } else if (p.ep > 1) {
             const Group g = group_of(Dim::Ep, p.ep, c);
             const double bytes = rows * m.hidden * a;
             both_passes(g, CollectiveKind::AllToAll, "tokens to their experts (forward dispatch)", bytes, true);
@@ -211,7 +226,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             both_passes(g, CollectiveKind::AllToAll, "output gradients to the experts (backward)", bytes, false);
             both_passes(g, CollectiveKind::AllToAll, "input gradients back (backward)", bytes, false);
         }
-        if (etp > 1 && p.sp) {
+        if (etp > 1 && p.sp && p.moe_dispatcher == MoeDispatcher::AllToAll) {
             const Group g = make_group(etp, 1, c);  // expert-tensor ranks are adjacent (stride 1)
             const double gathered = rows * static_cast<double>(etp) * m.hidden;
             both_passes(g, CollectiveKind::AllGather, "dispatched tokens over the expert-tensor group (forward)", gathered * a, true);

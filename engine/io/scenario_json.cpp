@@ -157,6 +157,7 @@ ParallelSpec parse_parallel(const json* j) {
     assign(p.ep, r.integer("ep", 1, kDegree));
     p.etp = r.integer("etp", 1, kDegree);
     assign(p.overlap_moe_comm, r.boolean("overlap_moe_comm"));
+    assign(p.moe_dispatcher, r.choice<MoeDispatcher>("moe_dispatcher"));
     if (const auto z = r.integer("zero", 0, 3)) p.zero = static_cast<int>(*z);
     assign(p.distributed_optimizer, r.boolean("distributed_optimizer"));
     assign(p.offload_optimizer, r.choice<Offload>("offload_optimizer"));
@@ -359,6 +360,7 @@ json scenario_to_json(const Scenario& s) {
         parallel["ep"] = p.ep;
         put(parallel, "etp", p.etp);
         parallel["overlap_moe_comm"] = p.overlap_moe_comm;
+        parallel["moe_dispatcher"] = name_of(p.moe_dispatcher);
     }
 
     const HardwareSpec& h = s.hardware;

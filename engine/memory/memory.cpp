@@ -6,6 +6,7 @@
 #include "memory/activations.h"
 #include "memory/allocator.h"
 #include "memory/model_states.h"
+#include "scenario/dimension.h"
 
 namespace shardcalc {
 namespace {
@@ -95,15 +96,26 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest
 // saved tensor (the gradient flowing in and the one flowing out are alive together).
+// Megatron's allgather dispatcher, per MoE layer and microbatch: the gathered hidden states of the expert group
+// (dispatch forward; the output gradients gathered backward), one tensor of the gathered shape at a time.
+double allgather_dispatch_bytes(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    if (p.moe_dispatcher != MoeDispatcher::AllGather || p.ep * expert_tp(p) == 1) return 0;
+    return allgather_dispatch_rows(c) * static_cast<double>(c.s.model.hidden) * bytes_of(c.s.training.dtype);
+}
+
 double layer_backward_transient(const Config& c, const ModelGraph& g, const StagePlan& st) {
     double peak = 0;
     for (const auto& ch : st.chunks)
         for (const auto& cl : ch.layers) {
-            const Module& layer = g.groups[static_cast<size_t>(cl.group)].layer;
+            const LayerGroup& grp = g.groups[static_cast<size_t>(cl.group)];
+            const Module& layer = grp.layer;
             const double all = module_activation_bytes(layer, c, false);
             const double recompute = all - layer_activation_bytes(layer, c) +
                                      (c.s.training.recompute == Recompute::Full ? layer_checkpoint_bytes(c) : 0);
-            peak = std::max(peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c));
+            // The allgather dispatcher's backward gathers the output gradients of the whole expert group.
+            const double gathered = grp.moe ? allgather_dispatch_bytes(c) : 0;
+            peak = std::max(peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c) + gathered);
         }
     return peak;
 }
@@ -232,6 +244,12 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
         OtherBytes o;
         buffers(c, g, tally, o);
         p.comm_buffers = o.comm_buffers;
+        // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
+        // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.
+        bool moe_stage = false;
+        for (const auto& ch : st.chunks)
+            for (const auto& cl : ch.layers) moe_stage = moe_stage || g.groups[static_cast<size_t>(cl.group)].moe;
+        if (moe_stage) p.comm_buffers += allgather_dispatch_bytes(c);
         p.cast_weights = o.cast_weights;
         // Under full recompute the layers run forward without saving anything, so autocast's casts of their
         // weights die with the forward; only the embedding's and head's casts stay for backward

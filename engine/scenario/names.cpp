@@ -28,6 +28,7 @@ SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eage
 SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "current"},
                 {Fp8Recipe::Blockwise, "blockwise"})
 SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offload::Nvme, "nvme"})
+SHARDCALC_NAMES(MoeDispatcher, {MoeDispatcher::AllToAll, "alltoall"}, {MoeDispatcher::AllGather, "allgather"})
 SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},
                 {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"})
 

@@ -84,6 +84,12 @@ double routed_tokens_factor(const Config& c, bool busiest) {
     return (busiest ? c.d.routed_busiest : c.d.routed_mean) * static_cast<double>(p.sp ? expert_tp(p) : 1);
 }
 
+double allgather_dispatch_rows(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const double local = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses * (p.sp ? p.tp : 1));
+    return local * static_cast<double>(p.ep * expert_tp(p));
+}
+
 Config resolve(Scenario scenario) {
     Config c;
     if (scenario.hardware.preset_defaulted)

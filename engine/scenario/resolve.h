@@ -40,6 +40,10 @@ Config resolve(Scenario scenario);
 // under sequence parallelism (Megatron's alltoall dispatcher all-gathers over etp before the expert GEMMs).
 double routed_tokens_factor(const Config& c, bool busiest);
 
+// Megatron's allgather dispatcher: the rows of hidden states each device gathers per MoE layer and microbatch,
+// its sequence shard's tokens from every rank of the expert-tensor x expert-parallel group.
+double allgather_dispatch_rows(const Config& c);
+
 // The individual steps, exposed for tests.
 void apply_defaults(Scenario& s, std::vector<std::string>& notes);
 void validate(const Config& c);

@@ -24,6 +24,8 @@ enum class Attention { Flash, Eager };
 // activations and 128x128 for weights (blockwise, DeepSeek-V3's fine-grained quantization).
 enum class Fp8Recipe { None, Delayed, Current, Blockwise };
 enum class Offload { None, Cpu, Nvme };
+// Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py, --moe-token-dispatcher-type).
+enum class MoeDispatcher { AllToAll, AllGather };
 enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch };
 enum class Schedule { OneFOneB, GPipe };  // interleaved 1F1B is OneFOneB with vpp > 1
 // The activation function as the model code spells it (Hugging Face `hidden_act` /
@@ -133,6 +135,7 @@ struct ParallelSpec {
     // The token dispatcher's collectives hidden behind another microbatch's computation (Megatron-Core
     // --overlap-moe-expert-parallel-comm with its combined 1F1B schedule; DeepSeek-V3's DualPipe, sec. 3.2.1).
     bool overlap_moe_comm = false;
+    MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
     bool sp = false;
     int zero = 0;
     bool distributed_optimizer = false;

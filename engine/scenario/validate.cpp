@@ -144,8 +144,14 @@ void validate_experts(const Config& c, Checks& check) {
     const int64_t etp = expert_tp(p);
     if (m.experts == 0) {
         check.require(p.ep == 1, "/parallel/ep", "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
+        check.require(p.moe_dispatcher == MoeDispatcher::AllToAll, "/parallel/moe_dispatcher",
+                      "chooses how tokens reach their experts; the model has no experts");
         return;
     }
+    // Megatron-Core overlaps the expert-parallel exchange with another microbatch only for the all-to-all
+    // (and flex) dispatchers (--overlap-moe-expert-parallel-comm).
+    check.require(!(p.overlap_moe_comm && p.moe_dispatcher == MoeDispatcher::AllGather), "/parallel/overlap_moe_comm",
+                  "is Megatron's overlap of the all-to-all dispatcher; with moe_dispatcher allgather: false");
     check.require(p.ep == 1 || dimension(Dim::Ep).run_by(c.s.framework), "/parallel/ep",
                   std::string("expert parallelism runs under megatron or deepspeed, not ") + name_of(c.s.framework) + "; allowed: 1");
     check.divides(p.ep, {{"model.experts", m.experts, "each rank holds experts / ep of them"}}, "/parallel/ep", "ep");

@@ -55,8 +55,7 @@ LaunchCommand megatron_lm(const Config& c) {
     if (p.sp) l.push_back("--sequence-parallel");
     if (p.cp > 1) l.push_back("--context-parallel-size " + n(p.cp));
     if (c.s.model.experts > 0) {
-        // The dispatcher the engine models (communication: all-to-all over ep, all-gather/reduce-scatter over etp).
-        l.push_back("--moe-token-dispatcher-type alltoall");
+        l.push_back(std::string("--moe-token-dispatcher-type ") + name_of(p.moe_dispatcher));
         if (p.ep > 1) l.push_back("--expert-model-parallel-size " + n(p.ep));
         if (expert_tp(p) != p.tp) l.push_back("--expert-tensor-parallel-size " + n(expert_tp(p)));
         if (p.overlap_moe_comm) l.push_back("--overlap-moe-expert-parallel-comm");

@@ -106,6 +106,7 @@ export const SECTIONS = [
       int('ep', 'Expert parallel (ep)'),
       int('etp', 'Expert tensor parallel (etp)', true),
       bool('overlap_moe_comm', 'Overlap expert all-to-all', false, true),
+      pick('moe_dispatcher', 'MoE token dispatcher', ['alltoall', 'allgather'], true),
       int('vpp', 'Virtual pipeline (vpp)', true),
       int('first_stage_layers', 'First stage layers', true),
       int('last_stage_layers', 'Last stage layers', true),
