@@ -128,12 +128,6 @@ OpCost OpCost::scaled(double k) const {
     return o;
 }
 
-double tokens_per_device(const Config& c, bool tensor_region) {
-    const ParallelSpec& p = c.s.parallel;
-    const double tokens = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses);
-    return tensor_region || !p.sp ? tokens : tokens / p.tp;
-}
-
 OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
     OpCost cost;
     for (const auto& w : op.work) cost += work_cost(w, c);

@@ -26,7 +26,4 @@ struct OpCost {
 OpCost op_cost(const Op& op, const Config& c, bool in_layer);
 OpCost module_cost(const Module& m, const Config& c, bool in_layer);
 
-// Tokens of one microbatch on one device in a region (exposed for the communication model).
-double tokens_per_device(const Config& c, bool tensor_region);
-
 }  // namespace shardcalc

@@ -389,6 +389,14 @@ void read_qwen_window(const json& config, int64_t first_full, bool alternate, Im
     place_window(window, "sliding_window", local, key, what, in);
 }
 
+// A family whose MLP (or experts) is always biased and whose attention_bias defaults to true (GPT-NeoX, gpt-oss):
+// false takes the biases of attention alone (model.bias false, model.mlp_bias true).
+void read_attention_bias_beside_biased_mlp(const json& config, Import& in) {
+    if (flag(config, "attention_bias", true, in)) return;
+    in.set("bias", false, "attention_bias");
+    in.set("mlp_bias", true, "attention_bias");
+}
+
 // Llama's attention_bias biases q, k, v and o; mlp_bias the MLP's three matrices.
 void finish_llama(const json& config, Import& in) {
     read_biases(config, flag(config, "mlp_bias", false, in), in);
@@ -671,12 +679,8 @@ void finish_llama4(const json& config, Import& in) {
 // (model.attention_sinks). The engine's model.bias is exactly these: the attention's four and both expert
 // projections'. So intermediate_size is one expert's width (model.expert_ffn_hidden) and model.ffn_hidden.
 void finish_gpt_oss(const json& config, Import& in) {
-    // attention_bias false (default true) leaves the experts' biases (GptOssExperts gate_up_proj_bias,
-    // down_proj_bias): model.mlp_bias.
-    if (!flag(config, "attention_bias", true, in)) {
-        in.set("bias", false, "attention_bias");
-        in.set("mlp_bias", true, "attention_bias");
-    }
+    // GptOssExperts keep gate_up_proj_bias and down_proj_bias whatever attention_bias says.
+    read_attention_bias_beside_biased_mlp(config, in);
     if (const json* width = find(config, "intermediate_size")) in.set("expert_ffn_hidden", *width, "intermediate_size");
     // OpenAI's configs also write experts_per_token (their own code's name, which GptOssConfig does not read):
     // it stands in for num_experts_per_tok only when that is missing, and must not disagree with it.
@@ -853,11 +857,7 @@ void finish_gpt_neox(const json& config, Import& in) {
         in.model["parallel_block"] = true;
         in.model["parallel_norms"] = true;
     }
-    // attention_bias false leaves the MLP biased (GPTNeoXMLP always is).
-    if (!flag(config, "attention_bias", true, in)) {
-        in.set("bias", false, "attention_bias");
-        in.set("mlp_bias", true, "attention_bias");
-    }
+    read_attention_bias_beside_biased_mlp(config, in);  // GPTNeoXMLP is always biased
 }
 
 const std::vector<Family>& families() {

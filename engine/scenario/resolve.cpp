@@ -84,10 +84,15 @@ double routed_tokens_factor(const Config& c, bool busiest) {
     return (busiest ? c.d.routed_busiest : c.d.routed_mean) * static_cast<double>(p.sp ? expert_tp(p) : 1);
 }
 
+double tokens_per_device(const Config& c, bool tensor_region) {
+    const ParallelSpec& p = c.s.parallel;
+    const double tokens = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses);
+    return tensor_region || !p.sp ? tokens : tokens / p.tp;
+}
+
 double allgather_dispatch_rows(const Config& c) {
     const ParallelSpec& p = c.s.parallel;
-    const double local = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses * (p.sp ? p.tp : 1));
-    return local * static_cast<double>(p.ep * expert_tp(p));
+    return tokens_per_device(c, false) * static_cast<double>(p.ep * expert_tp(p));
 }
 
 Config resolve(Scenario scenario) {

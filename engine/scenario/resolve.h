@@ -40,6 +40,10 @@ Config resolve(Scenario scenario);
 // under sequence parallelism (Megatron's alltoall dispatcher all-gathers over etp before the expert GEMMs).
 double routed_tokens_factor(const Config& c, bool busiest);
 
+// Tokens of one microbatch on one device: in the tensor-parallel region, or in the sequence region (its sp
+// shard). The compute, communication and memory models all read it here.
+double tokens_per_device(const Config& c, bool tensor_region);
+
 // Megatron's allgather dispatcher: the rows of hidden states each device gathers per MoE layer and microbatch,
 // its sequence shard's tokens from every rank of the expert-tensor x expert-parallel group.
 double allgather_dispatch_rows(const Config& c);
