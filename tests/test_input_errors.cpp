@@ -29,6 +29,11 @@ TEST_CASE("wrong types and out-of-range values") {
     CHECK(path_of(R"({"model":{"preset":"gpt2","hidden":-768}})") == "/model/hidden");
     CHECK(path_of(R"({"model":{"preset":"gpt2","hidden":768.5}})") == "/model/hidden");
     CHECK(path_of(R"({"model":{"preset":"gpt2","bias":"yes"}})") == "/model/bias");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","mlp_bias":"yes"}})") == "/model/mlp_bias");
+    CHECK(path_of(R"({"model":{"preset":"gpt2","output_bias":1}})") == "/model/output_bias");
+    // A bias on the output layer belongs to a decoder's language-model head.
+    CHECK(path_of(R"({"model":{"preset":"bert-base","output_bias":true}})") == "/model/output_bias");
+    CHECK(path_of(R"({"model":{"preset":"mixtral-8x7b"},"parallel":{"moe_dispatcher":3}})") == "/parallel/moe_dispatcher");
     CHECK(path_of(R"({"model":{"preset":"gpt2","mlp":"swish"}})") == "/model/mlp");
     CHECK(message_of(R"({"model":{"preset":"gpt2","mlp":"swish"}})").find("gelu|relu|swiglu|geglu") != std::string::npos);
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":{"dropout":1.5}})") == "/training/dropout");
