@@ -29,45 +29,41 @@ double elements(const Work& w, const Config& c) {
 
 // A GEMM of [m, k] by [k, n] forward, and backward its data gradient [m, n] by [n, k] and weight gradient [k, m]
 // by [m, n], in fp8 where the op runs so.
-OpCost gemm_passes(double m, double k, double n, const Work& w, const Config& c) {
+void gemm_passes(double m, double k, double n, const Work& w, const Config& c, const char* name, WorkKernels& out) {
     const bool fp8 = runs_in_fp8(w, c);
-    OpCost cost;
-    cost.fwd = gemm_kernel(m, k, n, c, fp8);
-    cost.bwd = gemm_kernel(m, n, k, c, fp8);
-    cost.bwd += gemm_kernel(k, m, n, c, fp8);
-    return cost;
+    out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, fp8), {m, k, n, fp8});
+    out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, fp8), {m, n, k, fp8});
+    out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, fp8), {k, m, n, fp8});
 }
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width. Model
 // FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
-OpCost expert_matmul(const Work& w, const Config& c) {
+void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
     const double etp = static_cast<double>(expert_tp(c.s.parallel));
     const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
-    OpCost cost = gemm_passes(routed_tokens(c), k, n, w, c);
+    gemm_passes(routed_tokens(c), k, n, w, c, "grouped gemm", out);
     const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
-    cost.model_flops = 3 * cost.fwd.flops * mean;
-    cost.model_flops_full_attention = cost.model_flops;
-    return cost;
+    out.model_flops = 3 * out.list[0].kernel.flops * mean;
+    out.model_flops_full_attention = out.model_flops;
 }
 
-OpCost matmul(const Work& w, const Config& c) {
-    if (w.routed) return expert_matmul(w, c);
+void matmul(const Work& w, const Config& c, WorkKernels& out) {
+    if (w.routed) return expert_matmul(w, c, out);
     // Sharded GEMMs see every token of the (gathered) sequence shard and 1/tp of the weight;
     // replicated ones run on each tp rank, on the sequence shard under sp.
     const double m = tokens_per_device(c, w.sharded);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
-    OpCost cost = gemm_passes(m, k, n, w, c);
+    gemm_passes(m, k, n, w, c, "gemm", out);
     // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
     // without sp repeat the same work on every tp rank: count it once.
     const bool redundant = !w.sharded && !c.s.parallel.sp;
-    cost.model_flops = 3 * cost.fwd.flops / (redundant ? tp(c) : 1);
-    cost.model_flops_full_attention = cost.model_flops;
-    return cost;
+    out.model_flops = 3 * out.list[0].kernel.flops / (redundant ? tp(c) : 1);
+    out.model_flops_full_attention = out.model_flops;
 }
 
-OpCost attention(const Work& w, const Config& c) {
+void attention(const Work& w, const Config& c, WorkKernels& out) {
     const ParallelSpec& p = c.s.parallel;
     const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
     // Score pairs per device: heads split by tp (and Ulysses), queries by cp (Ulysses keeps the
@@ -83,40 +79,47 @@ OpCost attention(const Work& w, const Config& c) {
     const double a = bytes_of(c.s.training.dtype);
     const double tokens = tokens_per_device(c, true);
     const double qkvo = 2 * tokens * (w.heads / tp(c)) * (w.head_dim + dv) * a;
-    OpCost cost;
     if (w.flash) {
         // FlashAttention skips fully masked blocks and recomputes QK^T in backward: 2.5x the forward
         // FLOPs (Dao 2023, FlashAttention-2, sec. 3.1 / 4.1).
-        cost.fwd = attention_kernel(useful, qkvo, c);
-        cost.bwd = attention_kernel(2.5 * useful, 2 * qkvo, c);
+        out.add(Pass::Forward, "flash attention", attention_kernel(useful, qkvo, c));
+        out.add(Pass::BackwardData, "flash attention", attention_kernel(2.5 * useful, 2 * qkvo, c));
     } else {
-        // Eager attention computes every pair, masked or not: two batched GEMMs forward, four backward.
+        // Eager attention computes every pair, masked or not: two batched GEMMs forward, and each one's two
+        // data gradients backward (neither operand is a weight).
         const double rows = b * (w.heads / (tp(c) * p.ulysses)) * (s / p.cp);
-        cost.fwd = gemm_kernel(rows, w.head_dim, s, c);
-        cost.fwd += gemm_kernel(rows, s, dv, c);
-        cost.bwd = scaled(cost.fwd, 2);
-    }
-    cost.model_flops = 3 * useful;
-    cost.model_flops_full_attention = 3 * full;
-    return cost;
-}
-
-OpCost work_cost(const Work& w, const Config& c) {
-    switch (w.kind) {
-        case WorkKind::Matmul: return matmul(w, c);
-        case WorkKind::Attention: return attention(w, c);
-        case WorkKind::Elementwise: {
-            const double n = elements(w, c);
-            OpCost cost;
-            if (w.fwd_bytes > 0) cost.fwd = memory_kernel(n * w.fwd_bytes, c, w.fwd_kernels);
-            if (w.bwd_bytes > 0) cost.bwd = memory_kernel(n * w.bwd_bytes, c, w.bwd_kernels);
-            return cost;
+        const double d = static_cast<double>(w.head_dim);
+        out.add(Pass::Forward, "scores gemm", gemm_kernel(rows, d, s, c), {rows, d, s});
+        out.add(Pass::Forward, "values gemm", gemm_kernel(rows, s, dv, c), {rows, s, dv});
+        for (int i = 0; i < 2; ++i) {
+            out.add(Pass::BackwardData, "scores gemm", gemm_kernel(rows, d, s, c), {rows, d, s});
+            out.add(Pass::BackwardData, "values gemm", gemm_kernel(rows, s, dv, c), {rows, s, dv});
         }
     }
-    return {};
+    out.model_flops = 3 * useful;
+    out.model_flops_full_attention = 3 * full;
 }
 
 }  // namespace
+
+WorkKernels work_kernels(const Work& w, const Config& c) {
+    WorkKernels out;
+    switch (w.kind) {
+        case WorkKind::Matmul: matmul(w, c, out); break;
+        case WorkKind::Attention: attention(w, c, out); break;
+        case WorkKind::Elementwise: {
+            const double n = elements(w, c);
+            if (w.fwd_bytes > 0) out.add(Pass::Forward, "elementwise", memory_kernel(n * w.fwd_bytes, c, w.fwd_kernels));
+            // Work over a weight in backward is its gradient's accumulation.
+            if (w.bwd_bytes > 0)
+                out.add(w.per_weight ? Pass::BackwardWeight : Pass::BackwardData, "elementwise",
+                        memory_kernel(n * w.bwd_bytes, c, w.bwd_kernels));
+            break;
+        }
+    }
+    return out;
+}
+
 
 OpCost OpCost::scaled(double k) const {
     OpCost o;
@@ -130,7 +133,12 @@ OpCost OpCost::scaled(double k) const {
 
 OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
     OpCost cost;
-    for (const auto& w : op.work) cost += work_cost(w, c);
+    for (const auto& w : op.work) {
+        const WorkKernels k = work_kernels(w, c);
+        for (int i = 0; i < k.count; ++i) (k.list[i].pass == Pass::Forward ? cost.fwd : cost.bwd) += k.list[i].kernel;
+        cost.model_flops += k.model_flops;
+        cost.model_flops_full_attention += k.model_flops_full_attention;
+    }
     if (in_layer) {
         // Full recompute re-runs every forward kernel of the layer; selective re-runs core attention's
         // score computation where it was dropped (eager only: flash already recomputes in backward).

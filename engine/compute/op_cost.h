@@ -23,6 +23,27 @@ struct OpCost {
     OpCost scaled(double k) const;
 };
 
+// The kernels one Work runs for one microbatch, by pass: the rows of the per-kernel table (report/kernel_table.h)
+// and, summed, an op's cost. A GEMM's backward is two kernels, the data gradient and the weight gradient.
+enum class Pass { Forward, BackwardData, BackwardWeight };
+struct GemmShape {
+    double m = 0, k = 0, n = 0;  // 0: not a GEMM
+    bool fp8 = false;
+};
+struct PassKernel {
+    Pass pass = Pass::Forward;
+    const char* name = "";
+    Kernel kernel;
+    GemmShape gemm;
+};
+struct WorkKernels {
+    PassKernel list[6];  // the most one Work runs: eager attention's two GEMMs forward, four backward
+    int count = 0;
+    double model_flops = 0, model_flops_full_attention = 0;  // as OpCost's
+    void add(Pass pass, const char* name, const Kernel& k, GemmShape gemm = {}) { list[count++] = {pass, name, k, gemm}; }
+};
+WorkKernels work_kernels(const Work& w, const Config& c);
+
 OpCost op_cost(const Op& op, const Config& c, bool in_layer);
 OpCost module_cost(const Module& m, const Config& c, bool in_layer);
 

@@ -30,6 +30,7 @@ Kernel scaled(const Kernel& k, double f) {
     Kernel out = k;
     out.flops *= f;
     out.bytes *= f;
+    out.l2_bytes *= f;
     out.seconds *= f;
     out.launches *= f;
     out.matmul_seconds *= f;
@@ -63,13 +64,30 @@ double alignment_factor(double m, double k, double n, double elem_bytes) {
     return std::min(16.0, width) / 16.0;
 }
 
-Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8) {
-    // An fp8 GEMM reads 1-byte operands and writes the training dtype, at the fp8 tensor-core peak.
+double inflection_point(const Config& c) {
+    return peak_flops(c) * c.s.hardware.matmul_efficiency / hbm_bytes_per_s(c);
+}
+
+GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, bool fp8) {
+    // An fp8 GEMM reads 1-byte operands and writes the training dtype.
     const double out = bytes_of(c.s.training.dtype);
     const double a = fp8 ? 1 : out;
-    const double t = l2_tile(c);
+    GemmTraffic g;
     // DeepFlow (seed 001): A is re-read once per column of C tiles, B once per row of C tiles.
-    const double bytes = a * (m * k * std::ceil(n / t) + k * n * std::ceil(m / t)) + out * m * n;
+    const double t = l2_tile(c);
+    g.hbm_reload_a = std::ceil(n / t);
+    g.hbm_reload_b = std::ceil(m / t);
+    g.l2_reload_a = std::ceil(n / kCtaTile);
+    g.l2_reload_b = std::ceil(m / kCtaTile);
+    g.hbm_bytes = a * (m * k * g.hbm_reload_a + k * n * g.hbm_reload_b) + out * m * n;
+    g.l2_bytes = a * (m * k * g.l2_reload_a + k * n * g.l2_reload_b) + out * m * n;
+    return g;
+}
+
+Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8) {
+    const double a = fp8 ? 1 : bytes_of(c.s.training.dtype);
+    const GemmTraffic traffic = gemm_traffic(m, k, n, c, fp8);
+    const double bytes = traffic.hbm_bytes;
     double efficiency = c.s.hardware.matmul_efficiency;
     const int64_t sms = c.s.hardware.sm_count;
     if (sms > 0) {
@@ -87,6 +105,7 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8) {
     if (tensor_cores) efficiency *= alignment_factor(m, k, n, a);
     const double peak = fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12 : peak_flops(c);
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
+    kernel.l2_bytes = traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;
     return kernel;
 }

@@ -11,6 +11,7 @@ namespace shardcalc {
 struct Kernel {
     double flops = 0;
     double bytes = 0;      // HBM traffic
+    double l2_bytes = 0;   // GEMMs: traffic between L2 and the SMs' shared memory (0 for other kernels)
     double seconds = 0;    // on the device
     double launches = 0;   // kernel launches the host issues (eager PyTorch pays host time for each)
     // `seconds` by kind of kernel, for the comparison with profiled runs (validation/measured categories).
@@ -19,6 +20,7 @@ struct Kernel {
     Kernel& operator+=(const Kernel& o) {
         flops += o.flops;
         bytes += o.bytes;
+        l2_bytes += o.l2_bytes;
         seconds += o.seconds;
         launches += o.launches;
         matmul_seconds += o.matmul_seconds;
@@ -35,6 +37,15 @@ Kernel scaled(const Kernel& k, double f);
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
 double hbm_bytes_per_s(const Config& c); // achievable
 
+// How a GEMM [m, k] x [k, n] -> [m, n] streams its operands (DeepFlow's two-level tiling, seed 001): A is
+// read once per column of output tiles and B once per row of them, C written once. HBM -> L2 with the
+// L2-resident tile (l2_tile), L2 -> shared memory with the thread block's tile.
+struct GemmTraffic {
+    double hbm_reload_a = 1, hbm_reload_b = 1, l2_reload_a = 1, l2_reload_b = 1;
+    double hbm_bytes = 0, l2_bytes = 0;
+};
+GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, bool fp8);
+
 // `fp8`: the GEMM runs in fp8 (training.fp8; graph Work::fp8).
 Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8 = false);
 Kernel attention_kernel(double flops, double bytes, const Config& c);
@@ -46,5 +57,9 @@ double alignment_factor(double m, double k, double n, double elem_bytes);
 
 // Rows of one L2-resident square tile of the GEMM (exposed for tests).
 double l2_tile(const Config& c);
+
+// The roofline's ridge: FLOPs per HBM byte at which a large GEMM turns from memory- to compute-bound
+// (achievable matrix rate over achievable bandwidth; seed 001's "inflection_point").
+double inflection_point(const Config& c);
 
 }  // namespace shardcalc
