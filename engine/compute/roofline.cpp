@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 namespace shardcalc {
 namespace {
@@ -45,11 +47,38 @@ double peak_flops(const Config& c) {
 
 double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency; }
 
+namespace {
+
+// The largest power-of-two square tile of which three (A, B and C) fit in `bytes` (DeepFlow perf.py setTileDim,
+// seed 001: 512 rows in its 9.2 MiB L2, 2048 in its 55.3 MiB of shared memory); at least one row.
+double square_tile(double bytes, double elem) {
+    const double side = std::sqrt(bytes / (3 * elem));
+    return side >= 2 ? std::exp2(std::floor(std::log2(side))) : 1;
+}
+
+// Rows of the tile one thread block keeps in shared memory: from hardware.shared_memory_kib where the preset
+// gives it, else cuBLAS's 128-row large-GEMM tile.
+double block_tile(const Config& c, double elem) {
+    const double smem = c.s.hardware.shared_memory_kib * 1024;
+    return smem > 0 ? square_tile(smem, elem) : kCtaTile;
+}
+
+// Reloads of A [m, k] and B [k, n] through a level holding tiles of `t` rows: A once per column of output tiles,
+// B once per row of them (DeepFlow, seed 001). When the inner dimension fits in one tile, a whole panel of
+// one operand stays resident while the other streams past it once: whichever moves fewer bytes.
+std::pair<double, double> reloads(double m, double k, double n, double t) {
+    const double a = std::ceil(n / t), b = std::ceil(m / t);
+    if (k > t) return {a, b};
+    return m * k * a + k * n <= m * k + k * n * b ? std::pair<double, double>{a, 1.0} : std::pair<double, double>{1.0, b};
+}
+
+}  // namespace
+
 double l2_tile(const Config& c) {
     // Three tiles (A, B and C) share half of the L2; the other half serves other streams.
+    const double elem = bytes_of(c.s.training.dtype);
     const double l2 = c.s.hardware.l2_mib * 1024 * 1024;
-    const double t = std::floor(std::sqrt(l2 / (6 * bytes_of(c.s.training.dtype))));
-    return std::max(kCtaTile, t);
+    return l2 > 0 ? square_tile(l2 / 2, elem) : block_tile(c, elem);
 }
 
 // cuBLAS runs its fast kernels only when every leading dimension is a multiple of 16 bytes; otherwise it
@@ -73,12 +102,8 @@ GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, bool fp8
     const double out = bytes_of(c.s.training.dtype);
     const double a = fp8 ? 1 : out;
     GemmTraffic g;
-    // DeepFlow (seed 001): A is re-read once per column of C tiles, B once per row of C tiles.
-    const double t = l2_tile(c);
-    g.hbm_reload_a = std::ceil(n / t);
-    g.hbm_reload_b = std::ceil(m / t);
-    g.l2_reload_a = std::ceil(n / kCtaTile);
-    g.l2_reload_b = std::ceil(m / kCtaTile);
+    std::tie(g.hbm_reload_a, g.hbm_reload_b) = reloads(m, k, n, l2_tile(c));
+    std::tie(g.l2_reload_a, g.l2_reload_b) = reloads(m, k, n, block_tile(c, a));
     g.hbm_bytes = a * (m * k * g.hbm_reload_a + k * n * g.hbm_reload_b) + out * m * n;
     g.l2_bytes = a * (m * k * g.l2_reload_a + k * n * g.l2_reload_b) + out * m * n;
     return g;

@@ -133,6 +133,7 @@ TrainingSpec parse_training(const json* j) {
     assign(t.expert_imbalance, r.number("expert_imbalance", 1, 1e6));
     t.capacity_factor = r.number("capacity_factor", 1e-3, 1e6);
     assign(t.router_z_loss, r.boolean("router_z_loss"));
+    t.grad_clip = r.boolean("grad_clip");
     assign(t.fp8, r.choice<Fp8Recipe>("fp8"));
     const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
                           "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
@@ -203,6 +204,7 @@ const HardwareNumber kHardwareNumbers[] = {
     {"workspace_mib", &HardwareSpec::workspace_mib, 0, 4398046511104.0},
     {"hbm_gbps", &HardwareSpec::hbm_gbps, 1e-3, kRate},
     {"l2_mib", &HardwareSpec::l2_mib, 0, kGiB32},
+    {"shared_memory_kib", &HardwareSpec::shared_memory_kib, 0, kGiB32},
     {"intra_node_gbps", &HardwareSpec::intra_node_gbps, 1e-3, kRate},
     {"inter_node_gbps", &HardwareSpec::inter_node_gbps, 1e-3, kRate},
     {"matmul_efficiency", &HardwareSpec::matmul_efficiency, 1e-3, 1},
@@ -337,6 +339,7 @@ json scenario_to_json(const Scenario& s) {
     put_name(training, "param_dtype", t.param_dtype);
     put_name(training, "grad_dtype", t.grad_dtype);
     put(training, "master_weights", t.master_weights);
+    put(training, "grad_clip", t.grad_clip);
     if (t.fp8 != Fp8Recipe::None) training["fp8"] = name_of(t.fp8);
     if (moe) {
         training["expert_imbalance"] = t.expert_imbalance;

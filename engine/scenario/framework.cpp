@@ -106,6 +106,10 @@ void apply_framework_defaults(Scenario& s) {
             if (!t.grad_dtype) t.grad_dtype = *t.param_dtype;
             break;
     }
+    // Megatron clips at 1.0 unless --clip-grad 0 (megatron/training/arguments.py); DeepSpeed's gradient_clipping
+    // defaults to 0 (deepspeed/runtime/constants.py), and a PyTorch or FSDP loop clips only when it calls
+    // clip_grad_norm_.
+    if (!t.grad_clip) t.grad_clip = s.framework == Framework::Megatron;
     // torch.optim keeps no fp32 master copy: pure 16-bit training updates the 16-bit weights and keeps
     // its states in their dtype (torch/optim/adamw.py: torch.zeros_like(p)).
     const bool plain_optimizer = s.framework == Framework::Pytorch;

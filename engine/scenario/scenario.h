@@ -122,6 +122,9 @@ struct TrainingSpec {
     // The router's z-loss (ST-MoE, Zoph et al. 2022; Megatron --moe-z-loss-coeff > 0): logsumexp of the router
     // logits squared, whose backward needs the fp32 logits of every token.
     bool router_z_loss = false;
+    // Clipping the gradient by its global norm before the update (Megatron --clip-grad, default 1.0; torch
+    // clip_grad_norm_): two passes over the gradient. Default: on under Megatron, off elsewhere.
+    std::optional<bool> grad_clip;
     Fp8Recipe fp8 = Fp8Recipe::None;
 };
 
@@ -177,6 +180,7 @@ struct HardwareSpec {
     double workspace_mib = 0;     // cuBLAS workspace held by the allocator from the first GEMM
     double hbm_gbps = 0;
     double l2_mib = 0;
+    double shared_memory_kib = 0;  // of one SM: the thread block's GEMM tile (0: cuBLAS's 128 rows)
     double intra_node_gbps = 0;
     double inter_node_gbps = 0;
     double peak_tflops_fp32 = 0, peak_tflops_tf32 = 0, peak_tflops_fp16 = 0,

@@ -2,45 +2,11 @@
 
 #include <algorithm>
 
+
 namespace shardcalc {
 namespace {
 
-// HBM traffic of the optimizer step per device: read and write the weights, master copy and
-// states it updates, read the gradients (seed 001's applyGrad_mem; a memory-bound multi-tensor kernel).
-// ZeRO-Offload (Ren et al. 2021, sec. 4.1 and 5): the device's gradient partition goes down the PCIe link,
-// CPU-Adam updates it on the host, memory-bound (every byte the host keeps for this device, the fp32 master
-// weights, the states and the fp32 gradient, is read and written once), and the updated 16-bit parameters
-// come back up. None of it overlaps the step here (DeepSpeed's one-step delayed update is off by default).
-// NVMe offload and devices without host figures are not timed (a note says so).
-double host_optimizer_seconds(const Config& c, const StageMemory& m, double params) {
-    const HardwareSpec& h = c.s.hardware;
-    if (c.s.parallel.offload_optimizer != Offload::Cpu || h.host_link_gbps <= 0 || h.host_memory_gbps <= 0) return 0;
-    const double link = params * (bytes_of(*c.s.training.grad_dtype) + bytes_of(*c.s.training.param_dtype));
-    return link / (h.host_link_gbps * 1e9) + 2 * m.host_cpu / (h.host_memory_gbps * 1e9);
-}
-
-double optimizer_seconds(const Config& c, const StageMemory& m) {
-    const ParallelSpec& p = c.s.parallel;
-    const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
-    const double params = m.params / shard;
-    if (p.offload_optimizer != Offload::None) return host_optimizer_seconds(c, m, params);
-    double bytes = 2 * m.optimizer + 2 * params * bytes_of(*c.s.training.param_dtype) +
-                   params * bytes_of(*c.s.training.grad_dtype);
-    // torch.optim's foreach and per-parameter implementations run the update as separate passes over
-    // whole tensor lists (torch/optim/adamw.py _multi_tensor_adamw: weight decay, lerp_, mul_, addcmul_,
-    // sqrt, div_, add_, addcdiv_; sgd.py: mul_ and add_ on the momentum): Adam moves its states three
-    // times as often as the fused kernel and the parameter and gradient twice as often; SGD's momentum
-    // 2.5 times (validation/measured: foreach AdamW 2.8x the fused kernel's time).
-    if (*c.s.implementation.optimizer_impl != OptimizerImpl::Fused) {
-        const double s = m.optimizer / std::max(1.0, params);  // state bytes per parameter
-        const Optimizer opt = c.s.training.optimizer;
-        if (opt == Optimizer::Adam || opt == Optimizer::AdamW)
-            bytes += params * (4 * s + 2 * bytes_of(*c.s.training.param_dtype) + bytes_of(*c.s.training.grad_dtype));
-        else if (opt == Optimizer::SgdMomentum)
-            bytes += params * 3 * s;
-    }
-    return bytes / (c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency);
-}
+double optimizer_seconds(const Config& c, const StageMemory& m) { return stage_optimizer(c, m).seconds(); }
 
 // A pass on one device takes its kernels' device time, unless the host issues them more slowly: eager
 // PyTorch spends host time on every launch, so a pass cannot be shorter than launches x host overhead
@@ -66,6 +32,12 @@ double exposed(const StageComm& sc, Dim dim, bool step_level) {
 }
 
 }  // namespace
+
+OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
+    const ParallelSpec& p = c.s.parallel;
+    const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
+    return optimizer_kernels(c, m.params / shard, m.optimizer, m.host_cpu);
+}
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
                         bool with_timeline) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "comm/communication.h"
+#include "compute/optimizer_cost.h"
 #include "compute/stage_cost.h"
 #include "memory/memory.h"
 #include "schedule/pipeline.h"
@@ -32,5 +33,9 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
                         bool with_timeline = true);
 
 constexpr size_t kMaxTimelineEvents = 4096;
+
+// The optimizer step of one stage's devices: clipping and the update over the parameters each device updates
+// (its shard under ZeRO or the distributed optimizer).
+OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m);
 
 }  // namespace shardcalc

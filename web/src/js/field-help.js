@@ -77,6 +77,7 @@ export const HELP = {
   'training.train_tokens': ['Tokens the whole run trains on (0 to 10¹⁸): above 0 the results add the time to train, GPU-hours and, with a price, the cost. Memory does not change.', `${M}the-step`],
   'training.fp8': ['FP8 GEMMs in the layers (Transformer Engine delayed or current scaling; DeepSeek-V3 blockwise): GEMMs at the fp8 peak, their saved inputs 1 byte, fp8 weight copies 2 bytes per weight. Needs fp8 tensor cores and Megatron code.', `${M}fp8-training`],
   'training.expert_imbalance': ['The busiest expert rank’s share of routed tokens over the mean (1 = balanced). Its activations, GEMMs and all-to-all grow by it: memory and time are that rank’s.', MOE],
+  'training.grad_clip': ['Clip the gradient by its global norm before the update (Megatron --clip-grad, on by default; torch clip_grad_norm_). Two passes over the gradient on each device, in the optimizer step’s time. Default: on under Megatron, off elsewhere.', `${M}the-optimizer-step`],
   'training.router_z_loss': ['Megatron --moe-z-loss-coeff > 0 (ST-MoE): the z-loss keeps every token’s router logits in fp32 for its backward, experts × 4 bytes per token in each MoE layer.', ACTS],
   'training.capacity_factor': ['Megatron --moe-expert-capacity-factor: tokens past this multiple of an expert’s mean share are dropped, which caps the imbalance. Empty: dropless.', MOE],
 

@@ -91,6 +91,7 @@ export const SECTIONS = [
       num('expert_imbalance', 'Expert load imbalance', true),
       num('capacity_factor', 'Expert capacity factor', true),
       bool('router_z_loss', 'Router z-loss', false, true),
+      fwBool('grad_clip', 'Gradient clipping', true),
     ],
   },
   {
@@ -171,6 +172,7 @@ const EXTRAS = [
   ['parallel.world_size', { type: 'int' }],
   ['hardware.name', { type: 'string' }],
   ['hardware.l2_mib', { type: 'num' }],
+  ['hardware.shared_memory_kib', { type: 'num' }],
   ['hardware.host_link_gbps', { type: 'num' }],
   ['hardware.host_memory_gbps', { type: 'num' }],
   ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),

@@ -1,0 +1,69 @@
+#include "compute/optimizer_cost.h"
+
+#include <algorithm>
+
+namespace shardcalc {
+namespace {
+
+// FLOPs per parameter of the update, counted from the update rules (torch/optim/adamw.py, sgd.py, Lion: Chen
+// et al. 2023 alg. 2, Adafactor: Shazeer & Stern 2018 alg. 4). They only place the kernels on the roofline:
+// every update is memory-bound (seed 001's applyGrad: 0.1 FLOP per byte).
+double update_flops(Optimizer o) {
+    switch (o) {
+        case Optimizer::Adam:
+        case Optimizer::AdamW: return 16;  // decay 2, first moment 3, second 4, bias-corrected step 5, update 2
+        case Optimizer::Sgd: return 2;
+        case Optimizer::SgdMomentum: return 4;
+        case Optimizer::Lion: return 10;
+        case Optimizer::Adafactor: return 12;
+    }
+    return 0;
+}
+
+}  // namespace
+
+OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes) {
+    OptimizerKernels k;
+    const double grad = bytes_of(*c.s.training.grad_dtype), param = bytes_of(*c.s.training.param_dtype);
+    if (*c.s.training.grad_clip) {
+        // Clipping by the global norm (Megatron clip_grad_norm_fp32, torch.nn.utils.clip_grad_norm_): one pass
+        // reads the gradients for their norm (square and add per element), a second scales them in place
+        // (read and write): 3 FLOPs and 3 gradient accesses per parameter (seed 001's gradclip: 4 and 3).
+        k.clip = memory_kernel(3 * params * grad, c, 2);
+        k.clip.flops = 3 * params;
+    }
+    const ParallelSpec& p = c.s.parallel;
+    if (p.offload_optimizer != Offload::None) {
+        // ZeRO-Offload (Ren et al. 2021, sec. 4.1 and 5): the device's gradient partition goes down the PCIe
+        // link, CPU-Adam updates it on the host, memory-bound (every byte the host keeps for this device, the
+        // fp32 master weights, the states and the fp32 gradient, is read and written once), and the updated
+        // 16-bit parameters come back up. None of it overlaps the step here (DeepSpeed's one-step delayed update
+        // is off by default). NVMe offload and devices without host figures are not timed (a note says so).
+        const HardwareSpec& h = c.s.hardware;
+        if (p.offload_optimizer == Offload::Cpu && h.host_link_gbps > 0 && h.host_memory_gbps > 0)
+            k.host_seconds = params * (grad + param) / (h.host_link_gbps * 1e9) + 2 * host_bytes / (h.host_memory_gbps * 1e9);
+        return k;
+    }
+    // Read and write the weights, master copy and states it updates, read the gradients (seed 001's applyGrad_mem;
+    // a memory-bound multi-tensor kernel).
+    double bytes = 2 * state_bytes + 2 * params * param + params * grad;
+    // torch.optim's foreach and per-parameter implementations run the update as separate passes over
+    // whole tensor lists (torch/optim/adamw.py _multi_tensor_adamw: weight decay, lerp_, mul_, addcmul_,
+    // sqrt, div_, add_, addcdiv_; sgd.py: mul_ and add_ on the momentum): Adam moves its states three
+    // times as often as the fused kernel and the parameter and gradient twice as often; SGD's momentum
+    // 2.5 times (validation/measured: foreach AdamW 2.8x the fused kernel's time).
+    if (*c.s.implementation.optimizer_impl != OptimizerImpl::Fused) {
+        const double s = state_bytes / std::max(1.0, params);  // state bytes per parameter
+        const Optimizer opt = c.s.training.optimizer;
+        if (opt == Optimizer::Adam || opt == Optimizer::AdamW) {
+            bytes += params * (4 * s + 2 * param + grad);
+        } else if (opt == Optimizer::SgdMomentum) {
+            bytes += params * 3 * s;
+        }
+    }
+    k.apply = memory_kernel(bytes, c);
+    k.apply.flops = update_flops(c.s.training.optimizer) * params;
+    return k;
+}
+
+}  // namespace shardcalc
