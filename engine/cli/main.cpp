@@ -16,6 +16,7 @@ namespace {
 
 const char* kUsage =
     "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv] [--check]\n"
+    "       shardcalc kernels FILE|- [--stage N] [--format json|table|markdown|csv]\n"
     "       shardcalc search FILE|- [--format json|table|markdown|csv]\n"
     "       shardcalc import FILE|- [--format json|scenario]\n"
     "       shardcalc presets [--format table|json]\n"
@@ -70,7 +71,7 @@ int import_config(const std::string& input, std::string format, bool check) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string command, input, format;
+    std::string command, input, format, stage_arg;
     bool check = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -82,13 +83,15 @@ int main(int argc, char** argv) {
             return 0;
         } else if (arg == "--format" && i + 1 < argc) {
             format = argv[++i];
+        } else if (arg == "--stage" && i + 1 < argc) {
+            stage_arg = argv[++i];
         } else if (arg == "--check") {
             check = true;
         } else if (arg.rfind("--format=", 0) == 0) {
             format = arg.substr(9);
         } else if (command.empty()) {
             command = arg;
-        } else if (input.empty() && (command == "estimate" || command == "search" || command == "import")) {
+        } else if (input.empty() && (command == "estimate" || command == "search" || command == "import" || command == "kernels")) {
             input = arg;
         } else {
             return fail("", "unexpected argument: " + arg + "; see shardcalc --help");
@@ -103,16 +106,37 @@ int main(int argc, char** argv) {
     }
     if (command == "import") return import_config(input, format, check);
     if (command.empty()) return fail("", "missing command; see shardcalc --help");
-    if (command != "estimate" && command != "search")
+    if (command != "estimate" && command != "search" && command != "kernels")
         return fail("", "unknown command: " + command + "; see shardcalc --help");
     if (input.empty()) return fail("", command + " needs a scenario file or - for stdin");
     if (format.empty()) format = "table";
     if (format != "json" && format != "table" && format != "markdown" && format != "csv")
         return fail("", "--format: allowed: json|table|markdown|csv");
     if (check && command != "estimate") return fail("", "--check belongs to estimate");
+    if (!stage_arg.empty() && command != "kernels") return fail("", "--stage belongs to kernels");
+    int64_t stage = -1;
+    if (!stage_arg.empty()) {
+        // A pipeline rank: digits only (std::stoll would take "1x" or " 1").
+        if (stage_arg.size() > 9 || stage_arg.find_first_not_of("0123456789") != std::string::npos)
+            return fail("/stage", "--stage: a pipeline rank, an integer from 0 to pp - 1");
+        stage = std::stoll(stage_arg);
+    }
 
     std::string text;
     if (!read_input(input, text)) return fail("", "cannot read scenario file " + input);
+    if (command == "kernels") {
+        const nlohmann::json result = nlohmann::json::parse(shardcalc::kernels_scenario_text(text, stage));
+        if (!result["ok"].get<bool>()) {
+            std::cerr << shardcalc::to_text(result) << "\n";
+            return 2;
+        }
+        const nlohmann::json& k = result["kernels"];
+        if (format == "json") std::cout << k.dump(2) << "\n";
+        else if (format == "table") std::cout << shardcalc::format_kernels_table(k);
+        else if (format == "markdown") std::cout << shardcalc::format_kernels_markdown(k);
+        else std::cout << shardcalc::format_kernels_csv(k);
+        return 0;
+    }
     if (command == "search") {
         const nlohmann::json result = nlohmann::json::parse(shardcalc::search_scenario_text(text));
         if (!result["ok"].get<bool>()) {

@@ -131,6 +131,15 @@ OpCost OpCost::scaled(double k) const {
     return o;
 }
 
+bool recomputed(const Op& op, const Config& c, bool in_layer) {
+    if (!in_layer) return false;
+    // Full recompute re-runs every forward kernel of the layer; selective re-runs core attention's
+    // score computation where it was dropped (eager only: flash already recomputes in backward).
+    const Recompute r = c.s.training.recompute;
+    const bool drops = std::any_of(op.saved.begin(), op.saved.end(), [](const SavedTensor& t) { return t.dropped_by_selective; });
+    return r == Recompute::Full || (r == Recompute::Selective && drops);
+}
+
 OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
     OpCost cost;
     for (const auto& w : op.work) {
@@ -139,13 +148,7 @@ OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
         cost.model_flops += k.model_flops;
         cost.model_flops_full_attention += k.model_flops_full_attention;
     }
-    if (in_layer) {
-        // Full recompute re-runs every forward kernel of the layer; selective re-runs core attention's
-        // score computation where it was dropped (eager only: flash already recomputes in backward).
-        const Recompute r = c.s.training.recompute;
-        const bool drops = std::any_of(op.saved.begin(), op.saved.end(), [](const SavedTensor& t) { return t.dropped_by_selective; });
-        if (r == Recompute::Full || (r == Recompute::Selective && drops)) cost.recompute = cost.fwd;
-    }
+    if (recomputed(op, c, in_layer)) cost.recompute = cost.fwd;
     return cost;
 }
 

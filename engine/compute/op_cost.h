@@ -44,6 +44,9 @@ struct WorkKernels {
 };
 WorkKernels work_kernels(const Work& w, const Config& c);
 
+// Whether the recompute policy re-runs the op's forward kernels in backward (ops of a layer only).
+bool recomputed(const Op& op, const Config& c, bool in_layer);
+
 OpCost op_cost(const Op& op, const Config& c, bool in_layer);
 OpCost module_cost(const Module& m, const Config& c, bool in_layer);
 

@@ -7,6 +7,7 @@
 #include "io/choices.h"
 #include "io/hf_config.h"
 #include "io/json_text.h"
+#include "io/kernels_json.h"
 #include "io/presets.h"
 #include "io/report_json.h"
 #include "io/scenario_json.h"
@@ -62,6 +63,13 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
 
 std::string evaluate_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] { return answer_text(parse_json_text(scenario_json)); });
+}
+
+std::string kernels_scenario_text(const std::string& scenario_json, int64_t stage) {
+    return guarded_text([&] {
+        const KernelTable t = kernel_table(scenario_from_json(parse_json_text(scenario_json)), stage);
+        return "{\"ok\":true,\"kernels\":" + to_text(kernel_table_json(t)) + "}";
+    });
 }
 
 std::string presets_text() { return embedded_presets_document(); }

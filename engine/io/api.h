@@ -29,6 +29,10 @@ std::string choices_text(const std::string& request_json);
 // with each refusal at its config key ("/num_local_experts").
 std::string import_config_text(const std::string& config_json);
 
+// The per-kernel table of pipeline rank `stage` (report/kernel_table.h; negative: the stage whose kernels take
+// longest): {"ok": true, "kernels": {...}} or the error value.
+std::string kernels_scenario_text(const std::string& scenario_json, int64_t stage = -1);
+
 class Searcher;
 // A search run in slices, so that the page's worker can report progress and stop between them.
 // Never throws: an input that cannot be searched is done at once, its result the error value.

@@ -16,4 +16,9 @@ std::string format_search_table(const nlohmann::json& search);
 std::string format_search_markdown(const nlohmann::json& search);
 std::string format_search_csv(const nlohmann::json& search);
 
+// The per-kernel table (the "kernels" object; io/kernels_text.cpp).
+std::string format_kernels_table(const nlohmann::json& kernels);
+std::string format_kernels_markdown(const nlohmann::json& kernels);
+std::string format_kernels_csv(const nlohmann::json& kernels);
+
 }  // namespace shardcalc
