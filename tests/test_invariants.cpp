@@ -92,7 +92,7 @@ struct Shape {
 
 Shape preset_shape(const json& m) {
     const int64_t hidden = m.at("hidden").get<int64_t>();
-    const int64_t heads = m.at("heads").get<int64_t>();
+    const int64_t heads = m.value("heads", int64_t{1});  // an LSTM has none: the draw's tp and ulysses stay 1
     return {m.at("layers").get<int64_t>(), heads, m.value("kv_heads", heads), m.value("ffn_hidden", 4 * hidden),
             m.value("max_positions", int64_t{0}), m.value("position_embedding", std::string("learned")) == "learned"};
 }

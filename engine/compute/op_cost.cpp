@@ -13,13 +13,18 @@ double tp(const Config& c) { return static_cast<double>(c.s.parallel.tp); }
 // The busiest rank's routed token copies per microbatch (scenario/resolve.h routed_tokens_factor).
 double routed_tokens(const Config& c) { return tokens_per_device(c, false) * routed_tokens_factor(c, true); }
 
+// Runs of a Work per microbatch: a recurrent one's time steps.
+double runs(const Work& w) { return w.steps > 0 ? static_cast<double>(w.steps) : 1; }
+
+// Elements of one run of an elementwise Work.
 double elements(const Work& w, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     if (w.per_weight) return static_cast<double>(w.width) / (w.sharded ? tp(c) : 1);
+    const double n = runs(w);
     const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
     switch (w.split) {
-        case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width;
-        case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c);
+        case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width / n;
+        case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c) / n;
         case SavedSplit::Scores: return b * w.width * s * s / (tp(c) * p.cp * p.ulysses);
         case SavedSplit::Routed: return routed_tokens(c) * w.width;
         case SavedSplit::Expert: return routed_tokens(c) * w.width / static_cast<double>(expert_tp(p));
@@ -52,7 +57,7 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
     if (w.routed) return expert_matmul(w, c, out);
     // Sharded GEMMs see every token of the (gathered) sequence shard and 1/tp of the weight;
     // replicated ones run on each tp rank, on the sequence shard under sp.
-    const double m = tokens_per_device(c, w.sharded);
+    const double m = tokens_per_device(c, w.sharded) / runs(w);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
     gemm_passes(m, k, n, w, c, "gemm", out);
@@ -109,14 +114,23 @@ WorkKernels work_kernels(const Work& w, const Config& c) {
         case WorkKind::Attention: attention(w, c, out); break;
         case WorkKind::Elementwise: {
             const double n = elements(w, c);
-            if (w.fwd_bytes > 0) out.add(Pass::Forward, "elementwise", memory_kernel(n * w.fwd_bytes, c, w.fwd_kernels));
-            // Work over a weight in backward is its gradient's accumulation.
+            // Work over a weight is autocast's cast of it forward and its gradient's accumulation backward.
+            auto kernel = [&](double bytes, double flops, int kernels) {
+                Kernel k = memory_kernel(n * bytes, c, kernels);
+                k.flops = n * flops;
+                return k;
+            };
+            if (w.fwd_bytes > 0)
+                out.add(Pass::Forward, w.per_weight ? "weight cast" : "elementwise", kernel(w.fwd_bytes, w.fwd_flops, w.fwd_kernels));
             if (w.bwd_bytes > 0)
-                out.add(w.per_weight ? Pass::BackwardWeight : Pass::BackwardData, "elementwise",
-                        memory_kernel(n * w.bwd_bytes, c, w.bwd_kernels));
+                out.add(w.per_weight ? Pass::BackwardWeight : Pass::BackwardData, w.per_weight ? "gradient accumulation" : "elementwise",
+                        kernel(w.bwd_bytes, w.bwd_flops, w.bwd_kernels));
             break;
         }
     }
+    for (int i = 0; i < out.count; ++i) out.list[i].repeat = runs(w);
+    out.model_flops *= runs(w);
+    out.model_flops_full_attention *= runs(w);
     return out;
 }
 
@@ -144,7 +158,8 @@ OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
     OpCost cost;
     for (const auto& w : op.work) {
         const WorkKernels k = work_kernels(w, c);
-        for (int i = 0; i < k.count; ++i) (k.list[i].pass == Pass::Forward ? cost.fwd : cost.bwd) += k.list[i].kernel;
+        for (int i = 0; i < k.count; ++i)
+            (k.list[i].pass == Pass::Forward ? cost.fwd : cost.bwd) += scaled(k.list[i].kernel, k.list[i].repeat);
         cost.model_flops += k.model_flops;
         cost.model_flops_full_attention += k.model_flops_full_attention;
     }

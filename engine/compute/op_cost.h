@@ -33,14 +33,15 @@ struct GemmShape {
 struct PassKernel {
     Pass pass = Pass::Forward;
     const char* name = "";
-    Kernel kernel;
+    Kernel kernel;  // one run
     GemmShape gemm;
+    double repeat = 1;  // runs per microbatch: a recurrent Work's time steps
 };
 struct WorkKernels {
     PassKernel list[6];  // the most one Work runs: eager attention's two GEMMs forward, four backward
     int count = 0;
     double model_flops = 0, model_flops_full_attention = 0;  // as OpCost's
-    void add(Pass pass, const char* name, const Kernel& k, GemmShape gemm = {}) { list[count++] = {pass, name, k, gemm}; }
+    void add(Pass pass, const char* name, const Kernel& k, GemmShape gemm = {}) { list[count++] = {pass, name, k, gemm, 1}; }
 };
 WorkKernels work_kernels(const Work& w, const Config& c);
 

@@ -38,6 +38,7 @@ ModelGraph build_graph(const Config& c) {
     switch (c.s.model.arch) {
         case Arch::Decoder: return build_decoder(c);
         case Arch::Encoder: return build_encoder(c);
+        case Arch::Lstm: return build_lstm(c);
     }
     return build_decoder(c);
 }

@@ -81,11 +81,17 @@ struct Work {
     int64_t width = 0;
     SavedSplit split = SavedSplit::Sequence;
     double fwd_bytes = 0, bwd_bytes = 0;
+    // FLOPs per element, where a builder counts them (an LSTM cell's pointwise arithmetic, seed 001); elsewhere 0:
+    // memory-bound work is timed by its traffic and left out of the FLOP counts.
+    double fwd_flops = 0, bwd_flops = 0;
     // Kernel launches of the elementwise work (an unfused op chain launches one per op).
     int fwd_kernels = 1, bwd_kernels = 1;
     // Elementwise work over a weight (`width` elements, split by tp when `sharded`), once per microbatch
     // whatever the tokens: autocast's weight cast, the gradient's accumulation into .grad.
     bool per_weight = false;
+    // A recurrent layer's work (LSTM): it runs once per time step, each time over that step's tokens (1/steps of
+    // them), because each step needs the previous one's output. 0: once over all tokens.
+    int64_t steps = 0;
 };
 
 struct Op {

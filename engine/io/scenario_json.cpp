@@ -66,7 +66,13 @@ ModelSpec parse_model(const json* user) {
     assign(m.arch, r.choice<Arch>("arch"));
     m.layers = required(r, "layers", 1, kLayers);
     m.hidden = required(r, "hidden", 1, kWidth);
-    m.heads = required(r, "heads", 1, kHeads);
+    if (m.arch == Arch::Lstm) {
+        // An LSTM has no attention; heads = 1 keeps the transformer-only defaults defined (never read for it).
+        if (r.integer("heads", 1, kHeads)) r.problem("heads", "an LSTM (arch lstm) has no attention heads: remove it");
+        m.heads = 1;
+    } else {
+        m.heads = required(r, "heads", 1, kHeads);
+    }
     m.kv_heads = r.integer("kv_heads", 1, kHeads);
     m.head_dim = r.integer("head_dim", 1, kHeads);
     m.ffn_hidden = r.integer("ffn_hidden", 1, kWidth);
@@ -74,6 +80,9 @@ ModelSpec parse_model(const json* user) {
     m.vocab = required(r, "vocab", 1, kVocab);
     assign(m.max_positions, r.integer("max_positions", 0, kTokens));  // 0: not known (the echo writes it)
     assign(m.position_embedding, r.choice<PositionEmbedding>("position_embedding"));
+    if (m.arch == Arch::Lstm && merged.contains("position_embedding") && m.position_embedding != PositionEmbedding::None)
+        r.problem("position_embedding", "an LSTM (arch lstm) has no position embeddings: allowed: none");
+    if (m.arch == Arch::Lstm) m.position_embedding = PositionEmbedding::None;
     assign(m.norm, r.choice<Norm>("norm"));
     assign(m.bias, r.boolean("bias"));
     assign(m.tied_embeddings, r.boolean("tied_embeddings"));
@@ -98,6 +107,8 @@ ModelSpec parse_model(const json* user) {
     assign(m.moe_every, r.integer("moe_every", 1, kLayers));
     assign(m.router_bias, r.boolean("router_bias"));
     assign(m.shared_expert_gate, r.boolean("shared_expert_gate"));
+    assign(m.projection, r.integer("projection", 0, kWidth));
+    assign(m.fused_gates, r.boolean("fused_gates"));
     assign(m.q_lora_rank, r.integer("q_lora_rank", 0, kWidth));
     assign(m.kv_lora_rank, r.integer("kv_lora_rank", 0, kWidth));
     assign(m.qk_rope_head_dim, r.integer("qk_rope_head_dim", 0, kHeads));
@@ -281,14 +292,10 @@ void put_name(json& j, const char* key, const std::optional<E>& v) {
 
 }  // namespace
 
-json scenario_to_json(const Scenario& s) {
-    const ModelSpec& m = s.model;
-    json model = {{"arch", name_of(m.arch)}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
-                  {"mlp", name_of(m.mlp)}, {"vocab", m.vocab}, {"max_positions", m.max_positions},
-                  {"position_embedding", name_of(m.position_embedding)}, {"norm", name_of(m.norm)},
-                  {"bias", m.bias}, {"tied_embeddings", m.tied_embeddings}, {"shared_layers", m.shared_layers},
-                  {"head", name_of(m.head)}};
-    if (!m.preset.empty()) model["preset"] = m.preset;
+namespace {
+
+// The transformer's fields of the model echo (an LSTM has none of them).
+void put_transformer_fields(json& model, const ModelSpec& m) {
     put(model, "kv_heads", m.kv_heads);
     put(model, "head_dim", m.head_dim);
     put(model, "ffn_hidden", m.ffn_hidden);
@@ -302,8 +309,7 @@ json scenario_to_json(const Scenario& s) {
     put(model, "mlp_bias", m.mlp_bias);
     if (m.output_bias) model["output_bias"] = true;
     if (m.qk_norm) model["qk_norm"] = true;
-    const bool moe = m.experts > 0;  // the expert fields are echoed for MoE models only
-    if (moe) {
+    if (m.experts > 0) {  // the expert fields are echoed for MoE models only
         model["experts"] = m.experts;
         put(model, "experts_per_token", m.experts_per_token);
         put(model, "expert_ffn_hidden", m.expert_ffn_hidden);
@@ -329,6 +335,29 @@ json scenario_to_json(const Scenario& s) {
     if (m.parallel_block) model["parallel_block"] = true;
     if (m.post_norms) model["post_norms"] = true;
     if (m.parallel_norms) model["parallel_norms"] = true;
+}
+
+}  // namespace
+
+json scenario_to_json(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    json model = {{"arch", name_of(m.arch)}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
+                  {"mlp", name_of(m.mlp)}, {"vocab", m.vocab}, {"max_positions", m.max_positions},
+                  {"position_embedding", name_of(m.position_embedding)}, {"norm", name_of(m.norm)},
+                  {"bias", m.bias}, {"tied_embeddings", m.tied_embeddings}, {"shared_layers", m.shared_layers},
+                  {"head", name_of(m.head)}};
+    if (!m.preset.empty()) model["preset"] = m.preset;
+    if (m.arch == Arch::Lstm) {
+        // The echo reads back as it was given: no attention fields for an LSTM.
+        for (const char* key : {"heads", "mlp", "norm", "shared_layers"}) model.erase(key);
+        model["projection"] = m.projection;
+        model["fused_gates"] = m.fused_gates;
+        put(model, "embedding_dim", m.embedding_dim);
+        if (m.output_bias) model["output_bias"] = true;
+    } else {
+        put_transformer_fields(model, m);
+    }
+    const bool moe = m.experts > 0;
 
     const TrainingSpec& t = s.training;
     json training = {{"micro_batch", t.micro_batch}, {"dtype", name_of(t.dtype)},

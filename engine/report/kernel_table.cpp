@@ -39,8 +39,8 @@ struct Walker {
             const WorkKernels wk = work_kernels(w, c);
             for (int i = 0; i < wk.count; ++i) {
                 const PassKernel& k = wk.list[i];
-                add(path, k, table_pass(k.pass), count);
-                if (again && k.pass == Pass::Forward) add(path, k, KernelPass::Recompute, count);
+                add(path, k, table_pass(k.pass), count * k.repeat);
+                if (again && k.pass == Pass::Forward) add(path, k, KernelPass::Recompute, count * k.repeat);
             }
         }
     }

@@ -11,7 +11,7 @@ namespace shardcalc {
 
 SHARDCALC_NAMES(Dtype, {Dtype::Fp32, "fp32"}, {Dtype::Fp16, "fp16"}, {Dtype::Bf16, "bf16"},
                 {Dtype::Fp8, "fp8"})
-SHARDCALC_NAMES(Arch, {Arch::Decoder, "decoder"}, {Arch::Encoder, "encoder"})
+SHARDCALC_NAMES(Arch, {Arch::Decoder, "decoder"}, {Arch::Encoder, "encoder"}, {Arch::Lstm, "lstm"})
 SHARDCALC_NAMES(Mlp, {Mlp::Gelu, "gelu"}, {Mlp::Relu, "relu"}, {Mlp::Swiglu, "swiglu"},
                 {Mlp::Geglu, "geglu"})
 SHARDCALC_NAMES(PositionEmbedding, {PositionEmbedding::Learned, "learned"},

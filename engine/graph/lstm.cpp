@@ -1,0 +1,97 @@
+// LSTM language models (Zaremba et al. 2014; seed 001, DeepFlow's projection of one): word embeddings, stacked
+// LSTM layers unrolled over the sequence's time steps, an optional projection, and the softmax over the
+// vocabulary. Each layer's gate GEMM runs once per time step over that step's tokens (the recurrence: step t
+// needs h_{t-1}), as does its cell's pointwise work; the weight gradient is computed per step and accumulated.
+// Backpropagation through time keeps, per token and layer, the GEMM's input [x_t, h_{t-1}], the gates'
+// activations and the cell state with its tanh.
+#include "graph/blocks.h"
+#include "graph/build.h"
+
+namespace shardcalc {
+namespace {
+
+// One LSTM layer reading `in` features per token (the embedding for the first, the layer below for the rest).
+Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
+    const ModelSpec& m = c.s.model;
+    const int64_t d = m.hidden, steps = c.d.seq_len;
+    Module layer{"lstm", {}, {}};
+    // The gates i, f, g, o from the step's input and the previous output: [x_t, h_{t-1}] x W [in + d, 4d] (+ b),
+    // one GEMM for all four gates (cuDNN, DeepFlow's fused gates) or one per gate.
+    Op gates = linear("gates", 4 * d, in + d, m.bias, Parallel::None, SavedSplit::Sequence, in + d);
+    const int gemms = m.fused_gates ? 1 : 4;
+    gates.work.front().out = 4 * d / gemms;
+    gates.work.front().steps = steps;
+    for (int i = 1; i < gemms; ++i) gates.work.push_back(gates.work.front());
+    // The weight gradient of each step is added into the accumulated one: autograd's AccumulateGrad reads both
+    // and writes the sum (3 accesses per weight per step; DeepFlow's getCb counts the same 3, without the byte width).
+    Work accumulate = elementwise(4 * d * (in + d), SavedSplit::Sequence, 0, 3 * bytes_of(*c.s.training.grad_dtype));
+    accumulate.per_weight = true;
+    accumulate.sharded = false;
+    accumulate.steps = steps;
+    accumulate.bwd_flops = 1;
+    gates.work.push_back(accumulate);
+    layer.ops.push_back(gates);
+
+    // The cell: per gate element, the bias add (3 accesses), one of the four binary ops of c = f*c + i*g and
+    // h = o*tanh(c) (4 over d: 3 accesses per gate element), and 5/4 of a unary op (sigmoid x3 and tanh x2 over d,
+    // 2 accesses each) = 8.5 accesses per gate element, in 10 kernels (DeepFlow getCf counts the same 8.5, in 15).
+    // Backward per cell unit: o's and tanh(c)'s gradients from dh (5), tanh' (3) plus the incoming dc (3), the four
+    // products' gradients (12), three sigmoid' and one tanh' (12), the gate gradients written as one [4d] (8):
+    // 43 accesses, 10.75 per gate element, in 14 kernels. FLOPs per gate element: forward 1 (bias) + 1 (binary op) +
+    // 1.25 (a non-linearity each) = 3.25, as DeepFlow counts; backward 22 per cell unit (o's and tanh(c)'s gradients 2,
+    // tanh' 3, the dc sum 1, the four gradients of c's products 4, three sigmoid' at 3, tanh' of g 3) = 5.5 per gate element.
+    Op cell{"cell", {}, {}};
+    cell.saved.push_back({"gate_activations", SavedKind::Activation, SavedSplit::Sequence, 4 * d, false});
+    cell.saved.push_back({"cell_state", SavedKind::Activation, SavedSplit::Sequence, d, false});
+    cell.saved.push_back({"tanh_cell_state", SavedKind::Activation, SavedSplit::Sequence, d, false});
+    Work pointwise = elementwise(4 * d, SavedSplit::Sequence, 8.5 * b.act_bytes, 10.75 * b.act_bytes);
+    pointwise.fwd_kernels = 10;
+    pointwise.bwd_kernels = 14;
+    pointwise.steps = steps;
+    pointwise.fwd_flops = 3.25;
+    pointwise.bwd_flops = 5.5;
+    cell.work.push_back(pointwise);
+    layer.ops.push_back(cell);
+    // Dropout on the layer's output, the non-recurrent connection (Zaremba et al. 2014): a 1-byte mask kept.
+    if (b.dropout) {
+        Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, d, false}}};
+        drop.work.push_back(elementwise(d, SavedSplit::Sequence, 2 * b.act_bytes + 1, 2 * b.act_bytes + 1));
+        layer.ops.push_back(drop);
+    }
+    return layer;
+}
+
+}  // namespace
+
+ModelGraph build_lstm(const Config& c) {
+    const BuildContext b = build_context(c);
+    const ModelSpec& m = c.s.model;
+    const int64_t e = *m.embedding_dim, d = m.hidden;
+    ModelGraph g;
+    g.pre = embedding_module(c);
+    // The first layer reads the embedding; when that is narrower or wider than the cell, it is a group of its own.
+    g.layer_group.assign(static_cast<size_t>(m.layers), 0);
+    if (e != d) {
+        g.groups.push_back(LayerGroup{lstm_layer(b, c, e), 1, false, false});
+        if (m.layers > 1) g.groups.push_back(LayerGroup{lstm_layer(b, c, d), m.layers - 1, false, false});
+        for (size_t i = 1; i < g.layer_group.size(); ++i) g.layer_group[i] = 1;
+    } else {
+        g.groups.push_back(LayerGroup{lstm_layer(b, c, d), m.layers, false, false});
+    }
+
+    g.post = Module{"head", {}, {}};
+    int64_t width = d;
+    if (m.projection > 0) {
+        g.post.ops.push_back(linear("projection", m.projection, d, false, Parallel::None, SavedSplit::Sequence, d));
+        width = m.projection;
+    }
+    if (m.head == Head::Lm) {
+        Op out = linear("output_layer", c.d.vocab_padded, width, m.output_bias, Parallel::Column, SavedSplit::Sequence, width);
+        out.params[0].tied = m.tied_embeddings;
+        g.post.ops.push_back(out);
+        g.post.ops.push_back(cross_entropy(b));
+    }
+    return g;
+}
+
+}  // namespace shardcalc
