@@ -25,6 +25,11 @@ std::string presets() { return never_throws([] { return shardcalc::presets_text(
 using shardcalc::SearchSession;
 std::string version() { return shardcalc::kEngineVersion; }
 
+// The per-kernel table of pipeline rank `stage` (negative: the slowest stage), io/api.h.
+std::string kernels(const std::string& text, int stage) {
+    return never_throws([&] { return shardcalc::kernels_scenario_text(text, stage); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
@@ -34,6 +39,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("version", &version);
     // A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
     emscripten::function("importConfig", &guarded<&shardcalc::import_config_text>);
+    emscripten::function("kernels", &kernels);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

@@ -53,7 +53,9 @@ namespace {
 // seed 001: 512 rows in its 9.2 MiB L2, 2048 in its 55.3 MiB of shared memory); at least one row.
 double square_tile(double bytes, double elem) {
     const double side = std::sqrt(bytes / (3 * elem));
-    return side >= 2 ? std::exp2(std::floor(std::log2(side))) : 1;
+    double t = 1;
+    while (t * 2 <= side) t *= 2;
+    return t;
 }
 
 // Rows of the tile one thread block keeps in shared memory: from hardware.shared_memory_kib where the preset

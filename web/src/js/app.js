@@ -199,9 +199,31 @@ function renderResults() {
       renderTimeTable($('#time-table'), r);
       renderCommTable($('#comm-table'), r, app.unit);
       drawBelowCharts();
+      renderKernelTable();
     }
     results.dataset.below = 'drawn';
   }));
+}
+
+// The per-kernel table, while its section is open: the whole engine computes it (fetched on the first opening,
+// as for a search), kernel-view.js draws it. #kernels[data-state] is "loading", then "drawn".
+let kernelView = null;
+async function renderKernelTable() {
+  const box = $('#kernels');
+  const r = app.report;
+  if (!box.open || !r) return;
+  box.dataset.state = 'loading';
+  kernelView ??= import('./kernel-view.js');
+  let answer;
+  try {
+    answer = await app.engine.kernels(r.scenario);
+  } catch (error) {
+    answer = { ok: false, error: { message: error.message } };
+  }
+  const { renderKernels } = await kernelView;
+  if (app.report !== r) return; // a newer report draws its own
+  renderKernels($('#kernel-table'), $('#kernels-caption'), answer);
+  box.dataset.state = 'drawn';
 }
 
 // The memory-per-stage chart at its container's width (again when that changes).
@@ -459,6 +481,7 @@ export async function start(enginePromise) {
     if (app.report) drawTimeline();
   });
   $('#link-error-dismiss').addEventListener('click', () => linkError(''));
+  $('#kernels').addEventListener('toggle', renderKernelTable);
   $('#pin').addEventListener('click', () => setPin(app.entries));
   $('#unpin').addEventListener('click', () => setPin(null));
   $('#unit').addEventListener('change', () => {

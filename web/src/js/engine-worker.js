@@ -1,4 +1,4 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate'|'choices'|'import'|'search'|'cancel', ...};
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate'|'choices'|'import'|'kernels'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module} before it (no answer): the engine then starts without waiting for the page's modules.
@@ -6,7 +6,7 @@
 // page posts the module index.html compiled, or nothing and the worker fetches the file.
 // The hosted page starts with the core engine (no plan search, no config.json import, no glue: a smaller
 // download before the first result, wasm/CMakeLists.txt, core-engine.js) and loads the whole engine on
-// the first search or import. The single-file build starts the whole engine from the bytes it is given
+// the first search, import or kernel table. The single-file build starts the whole engine from the bytes it is given
 // (web/build.mjs bundles its glue into this worker), so it does both with the module it started.
 import createCore from './core-engine.js';
 import { runSearch } from './search-run.js';
@@ -66,6 +66,7 @@ self.onmessage = async (event) => {
     else if (op === 'presets') result = engine.presets();
     else if (op === 'choices') result = engine.choices(text);
     else if (op === 'import') result = (await whole()).importConfig(text);
+    else if (op === 'kernels') result = (await whole()).kernels(text, event.data.stage ?? -1);
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, result });
   } catch (error) {

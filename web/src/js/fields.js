@@ -36,7 +36,7 @@ export const SECTIONS = [
       pick('mlp', 'MLP', ['gelu', 'relu', 'swiglu', 'geglu']),
       int('experts', 'Experts (MoE)'),
       int('experts_per_token', 'Experts per token (top-k)'),
-      pick('arch', 'Architecture', ['decoder', 'encoder'], true),
+      pick('arch', 'Architecture', ['decoder', 'encoder', 'lstm'], true),
       int('head_dim', 'Head dim', true),
       int('max_positions', 'Max positions', true),
       pick('position_embedding', 'Positions', ['learned', 'rope', 'alibi', 'none'], true),
@@ -69,6 +69,8 @@ export const SECTIONS = [
       bool('parallel_block', 'Parallel attention and MLP', false, true),
       bool('parallel_norms', 'Parallel block: MLP norm of its own', false, true),
       bool('post_norms', 'Output norms (Gemma)', false, true),
+      int('projection', 'LSTM output projection', true),
+      bool('fused_gates', 'LSTM fused gate GEMMs', true, true),
     ],
   },
   {

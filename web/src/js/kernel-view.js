@@ -1,0 +1,49 @@
+// "Kernels": the per-kernel table of the slowest pipeline stage (engine/report/kernel_table.h), as the engine
+// gives it: every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
+// own, fetched when the reader opens the section (app.js), with the whole engine behind it.
+import { h } from './dom.js';
+import { count, duration, fixed } from './format.js';
+
+const PASS = {
+  forward: 'forward',
+  backward_data: 'backward (data)',
+  backward_weight: 'backward (weight)',
+  recompute: 'recompute',
+  optimizer: 'optimizer step',
+};
+
+const mb = (bytes) => (bytes > 0 ? fixed(bytes / 1e6, 2) : '—');
+// Reloads of A, C and B, in seed 001's order (C, the output, is written once).
+const reloads = (r) => (r ? `${count(r.a)}, ${count(r.c)}, ${count(r.b)}` : '—');
+const shape = (g) => (g ? `${count(g.m)} × ${count(g.k)} × ${count(g.n)}` : '—');
+
+const HEAD = [
+  ['Module', ''], ['Kernel', ''], ['Pass', ''], ['Count', 'instances per microbatch (layers × time steps); per step for the optimizer'],
+  ['m × k × n', 'GEMM shape'], ['GFLOP', 'one instance, 10⁹ FLOPs'], ['HBM MB', 'bytes from HBM, one instance (10⁶)'],
+  ['L2 MB', 'GEMMs: bytes between L2 and the SMs, one instance (10⁶)'], ['HBM reloads A, C, B', 'times each GEMM operand is read from HBM'],
+  ['L2 reloads A, C, B', 'times each GEMM operand is read from L2'], ['FLOP/byte', 'intensity against the HBM bytes'],
+  ['Bound', ''], ['µs each', 'one instance'], ['ms per step', 'count × microbatches × one instance'],
+];
+
+export function renderKernels(table, caption, answer) {
+  if (!answer.ok) {
+    caption.textContent = `No kernel table: ${answer.error.message}`;
+    table.replaceChildren();
+    return;
+  }
+  const k = answer.kernels;
+  const passes = Object.entries(PASS).filter(([p]) => k.pass_seconds[p] > 0)
+    .map(([p, label]) => `${label} ${duration(k.pass_seconds[p])}`).join(', ');
+  caption.textContent = `Pipeline stage ${k.stage + 1} of ${k.stages} on ${k.device} (${k.dtype}), ` +
+    `${count(k.microbatches)} microbatches per step; inflection point ${fixed(k.inflection_point, 1)} FLOP/byte. ` +
+    `Per step: ${passes}; all kernels ${duration(k.step_seconds)}.`;
+  const head = h('tr', null, ...HEAD.map(([label, title]) => h('th', { scope: 'col', title: title || null }, label)));
+  const rows = k.rows.map((r) => h('tr', { 'data-pass': r.pass, 'data-bound': r.bound },
+    h('td', null, r.module), h('td', null, r.kernel), h('td', null, PASS[r.pass] || r.pass), h('td', { class: 'num' }, count(r.count)),
+    h('td', { class: 'num' }, shape(r.gemm)), h('td', { class: 'num' }, fixed(r.flops / 1e9, 3)),
+    h('td', { class: 'num' }, mb(r.hbm_bytes)), h('td', { class: 'num' }, mb(r.l2_bytes)),
+    h('td', { class: 'num' }, reloads(r.hbm_reloads)), h('td', { class: 'num' }, reloads(r.l2_reloads)),
+    h('td', { class: 'num' }, fixed(r.intensity, 2)), h('td', null, r.bound),
+    h('td', { class: 'num' }, fixed(r.seconds * 1e6, 1)), h('td', { class: 'num' }, fixed(r.step_seconds * 1e3, 3))));
+  table.replaceChildren(h('thead', null, head), h('tbody', null, ...rows));
+}
