@@ -9,6 +9,8 @@
 
 #include "helpers.h"
 #include "io/json_text.h"
+#include "core/decimal.h"
+#include "io/json_writer.h"
 
 using namespace shardcalc;
 
@@ -202,4 +204,43 @@ TEST_CASE("a decoder whose tied output layer cannot share a factorized embedding
     CHECK(one["report"]["parameters"]["total"] == two["report"]["parameters"]["total"]);
     // ALBERT (an encoder) keeps its tied factorized embedding.
     CHECK(result(R"({"model":{"preset":"albert-base"}})")["ok"] == true);
+}
+
+TEST_CASE("the engine's JSON writer prints every value as nlohmann's dump does, invalid UTF-8 replaced the same way") {
+    // The WebAssembly core writes its answers and error messages with io/json_writer.cpp alone (no nlohmann
+    // serializer there): byte for byte what dump(-1) with error_handler_t::replace gives, on random bytes.
+    uint64_t state = 0x9e3779b97f4a7c15ULL;
+    auto next = [&] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    const unsigned char interesting[] = {0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
+                                         0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x9f, 0x90, 0x8f, 'a', '\n', 0x08};
+    for (int i = 0; i < 20000; ++i) {
+        std::string s;
+        const size_t n = next() % 12;
+        for (size_t k = 0; k < n; ++k)
+            s += static_cast<char>(next() % 3 ? interesting[next() % sizeof interesting] : static_cast<unsigned char>(next()));
+        const nlohmann::json j = {{"k" + s, {s, 1.5, -3, true, nullptr, nlohmann::json::object()}}};
+        REQUIRE(shardcalc::compact_json(j) == j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    for (const char* s : {"\xe2\x28\xa1", "\xf4\x90\x80\x80", "\xed\xa0\x80", "\xe0\x80\xaf", "\xc3", "\xf0\x9f\x98\x80", "\xef\xbf\xbd"}) {
+        const nlohmann::json j = s;
+        CHECK(shardcalc::compact_json(j) == j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+}
+
+TEST_CASE("numbers in messages without printf (core/decimal.h)") {
+    CHECK(decimal(12.345678, 2) == "12.35");
+    CHECK(decimal(-0.004, 2) == "0.00");
+    CHECK(decimal(-1.5, 1) == "-1.5");
+    CHECK(decimal(0.05, 2) == "0.05");
+    CHECK(decimal(79.2, 0) == "79");
+    CHECK(decimal(1073741825, 0) == "1073741825");
+    CHECK(decimal(1.329227995784916e36, 0) == "1.329e+36");
+    CHECK(decimal(9.9999e20, 0) == "1.000e+21");
+    CHECK(decimal(std::nan(""), 2) == "nan");
+    CHECK(decimal(-INFINITY, 2) == "-inf");
 }

@@ -7,6 +7,7 @@
 #include "io/choices.h"
 #include "io/hf_config.h"
 #include "io/json_text.h"
+#include "io/json_writer.h"
 #include "io/kernels_json.h"
 #include "io/presets.h"
 #include "io/report_json.h"
@@ -53,8 +54,9 @@ std::string guarded_text(F&& f) {
 }  // namespace
 
 std::string to_text(const nlohmann::json& j) {
-    // Invalid UTF-8 (from a user's key echoed in an error) is replaced, never thrown.
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // Invalid UTF-8 (from a user's key echoed in an error) is replaced, never thrown: JsonWriter writes it as
+    // nlohmann's dump(-1) with error_handler_t::replace would, without linking that serializer into the core.
+    return compact_json(j);
 }
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {

@@ -3,11 +3,12 @@
 #include <cmath>
 
 #include "io/json_text.h"
+#include "io/json_writer.h"
 
 namespace shardcalc {
 
 std::string number_range(double min, double max) {
-    return "must be a number from " + nlohmann::json(min).dump() + " to " + nlohmann::json(max).dump();
+    return "must be a number from " + compact_json(min) + " to " + compact_json(max);
 }
 
 ObjectReader::ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
@@ -42,7 +43,7 @@ std::optional<int64_t> ObjectReader::integer(const char* key, int64_t min, int64
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
     if (const auto x = integer_in(*v, min, max)) return x;
-    return fail(key, integer_range(min, max) + ", got " + v->dump());
+    return fail(key, integer_range(min, max) + ", got " + compact_json(*v));
 }
 
 std::optional<std::vector<int64_t>> ObjectReader::integers(const char* key, int64_t min, int64_t max, size_t max_count) {
@@ -50,12 +51,12 @@ std::optional<std::vector<int64_t>> ObjectReader::integers(const char* key, int6
     if (!v) return std::nullopt;
     const std::string what = "must be a list of at most " + std::to_string(max_count) + " integers from " +
                              std::to_string(min) + " to " + std::to_string(max);
-    if (!v->is_array() || v->size() > max_count) return fail(key, what + ", got " + v->dump().substr(0, 80));
+    if (!v->is_array() || v->size() > max_count) return fail(key, what + ", got " + compact_json(*v).substr(0, 80));
     std::vector<int64_t> out;
     for (size_t i = 0; i < v->size(); ++i) {
         const auto x = integer_in((*v)[i], min, max);
         if (!x) {
-            problems_.add(field(key) + "/" + std::to_string(i), integer_range(min, max) + ", got " + (*v)[i].dump().substr(0, 40));
+            problems_.add(field(key) + "/" + std::to_string(i), integer_range(min, max) + ", got " + compact_json((*v)[i]).substr(0, 40));
             return std::nullopt;
         }
         out.push_back(*x);
@@ -67,23 +68,23 @@ std::optional<double> ObjectReader::number(const char* key, double min, double m
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
     const std::string range = number_range(min, max);
-    if (!v->is_number()) return fail(key, range + ", got " + v->dump());
+    if (!v->is_number()) return fail(key, range + ", got " + compact_json(*v));
     const double x = v->get<double>();
-    if (!std::isfinite(x) || x < min || x > max) return fail(key, range + ", got " + v->dump());
+    if (!std::isfinite(x) || x < min || x > max) return fail(key, range + ", got " + compact_json(*v));
     return x;
 }
 
 std::optional<bool> ObjectReader::boolean(const char* key) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->is_boolean()) return fail(key, "must be true or false, got " + v->dump());
+    if (!v->is_boolean()) return fail(key, "must be true or false, got " + compact_json(*v));
     return v->get<bool>();
 }
 
 std::optional<std::string> ObjectReader::string(const char* key) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->is_string()) return fail(key, "must be a string, got " + v->dump());
+    if (!v->is_string()) return fail(key, "must be a string, got " + compact_json(*v));
     return v->get<std::string>();
 }
 
@@ -92,7 +93,7 @@ const nlohmann::json* ObjectReader::value(const char* key) { return get(key); }
 const nlohmann::json* ObjectReader::object(const char* key) {
     const nlohmann::json* v = get(key);
     if (v && !v->is_object()) {
-        problem(key, "must be a JSON object, got " + v->dump());
+        problem(key, "must be a JSON object, got " + compact_json(*v));
         return nullptr;
     }
     return v;

@@ -74,28 +74,110 @@ JsonWriter& JsonWriter::value(bool v) {
 
 JsonWriter& JsonWriter::value(std::string_view v) {
     separate();
-    // Plain ASCII without quotes, backslashes or control characters (every key, most values) is copied;
-    // anything else is escaped by nlohmann, invalid UTF-8 replaced.
-    bool plain = true;
-    for (unsigned char ch : v)
-        if (ch < 0x20 || ch >= 0x80 || ch == '"' || ch == '\\') {
-            plain = false;
-            break;
-        }
-    if (plain) {
-        out_ += '"';
-        out_.append(v.data(), v.size());
-        out_ += '"';
-    } else {
-        out_ += nlohmann::json(std::string(v)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    }
+    out_ += '"';
+    append_escaped(out_, v);
+    out_ += '"';
     return *this;
 }
 
+// As nlohmann's dump(-1): objects in their (sorted) order, numbers as value(double) and value(int64_t) write them.
 JsonWriter& JsonWriter::value(const nlohmann::json& v) {
-    separate();
-    out_ += v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    return *this;
+    using nlohmann::json;
+    switch (v.type()) {
+        case json::value_t::object:
+            begin_object();
+            for (const auto& [k, item] : v.items()) {
+                key(k);
+                value(item);
+            }
+            return end_object();
+        case json::value_t::array:
+            begin_array();
+            for (const auto& item : v) value(item);
+            return end_array();
+        case json::value_t::string: return value(v.get_ref<const std::string&>());
+        case json::value_t::boolean: return value(v.get<bool>());
+        case json::value_t::number_integer: return value(v.get<int64_t>());
+        case json::value_t::number_unsigned:
+            separate();
+            out_ += std::to_string(v.get<uint64_t>());
+            return *this;
+        case json::value_t::number_float: return value(v.get<double>());
+        default:
+            separate();
+            out_ += "null";
+            return *this;
+    }
+}
+
+std::string compact_json(const nlohmann::json& v) {
+    JsonWriter w;
+    w.value(v);
+    return w.take();
+}
+
+// JSON's escapes (RFC 8259 sec. 7) as nlohmann's dump writes them without ensure_ascii: \", \\, \b \f \n \r \t, other
+// control characters as \u00xx; valid UTF-8 copied. An invalid sequence becomes U+FFFD, and the byte that broke
+// it is read again as the start of the next one (nlohmann's error_handler_t::replace; the ranges of valid second
+// bytes exclude overlong forms, surrogates and code points above U+10FFFF, Unicode 15 table 3-7).
+void append_escaped(std::string& out, std::string_view s) {
+    static const char* kHex = "0123456789abcdef";
+    const size_t n = s.size();
+    size_t i = 0;
+    while (i < n) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            switch (c) {
+                case '"': out += "\\\""; break;
+                case '\\': out += "\\\\"; break;
+                case '\b': out += "\\b"; break;
+                case '\f': out += "\\f"; break;
+                case '\n': out += "\\n"; break;
+                case '\r': out += "\\r"; break;
+                case '\t': out += "\\t"; break;
+                default:
+                    if (c < 0x20) {
+                        out += "\\u00";
+                        out += kHex[c >> 4];
+                        out += kHex[c & 15];
+                    } else {
+                        out += static_cast<char>(c);
+                    }
+            }
+            ++i;
+            continue;
+        }
+        // The sequence's length and its second byte's range.
+        size_t len = 0;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        }
+        if (len == 0) {  // not a lead byte
+            out += "\xEF\xBF\xBD";
+            ++i;
+            continue;
+        }
+        size_t k = 1;
+        for (; k < len && i + k < n; ++k) {
+            const auto b = static_cast<unsigned char>(s[i + k]);
+            if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) break;
+        }
+        if (k == len) {
+            out.append(s.data() + i, len);
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD";
+            i += k;  // the breaking byte (or the end) starts what follows
+        }
+    }
 }
 
 }  // namespace shardcalc

@@ -1,6 +1,6 @@
 #include "memory/allocator.h"
 
-#include <cstdio>
+#include "core/decimal.h"
 
 namespace shardcalc {
 namespace {
@@ -15,11 +15,7 @@ namespace {
 constexpr double kFragmentationMedian = 0.083;
 constexpr double kFragmentationWorst = 0.165;
 
-std::string gib(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-    return buf;
-}
+std::string gib(double bytes) { return decimal(bytes / (1024.0 * 1024.0 * 1024.0), 2) + " GiB"; }
 
 }  // namespace
 

@@ -1,8 +1,7 @@
 #include "report/metrics.h"
 
-#include <cstdio>
-
 #include "compute/roofline.h"
+#include "core/decimal.h"
 
 namespace shardcalc {
 
@@ -25,12 +24,9 @@ Metrics metrics_of(const Config& c, const Performance& p) {
     // has left out something the plan pays for.
     constexpr double kMfuCeiling = 0.75;
     if (m.mfu > kMfuCeiling) {
-        char buf[220];
-        std::snprintf(buf, sizeof buf,
-                      "MFU %.1f%% is above any published training run (best about 72%%, FlashAttention-2 on A100; large "
-                      "runs 38-55%%): treat the step time as a lower bound",
-                      100 * m.mfu);
-        m.efficiency_warning = buf;
+        m.efficiency_warning = "MFU " + decimal(100 * m.mfu, 1) +
+                               "% is above any published training run (best about 72%, FlashAttention-2 on A100; large "
+                               "runs 38-55%): treat the step time as a lower bound";
     }
     m.tflops_per_device = p.model_flops / (step * world) / 1e12;
     m.hardware_tflops_per_device = p.hardware_flops / (step * world) / 1e12;

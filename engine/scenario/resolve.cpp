@@ -3,8 +3,8 @@
 #include "scenario/dimension.h"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "core/decimal.h"
 #include "core/error.h"
 #include "scenario/device.h"
 #include "scenario/names.h"
@@ -65,11 +65,6 @@ void apply_training_defaults(Scenario& s, std::vector<std::string>& notes) {
 
 int64_t round_up(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
 
-std::string nlohmann_free_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
 
 }  // namespace
 
@@ -109,7 +104,7 @@ Config resolve(Scenario scenario) {
     for (const Dimension& dim : dimensions())
         if (dim.in_world) devices *= static_cast<double>(dim.degree(p));
     if (devices > static_cast<double>(int64_t{1} << 30))
-        throw InputError("/parallel", "dp*tp*pp*cp*ulysses is " + nlohmann_free_number(devices) +
+        throw InputError("/parallel", "dp*tp*pp*cp*ulysses is " + decimal(devices, 0) +
                                           " devices; at most 1073741824 are supported");
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
