@@ -31,6 +31,14 @@ private:
     std::vector<Problem> problems_;
 };
 
+// A part of the engine the running build leaves out (the page's WebAssembly core builds no LSTM: wasm/core_omits.cpp):
+// not a problem of the input; io/api.cpp answers {"ok": false, "whole_engine": true, ...} and the page asks the
+// whole engine instead.
+class WholeEngineOnly : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Problems gathered from checks that do not depend on each other; raise() throws them together.
 class Problems {
 public:

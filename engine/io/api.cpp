@@ -44,6 +44,10 @@ std::string guarded_text(F&& f) {
         return f();
     } catch (const InputError& e) {
         return to_text(error_value(e.problems()));
+    } catch (const WholeEngineOnly& e) {
+        nlohmann::json answer = error_value("", e.what());
+        answer["whole_engine"] = true;
+        return to_text(answer);
     } catch (const std::exception& e) {
         return to_text(error_value("", std::string("internal error: ") + e.what()));
     } catch (...) {

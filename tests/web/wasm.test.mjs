@@ -144,6 +144,17 @@ test('the core module answers as the whole engine (its presets without their pro
   const first = core.evaluate(big);
   for (let i = 0; i < 200; i += 1) assert.equal(core.evaluate(big), first);
   assert.equal(first, engine.evaluate(big));
+  // LSTMs are left out of the core (wasm/core_omits.cpp): it says so, and the whole engine evaluates them (the
+  // page's worker asks it, engine-worker.js).
+  const lstm = JSON.stringify({ framework: 'pytorch', model: { preset: 'deepflow-lstm-38b' }, training: { seq_len: 20, micro_batch: 512, dtype: 'fp32' }, hardware: { preset: 'deepflow-300w' } });
+  const omitted = JSON.parse(core.evaluate(lstm));
+  assert.equal(omitted.ok, false);
+  assert.equal(omitted.whole_engine, true);
+  // Field choices need no graph: the core answers them for an LSTM too.
+  const lstmChoices = JSON.stringify({ scenario: JSON.parse(lstm), options: { '/parallel/dp': [1, 2], '/parallel/tp': [1, 2] } });
+  assert.equal(core.choices(lstmChoices), engine.choices(lstmChoices));
+  assert.equal(JSON.parse(engine.evaluate(lstm)).ok, true);
+  assert.deepEqual(JSON.parse(engine.evaluate(lstm)).report, native(JSON.parse(lstm)));
 });
 
 // The config.json importer has one copy, in the engine: the whole module (which the page's worker loads for

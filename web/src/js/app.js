@@ -15,6 +15,7 @@ import { renderSummary } from './summary.js';
 import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
+import { count, duration, fixed } from './format.js';
 import { decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
@@ -222,7 +223,7 @@ async function renderKernelTable() {
   }
   const { renderKernels } = await kernelView;
   if (app.report !== r) return; // a newer report draws its own
-  renderKernels($('#kernel-table'), $('#kernels-caption'), answer);
+  renderKernels($('#kernel-table'), $('#kernels-caption'), answer, { h, count, duration, fixed });
   box.dataset.state = 'drawn';
 }
 

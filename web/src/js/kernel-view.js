@@ -1,8 +1,8 @@
 // "Kernels": the per-kernel table of the slowest pipeline stage (engine/report/kernel_table.h), as the engine
 // gives it: every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
-// own, fetched when the reader opens the section (app.js), with the whole engine behind it.
-import { h } from './dom.js';
-import { count, duration, fixed } from './format.js';
+// own, fetched when the reader opens the section (app.js), with the whole engine behind it. It imports nothing:
+// app.js hands it the page's DOM and number helpers, since a module shared with the page's first script splits
+// that script into one more file to download at once (README.md "Page budget").
 
 const PASS = {
   forward: 'forward',
@@ -12,10 +12,6 @@ const PASS = {
   optimizer: 'optimizer step',
 };
 
-const mb = (bytes) => (bytes > 0 ? fixed(bytes / 1e6, 2) : '—');
-// Reloads of A, C and B, in seed 001's order (C, the output, is written once).
-const reloads = (r) => (r ? `${count(r.a)}, ${count(r.c)}, ${count(r.b)}` : '—');
-const shape = (g) => (g ? `${count(g.m)} × ${count(g.k)} × ${count(g.n)}` : '—');
 
 const HEAD = [
   ['Module', ''], ['Kernel', ''], ['Pass', ''], ['Count', 'instances per microbatch (layers × time steps); per step for the optimizer'],
@@ -25,7 +21,12 @@ const HEAD = [
   ['Bound', ''], ['µs each', 'one instance'], ['ms per step', 'count × microbatches × one instance'],
 ];
 
-export function renderKernels(table, caption, answer) {
+// `helpers`: dom.js's h, format.js's count, duration and fixed.
+export function renderKernels(table, caption, answer, { h, count, duration, fixed }) {
+  const mb = (bytes) => (bytes > 0 ? fixed(bytes / 1e6, 2) : '—');
+  // Reloads of A, C and B, in seed 001's order (C, the output, is written once).
+  const reloads = (r) => (r ? `${count(r.a)}, ${count(r.c)}, ${count(r.b)}` : '—');
+  const shape = (g) => (g ? `${count(g.m)} × ${count(g.k)} × ${count(g.n)}` : '—');
   if (!answer.ok) {
     caption.textContent = `No kernel table: ${answer.error.message}`;
     table.replaceChildren();
