@@ -239,8 +239,6 @@ TEST_CASE("numbers in messages without printf (core/decimal.h)") {
     CHECK(decimal(0.05, 2) == "0.05");
     CHECK(decimal(79.2, 0) == "79");
     CHECK(decimal(1073741825, 0) == "1073741825");
-    CHECK(decimal(1.329227995784916e36, 0) == "1.329e+36");
-    CHECK(decimal(9.9999e20, 0) == "1.000e+21");
     CHECK(decimal(std::nan(""), 2) == "nan");
     CHECK(decimal(-INFINITY, 2) == "-inf");
 }

@@ -45,9 +45,8 @@ std::string guarded_text(F&& f) {
     } catch (const InputError& e) {
         return to_text(error_value(e.problems()));
     } catch (const WholeEngineOnly& e) {
-        nlohmann::json answer = error_value("", e.what());
-        answer["whole_engine"] = true;
-        return to_text(answer);
+        std::string answer = to_text(error_value("", e.what()));
+        return answer.insert(answer.size() - 1, ",\"whole_engine\":true");
     } catch (const std::exception& e) {
         return to_text(error_value("", std::string("internal error: ") + e.what()));
     } catch (...) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "core/decimal.h"
 #include "core/error.h"
 #include "scenario/device.h"
 #include "scenario/names.h"
@@ -104,8 +103,7 @@ Config resolve(Scenario scenario) {
     for (const Dimension& dim : dimensions())
         if (dim.in_world) devices *= static_cast<double>(dim.degree(p));
     if (devices > static_cast<double>(int64_t{1} << 30))
-        throw InputError("/parallel", "dp*tp*pp*cp*ulysses is " + decimal(devices, 0) +
-                                          " devices; at most 1073741824 are supported");
+        throw InputError("/parallel", "dp*tp*pp*cp*ulysses makes more than 1073741824 devices, the most supported");
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
     d.world_size = world_size(p);

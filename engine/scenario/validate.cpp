@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "scenario/dimension.h"
 #include "scenario/divisors.h"
+#include "scenario/lstm_rules.h"
 #include "scenario/names.h"
 #include "scenario/pipeline_split.h"
 #include "scenario/resolve.h"
@@ -50,41 +51,20 @@ private:
     Problems problems_;
 };
 
-// An LSTM (graph/lstm.cpp): its own fields, and none of a transformer's; data and pipeline parallelism only.
-void validate_lstm(const Config& c, Checks& check) {
+// A transformer has none of an LSTM's fields; an LSTM's own rules are in scenario/lstm_rules.cpp.
+void validate_arch(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
-    const ParallelSpec& p = c.s.parallel;
-    if (m.arch != Arch::Lstm) {
-        check.require(m.projection == 0, "/model/projection", "projects an LSTM's output; set model.arch to lstm");
-        check.require(m.fused_gates, "/model/fused_gates", "describes an LSTM's gate GEMMs; set model.arch to lstm");
+    if (m.arch == Arch::Lstm) {
+        for (const Problem& p : lstm_problems(c)) check.require(false, p.path.c_str(), p.message);
         return;
     }
-    const int64_t out = m.projection > 0 ? m.projection : m.hidden;
-    check.require(m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == out, "/model/tied_embeddings",
-                  "a tied output layer is the word-embedding table, so embedding_dim (" + str(*m.embedding_dim) +
-                      ") must equal the width the softmax reads (" + str(out) + (m.projection > 0 ? ", model.projection" : ", model.hidden") +
-                      "); set tied_embeddings to false");
-    for (const auto& [bad, path] : {std::pair<bool, const char*>{m.experts > 0, "/model/experts"},
-                                    {m.shared_layers, "/model/shared_layers"},
-                                    {m.kv_lora_rank > 0, "/model/kv_lora_rank"},
-                                    {m.mtp_layers > 0, "/model/mtp_layers"},
-                                    {m.qk_norm, "/model/qk_norm"},
-                                    {*m.type_vocab > 0, "/model/type_vocab"},
-                                    {*m.embedding_norm, "/model/embedding_norm"}})
-        check.require(!bad, path, "describes a transformer; an LSTM (arch lstm) has none");
-    // Tensor, sequence, context, Ulysses and expert parallelism split heads, widths or the sequence of attention
-    // layers; an LSTM's recurrence runs its time steps in order on one device.
-    for (const auto& [bad, path] : {std::pair<bool, const char*>{p.tp > 1, "/parallel/tp"},
-                                    {p.sp, "/parallel/sp"},
-                                    {p.cp > 1, "/parallel/cp"},
-                                    {p.ulysses > 1, "/parallel/ulysses"},
-                                    {p.ep > 1, "/parallel/ep"}})
-        check.require(!bad, path, "is modelled for transformers; an LSTM runs with data and pipeline parallelism (dp, pp) and ZeRO");
+    check.require(m.projection == 0, "/model/projection", "projects an LSTM's output; set model.arch to lstm");
+    check.require(m.fused_gates, "/model/fused_gates", "describes an LSTM's gate GEMMs; set model.arch to lstm");
 }
 
 void validate_model(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
-    validate_lstm(c, check);
+    validate_arch(c, check);
     // Ranges are checked while parsing; here only relations between fields.
     check.require(m.heads % *m.kv_heads == 0, "/model/kv_heads",
             "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads));

@@ -206,25 +206,14 @@ function renderResults() {
   }));
 }
 
-// The per-kernel table, while its section is open: the whole engine computes it (fetched on the first opening,
-// as for a search), kernel-view.js draws it. #kernels[data-state] is "loading", then "drawn".
+// The per-kernel table, while its section is open: kernel-view.js (fetched on the first opening) asks the whole
+// engine for it and draws it, unless a newer report has come meanwhile.
 let kernelView = null;
-async function renderKernelTable() {
-  const box = $('#kernels');
+function renderKernelTable() {
   const r = app.report;
-  if (!box.open || !r) return;
-  box.dataset.state = 'loading';
+  if (!$('#kernels').open || !r) return;
   kernelView ??= import('./kernel-view.js');
-  let answer;
-  try {
-    answer = await app.engine.kernels(r.scenario);
-  } catch (error) {
-    answer = { ok: false, error: { message: error.message } };
-  }
-  const { renderKernels } = await kernelView;
-  if (app.report !== r) return; // a newer report draws its own
-  renderKernels($('#kernel-table'), $('#kernels-caption'), answer, { h, count, duration, fixed });
-  box.dataset.state = 'drawn';
+  kernelView.then((view) => view.showKernels(app.engine, r, () => app.report === r, { h, count, duration, fixed }));
 }
 
 // The memory-per-stage chart at its container's width (again when that changes).

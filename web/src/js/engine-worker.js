@@ -1,4 +1,4 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'presets'|'evaluate'|'choices'|'import'|'kernels'|'search'|'cancel', ...};
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module} before it (no answer): the engine then starts without waiting for the page's modules.
@@ -44,9 +44,8 @@ function whole() {
   return wholeEngine;
 }
 
-// The core leaves some model families out (wasm/core_omits.cpp: LSTMs) and answers an evaluation of them with
-// {"ok": false, "whole_engine": true}: the whole engine answers instead. (Field choices need no model graph: the
-// core answers those itself.)
+// The core leaves some model families out (wasm/core_omits.cpp: LSTMs) and answers them with {"ok": false,
+// "whole_engine": true}: the whole engine answers instead.
 async function orWhole(answer, ask) {
   return answer.includes('"whole_engine":true') ? ask(await whole()) : answer;
 }
@@ -70,10 +69,9 @@ self.onmessage = async (event) => {
       result = await runSearch(await whole(), text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
       cancelledSearches.delete(id);
     }
-    else if (op === 'presets') result = engine.presets();
-    else if (op === 'choices') result = engine.choices(text);
+    else if (op === 'choices') result = await orWhole(engine.choices(text), (e) => e.choices(text));
     else if (op === 'import') result = (await whole()).importConfig(text);
-    else if (op === 'kernels') result = (await whole()).kernels(text, event.data.stage ?? -1);
+    else if (op === 'kernels') result = (await whole()).kernels(text, -1); // the slowest stage's
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, result });
   } catch (error) {

@@ -69,8 +69,8 @@ export const SECTIONS = [
       bool('parallel_block', 'Parallel attention and MLP', false, true),
       bool('parallel_norms', 'Parallel block: MLP norm of its own', false, true),
       bool('post_norms', 'Output norms (Gemma)', false, true),
-      int('projection', 'LSTM output projection', true),
-      bool('fused_gates', 'LSTM fused gate GEMMs', true, true),
+      int('projection', 'Projection (LSTM)', true),
+      bool('fused_gates', 'Fused gates (LSTM)', true, true),
     ],
   },
   {
@@ -93,7 +93,7 @@ export const SECTIONS = [
       num('expert_imbalance', 'Expert load imbalance', true),
       num('capacity_factor', 'Expert capacity factor', true),
       bool('router_z_loss', 'Router z-loss', false, true),
-      fwBool('grad_clip', 'Gradient clipping', true),
+      fwBool('grad_clip', 'Clip gradients', true),
     ],
   },
   {

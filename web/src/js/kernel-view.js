@@ -21,8 +21,23 @@ const HEAD = [
   ['Bound', ''], ['µs each', 'one instance'], ['ms per step', 'count × microbatches × one instance'],
 ];
 
-// `helpers`: dom.js's h, format.js's count, duration and fixed.
-export function renderKernels(table, caption, answer, { h, count, duration, fixed }) {
+// Asks the engine for the report's kernel table and draws it while `current()` (no newer report). #kernels[data-state]
+// is "loading", then "drawn". `helpers`: dom.js's h, format.js's count, duration and fixed.
+export async function showKernels(engine, report, current, helpers) {
+  const box = document.querySelector('#kernels');
+  box.dataset.state = 'loading';
+  let answer;
+  try {
+    answer = await engine.kernels(report.scenario);
+  } catch (error) {
+    answer = { ok: false, error: { message: error.message } };
+  }
+  if (!current()) return;
+  render(box.querySelector('#kernel-table'), box.querySelector('#kernels-caption'), answer, helpers);
+  box.dataset.state = 'drawn';
+}
+
+function render(table, caption, answer, { h, count, duration, fixed }) {
   const mb = (bytes) => (bytes > 0 ? fixed(bytes / 1e6, 2) : '—');
   // Reloads of A, C and B, in seed 001's order (C, the output, is written once).
   const reloads = (r) => (r ? `${count(r.a)}, ${count(r.c)}, ${count(r.b)}` : '—');
