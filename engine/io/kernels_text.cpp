@@ -11,16 +11,18 @@ namespace {
 using nlohmann::json;
 using namespace text;
 
-std::string number(double v) {
-    if (v == static_cast<double>(static_cast<int64_t>(v))) return thousands(static_cast<int64_t>(v));
-    return fixed(v, 2);
+// Counts: with thousands separators for reading, plain in CSV.
+std::string number(double v, bool machine = false) {
+    const bool whole = v == static_cast<double>(static_cast<int64_t>(v));
+    if (!whole) return fixed(v, 2);
+    return machine ? std::to_string(static_cast<int64_t>(v)) : thousands(static_cast<int64_t>(v));
 }
 
 std::string reloads(const json& row, const char* key) {
     if (!row.contains(key)) return "-";
     const json& r = row[key];
     // seed 001's order: A, the output C, B
-    return number(r["a"].get<double>()) + "," + number(r["c"].get<double>()) + "," + number(r["b"].get<double>());
+    return number(r["a"].get<double>(), true) + "," + number(r["c"].get<double>(), true) + "," + number(r["b"].get<double>(), true);
 }
 
 std::vector<Row> rows_of(const json& t, bool machine) {
@@ -29,13 +31,13 @@ std::vector<Row> rows_of(const json& t, bool machine) {
                            "us_each", "ms_per_step"}};
     for (const json& r : t["rows"]) {
         const bool gemm = r.contains("gemm");
-        auto dim = [&](const char* d) { return gemm ? number(r["gemm"][d].get<double>()) : std::string("-"); };
+        auto dim = [&](const char* d) { return gemm ? number(r["gemm"][d].get<double>(), machine) : std::string("-"); };
         auto bytes = [&](const char* key) {
             const double b = r[key].get<double>();
             if (machine) return fixed(b, 0);
             return b > 0 ? fixed(b / 1e6, 2) : std::string("-");
         };
-        rows.push_back({r["module"], r["kernel"], r["pass"], number(r["count"].get<double>()), dim("m"), dim("k"), dim("n"),
+        rows.push_back({r["module"], r["kernel"], r["pass"], number(r["count"].get<double>(), machine), dim("m"), dim("k"), dim("n"),
                         fixed(r["flops"].get<double>() / 1e9, 3), bytes("hbm_bytes"), bytes("l2_bytes"),
                         reloads(r, "hbm_reloads"), reloads(r, "l2_reloads"), fixed(r["intensity"].get<double>(), 2),
                         r["bound"], fixed(r["seconds"].get<double>() * 1e6, 1),
