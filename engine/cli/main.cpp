@@ -68,6 +68,28 @@ int import_config(const std::string& input, std::string format, bool check) {
     return 0;
 }
 
+// The text writers of one answer.
+struct Writers {
+    std::string (*table)(const nlohmann::json&);
+    std::string (*markdown)(const nlohmann::json&);
+    std::string (*csv)(const nlohmann::json&);
+};
+
+// Prints the answer's `key` object in `format` and returns it; an error answer goes to stderr and null comes back.
+nlohmann::json print_answer(const std::string& answer, const char* key, const std::string& format, Writers w) {
+    nlohmann::json result = nlohmann::json::parse(answer);
+    if (!result["ok"].get<bool>()) {
+        std::cerr << shardcalc::to_text(result) << "\n";
+        return nullptr;
+    }
+    const nlohmann::json& j = result[key];
+    if (format == "json") std::cout << j.dump(2) << "\n";
+    else if (format == "table") std::cout << w.table(j);
+    else if (format == "markdown") std::cout << w.markdown(j);
+    else std::cout << w.csv(j);
+    return std::move(result[key]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,42 +146,17 @@ int main(int argc, char** argv) {
 
     std::string text;
     if (!read_input(input, text)) return fail("", "cannot read scenario file " + input);
-    if (command == "kernels") {
-        const nlohmann::json result = nlohmann::json::parse(shardcalc::kernels_scenario_text(text, stage));
-        if (!result["ok"].get<bool>()) {
-            std::cerr << shardcalc::to_text(result) << "\n";
-            return 2;
-        }
-        const nlohmann::json& k = result["kernels"];
-        if (format == "json") std::cout << k.dump(2) << "\n";
-        else if (format == "table") std::cout << shardcalc::format_kernels_table(k);
-        else if (format == "markdown") std::cout << shardcalc::format_kernels_markdown(k);
-        else std::cout << shardcalc::format_kernels_csv(k);
-        return 0;
-    }
-    if (command == "search") {
-        const nlohmann::json result = nlohmann::json::parse(shardcalc::search_scenario_text(text));
-        if (!result["ok"].get<bool>()) {
-            std::cerr << shardcalc::to_text(result) << "\n";
-            return 2;
-        }
-        const nlohmann::json& s = result["search"];
-        if (format == "json") std::cout << s.dump(2) << "\n";
-        else if (format == "table") std::cout << shardcalc::format_search_table(s);
-        else if (format == "markdown") std::cout << shardcalc::format_search_markdown(s);
-        else std::cout << shardcalc::format_search_csv(s);
-        return 0;
-    }
-    const nlohmann::json result = nlohmann::json::parse(shardcalc::evaluate_scenario_text(text));
-    if (!result["ok"].get<bool>()) {
-        std::cerr << shardcalc::to_text(result) << "\n";
-        return 2;
-    }
-    const nlohmann::json& report = result["report"];
-    if (format == "json") std::cout << report.dump(2) << "\n";
-    else if (format == "table") std::cout << shardcalc::format_table(report);
-    else if (format == "markdown") std::cout << shardcalc::format_markdown(report);
-    else std::cout << shardcalc::format_csv(report);
+    if (command == "kernels")
+        return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
+                            {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})
+                       .is_null() ? 2 : 0;
+    if (command == "search")
+        return print_answer(shardcalc::search_scenario_text(text), "search", format,
+                            {shardcalc::format_search_table, shardcalc::format_search_markdown, shardcalc::format_search_csv})
+                       .is_null() ? 2 : 0;
+    const nlohmann::json report = print_answer(shardcalc::evaluate_scenario_text(text), "report", format,
+                                               {shardcalc::format_table, shardcalc::format_markdown, shardcalc::format_csv});
+    if (report.is_null()) return 2;
     if (!check) return 0;
     const std::string verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
     return verdict == "fits" ? 0 : verdict == "tight" ? 3 : 4;
