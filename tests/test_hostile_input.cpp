@@ -3,6 +3,7 @@
 // resolved-scenario echo read back (max_positions 0 and zero peaks used to be rejected or replaced by
 // the preset's values), headroom.
 #include <cmath>
+#include <functional>
 #include <utility>
 #include <vector>
 #include <string>
@@ -241,4 +242,80 @@ TEST_CASE("numbers in messages without printf (core/decimal.h)") {
     CHECK(decimal(1073741825, 0) == "1073741825");
     CHECK(decimal(std::nan(""), 2) == "nan");
     CHECK(decimal(-INFINITY, 2) == "-inf");
+}
+
+TEST_CASE("the engine's JSON reader accepts and builds exactly what nlohmann's parser does, on random text") {
+    // io/json_text.cpp reads every input of the engine (and is the page core's only parser): on valid JSON and
+    // on text a mutation broke, it must agree with nlohmann::json::parse, value types included.
+    uint64_t state = 0x243f6a8885a308d3ULL;
+    auto next = [&] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    const std::vector<std::string> atoms = {"0", "-0", "1", "-1", "12.5", "1e3", "1E-2", "-2.5e+10", "18446744073709551615",
+                                            "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+                                            "1e-400", "0.1", "123456789012345678901234567890", "true", "false", "null",
+                                            "\"\"", "\"a\\n\\t\\\"\\\\\\/\"", "\"\\u00e9\\uD83D\\uDE00\"", "\"\xc3\xa9\xf0\x9f\x98\x80\"",
+                                            "\"\\u0000\"", "[]", "{}"};
+    std::function<std::string(int)> gen = [&](int depth) -> std::string {
+        const uint64_t r = next() % 10;
+        if (depth > 4 || r < 5) return atoms[next() % atoms.size()];
+        std::string s;
+        const int n = static_cast<int>(next() % 4);
+        if (r < 8) {
+            s = "[";
+            for (int i = 0; i < n; ++i) s += (i ? ", " : " ") + gen(depth + 1);
+            return s + "]";
+        }
+        s = "{";
+        for (int i = 0; i < n; ++i) s += std::string(i ? "," : "") + "\"k" + std::to_string(next() % 3) + "\" : " + gen(depth + 1);
+        return s + "}";
+    };
+    const std::string noise = "{}[],:\"\\-+.eE0123456789tfnul \n\x01\xc3\xed\xa0\xff\xef\xbb\xbf";
+    int valid = 0, invalid = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string text = gen(0);
+        if (next() % 4 == 0) text = "\xef\xbb\xbf" + text;  // a byte-order mark
+        const int mutations = next() % 2 ? 0 : 1 + static_cast<int>(next() % 3);
+        for (int m = 0; m < mutations && !text.empty(); ++m) {
+            const size_t at = next() % text.size();
+            const uint64_t kind = next() % 3;
+            if (kind == 0) text.erase(at, 1);
+            else if (kind == 1) text.insert(at, 1, noise[next() % noise.size()]);
+            else text[at] = noise[next() % noise.size()];
+        }
+        if (text.find('\0') != std::string::npos) continue;  // refused by name before either parser
+        const nlohmann::json theirs = nlohmann::json::parse(text, nullptr, false);
+        nlohmann::json ours;
+        bool ok = true;
+        try {
+            ours = parse_json_text(text);
+        } catch (const InputError&) {
+            ok = false;
+        }
+        CAPTURE(text);
+        REQUIRE(ok == !theirs.is_discarded());
+        std::function<bool(const nlohmann::json&, const nlohmann::json&)> same_types = [&](const nlohmann::json& a, const nlohmann::json& b) {
+            if (a.type() != b.type() || a.size() != b.size()) return false;
+            if (a.is_array())
+                for (size_t k = 0; k < a.size(); ++k)
+                    if (!same_types(a[k], b[k])) return false;
+            if (a.is_object())
+                for (auto it = a.begin(); it != a.end(); ++it)
+                    if (!b.contains(it.key()) || !same_types(it.value(), b[it.key()])) return false;
+            return true;
+        };
+        if (ok) {
+            REQUIRE(ours.dump() == theirs.dump());
+            REQUIRE(ours == theirs);
+            REQUIRE(same_types(ours, theirs));  // signed, unsigned and float alike
+            ++valid;
+        } else {
+            ++invalid;
+        }
+    }
+    CHECK(valid > 5000);
+    CHECK(invalid > 2000);
 }

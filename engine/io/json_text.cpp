@@ -1,5 +1,8 @@
 #include "io/json_text.h"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "core/error.h"
@@ -9,103 +12,282 @@ namespace {
 
 using nlohmann::json;
 
-// One SAX pass that checks (depth, finite numbers, syntax), knows the pointer of every value, and builds
-// the document. Reading with this handler alone, never with json::parse, keeps one instance of nlohmann's
-// parser in the program: each kind of reader is a whole parser, and the page downloads every copy.
-class Reader : public nlohmann::json_sax<json> {
+// JSON text (RFC 8259) read into an nlohmann document in one pass that checks as it goes: the nesting depth, the
+// range of numbers, strings as valid UTF-8, and the pointer of every value for the error. It accepts and builds
+// exactly what nlohmann's parser does (tested against it on random text), numbers included: integers as signed
+// (negative) or unsigned when they fit 64 bits, else as a double; a UTF-8 byte-order mark skipped. Written here
+// rather than driving nlohmann's SAX parser so that the page's WebAssembly core carries one small reader
+// (README.md "Page budget").
+class Reader {
 public:
-    json root;
-    std::string error_path, error_message;
-    // A number beyond double range: the text as the parser read it, and the offset just past it.
-    std::string overflow_token;
-    std::size_t overflow_end = 0;
+    Reader(const std::string& text, std::vector<OutOfRangeNumber>* out_of_range)
+        : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), out_of_range_(out_of_range) {}
 
-    bool null() override { return put(nullptr) != nullptr; }
-    bool boolean(bool v) override { return put(v) != nullptr; }
-    bool number_integer(number_integer_t v) override { return put(v) != nullptr; }
-    bool number_unsigned(number_unsigned_t v) override { return put(v) != nullptr; }
-    bool number_float(number_float_t v, const string_t&) override { return put(v) != nullptr; }
-    bool string(string_t& v) override { return put(std::move(v)) != nullptr; }
-    bool binary(binary_t& v) override { return put(json::binary(std::move(v))) != nullptr; }
-    bool start_object(std::size_t) override { return open(json::object(), false); }
-    bool key(string_t& k) override {
-        frames_.back().key = k;
-        member_ = &(*frames_.back().value)[k];  // a repeated key: the last value wins, as in json::parse
-        return true;
-    }
-    bool end_object() override { return close(); }
-    bool start_array(std::size_t) override { return open(json::array(), true); }
-    bool end_array() override { return close(); }
-    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) override {
-        if (ex.id == 406) {  // out_of_range.406: a number that overflows a double
-            error_path = pending_path();
-            error_message = "the number " + token + " is beyond the range of a 64-bit float (about 1.8e308)";
-            overflow_token = token;
-            overflow_end = position;
-        } else {
-            error_path = "";
-            error_message = std::string("invalid JSON: ") + ex.what();
-        }
-        return false;
+    json read() {
+        if (end_ - p_ >= 3 && p_[0] == '\xEF' && p_[1] == '\xBB' && p_[2] == '\xBF') p_ += 3;
+        json root;
+        value(root, 0);
+        space();
+        if (p_ != end_) fail("text after the value");
+        return root;
     }
 
 private:
     struct Frame {
-        json* value = nullptr;  // the object or array being filled
         bool array = false;
         std::string key;
-        long long next = 0;     // elements started (arrays)
-        long long current = -1;
+        long long index = -1;
     };
+    const char* const begin_;
+    const char* p_;
+    const char* const end_;
+    std::vector<OutOfRangeNumber>* out_of_range_;
     std::vector<Frame> frames_;
-    json* member_ = nullptr;  // the object member whose key was read last
 
-    // Places a value where the parser is: the root, the next array element, or the pending member.
-    json* put(json v) {
-        if (frames_.empty()) return &(root = std::move(v));
-        Frame& f = frames_.back();
-        if (f.array) {
-            f.current = f.next++;
-            f.value->push_back(std::move(v));
-            return &f.value->back();
-        }
-        return &(*member_ = std::move(v));
+    [[noreturn]] void fail(const std::string& what, const std::string& path = "") const {
+        throw InputError(path, "invalid JSON: " + what + " at offset " + std::to_string(p_ - begin_));
     }
-    bool open(json empty, bool array) {
-        if (static_cast<int>(frames_.size()) >= kMaxJsonDepth) {
-            if (!frames_.empty() && frames_.back().array) frames_.back().current = frames_.back().next++;
-            error_path = path();
-            error_message = "nested deeper than " + std::to_string(kMaxJsonDepth) +
-                            " levels; a scenario needs three (/hardware/peak_tflops/fp32)";
-            return false;
-        }
-        json* at = put(std::move(empty));
-        frames_.push_back(Frame{at, array, "", 0, -1});
-        return true;
+    [[noreturn]] void unexpected(const char* expected) const {
+        if (p_ == end_) fail(std::string("unexpected end of input; expected ") + expected);
+        const auto c = static_cast<unsigned char>(*p_);
+        const std::string shown = c >= 0x20 && c < 0x7f ? "'" + std::string(1, *p_) + "'" : "byte " + std::to_string(c);
+        fail("unexpected " + shown + "; expected " + expected);
     }
-    bool close() {
-        frames_.pop_back();
-        return true;
-    }
+
     std::string path() const {
-        std::string p;
-        for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.current) : pointer_token(f.key));
-        return p;
+        std::string out;
+        for (const Frame& f : frames_) out += "/" + (f.array ? std::to_string(f.index) : pointer_token(f.key));
+        return out;
     }
-    // The value being read when the parser failed: the next element of an array, or the current key.
-    std::string pending_path() const {
-        std::string p;
-        for (size_t i = 0; i < frames_.size(); ++i) {
-            const Frame& f = frames_[i];
-            const bool last = i + 1 == frames_.size();
-            p += "/" + (f.array ? std::to_string(last ? f.next : f.current) : pointer_token(f.key));
+
+    void space() {
+        while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+    }
+    bool take(char c) {
+        if (p_ != end_ && *p_ == c) {
+            ++p_;
+            return true;
         }
-        return p;
+        return false;
+    }
+    void literal(const char* word) {
+        for (const char* w = word; *w; ++w)
+            if (!take(*w)) unexpected(word);
+    }
+
+    void value(json& out, int depth) {
+        space();
+        if (p_ == end_) unexpected("a value");
+        switch (*p_) {
+            case '{': return object(out, depth);
+            case '[': return array(out, depth);
+            case '"': {
+                ++p_;
+                std::string s;
+                string(s);
+                out = std::move(s);
+                return;
+            }
+            case 't': literal("true"); out = true; return;
+            case 'f': literal("false"); out = false; return;
+            case 'n': literal("null"); out = nullptr; return;
+            default: return number(out);
+        }
+    }
+
+    void open(int depth, bool array) {
+        if (depth >= kMaxJsonDepth)
+            throw InputError(path(), "nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                         " levels; a scenario needs three (/hardware/peak_tflops/fp32)");
+        ++p_;
+        frames_.push_back(Frame{array, "", -1});
+    }
+
+    void object(json& out, int depth) {
+        open(depth, false);
+        out = json::object();
+        space();
+        if (!take('}')) {
+            do {
+                space();
+                if (!take('"')) unexpected("a key string");
+                std::string key;
+                string(key);
+                space();
+                if (!take(':')) unexpected("':'");
+                frames_.back().key = key;
+                value(out[key], depth + 1);  // a repeated key: the last value wins, as in nlohmann's parser
+                space();
+            } while (take(','));
+            if (!take('}')) unexpected("',' or '}'");
+        }
+        frames_.pop_back();
+    }
+
+    void array(json& out, int depth) {
+        open(depth, true);
+        out = json::array();
+        space();
+        if (!take(']')) {
+            do {
+                ++frames_.back().index;
+                out.push_back(nullptr);
+                value(out.back(), depth + 1);
+                space();
+            } while (take(','));
+            if (!take(']')) unexpected("',' or ']'");
+        }
+        frames_.pop_back();
+    }
+
+    unsigned hex4() {
+        unsigned v = 0;
+        for (int i = 0; i < 4; ++i) {
+            const char c = p_ == end_ ? '\0' : *p_;
+            const unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+            if (d == 16) fail("a \\u escape needs four hexadecimal digits");
+            v = v * 16 + d;
+            ++p_;
+        }
+        return v;
+    }
+
+    static void utf8(std::string& s, unsigned cp) {
+        if (cp < 0x80) {
+            s += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            s += static_cast<char>(0xC0 | (cp >> 6));
+            s += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            s += static_cast<char>(0xE0 | (cp >> 12));
+            s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            s += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            s += static_cast<char>(0xF0 | (cp >> 18));
+            s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            s += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+    }
+
+    // After the opening quote; UTF-8 validated with the ranges of Unicode 15 table 3-7 (no overlong forms,
+    // surrogates or code points past U+10FFFF), as nlohmann's lexer does.
+    void string(std::string& s) {
+        for (;;) {
+            if (p_ == end_) fail("unexpected end of input in a string");
+            const auto c = static_cast<unsigned char>(*p_);
+            if (c == '"') {
+                ++p_;
+                return;
+            }
+            if (c < 0x20) fail("a control character in a string (escape it, e.g. \\n)");
+            if (c == '\\') {
+                ++p_;
+                const char e = p_ == end_ ? '\0' : *p_++;
+                switch (e) {
+                    case '"': s += '"'; break;
+                    case '\\': s += '\\'; break;
+                    case '/': s += '/'; break;
+                    case 'b': s += '\b'; break;
+                    case 'f': s += '\f'; break;
+                    case 'n': s += '\n'; break;
+                    case 'r': s += '\r'; break;
+                    case 't': s += '\t'; break;
+                    case 'u': {
+                        unsigned cp = hex4();
+                        if (cp >= 0xDC00 && cp <= 0xDFFF) fail("a \\u escape of a lone low surrogate");
+                        if (cp >= 0xD800 && cp <= 0xDBFF) {
+                            if (!take('\\') || !take('u')) fail("a high surrogate without its low surrogate");
+                            const unsigned low = hex4();
+                            if (low < 0xDC00 || low > 0xDFFF) fail("a high surrogate without its low surrogate");
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                        }
+                        utf8(s, cp);
+                        break;
+                    }
+                    default: fail("an invalid escape in a string");
+                }
+                continue;
+            }
+            if (c < 0x80) {
+                s += static_cast<char>(c);
+                ++p_;
+                continue;
+            }
+            int len = 0;
+            unsigned char lo = 0x80, hi = 0xBF;
+            if (c >= 0xC2 && c <= 0xDF) len = 2;
+            else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+            else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+            if (len == 0 || end_ - p_ < len) fail("ill-formed UTF-8 in a string");
+            for (int k = 1; k < len; ++k) {
+                const auto b = static_cast<unsigned char>(p_[k]);
+                if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) fail("ill-formed UTF-8 in a string");
+            }
+            s.append(p_, static_cast<size_t>(len));
+            p_ += len;
+        }
+    }
+
+    void digits() {
+        if (p_ == end_ || *p_ < '0' || *p_ > '9') unexpected("a digit");
+        while (p_ != end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+
+    void number(json& out) {
+        const char* const start = p_;
+        const bool negative = take('-');
+        if (take('0')) {
+            // no leading zeros
+        } else {
+            if (p_ == end_ || *p_ < '1' || *p_ > '9') unexpected(negative ? "a digit" : "a value");
+            digits();
+        }
+        bool integral = true;
+        if (take('.')) {
+            integral = false;
+            digits();
+        }
+        if (take('e') || take('E')) {
+            integral = false;
+            if (!take('+')) take('-');
+            digits();
+        }
+        const std::string token(start, p_);
+        if (integral) {
+            errno = 0;
+            char* stop = nullptr;
+            if (negative) {
+                const long long v = std::strtoll(token.c_str(), &stop, 10);
+                if (errno == 0) {
+                    out = static_cast<int64_t>(v);
+                    return;
+                }
+            } else {
+                const unsigned long long v = std::strtoull(token.c_str(), &stop, 10);
+                if (errno == 0) {
+                    out = static_cast<uint64_t>(v);
+                    return;
+                }
+            }
+        }
+        const double v = std::strtod(token.c_str(), nullptr);
+        if (std::isfinite(v)) {
+            out = v;
+            return;
+        }
+        // Beyond a double's range: the field's error, or (for a Hugging Face config.json) null and listed.
+        if (out_of_range_ && out_of_range_->size() < kMaxOutOfRange) {
+            out_of_range_->push_back({path(), token});
+            out = nullptr;
+            return;
+        }
+        throw InputError(path(), "the number " + token + " is beyond the range of a 64-bit float (about 1.8e308)");
     }
 };
 
-// nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows; JSON allows
-// none outside strings and none unescaped inside them (RFC 8259 sec. 7), so the text is refused.
+// NUL bytes are refused by name before reading: JSON allows none outside strings and none unescaped inside
+// them (RFC 8259 sec. 7).
 void refuse_nul(const std::string& text) {
     if (const auto nul = text.find('\0'); nul != std::string::npos)
         throw InputError("", "invalid JSON: a NUL byte at offset " + std::to_string(nul) +
@@ -122,34 +304,12 @@ std::string pointer_token(const std::string& key) {
 
 json parse_json_text(const std::string& text) {
     refuse_nul(text);
-    // Read through a pair of char pointers, always: nlohmann instantiates its parser once per kind of input.
-    const char* const begin = text.data();
-    Reader reader;
-    if (!json::sax_parse(begin, begin + text.size(), &reader)) throw InputError(reader.error_path, reader.error_message);
-    return std::move(reader.root);
+    return Reader(text, nullptr).read();
 }
 
 json parse_json_text(const std::string& text, std::vector<OutOfRangeNumber>& out_of_range) {
     refuse_nul(text);
-    // nlohmann's parser stops at the first number it cannot hold, so each one is replaced by null in a
-    // copy and the copy read again: at most kMaxOutOfRange + 1 reads.
-    std::string patched;
-    const std::string* current = &text;
-    for (;;) {
-        const char* const begin = current->data();
-        const char* const end = begin + current->size();
-        Reader reader;
-        if (json::sax_parse(begin, end, &reader)) return std::move(reader.root);
-        const std::size_t length = reader.overflow_token.size(), stop = reader.overflow_end;
-        // The token must sit just before the offset the parser gave; anything else is reported as found.
-        const bool located = length > 0 && stop >= length && stop <= current->size() &&
-                             current->compare(stop - length, length, reader.overflow_token) == 0;
-        if (!located || out_of_range.size() >= kMaxOutOfRange) throw InputError(reader.error_path, reader.error_message);
-        out_of_range.push_back({reader.error_path, reader.overflow_token});
-        if (current == &text) patched = text;
-        patched.replace(stop - length, length, "null");
-        current = &patched;
-    }
+    return Reader(text, &out_of_range).read();
 }
 
 }  // namespace shardcalc
