@@ -78,3 +78,42 @@ TEST_CASE("seed 003: DeepSpeed-Ulysses, N=60000, d=16384, 128 heads, P=16") {
     // activations plus the backward transient of the score gradient exceed it, as training must.
     CHECK(r.peak().activations > 57.6e9);
 }
+
+TEST_CASE("seed 000: Google's BERT gathers the masked positions before its MLM head (training.mlm_predictions)") {
+    // BERT-base in fp32, batch 64, sequence 512 (seed 000's setting), Hugging Face's head over every position
+    // against Google's over max_predictions_per_seq = 80 gathered positions (run_pretraining.py; the README's
+    // ~15% of 512).
+    const std::string all = R"({"framework":"pytorch","model":{"preset":"bert-base"},
+        "training":{"seq_len":512,"micro_batch":64,"dtype":"fp32","dropout":0.1},"hardware":{"preset":"a100-sxm-80gb"}})";
+    std::string gathered = all;
+    gathered.replace(gathered.find("\"dropout\":0.1"), 13, "\"dropout\":0.1,\"mlm_predictions\":80");
+    const Report a = test::report(all), g = test::report(gathered);
+    auto row = [](const Report& r, const std::string& path) -> const ModuleRow& {
+        for (const auto& m : r.modules)
+            if (m.path == path) return m;
+        FAIL("no module row " << path);
+        return r.modules.front();
+    };
+    const double share = 80.0 / 512.0;
+    for (const char* path : {"head/mlm_transform", "head/mlm_decoder", "head/cross_entropy", "head/mlm_layernorm"}) {
+        CAPTURE(path);
+        CHECK(row(g, path).activation_bytes == doctest::Approx(share * row(a, path).activation_bytes));
+    }
+    // Elementwise traffic and GEMM FLOPs scale with the positions (a GEMM's bytes less: its weight is read whole).
+    for (const char* path : {"head/cross_entropy", "head/mlm_layernorm", "head/mlm_activation"})
+        CHECK(row(g, path).fwd_bytes == doctest::Approx(share * row(a, path).fwd_bytes));
+    for (const char* path : {"head/mlm_transform", "head/mlm_decoder"})
+        CHECK(row(g, path).fwd_flops == doctest::Approx(share * row(a, path).fwd_flops));
+    // The fp32 logits over every position, [64 x 512, 30522] x 4 bytes = 3.73 GiB, kept twice by the loss (seed 000
+    // issue: +7.45 GiB): here the loss's log-probabilities shrink by the same share.
+    const double logits = 64.0 * 512 * 30522 * 4;
+    CHECK(row(a, "head/cross_entropy").activation_bytes == doctest::Approx(logits).epsilon(0.01));
+    CHECK(row(g, "head/cross_entropy").activation_bytes == doctest::Approx(logits * share).epsilon(0.01));
+    // The layers and the parameters do not change.
+    CHECK(g.parameters.total == a.parameters.total);
+    CHECK(row(g, "layer").activation_bytes == row(a, "layer").activation_bytes);
+    // Refusals name the field.
+    CHECK(test::error_of(R"({"model":{"preset":"gpt2"},"training":{"mlm_predictions":20}})")["path"] == "/training/mlm_predictions");
+    CHECK(test::error_of(R"({"model":{"preset":"bert-base"},"training":{"seq_len":128,"mlm_predictions":200}})")["path"] ==
+          "/training/mlm_predictions");
+}

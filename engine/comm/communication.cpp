@@ -104,7 +104,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                 exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel embedding output", bytes, mb, g),
                         b.out.fwd_exposed, 1);
             if (st.has_post && m.head == Head::Lm)
-                exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "output-layer input gradient", bytes, mb, g),
+                exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "output-layer input gradient", bytes * c.d.mlm_share, mb, g),
                         b.out.bwd_exposed, 1);
         } else {
             forward_layer(b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
@@ -124,11 +124,12 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                 exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "vocab-parallel embedding output", bytes, mb, g),
                         b.out.fwd_exposed, 1);
             if (st.has_post && m.head == Head::Lm)
-                exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "final-norm output into the output layer", bytes, mb, g),
+                exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "final-norm output into the output layer", bytes * c.d.mlm_share, mb, g),
                         b.out.fwd_exposed, 1);
         }
-        if (st.has_post && m.head == Head::Lm)  // max, sum of exponentials, target logit: one fp32 each per token
-            exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel cross-entropy statistics", tokens * 4, 3 * mb, g),
+        // max, sum of exponentials, target logit: one fp32 each per token (an MLM head: its gathered positions)
+        if (st.has_post && m.head == Head::Lm)
+            exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel cross-entropy statistics", tokens * 4 * c.d.mlm_share, 3 * mb, g),
                     b.out.fwd_exposed, 3);
     }
 

@@ -20,7 +20,7 @@ double runs(const Work& w) { return w.steps > 0 ? static_cast<double>(w.steps) :
 double elements(const Work& w, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     if (w.per_weight) return static_cast<double>(w.width) / (w.sharded ? tp(c) : 1);
-    const double n = runs(w);
+    const double n = runs(w) / (w.gathered ? c.d.mlm_share : 1);
     const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
     switch (w.split) {
         case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width / n;
@@ -57,7 +57,7 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
     if (w.routed) return expert_matmul(w, c, out);
     // Sharded GEMMs see every token of the (gathered) sequence shard and 1/tp of the weight;
     // replicated ones run on each tp rank, on the sequence shard under sp.
-    const double m = tokens_per_device(c, w.sharded) / runs(w);
+    const double m = tokens_per_device(c, w.sharded) / runs(w) * (w.gathered ? c.d.mlm_share : 1);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
     gemm_passes(m, k, n, w, c, "gemm", out);

@@ -4,6 +4,19 @@
 #include "graph/build.h"
 
 namespace shardcalc {
+namespace {
+
+// Google's BERT and ALBERT gather the masked positions before the MLM head (run_pretraining.py
+// gather_indexes, max_predictions_per_seq): the head's ops then see training.mlm_predictions of each sequence's
+// tokens (Derived::mlm_share), its saved tensors and temporaries too.
+Op gathered(Op op) {
+    for (Work& w : op.work) w.gathered = true;
+    for (auto* list : {&op.saved, &op.forward_temporaries, &op.backward_temporaries})
+        for (SavedTensor& t : *list) t.gathered = true;
+    return op;
+}
+
+}  // namespace
 
 ModelGraph build_encoder(const Config& c) {
     const BuildContext b = build_context(c);
@@ -20,17 +33,17 @@ ModelGraph build_encoder(const Config& c) {
     if (m.head == Head::Lm) {
         // MLM head (transformers' BertLMPredictionHead / AlbertMLMHead): dense + GeLU + LayerNorm
         // transform to the embedding size, then the decoder tied to the word embeddings with its own bias.
-        g.post.ops.push_back(eager_linear(
-            b, linear("mlm_transform", e, m.hidden, true, Parallel::None, SavedSplit::Sequence, m.hidden), true));
+        g.post.ops.push_back(gathered(eager_linear(
+            b, linear("mlm_transform", e, m.hidden, true, Parallel::None, SavedSplit::Sequence, m.hidden), true)));
         Op act{"mlm_activation", {}, {{"input", SavedKind::Activation, SavedSplit::Sequence, e, false}}};
         act.work.push_back(elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
-        g.post.ops.push_back(act);
-        g.post.ops.push_back(norm(b, "mlm_layernorm", e));
+        g.post.ops.push_back(gathered(act));
+        g.post.ops.push_back(gathered(norm(b, "mlm_layernorm", e)));
         Op decoder = eager_linear(
             b, linear("mlm_decoder", c.d.vocab_padded, e, true, Parallel::Column, SavedSplit::Sequence, e), true);
         decoder.params[0].tied = m.tied_embeddings;
-        g.post.ops.push_back(decoder);
-        g.post.ops.push_back(cross_entropy(b));
+        g.post.ops.push_back(gathered(decoder));
+        g.post.ops.push_back(gathered(cross_entropy(b)));
         // BertForPreTraining / AlbertForPreTraining add a 2-way sentence classifier on the pooled output.
         if (*m.pooler) g.post.ops.push_back(Op{"sentence_classifier", {weight(2, m.hidden, ParamSplit::Replicated),
                                                                        vector_param("b", 2, ParamSplit::Replicated)}, {}});

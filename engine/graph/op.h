@@ -56,6 +56,7 @@ struct SavedTensor {
     SavedSplit split = SavedSplit::Sequence;
     int64_t width = 0;              // per token (Sequence/Tensor) or number of heads (Scores)
     bool dropped_by_selective = false;  // recomputed under selective recompute (Korthikanti et al. 2022, sec. 5)
+    bool gathered = false;  // in an MLM head over the gathered positions: Derived::mlm_share of the tokens
 };
 
 // What an op computes, for FLOPs and time. Matmul and attention FLOPs are the model FLOPs
@@ -92,6 +93,7 @@ struct Work {
     // A recurrent layer's work (LSTM): it runs once per time step, each time over that step's tokens (1/steps of
     // them), because each step needs the previous one's output. 0: once over all tokens.
     int64_t steps = 0;
+    bool gathered = false;  // as SavedTensor::gathered
 };
 
 struct Op {

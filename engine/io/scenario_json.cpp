@@ -145,6 +145,7 @@ TrainingSpec parse_training(const json* j) {
     t.capacity_factor = r.number("capacity_factor", 1e-3, 1e6);
     assign(t.router_z_loss, r.boolean("router_z_loss"));
     t.grad_clip = r.boolean("grad_clip");
+    assign(t.mlm_predictions, r.integer("mlm_predictions", 0, kTokens));
     assign(t.fp8, r.choice<Fp8Recipe>("fp8"));
     const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
                           "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
@@ -369,6 +370,7 @@ json scenario_to_json(const Scenario& s) {
     put_name(training, "grad_dtype", t.grad_dtype);
     put(training, "master_weights", t.master_weights);
     put(training, "grad_clip", t.grad_clip);
+    if (t.mlm_predictions > 0) training["mlm_predictions"] = t.mlm_predictions;
     if (t.fp8 != Fp8Recipe::None) training["fp8"] = name_of(t.fp8);
     if (moe) {
         training["expert_imbalance"] = t.expert_imbalance;

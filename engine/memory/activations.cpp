@@ -29,7 +29,8 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     const double s = static_cast<double>(c.d.seq_len);
     const double b = static_cast<double>(c.s.training.micro_batch);
-    const double elem = saved_element_bytes(t.kind, c);
+    // An MLM head over gathered positions keeps its tensors for those positions only (training.mlm_predictions).
+    const double elem = saved_element_bytes(t.kind, c) * (t.gathered ? c.d.mlm_share : 1);
     // Context parallelism and Ulysses each hold 1/cp, 1/ulysses of the sequence; inside attention
     // Ulysses holds 1/ulysses of the heads for the full sequence instead, which is the same count.
     const double seq_split = static_cast<double>(p.cp * p.ulysses);

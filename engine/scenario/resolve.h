@@ -23,6 +23,8 @@ struct Derived {
     double routed_mean = 0, routed_busiest = 0;
     int64_t vocab_padded = 0;
     int64_t nodes = 0;
+    // The share of a sequence's tokens an encoder's MLM head sees: training.mlm_predictions / seq_len, or 1.
+    double mlm_share = 1;
 };
 
 struct Config {

@@ -130,6 +130,10 @@ struct TrainingSpec {
     // Clipping the gradient by its global norm before the update (Megatron --clip-grad, default 1.0; torch
     // clip_grad_norm_): two passes over the gradient. Default: on under Megatron, off elsewhere.
     std::optional<bool> grad_clip;
+    // BERT/ALBERT pre-training: the MLM head over this many gathered positions per sequence (Google's BERT and
+    // ALBERT, run_pretraining.py max_predictions_per_seq: about 15% of the sequence), or over every position (0:
+    // Hugging Face's BertForPreTraining and Megatron's BERT compute the logits for all tokens, the loss masked).
+    int64_t mlm_predictions = 0;
     Fp8Recipe fp8 = Fp8Recipe::None;
 };
 

@@ -130,6 +130,12 @@ void validate_training(const Config& c, Checks& check) {
         check.require(c.d.seq_len <= m.max_positions, "/training/seq_len",
                 "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
     check.require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
+    if (t.mlm_predictions > 0) {
+        check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
+                      "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");
+        check.require(t.mlm_predictions <= c.d.seq_len, "/training/mlm_predictions",
+                      "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(t.mlm_predictions));
+    }
     check.require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
             "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
     const int64_t per_pass = t.micro_batch * c.s.parallel.dp;

@@ -94,6 +94,7 @@ export const SECTIONS = [
       num('capacity_factor', 'Expert capacity factor', true),
       bool('router_z_loss', 'Router z-loss', false, true),
       fwBool('grad_clip', 'Clip gradients', true),
+      int('mlm_predictions', 'MLM positions per sequence', true),
     ],
   },
   {
