@@ -1,8 +1,8 @@
 #pragma once
-// Reading JSON text from outside (a file, stdin, a link) before any recursion touches it: the
-// nesting depth is limited while parsing (nlohmann's parser is iterative; copying and walking a
-// deep tree is not), numbers beyond the range of a double are a field error, and every failure is
-// an InputError naming where in the document it happened (RFC 6901 pointer).
+// Reading JSON text from outside (a file, stdin, a link) in one checking pass that builds the document: the
+// nesting depth is limited while reading (the reader recurses once per level; so do copying and walking a deep
+// tree), numbers beyond the range of a double are a field error, and every failure is an InputError naming
+// where in the document it happened (RFC 6901 pointer). Accepts and builds what nlohmann's parser does.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
