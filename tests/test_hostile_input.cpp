@@ -19,6 +19,17 @@ namespace {
 
 nlohmann::json result(const std::string& text) { return nlohmann::json::parse(evaluate_scenario_text(text)); }
 
+// A fixed-seed xorshift64 generator: the random texts of the JSON tests, the same on every run.
+struct Xorshift {
+    uint64_t state;
+    uint64_t operator()() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    }
+};
+
 std::string nested(int levels) {
     std::string s = R"({"model":)";
     for (int i = 0; i < levels; ++i) s += R"({"a":)";
@@ -210,13 +221,7 @@ TEST_CASE("a decoder whose tied output layer cannot share a factorized embedding
 TEST_CASE("the engine's JSON writer prints every value as nlohmann's dump does, invalid UTF-8 replaced the same way") {
     // The WebAssembly core writes its answers and error messages with io/json_writer.cpp alone (no nlohmann
     // serializer there): byte for byte what dump(-1) with error_handler_t::replace gives, on random bytes.
-    uint64_t state = 0x9e3779b97f4a7c15ULL;
-    auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state;
-    };
+    Xorshift next{0x9e3779b97f4a7c15ULL};
     const unsigned char interesting[] = {0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
                                          0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x9f, 0x90, 0x8f, 'a', '\n', 0x08};
     for (int i = 0; i < 20000; ++i) {
@@ -247,13 +252,7 @@ TEST_CASE("numbers in messages without printf (core/decimal.h)") {
 TEST_CASE("the engine's JSON reader accepts and builds exactly what nlohmann's parser does, on random text") {
     // io/json_text.cpp reads every input of the engine (and is the page core's only parser): on valid JSON and
     // on text a mutation broke, it must agree with nlohmann::json::parse, value types included.
-    uint64_t state = 0x243f6a8885a308d3ULL;
-    auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state;
-    };
+    Xorshift next{0x243f6a8885a308d3ULL};
     const std::vector<std::string> atoms = {"0", "-0", "1", "-1", "12.5", "1e3", "1E-2", "-2.5e+10", "18446744073709551615",
                                             "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
                                             "1e-400", "0.1", "123456789012345678901234567890", "true", "false", "null",

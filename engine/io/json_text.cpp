@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/utf8.h"
 
 namespace shardcalc {
 namespace {
@@ -170,8 +171,7 @@ private:
         }
     }
 
-    // After the opening quote; UTF-8 validated with the ranges of Unicode 15 table 3-7 (no overlong forms,
-    // surrogates or code points past U+10FFFF), as nlohmann's lexer does.
+    // After the opening quote; UTF-8 validated as nlohmann's lexer does (io/utf8.h).
     void string(std::string& s) {
         for (;;) {
             if (p_ == end_) fail("unexpected end of input in a string");
@@ -184,15 +184,15 @@ private:
             if (c == '\\') {
                 ++p_;
                 const char e = p_ == end_ ? '\0' : *p_++;
+                const char* escape = nullptr;
+                for (const auto& x : kJsonEscapes)
+                    if (x[1] == e) escape = x;
+                if (escape) {
+                    s += escape[0];
+                    continue;
+                }
                 switch (e) {
-                    case '"': s += '"'; break;
-                    case '\\': s += '\\'; break;
                     case '/': s += '/'; break;
-                    case 'b': s += '\b'; break;
-                    case 'f': s += '\f'; break;
-                    case 'n': s += '\n'; break;
-                    case 'r': s += '\r'; break;
-                    case 't': s += '\t'; break;
                     case 'u': {
                         unsigned cp = hex4();
                         if (cp >= 0xDC00 && cp <= 0xDFFF) fail("a \\u escape of a lone low surrogate");
@@ -214,17 +214,10 @@ private:
                 ++p_;
                 continue;
             }
-            int len = 0;
-            unsigned char lo = 0x80, hi = 0xBF;
-            if (c >= 0xC2 && c <= 0xDF) len = 2;
-            else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-            else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-            if (len == 0 || end_ - p_ < len) fail("ill-formed UTF-8 in a string");
-            for (int k = 1; k < len; ++k) {
-                const auto b = static_cast<unsigned char>(p_[k]);
-                if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) fail("ill-formed UTF-8 in a string");
-            }
-            s.append(p_, static_cast<size_t>(len));
+            size_t broken = 0;
+            const size_t len = utf8_sequence(std::string_view(p_, static_cast<size_t>(end_ - p_)), broken);
+            if (len == 0) fail("ill-formed UTF-8 in a string");
+            s.append(p_, len);
             p_ += len;
         }
     }

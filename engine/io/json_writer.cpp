@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "io/utf8.h"
+
 namespace shardcalc {
 
 void JsonWriter::separate() {
@@ -122,60 +124,33 @@ std::string compact_json(const nlohmann::json& v) {
 // bytes exclude overlong forms, surrogates and code points above U+10FFFF, Unicode 15 table 3-7).
 void append_escaped(std::string& out, std::string_view s) {
     static const char* kHex = "0123456789abcdef";
-    const size_t n = s.size();
     size_t i = 0;
-    while (i < n) {
+    while (i < s.size()) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x80) {
-            switch (c) {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\b': out += "\\b"; break;
-                case '\f': out += "\\f"; break;
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                default:
-                    if (c < 0x20) {
-                        out += "\\u00";
-                        out += kHex[c >> 4];
-                        out += kHex[c & 15];
-                    } else {
-                        out += static_cast<char>(c);
-                    }
+            const char* escape = nullptr;
+            for (const auto& e : kJsonEscapes)
+                if (e[0] == static_cast<char>(c)) escape = e;
+            if (escape) {
+                out += '\\';
+                out += escape[1];
+            } else if (c < 0x20) {
+                out += "\\u00";
+                out += kHex[c >> 4];
+                out += kHex[c & 15];
+            } else {
+                out += static_cast<char>(c);
             }
             ++i;
             continue;
         }
-        // The sequence's length and its second byte's range.
-        size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            if (c == 0xE0) lo = 0xA0;
-            if (c == 0xED) hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            if (c == 0xF0) lo = 0x90;
-            if (c == 0xF4) hi = 0x8F;
-        }
-        if (len == 0) {  // not a lead byte
-            out += "\xEF\xBF\xBD";
-            ++i;
-            continue;
-        }
-        size_t k = 1;
-        for (; k < len && i + k < n; ++k) {
-            const auto b = static_cast<unsigned char>(s[i + k]);
-            if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) break;
-        }
-        if (k == len) {
+        size_t broken = 0;
+        if (const size_t len = utf8_sequence(s.substr(i), broken)) {
             out.append(s.data() + i, len);
             i += len;
         } else {
             out += "\xEF\xBF\xBD";
-            i += k;  // the breaking byte (or the end) starts what follows
+            i += broken;  // the breaking byte (or the end) starts what follows
         }
     }
 }
