@@ -267,3 +267,17 @@ TEST_CASE("allgather dispatcher: the ep x etp group's tokens gathered, a global 
     CHECK(test::error_of(plan + R"(, "moe_dispatcher": "allgather", "overlap_moe_comm": true}})")["path"] == "/parallel/overlap_moe_comm");
     CHECK(test::error_of(plan + R"(, "moe_dispatcher": "all-gather"}})")["path"] == "/parallel/moe_dispatcher");
 }
+
+TEST_CASE("layer groups are named by what sets them apart; a model of one kind keeps \"layer\"") {
+    auto groups = [](const std::string& scenario) {
+        std::vector<std::string> names;
+        for (const auto& row : test::report(scenario).modules)
+            if (row.depth == 0 && row.repeat > 1) names.push_back(row.name);
+        return names;
+    };
+    CHECK(groups(R"({"model":{"preset":"gpt-oss-20b"},"training":{"seq_len":4096}})") ==
+          std::vector<std::string>{"layer (sliding window)", "layer (full attention)"});
+    CHECK(groups(R"({"model":{"preset":"deepseek-v3"},"training":{"seq_len":4096},"parallel":{"ep":8,"dp":8}})") ==
+          std::vector<std::string>{"layer (dense)", "layer (MoE)"});
+    CHECK(groups(R"({"model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096}})") == std::vector<std::string>{"layer"});
+}

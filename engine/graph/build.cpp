@@ -31,6 +31,19 @@ std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm, std::vecto
         ++groups[k].count;
         layer_group[static_cast<size_t>(i)] = static_cast<int64_t>(k);
     }
+    // With more than one kind, each group's name says what sets it apart, for the module and kernel tables
+    // (gpt-oss: "layer (sliding window)" and "layer (full attention)"; DeepSeek-V3: "layer (dense)", "layer (MoE)").
+    bool moe_differs = false, local_differs = false;
+    for (size_t k = 1; k < groups.size(); ++k) {
+        moe_differs = moe_differs || groups[k].moe != groups[0].moe;
+        local_differs = local_differs || local_of[k] != local_of[0];
+    }
+    for (size_t k = 0; k < groups.size() && groups.size() > 1; ++k) {
+        std::string kind;
+        if (moe_differs) kind = groups[k].moe ? "MoE" : "dense";
+        if (local_differs) kind += std::string(kind.empty() ? "" : ", ") + (local_of[k] ? "sliding window" : "full attention");
+        groups[k].layer.name += " (" + kind + ")";
+    }
     return groups;
 }
 
