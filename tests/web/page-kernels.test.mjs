@@ -53,6 +53,7 @@ test('an LSTM from a link: the CLI\'s numbers, and its kernel table as `shardcal
     assert.equal(gates[9], '39, 1, 1');
     assert.equal(gates[11], 'compute');
     assert.match(await page.textContent('#kernels-caption'), /inflection point 4\.0 FLOP\/byte/);
+    assert.equal(await page.isVisible('#kernels-stage'), false, 'one stage: no picker');
     assert.match(await page.textContent('#kernels-caption'), new RegExp(`all kernels ${Math.round(kernels.step_seconds)} s`));
     await page.locator('#kernels').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shots, `kernels-lstm-${viewport.width}.png`), fullPage: false });
@@ -71,6 +72,13 @@ test('the kernel table of a pipelined plan follows an edit, and the LSTM fields 
   await page.selectOption('#f-training-recompute', 'full');
   await page.waitForFunction((n) => document.querySelectorAll('#kernel-table tbody tr[data-pass="recompute"]').length === n,
     cliKernels(edited).rows.filter((r) => r.pass === 'recompute').length, { timeout: 30000 });
+  // Another stage, as `shardcalc kernels --stage 0` prints it.
+  await page.selectOption('#kernels-stage', '0');
+  await page.waitForFunction(() => /stage 1 of 2/.test(document.querySelector('#kernels-caption').textContent) &&
+    document.querySelector('#kernels').dataset.state === 'drawn', null, { timeout: 30000 });
+  const first = JSON.parse(execFileSync(cli, ['kernels', '-', '--stage', '0', '--format', 'json'], { input: JSON.stringify(edited) }));
+  assert.deepEqual(await page.$$eval('#kernel-table tbody tr', (trs) => trs.map((tr) => tr.children[0].textContent)),
+    first.rows.map((r) => r.module));
   await page.locator('#kernels').screenshot({ path: join(shots, 'kernels-llama-pipeline.png') });
   // The LSTM fields and the architecture's help (under "More").
   await page.$$eval('#scenario-form details.more', (ds) => ds.forEach((d) => { d.open = true; }));

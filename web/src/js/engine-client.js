@@ -10,8 +10,8 @@
 //                               fields may take; the page's menus and steppers offer only those)
 //   await engine.importConfig(configText) -> {ok: true, family, label, model, unknown, notes} | {ok: false, error, errors}
 //                               (a Hugging Face config.json read by the engine, engine/io/hf_config.h)
-//   await engine.kernels(scenario) -> {ok: true, kernels} | {ok: false, error} (the per-kernel table of the slowest
-//                               pipeline stage, engine/report/kernel_table.h)
+//   await engine.kernels(scenario, stage = -1) -> {ok: true, kernels} | {ok: false, error} (the per-kernel table of
+//                               pipeline rank `stage`, -1: the slowest; engine/report/kernel_table.h)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -62,8 +62,8 @@ async function mainThreadEngine() {
     async importConfig(text) {
       return JSON.parse(module.importConfig(text));
     },
-    async kernels(scenario) {
-      return JSON.parse(module.kernels(JSON.stringify(scenario), -1));
+    async kernels(scenario, stage = -1) {
+      return JSON.parse(module.kernels(JSON.stringify(scenario), stage));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -134,8 +134,8 @@ async function workerEngine() {
     async importConfig(text) {
       return JSON.parse(await call('import', { text }));
     },
-    async kernels(scenario) {
-      return JSON.parse(await call('kernels', { text: JSON.stringify(scenario) }));
+    async kernels(scenario, stage = -1) {
+      return JSON.parse(await call('kernels', { text: JSON.stringify(scenario), stage }));
     },
     search(scenario, onProgress) {
       const id = next;

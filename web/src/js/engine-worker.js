@@ -71,7 +71,7 @@ self.onmessage = async (event) => {
     }
     else if (op === 'choices') result = await orWhole(engine.choices(text), (e) => e.choices(text));
     else if (op === 'import') result = (await whole()).importConfig(text);
-    else if (op === 'kernels') result = (await whole()).kernels(text, -1); // the slowest stage's
+    else if (op === 'kernels') result = (await whole()).kernels(text, event.data.stage ?? -1);
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, result });
   } catch (error) {

@@ -1,4 +1,5 @@
-// "Kernels": the per-kernel table of the slowest pipeline stage (engine/report/kernel_table.h), as the engine
+// "Kernels": the per-kernel table of a pipeline stage, the slowest unless the reader picks another
+// (engine/report/kernel_table.h), as the engine
 // gives it: every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it. It imports nothing:
 // app.js hands it the page's DOM and number helpers, since a module shared with the page's first script splits
@@ -12,7 +13,6 @@ const PASS = {
   optimizer: 'optimizer step',
 };
 
-
 const HEAD = [
   ['Module', ''], ['Kernel', ''], ['Pass', ''], ['Count', 'instances per microbatch (layers × time steps); per step for the optimizer'],
   ['m × k × n', 'GEMM shape'], ['GFLOP', 'one instance, 10⁹ FLOPs'], ['HBM MB', 'bytes from HBM, one instance (10⁶)'],
@@ -22,17 +22,26 @@ const HEAD = [
 ];
 
 // Asks the engine for the report's kernel table and draws it while `current()` (no newer report). #kernels[data-state]
-// is "loading", then "drawn". `helpers`: dom.js's h, format.js's count, duration and fixed.
+// is "loading", then "drawn". `helpers`: dom.js's h, format.js's count, duration and fixed. The stage picker
+// (#kernels-stage: the slowest, or a pipeline rank) keeps its choice while the plan has that rank.
 export async function showKernels(engine, report, current, helpers) {
   const box = document.querySelector('#kernels');
+  const picker = box.querySelector('#kernels-stage');
+  const stages = report.memory.stages.length;
+  const chosen = Number(picker.value);
+  const stage = chosen >= 0 && chosen < stages ? chosen : -1;
+  picker.replaceChildren(...[-1, ...Array.from({ length: stages }, (_, i) => i)].map((i) =>
+    helpers.h('option', { value: i, selected: i === stage }, i < 0 ? 'the slowest stage' : `stage ${i + 1} of ${stages}`)));
+  picker.parentElement.hidden = stages < 2;
+  picker.onchange = () => showKernels(engine, report, current, helpers);
   box.dataset.state = 'loading';
   let answer;
   try {
-    answer = await engine.kernels(report.scenario);
+    answer = await engine.kernels(report.scenario, stage);
   } catch (error) {
     answer = { ok: false, error: { message: error.message } };
   }
-  if (!current()) return;
+  if (!current() || Number(picker.value) !== stage) return; // a newer report, or a newer choice, draws its own
   render(box.querySelector('#kernel-table'), box.querySelector('#kernels-caption'), answer, helpers);
   box.dataset.state = 'drawn';
 }
