@@ -9,7 +9,11 @@
 
 namespace shardcalc {
 
-std::vector<Problem> lstm_problems(const Config&) { throw WholeEngineOnly("LSTM models are evaluated by the whole engine"); }
-ModelGraph build_lstm(const Config&) { throw WholeEngineOnly("LSTM models are evaluated by the whole engine"); }
+namespace {
+const char* const kLstm = "LSTM models are evaluated by the whole engine";
+}  // namespace
+
+std::vector<Problem> lstm_problems(const Config&) { throw WholeEngineOnly(kLstm); }
+ModelGraph build_lstm(const Config&) { throw WholeEngineOnly(kLstm); }
 
 }  // namespace shardcalc

@@ -16,15 +16,19 @@ double routed_tokens(const Config& c) { return tokens_per_device(c, false) * rou
 // Runs of a Work per microbatch: a recurrent one's time steps.
 double runs(const Work& w) { return w.steps > 0 ? static_cast<double>(w.steps) : 1; }
 
+// The share of a device's tokens one run of a Work sees: 1/steps of them for a recurrent Work, the gathered
+// positions in an MLM head over them (training.mlm_predictions).
+double token_fraction(const Work& w, const Config& c) { return (w.gathered ? c.d.mlm_share : 1) / runs(w); }
+
 // Elements of one run of an elementwise Work.
 double elements(const Work& w, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     if (w.per_weight) return static_cast<double>(w.width) / (w.sharded ? tp(c) : 1);
-    const double n = runs(w) / (w.gathered ? c.d.mlm_share : 1);
+    const double f = token_fraction(w, c);
     const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
     switch (w.split) {
-        case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width / n;
-        case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c) / n;
+        case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width * f;
+        case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c) * f;
         case SavedSplit::Scores: return b * w.width * s * s / (tp(c) * p.cp * p.ulysses);
         case SavedSplit::Routed: return routed_tokens(c) * w.width;
         case SavedSplit::Expert: return routed_tokens(c) * w.width / static_cast<double>(expert_tp(p));
@@ -57,7 +61,7 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
     if (w.routed) return expert_matmul(w, c, out);
     // Sharded GEMMs see every token of the (gathered) sequence shard and 1/tp of the weight;
     // replicated ones run on each tp rank, on the sequence shard under sp.
-    const double m = tokens_per_device(c, w.sharded) / runs(w) * (w.gathered ? c.d.mlm_share : 1);
+    const double m = tokens_per_device(c, w.sharded) * token_fraction(w, c);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
     gemm_passes(m, k, n, w, c, "gemm", out);

@@ -107,7 +107,7 @@ Config resolve(Scenario scenario) {
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
     const int64_t predictions = c.s.training.mlm_predictions;
-    if (predictions > 0 && predictions <= d.seq_len) d.mlm_share = static_cast<double>(predictions) / static_cast<double>(d.seq_len);
+    if (predictions > 0) d.mlm_share = static_cast<double>(predictions) / static_cast<double>(d.seq_len);
     d.world_size = world_size(p);
     d.samples_per_step = *c.s.training.global_batch;
     const int64_t per_pass = c.s.training.micro_batch * p.dp;

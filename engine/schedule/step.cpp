@@ -2,11 +2,8 @@
 
 #include <algorithm>
 
-
 namespace shardcalc {
 namespace {
-
-double optimizer_seconds(const Config& c, const StageMemory& m) { return stage_optimizer(c, m).seconds(); }
 
 // A pass on one device takes its kernels' device time, unless the host issues them more slowly: eager
 // PyTorch spends host time on every launch, so a pass cannot be shorter than launches x host overhead
@@ -83,12 +80,14 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
 
     // After the pipeline drains: exposed gradient/parameter collectives and the optimizer step.
     size_t tail_stage = 0;
-    double tail = -1;
+    double tail = -1, tail_optimizer = 0;
     for (size_t i = 0; i < plan.stages.size(); ++i) {
-        const double t = perf.comm[i].step_exposed + optimizer_seconds(c, mem[i]);
+        const double optimizer = stage_optimizer(c, mem[i]).seconds();
+        const double t = perf.comm[i].step_exposed + optimizer;
         if (t > tail) {
             tail = t;
             tail_stage = i;
+            tail_optimizer = optimizer;
         }
     }
     perf.step_seconds = perf.pipeline.seconds + tail;
@@ -120,7 +119,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         {"zero3_exposed", exposed(tail_comm, Dim::Zero3, true)},
         {"expert_dp_exposed", exposed(tail_comm, Dim::ExpertDp, true)},
         {"embedding_sync", exposed(tail_comm, Dim::Pp, true)},
-        {"optimizer_step", optimizer_seconds(c, mem[tail_stage])},
+        {"optimizer_step", tail_optimizer},
     };
     if (with_timeline)
         perf.timeline = simulate_schedule(perf.stage_times, c.d.microbatches, c.s.parallel.vpp, c.s.parallel.schedule, p2p,
