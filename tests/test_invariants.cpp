@@ -142,7 +142,8 @@ json draw(Rng& r, const json& models, const json& hardware) {
     json s = json::object();
     json hw = {{"preset", hardware[r.below(hardware.size())]["id"]}};
     const bool tpu = hw["preset"].get<std::string>().rfind("tpu", 0) == 0;  // no fp16 matrix units
-    const std::string framework = r.pick<std::string>({"megatron", "deepspeed", "fsdp", "pytorch"});
+    // A TPU runs XLA programs only (data and tensor parallelism).
+    const std::string framework = tpu ? "xla" : r.pick<std::string>({"megatron", "deepspeed", "fsdp", "pytorch"});
     s["framework"] = framework;
     Shape shape{};
     json model;
@@ -167,10 +168,11 @@ json draw(Rng& r, const json& models, const json& hardware) {
     bool sp = tp > 1 && r.chance(0.5);
     const std::vector<int64_t> uly = divisors(std::gcd(shape.heads / tp, shape.kv_heads / tp), 8);
     int64_t ulysses = r.chance(0.75) ? 1 : r.pick(uly);
-    const int64_t cp = r.chance(0.75) ? 1 : r.pick<int64_t>({2, 4});
+    const int64_t cp = tpu || r.chance(0.75) ? 1 : r.pick<int64_t>({2, 4});
     // The sequence splits ((2*cp if cp > 1) * ulysses * (tp if sp)) must divide the sequence.
     if (seq % ((cp > 1 ? 2 * cp : 1) * ulysses * (sp ? tp : 1)) != 0) sp = false, ulysses = 1;
-    const int64_t pp = r.chance(0.5) ? 1 : r.pick(divisors(shape.layers, 16));
+    if (tpu) sp = false, ulysses = 1;
+    const int64_t pp = tpu || r.chance(0.5) ? 1 : r.pick(divisors(shape.layers, 16));
     int64_t vpp = 1;
     if (pp > 1 && r.chance(0.3)) {
         const std::vector<int64_t> v = divisors(shape.layers / pp, 4);
@@ -216,7 +218,7 @@ json draw(Rng& r, const json& models, const json& hardware) {
     } else if (framework == "fsdp") {
         zero = r.pick<int64_t>({0, 2, 3});
         if (zero == 3 && r.chance(0.2)) parallel["offload_params"] = parallel["offload_optimizer"] = "cpu";
-    } else {
+    } else if (framework == "pytorch") {
         zero = r.pick<int64_t>({0, 1});
     }
     parallel["zero"] = zero;

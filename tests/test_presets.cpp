@@ -65,8 +65,10 @@ TEST_CASE("every hardware preset names a source for every number") {
 
 TEST_CASE("every model preset evaluates on every hardware preset and framework") {
     for (const auto& m : shardcalc::all_presets()["models"])
-        for (const char* fw : {"megatron", "deepspeed", "fsdp", "pytorch"})
+        for (const char* fw : {"megatron", "deepspeed", "fsdp", "pytorch", "xla"})
             for (const auto& h : shardcalc::all_presets()["hardware"]) {
+                // A TPU runs XLA programs only, and shardcalc models XLA on TPUs only.
+                if ((h.value("kind", "gpu") == "tpu") != (std::string(fw) == "xla")) continue;
                 const nlohmann::json s = {{"framework", fw},
                                           {"model", {{"preset", m["id"]}}},
                                           {"training", {{"seq_len", 512}}},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scenario/device.h"
+
 namespace shardcalc {
 
 const char* collective_name(CollectiveKind k) {
@@ -34,16 +36,10 @@ Group make_group(int64_t size, int64_t stride, const Config& c) {
 }
 
 CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g, const Config& c) {
-    const HardwareSpec& h = c.s.hardware;
     const double n = static_cast<double>(g.size);
     if (g.size <= 1 || bytes <= 0) return {0, "none"};
-    // Inside a node the group runs over NVLink; across nodes each node's members share their NICs,
-    // one per GPU on the reference systems (DGX A100/H100), so the ring crossing a node gets
-    // inter_node_gbps times the members it has there.
-    const double bw = 1e9 * (g.crosses_nodes ? std::min(h.intra_node_gbps * h.intra_node_efficiency,
-                                                        h.inter_node_gbps * h.inter_node_efficiency * g.members_per_node)
-                                             : h.intra_node_gbps * h.intra_node_efficiency);
-    const double alpha = (g.crosses_nodes ? h.inter_node_latency_us : h.intra_node_latency_us) * 1e-6;
+    const Link link = device_of(c.s.hardware).link(c.s.hardware, g.crosses_nodes, g.members_per_node);
+    const double bw = link.bytes_per_s, alpha = link.latency_s;
     switch (kind) {
         case CollectiveKind::AllReduce: {
             // Ring: 2(n-1) steps moving 2(n-1)/n of the buffer. Across nodes NCCL may use its double binary
@@ -51,7 +47,7 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
             // inside a node it uses rings (NCCL src/graph/tuning.cc).
             const double ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * bytes / bw;
             const double tree = 2 * std::ceil(std::log2(n)) * alpha + 2 * (n - 1) / n * bytes / bw;
-            return !g.crosses_nodes || ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
+            return !link.tree || ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
         }
         case CollectiveKind::AllGather:
         case CollectiveKind::ReduceScatter:

@@ -83,18 +83,6 @@ double l2_tile(const Config& c) {
     return l2 > 0 ? square_tile(l2 / 2, elem) : block_tile(c, elem);
 }
 
-// cuBLAS runs its fast kernels only when every leading dimension is a multiple of 16 bytes; otherwise it
-// falls back to kernels loading 2, 4 or 8 bytes at a time (CUTLASS ..._align1/2/4 in the profiles of
-// validation/measured: GPT-2's unpadded 50257-row vocabulary), whose throughput scales with the load width.
-double alignment_factor(double m, double k, double n, double elem_bytes) {
-    auto pow2 = [](double d) {
-        const auto v = static_cast<int64_t>(std::llround(d));
-        return v > 0 ? static_cast<double>(v & -v) : 1.0;  // largest power of two dividing v
-    };
-    const double width = std::min({pow2(m), pow2(k), pow2(n)}) * elem_bytes;
-    return std::min(16.0, width) / 16.0;
-}
-
 double inflection_point(const Config& c) {
     return peak_flops(c) * c.s.hardware.matmul_efficiency / hbm_bytes_per_s(c);
 }
@@ -115,21 +103,11 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8) {
     const double a = fp8 ? 1 : bytes_of(c.s.training.dtype);
     const GemmTraffic traffic = gemm_traffic(m, k, n, c, fp8);
     const double bytes = traffic.hbm_bytes;
-    double efficiency = c.s.hardware.matmul_efficiency;
-    const int64_t sms = c.s.hardware.sm_count;
-    if (sms > 0) {
-        const double tiles_m = std::ceil(m / kCtaTile), tiles_n = std::ceil(n / kCtaTile);
-        const double tiles = tiles_m * tiles_n;
-        const double waves = std::ceil(tiles / static_cast<double>(sms));
-        const double wave_quantization = tiles / (waves * static_cast<double>(sms));
-        // Partial tiles waste work; a dimension under one tile gets a narrower kernel instead.
-        auto used = [](double d) { return d < kCtaTile ? 1.0 : d / (std::ceil(d / kCtaTile) * kCtaTile); };
-        const double tile_quantization = used(m) * used(n);
-        efficiency *= wave_quantization * tile_quantization;
-    }
-    // Tensor-core kernels only: fp32 without TF32 runs on the CUDA cores, bound by their FLOP rate.
-    const bool tensor_cores = c.s.training.dtype != Dtype::Fp32 || *c.s.implementation.tf32;
-    if (tensor_cores) efficiency *= alignment_factor(m, k, n, a);
+    // The shape's use of the matrix units is the device's rule (tiles and waves on a GPU, MXU padding on a TPU).
+    // On a GPU fp32 without TF32 runs on the CUDA cores, which need no alignment.
+    const bool matrix_units = c.s.training.dtype != Dtype::Fp32 || *c.s.implementation.tf32;
+    const double efficiency = c.s.hardware.matmul_efficiency *
+                              device_of(c.s.hardware).shape_efficiency(c.s.hardware, m, k, n, a, matrix_units);
     const double peak = fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12 : peak_flops(c);
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = traffic.l2_bytes;

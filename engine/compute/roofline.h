@@ -4,6 +4,7 @@
 // plus a launch cost. GEMM traffic follows DeepFlow's L2 tiling (seed 001: reload counts) and
 // GEMM efficiency drops with wave quantization on small problems (NVIDIA, "Matrix
 // Multiplication Background User's Guide", wave and tile quantization).
+#include "scenario/device.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -51,9 +52,6 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8 = fal
 Kernel attention_kernel(double flops, double bytes, const Config& c);
 // Memory-bound work moving `bytes` through HBM in `kernels` launches.
 Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);
-
-// Fraction of the GEMM rate left when a dimension is not a multiple of 16 bytes (exposed for tests).
-double alignment_factor(double m, double k, double n, double elem_bytes);
 
 // Rows of one L2-resident square tile of the GEMM (exposed for tests).
 double l2_tile(const Config& c);

@@ -145,7 +145,7 @@ TrainingSpec parse_training(const json* j) {
     t.capacity_factor = r.number("capacity_factor", 1e-3, 1e6);
     assign(t.router_z_loss, r.boolean("router_z_loss"));
     t.grad_clip = r.boolean("grad_clip");
-    assign(t.mlm_predictions, r.integer("mlm_predictions", 0, kTokens));
+    t.mlm_predictions = r.integer("mlm_predictions", 0, kTokens);
     assign(t.fp8, r.choice<Fp8Recipe>("fp8"));
     const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
                           "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
@@ -268,7 +268,9 @@ HardwareSpec parse_hardware(const json* user) {
     h.preset_defaulted = !given;
     r.string("preset");
     assign(h.name, r.string("name"));
+    assign(h.kind, r.choice<DeviceKind>("kind"));
     assign(h.gpus_per_node, r.integer("gpus_per_node", 1, kDegree));
+    assign(h.matrix_unit, r.integer("matrix_unit", 0, 65536));
     assign(h.sm_count, r.integer("sm_count", 0, kDegree));
     for (const auto& f : kHardwareNumbers) {
         if (const auto v = r.number(f.key, f.min, f.max)) h.*f.member = *v;
@@ -370,7 +372,9 @@ json scenario_to_json(const Scenario& s) {
     put_name(training, "grad_dtype", t.grad_dtype);
     put(training, "master_weights", t.master_weights);
     put(training, "grad_clip", t.grad_clip);
-    if (t.mlm_predictions > 0) training["mlm_predictions"] = t.mlm_predictions;
+    // Written where it applies (an MLM head) or was given: 0 read back must stay 0 under xla's 15% default.
+    if (t.mlm_predictions && (*t.mlm_predictions > 0 || (m.arch == Arch::Encoder && m.head == Head::Lm)))
+        training["mlm_predictions"] = *t.mlm_predictions;
     if (t.fp8 != Fp8Recipe::None) training["fp8"] = name_of(t.fp8);
     if (moe) {
         training["expert_imbalance"] = t.expert_imbalance;
@@ -401,8 +405,9 @@ json scenario_to_json(const Scenario& s) {
     json peaks = json::object();
     // Every entry, zeros included: a zero read back must not let the preset's value return.
     for (const auto& [key, member] : kPeaks) peaks[key] = h.*member;
-    json hardware = {{"preset", h.preset}, {"name", h.name}, {"gpus_per_node", h.gpus_per_node},
+    json hardware = {{"preset", h.preset}, {"name", h.name}, {"kind", name_of(h.kind)}, {"gpus_per_node", h.gpus_per_node},
                      {"sm_count", h.sm_count}, {"peak_tflops", peaks}};
+    if (h.kind == DeviceKind::Tpu || h.matrix_unit > 0) hardware["matrix_unit"] = h.matrix_unit;
     for (const auto& f : kHardwareNumbers) hardware[f.key] = h.*f.member;
     const ImplementationSpec& im = s.implementation;
     json implementation = {{"allocator", name_of(im.allocator)}};
@@ -438,6 +443,8 @@ Scenario scenario_from_json(const json& j) {
     problems.collect([&] { s.hardware = parse_hardware(hardware); });
     problems.collect([&] { s.implementation = parse_implementation(implementation); });
     problems.raise();
+    // A TPU runs XLA programs only: with no framework named, a TPU plan is an xla one.
+    if (!j.contains("framework") && s.hardware.kind == DeviceKind::Tpu) s.framework = Framework::Xla;
     return s;
 }
 

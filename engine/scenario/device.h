@@ -1,7 +1,11 @@
 #pragma once
-// Which unit of a device runs the matmuls of a training dtype, and at what peak. One rule for
-// the roofline, MFU and the resolve-time notes and errors.
+// A device as every model sees it: which unit runs a dtype's matmuls and how much of it a matmul's shape uses,
+// how an array is laid out in its memory, what its links give a collective group, and what its runtime holds
+// outside the program. One implementation per kind (device_gpu.cpp, device_tpu.cpp); the roofline, memory and
+// communication models ask the device instead of reading its constants.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 #include "scenario/scenario.h"
@@ -13,6 +17,39 @@ struct MatmulUnit {
     std::string how;    // empty when the dtype runs on its own units; else what runs it instead
 };
 
+// An array as it sits in device memory: padded bytes, the bytes of its elements, and the layout as the
+// device's compiler prints it (XLA on TPU: "{3,2,1,0:T(8,128)}"; empty where arrays are dense).
+struct ArrayLayout {
+    double bytes = 0, unpadded = 0;
+    std::string text;
+};
+
+// What one member of a collective group gets from the links it runs over.
+struct Link {
+    double bytes_per_s = 0;  // achievable bus bandwidth
+    double latency_s = 0;    // per step of the algorithm
+    bool tree = false;       // a double binary tree is offered for all-reduce (NCCL across nodes)
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+    virtual MatmulUnit matmul_unit(const HardwareSpec& h, Dtype dtype, bool tf32) const = 0;
+    // The share of the unit's rate an [m, k] x [k, n] matmul keeps for its shape (tiles, waves, padding, alignment);
+    // `matrix_units`: the dtype runs on the matrix units (not an fp32 fallback onto vector cores).
+    virtual double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
+                                    bool matrix_units) const = 0;
+    virtual ArrayLayout layout(const std::vector<int64_t>& shape, Dtype dtype) const = 0;
+    // A group spanning hosts or not; `members_per_host`: how many of its members share one host's network.
+    virtual Link link(const HardwareSpec& h, bool crosses_hosts, int64_t members_per_host) const = 0;
+    // What hardware.overhead_gib holds, in words for the verdict and the report.
+    virtual const char* reserve_name() const = 0;
+};
+
+const Device& device_of(const HardwareSpec& h);
+
+// The one rule of each kind, exposed for tests.
 MatmulUnit matmul_unit(const HardwareSpec& h, Dtype dtype, bool tf32);
+double alignment_factor(double m, double k, double n, double elem_bytes);  // GPU: loads narrower than 16 bytes
 
 }  // namespace shardcalc

@@ -33,6 +33,14 @@ FrameworkTraits traits_of(const Scenario& s) {
             // 16-bit copy of each fp32 weight for the backward pass.
             t.buffers = BufferPolicy::DdpBuckets;
             break;
+        case Framework::Xla:
+            // XLA fuses elementwise chains into their producers (a GLU saves its input, as Megatron's fused
+            // kernel does), reduces gradients with an in-place all-reduce (no bucket copies), and its gradients
+            // are temporaries of the step's program, consumed by the update inside it.
+            t.fused_glu = true;
+            t.buffers = BufferPolicy::None;
+            t.xla = true;
+            break;
     }
     const TrainingSpec& tr = s.training;
     // torch.autocast with fp32 parameters. FSDP's MixedPrecision instead casts the gathered parameters to
@@ -58,7 +66,9 @@ namespace {
 
 void apply_implementation_defaults(Scenario& s) {
     ImplementationSpec& im = s.implementation;
-    const bool megatron_kernels = s.framework == Framework::Megatron || s.framework == Framework::DeepSpeed;
+    // XLA's fusions behave like Megatron's fused kernels (one norm, one GLU, one loss kernel each).
+    const bool megatron_kernels = s.framework == Framework::Megatron || s.framework == Framework::DeepSpeed ||
+                                  s.framework == Framework::Xla;
     // DeepSpeed defaults to Megatron-style kernels because the published DeepSpeed runs we validate against
     // (seed 004's Bloom, Narayanan's ZeRO-3 rows) are Megatron-DeepSpeed; Hugging Face + DeepSpeed users set
     // implementation.model_code = huggingface.
@@ -72,8 +82,10 @@ void apply_implementation_defaults(Scenario& s) {
     // Measured on the launch-bound GPT-2 run of validation/measured (micro-batch 1: the device idles between
     // kernels): forward 13.8 ms over its 358 kernels, backward 18.1 ms over 566 (counted as the engine counts
     // them); Python module code costs more per kernel than autograd's engine. Not re-measured for Megatron.
-    if (!im.host_forward_us) im.host_forward_us = 38.5;
-    if (!im.host_backward_us) im.host_backward_us = 32.0;
+    // An XLA program is one launch per step: no host dispatch per op.
+    const double host_scale = s.framework == Framework::Xla ? 0 : 1;
+    if (!im.host_forward_us) im.host_forward_us = 38.5 * host_scale;
+    if (!im.host_backward_us) im.host_backward_us = 32.0 * host_scale;
     ModelSpec& m = s.model;
     if (!m.hidden_act) m.hidden_act = m.mlp == Mlp::Swiglu ? HiddenAct::Silu : m.mlp == Mlp::Relu ? HiddenAct::Relu : HiddenAct::Gelu;
     // Megatron always fuses Q, K and V into one column-parallel linear; Hugging Face's Llama, Mistral and
@@ -98,6 +110,9 @@ void apply_framework_defaults(Scenario& s) {
             if (!t.param_dtype) t.param_dtype = t.dtype;
             if (!t.grad_dtype) t.grad_dtype = *t.param_dtype;
             break;
+        case Framework::Xla:
+            // JAX/Flax, TensorFlow and PyTorch/XLA keep fp32 parameters and cast them to the compute dtype inside
+            // the program; the optimizer updates the fp32 parameters themselves (no separate master copy).
         case Framework::Fsdp:
         case Framework::Pytorch:
             // FSDP MixedPrecision / torch.autocast: the parameters themselves stay fp32 and are the
@@ -109,10 +124,16 @@ void apply_framework_defaults(Scenario& s) {
     // Megatron clips at 1.0 unless --clip-grad 0 (megatron/training/arguments.py); DeepSpeed's gradient_clipping
     // defaults to 0 (deepspeed/runtime/constants.py), and a PyTorch or FSDP loop clips only when it calls
     // clip_grad_norm_.
-    if (!t.grad_clip) t.grad_clip = s.framework == Framework::Megatron;
+    // Google's BERT and ALBERT clip by global norm 1.0 (optimization.py clip_by_global_norm), as most JAX recipes do.
+    if (!t.grad_clip) t.grad_clip = s.framework == Framework::Megatron || s.framework == Framework::Xla;
+    // Google's BERT gathers max_predictions_per_seq positions before the MLM head: its README sets it to about
+    // max_seq_length * masked_lm_prob (0.15): 20 at 128, 77 at 512. Hugging Face and Megatron score every position.
+    const bool mlm = s.model.arch == Arch::Encoder && s.model.head == Head::Lm;
+    if (!t.mlm_predictions)
+        t.mlm_predictions = s.framework == Framework::Xla && mlm ? (*t.seq_len * 15 + 99) / 100 : 0;
     // torch.optim keeps no fp32 master copy: pure 16-bit training updates the 16-bit weights and keeps
     // its states in their dtype (torch/optim/adamw.py: torch.zeros_like(p)).
-    const bool plain_optimizer = s.framework == Framework::Pytorch;
+    const bool plain_optimizer = s.framework == Framework::Pytorch || s.framework == Framework::Xla;
     if (!t.master_weights)
         t.master_weights = !plain_optimizer && (is_16bit(*t.param_dtype) || *t.param_dtype == Dtype::Fp8);
     apply_implementation_defaults(s);
@@ -128,6 +149,8 @@ void apply_framework_defaults(Scenario& s) {
             case Framework::DeepSpeed: p.overlap_grad_reduce = p.zero == 3; break;
             case Framework::Fsdp:
             case Framework::Pytorch: p.overlap_grad_reduce = true; break;
+            // XLA's latency-hiding scheduler runs the gradient all-reduce asynchronously beside backward.
+            case Framework::Xla: p.overlap_grad_reduce = true; break;
         }
     }
 }

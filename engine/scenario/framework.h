@@ -26,6 +26,10 @@ struct FrameworkTraits {
     bool hf_code = false;        // Hugging Face modules run op by op (unfused norms, activations, loss)
     bool grads_persist = false;  // gradients are allocated before the first backward (Megatron's main-grad buffer)
     bool sdpa_math = false;      // torch's SDPA falls back to its math kernel: scores materialised as in eager
+    // XLA compiles the whole step (framework xla): buffers assigned at compile time, saved tensors kept or
+    // rematerialized by its rules (memory/xla_program.h), no host dispatch per op, dropout's stateful RNG
+    // output (TensorFlow's and PyTorch/XLA's rng_uniform) kept whole in the activation dtype.
+    bool xla = false;
 };
 
 // The traits of a resolved scenario: the framework's conventions and the implementation profile.

@@ -30,7 +30,8 @@ SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "dela
 SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offload::Nvme, "nvme"})
 SHARDCALC_NAMES(MoeDispatcher, {MoeDispatcher::AllToAll, "alltoall"}, {MoeDispatcher::AllGather, "allgather"})
 SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},
-                {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"})
+                {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"}, {Framework::Xla, "xla"})
+SHARDCALC_NAMES(DeviceKind, {DeviceKind::Gpu, "gpu"}, {DeviceKind::Tpu, "tpu"})
 
 SHARDCALC_NAMES(Schedule, {Schedule::OneFOneB, "1f1b"}, {Schedule::GPipe, "gpipe"})
 

@@ -106,7 +106,7 @@ Config resolve(Scenario scenario) {
         throw InputError("/parallel", "dp*tp*pp*cp*ulysses makes more than 1073741824 devices, the most supported");
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
-    const int64_t predictions = c.s.training.mlm_predictions;
+    const int64_t predictions = *c.s.training.mlm_predictions;
     if (predictions > 0) d.mlm_share = static_cast<double>(predictions) / static_cast<double>(d.seq_len);
     d.world_size = world_size(p);
     d.samples_per_step = *c.s.training.global_batch;

@@ -26,7 +26,9 @@ enum class Fp8Recipe { None, Delayed, Current, Blockwise };
 enum class Offload { None, Cpu, Nvme };
 // Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py, --moe-token-dispatcher-type).
 enum class MoeDispatcher { AllToAll, AllGather };
-enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch };
+// Xla: a training step compiled whole by XLA (TensorFlow on TPU as Google's BERT and ALBERT run, JAX, PyTorch/XLA):
+// the only framework on a TPU, which runs nothing else.
+enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch, Xla };
 enum class Schedule { OneFOneB, GPipe };  // interleaved 1F1B is OneFOneB with vpp > 1
 // The activation function as the model code spells it (Hugging Face `hidden_act` /
 // `activation_function`): the name decides which kernels run and what they save.
@@ -39,6 +41,8 @@ enum class ModelCode { Megatron, HuggingFace };
 enum class OptimizerImpl { Fused, Foreach, ForLoop };
 // PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
 enum class Allocator { Caching, ExpandableSegments };
+// Which implementation of the device interface (scenario/device.h) a hardware spec describes.
+enum class DeviceKind { Gpu, Tpu };
 
 struct ModelSpec {
     std::string preset;  // informational once resolved
@@ -133,7 +137,8 @@ struct TrainingSpec {
     // BERT/ALBERT pre-training: the MLM head over this many gathered positions per sequence (Google's BERT and
     // ALBERT, run_pretraining.py max_predictions_per_seq: about 15% of the sequence), or over every position (0:
     // Hugging Face's BertForPreTraining and Megatron's BERT compute the logits for all tokens, the loss masked).
-    int64_t mlm_predictions = 0;
+    // Default: Google's ~15% (ceil(0.15 seq_len)) under xla, every position elsewhere.
+    std::optional<int64_t> mlm_predictions;
     Fp8Recipe fp8 = Fp8Recipe::None;
 };
 
@@ -183,9 +188,11 @@ struct HardwareSpec {
     std::string preset;
     bool preset_defaulted = false;  // no preset named: the default accelerator was assumed
     std::string name;
+    DeviceKind kind = DeviceKind::Gpu;
     double memory_gib = 0;
-    int64_t gpus_per_node = 8;
-    double overhead_gib = 0;      // device memory outside the allocator: CUDA context, library handles
+    int64_t gpus_per_node = 8;    // devices per host (a TPU host: its chips or cores)
+    int64_t matrix_unit = 0;      // a TPU's MXU side (128 x 128 systolic array; 256 on v6e): XLA pads matmul dims to it
+    double overhead_gib = 0;      // device memory outside the allocator: CUDA context and handles; a TPU runtime's reserved HBM
     double workspace_mib = 0;     // cuBLAS workspace held by the allocator from the first GEMM
     double hbm_gbps = 0;
     double l2_mib = 0;

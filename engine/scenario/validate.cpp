@@ -130,11 +130,11 @@ void validate_training(const Config& c, Checks& check) {
         check.require(c.d.seq_len <= m.max_positions, "/training/seq_len",
                 "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
     check.require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
-    if (t.mlm_predictions > 0) {
+    if (*t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
                       "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");
         check.require(t.mlm_predictions <= c.d.seq_len, "/training/mlm_predictions",
-                      "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(t.mlm_predictions));
+                      "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(*t.mlm_predictions));
     }
     check.require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
             "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
@@ -283,7 +283,26 @@ void validate_framework(const Config& c, Checks& check) {
             check.require(p.offload_params == Offload::None, "/parallel/offload_params",
                     "plain PyTorch DDP has no offload; allowed: none");
             break;
+        case Framework::Xla:
+            // Data parallelism over a slice's cores or chips, and model (tensor) parallelism as Mesh TensorFlow
+            // and GSPMD shard the layers' matmuls. Their pipeline, sequence and expert sharding is not modelled.
+            for (const auto& [degree, path] : {std::pair<int64_t, const char*>{p.pp, "/parallel/pp"}, {p.cp, "/parallel/cp"},
+                                               {p.ulysses, "/parallel/ulysses"}, {p.ep, "/parallel/ep"}})
+                check.require(degree == 1, path, "under xla shardcalc models data and tensor (model) parallelism only; allowed: 1");
+            check.require(!p.sp, "/parallel/sp", "under xla shardcalc models data and tensor (model) parallelism only; allowed: false");
+            check.require(p.zero == 0, "/parallel/zero", "XLA's own weight sharding is not modelled as ZeRO; allowed: 0");
+            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
+            check.require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer", "not under xla; allowed: none");
+            check.require(p.offload_params == Offload::None, "/parallel/offload_params", "not under xla; allowed: none");
+            break;
     }
+    // A TPU runs XLA programs only; shardcalc models XLA on TPUs only (JAX on GPUs uses another allocator).
+    const bool tpu = c.s.hardware.kind == DeviceKind::Tpu;
+    if (tpu && f != Framework::Xla)
+        check.require(false, "/framework", std::string("a TPU (") + c.s.hardware.preset + ") runs programs compiled by XLA, not " +
+                                               name_of(f) + "; allowed: xla");
+    if (!tpu && f == Framework::Xla)
+        check.require(false, "/framework", "xla is modelled on TPUs (hardware.kind tpu); on a GPU choose megatron|deepspeed|fsdp|pytorch");
 }
 
 void validate_hardware(const Config& c, Checks& check) {

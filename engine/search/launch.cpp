@@ -128,6 +128,19 @@ std::vector<LaunchCommand> trainer(const Config& c) {
     return {torchrun(c, "train.py ..."), args};
 }
 
+// A device mesh as JAX (jax.sharding.Mesh) and Mesh TensorFlow name its axes: data over dp, model over tp.
+std::vector<LaunchCommand> xla_mesh(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const TrainingSpec& t = c.s.training;
+    LaunchCommand mesh{"XLA device mesh (JAX / Mesh TensorFlow / PyTorch/XLA SPMD)", {}};
+    mesh.lines.push_back("mesh shape (data, model) = (" + n(p.dp) + ", " + n(p.tp) + ") over " + n(c.d.world_size) + " " +
+                         c.s.hardware.name + " devices, " + n(c.d.nodes) + " host(s)");
+    mesh.lines.push_back("per-device batch " + n(t.micro_batch) + ", gradient accumulation steps " + n(c.d.microbatches));
+    if (t.recompute != Recompute::None) mesh.lines.push_back("jax.checkpoint (remat) around each layer");
+    if (*t.mlm_predictions > 0) mesh.lines.push_back("max_predictions_per_seq " + n(*t.mlm_predictions));
+    return {mesh};
+}
+
 }  // namespace
 
 std::vector<LaunchCommand> launch_commands(const Config& c) {
@@ -136,6 +149,7 @@ std::vector<LaunchCommand> launch_commands(const Config& c) {
         case Framework::DeepSpeed: return deepspeed(c);
         case Framework::Fsdp:
         case Framework::Pytorch: return trainer(c);
+        case Framework::Xla: return xla_mesh(c);
     }
     return {};
 }

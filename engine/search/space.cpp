@@ -81,6 +81,9 @@ std::vector<ParallelSpec> sharding_options(Framework f, const ParallelSpec& base
         case Framework::Pytorch:
             for (int stage : {0, 1}) add(stage, false, Offload::None, Offload::None);
             break;
+        case Framework::Xla:
+            add(0, false, Offload::None, Offload::None);
+            break;
     }
     return out;
 }
