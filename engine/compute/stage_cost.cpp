@@ -24,7 +24,9 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
     for (const auto& ch : st.chunks)
         for (const auto& cl : ch.layers) {
             const LayerGroup& group = g.groups[static_cast<size_t>(cl.group)];
-            out.cost += module_cost(group.layer, c, true).scaled(static_cast<double>(cl.count));
+            const OpCost layers = module_cost(group.layer, c, true).scaled(static_cast<double>(cl.count));
+            out.cost += layers;
+            out.layers_fwd += layers.fwd;
             attention_seconds(group.layer, c, static_cast<double>(cl.count), out);
             out.layers += cl.count;
             if (group.moe) out.moe_layers += cl.count;

@@ -8,6 +8,7 @@ namespace shardcalc {
 
 struct StageCompute {
     OpCost cost;                    // forward, backward, recompute kernels and model FLOPs
+    Kernel layers_fwd;              // the forward kernels of the stage's layers alone (what XLA's rematerialization reruns)
     double attention_fwd = 0;       // seconds of core attention, the window ring attention hides behind
     double attention_bwd = 0;
     int64_t layers = 0;

@@ -25,4 +25,7 @@ inline std::string decimal(double v, int digits) {
     return (n == 0 ? "" : sign) + s;
 }
 
+// Bytes in GiB for messages: "21.42 GiB".
+inline std::string gib_text(double bytes) { return decimal(bytes / (1024.0 * 1024.0 * 1024.0), 2) + " GiB"; }
+
 }  // namespace shardcalc

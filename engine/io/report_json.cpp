@@ -35,6 +35,52 @@ void lines(JsonWriter& w, const MemoryLines& m) {
     w.end_object();
 }
 
+// XLA's names of element types (xla/primitive_util.cc).
+const char* xla_type(Dtype d) {
+    switch (d) {
+        case Dtype::Fp32: return "f32";
+        case Dtype::Bf16: return "bf16";
+        case Dtype::Fp16: return "f16";
+        case Dtype::Fp8: return "f8e4m3fn";
+    }
+    return "f32";
+}
+
+// The program as XLA's out-of-memory report gives it (seed 000), for a stage XLA compiles.
+void xla_program_json(JsonWriter& w, const XlaProgram& x) {
+    w.key("xla")
+        .begin_object()
+        .field("reserved", whole(x.reserved))
+        .field("program", whole(x.program))
+        .field("hlo_temp", whole(x.program))
+        .field("arguments", whole(x.arguments))
+        .field("total", whole(x.reserved + x.program + x.arguments))
+        .field("saved_all", whole(x.saved_all))
+        .field("saved_floor", whole(x.saved_floor))
+        .field("rematerialized", whole(x.rematerialized))
+        .field("rematerialized_share", x.rematerialized_share);
+    w.key("largest_allocations").begin_array();
+    for (const XlaBuffer& b : x.largest) {
+        std::string shape = std::string(xla_type(b.dtype)) + "[";
+        for (size_t i = 0; i < b.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(b.shape[i]);
+        shape += "]" + b.layout.text;
+        w.begin_object()
+            .field("module", b.module)
+            .field("tensor", b.tensor)
+            .field("shape", shape)
+            .array("dims", b.shape)
+            .field("dtype", xla_type(b.dtype))
+            .field("layout", b.layout.text)
+            .field("size", whole(b.layout.bytes))
+            .field("unpadded_size", whole(b.layout.unpadded))
+            .field("count", b.count)
+            .field("kept", b.kept)
+            .end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
 void stage(JsonWriter& w, const StageMemory& m) {
     const OtherBytes& o = m.other;
     w.begin_object()
@@ -65,6 +111,7 @@ void stage(JsonWriter& w, const StageMemory& m) {
     }
     w.end_array();
     w.key("host").begin_object().field("cpu", whole(m.host_cpu)).field("nvme", whole(m.host_nvme)).end_object();
+    if (m.compiled) xla_program_json(w, m.xla);
     w.end_object();
 }
 
@@ -278,8 +325,11 @@ std::string report_json_text(const Report& r) {
         .field("verdict", verdict_name(r.verdict.verdict))
         .field("margin", whole(r.verdict.margin))
         .field("reason", r.verdict.reason)
-        .field("fragmentation_median_fraction", fragmentation_median_fraction())
-        .field("fragmentation_worst_fraction", fragmentation_worst_fraction())
+        // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
+        .field("allocator", peak.compiled ? "xla" : "caching")
+        .field("fragmentation_median_fraction", peak.compiled ? 0.0 : fragmentation_median_fraction())
+        .field("fragmentation_worst_fraction", peak.compiled ? 0.0 : fragmentation_worst_fraction())
+        .field("reserve", device_of(r.config.s.hardware).reserve_name())
         .end_object();
     w.field("headroom", whole(r.capacity) - whole(peak.total()));
     w.key("host")

@@ -270,17 +270,43 @@ std::string headline(const json& r) {
     const json& o = peak["other_detail"];
     out += "peak device: stage " + peak["stage"].dump() + ", " + gib(peak["total"]) + " GiB of " + gib(mem["capacity"]) +
            " GiB: " + verdict_word(r) + "; " + verdict_of(r)["reason"].get<std::string>() + "\n";
-    out += "peak memory: allocated " + gib(peak["allocated"]) + " GiB at " +
-           phase_label(peak["peak_phase"].get<std::string>()) + ", reserved " + gib(peak["reserved"]) + " GiB (+" +
-           gib(o["fragmentation"]) + " GiB allocator fragmentation, the measured median " +
-           fixed(100 * verdict_of(r)["fragmentation_median_fraction"].get<double>(), 1) + "%), total " +
-           gib(peak["total"]) + " GiB (+" + gib(o["overhead"]) + " GiB outside the allocator: CUDA context)\n";
+    if (peak.contains("xla")) {
+        const json& x = peak["xla"];
+        // XLA's out-of-memory report's lines (seed 000): total = reserved + program + arguments.
+        out += "XLA: total HBM " + gib(x["total"]) + " GiB = reserved " + gib(x["reserved"]) + " + program " +
+               gib(x["program"]) + " (HLO temp at " + phase_label(peak["peak_phase"].get<std::string>()) +
+               ") + arguments " + gib(x["arguments"]) + " (weights and optimizer states); saved tensors " +
+               gib(x["saved_all"]) + " GiB if all kept, " + gib(x["saved_floor"]) +
+               " GiB XLA cannot rematerialize, " + gib(x["rematerialized"]) + " GiB rematerialized\n";
+    } else {
+        out += "peak memory: allocated " + gib(peak["allocated"]) + " GiB at " +
+               phase_label(peak["peak_phase"].get<std::string>()) + ", reserved " + gib(peak["reserved"]) + " GiB (+" +
+               gib(o["fragmentation"]) + " GiB allocator fragmentation, the measured median " +
+               fixed(100 * verdict_of(r)["fragmentation_median_fraction"].get<double>(), 1) + "%), total " +
+               gib(peak["total"]) + " GiB (+" + gib(o["overhead"]) + " GiB outside the allocator: " +
+               verdict_of(r)["reserve"].get<std::string>() + ")\n";
+    }
     const json& host = mem["host"];
     if (host["cpu_per_device"].get<int64_t>() > 0 || host["nvme_per_device"].get<int64_t>() > 0)
         out += "host (offload): " + gib(host["cpu_per_device"]) + " GiB CPU per device, " + gib(host["cpu_per_node"]) +
                " GiB CPU per node, " + gib(host["nvme_per_device"]) + " GiB NVMe per device\n";
     return out;
 }
+
+// XLA's largest program allocations of the peak stage (seed 000's list), one row per distinct buffer.
+std::vector<Row> xla_rows(const json& r, bool raw_bytes) {
+    std::vector<Row> rows{{"#", "size MiB", "unpadded MiB", "count", "shape", "module", "tensor", "kept"}};
+    if (raw_bytes) rows[0][1] = "size", rows[0][2] = "unpadded size";
+    int i = 0;
+    for (const auto& a : r["memory"]["per_device"]["xla"]["largest_allocations"])
+        rows.push_back({std::to_string(++i), raw_bytes ? a["size"].dump() : mib(a["size"]),
+                        raw_bytes ? a["unpadded_size"].dump() : mib(a["unpadded_size"]), a["count"].dump(),
+                        a["shape"].get<std::string>(), a["module"].get<std::string>(), a["tensor"].get<std::string>(),
+                        a["kept"].get<bool>() ? "always" : "unless rematerialized"});
+    return rows;
+}
+bool compiled(const json& r) { return r["memory"]["per_device"].contains("xla"); }
+const char* const kXlaTitle = "Largest program allocations (XLA, peak stage; per device, MiB = 2^20 bytes)";
 
 std::string notes_text(const json& r, const char* bullet) {
     std::string out;
@@ -294,6 +320,7 @@ std::string format_table(const json& r) {
     std::string out = headline(r);
     out += "\nMemory per device, by pipeline stage (GiB = 2^30 bytes)\n" + aligned(stage_rows(r));
     for (const auto& s : r["memory"]["stages"]) out += "\n" + timeline_title(s) + "\n" + aligned(timeline_rows(r, s));
+    if (compiled(r)) out += "\n" + std::string(kXlaTitle) + "\n" + aligned(xla_rows(r, false));
     out += "\nModules (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n" +
            aligned(module_rows(r, true, false));
     out += "\n" + performance_line(r) + "\nStep time" + (fits(r) ? "" : " if it fitted") + " (critical stage " +
@@ -313,6 +340,7 @@ std::string format_markdown(const json& r) {
         const size_t paren = title.find(" (");
         out += "\n**" + title.substr(0, paren) + "**" + title.substr(paren) + "\n\n" + markdown(timeline_rows(r, s));
     }
+    if (compiled(r)) out += "\n**" + std::string(kXlaTitle) + "**\n\n" + markdown(xla_rows(r, false));
     out += "\n**Modules** (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n\n" +
            markdown(module_rows(r, false, false));
     out += "\n" + performance_line(r) + "\n**Step time" + (fits(r) ? "" : " (if it fitted)") + "**\n\n" +
@@ -326,7 +354,8 @@ std::string format_markdown(const json& r) {
 // communication (as before), then the memory verdict and the memory timeline of every stage.
 std::string format_csv(const json& r) {
     return csv(stage_rows_raw(r)) + "\n" + csv(module_rows(r, false, true)) + "\n" + csv(time_rows(r, true)) + "\n" +
-           csv(comm_rows(r, true)) + "\n" + csv(verdict_rows_raw(r)) + "\n" + csv(timeline_rows_raw(r));
+           csv(comm_rows(r, true)) + "\n" + csv(verdict_rows_raw(r)) + "\n" + csv(timeline_rows_raw(r)) +
+           (compiled(r) ? "\n" + csv(xla_rows(r, true)) : "");
 }
 
 std::string format_presets_table(const json& presets) {

@@ -9,7 +9,9 @@ namespace shardcalc {
 double saved_element_bytes(SavedKind kind, const Config& c) {
     switch (kind) {
         case SavedKind::Activation: return bytes_of(c.s.training.dtype);
-        case SavedKind::Mask: return 1;
+        // Under XLA dropout keeps its RNG's output, uniforms in the activation dtype (TensorFlow's tf.nn.dropout:
+        // random_uniform(dtype=x.dtype); an rng has a side effect, so XLA never recomputes it: seed 000's rng.117).
+        case SavedKind::Mask: return c.traits.xla ? bytes_of(c.s.training.dtype) : 1;
         case SavedKind::Fp32: return 4;
         case SavedKind::Upcast: return c.traits.autocast ? 4 : bytes_of(c.s.training.dtype);
         // Transformer Engine keeps the fp8 input (1 byte) and its scale: one fp32 per tensor, negligible, or one per
@@ -53,6 +55,24 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
             return sequence_tokens * routed_tokens_factor(c, true) * t.width * elem / static_cast<double>(expert_tp(p));
     }
     return 0;
+}
+
+std::vector<int64_t> saved_tensor_shape(const SavedTensor& t, const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const int64_t b = c.s.training.micro_batch;
+    const int64_t seq_split = p.cp * p.ulysses;
+    const int64_t s = t.gathered ? *c.s.training.mlm_predictions : c.d.seq_len;
+    switch (t.split) {
+        case SavedSplit::Sequence: return {b, s / (seq_split * (p.sp ? p.tp : 1)), t.width};
+        case SavedSplit::Tensor: return {b, s / seq_split, t.width / p.tp};
+        case SavedSplit::Scores: return {b, t.width / (p.tp * p.ulysses), s, s};
+        case SavedSplit::Routed:
+        case SavedSplit::Expert: {
+            const double rows = tokens_per_device(c, false) * routed_tokens_factor(c, true);
+            return {static_cast<int64_t>(rows + 0.5), t.split == SavedSplit::Expert ? t.width / expert_tp(p) : t.width};
+        }
+    }
+    return {};
 }
 
 double op_activation_bytes(const Op& op, const Config& c, bool in_layer) {

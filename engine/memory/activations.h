@@ -1,6 +1,9 @@
 #pragma once
 // Bytes of activations saved for backward, per microbatch and per device, under the
 // parallel plan and the recompute policy.
+#include <cstdint>
+#include <vector>
+
 #include "graph/op.h"
 #include "scenario/resolve.h"
 
@@ -11,6 +14,10 @@ double saved_element_bytes(SavedKind kind, const Config& c);
 
 // One saved tensor on one device for one microbatch.
 double saved_tensor_bytes(const SavedTensor& t, const Config& c);
+
+// Its shape on one device, as XLA would print it ([b, s, width], [b, heads, s, s]; routed tokens [rows, width]),
+// for the layouts and the largest-allocation list; the bytes stay saved_tensor_bytes'.
+std::vector<int64_t> saved_tensor_shape(const SavedTensor& t, const Config& c);
 
 // Saved bytes of one op; `in_layer` ops obey the recompute policy (embedding and head do not:
 // Megatron checkpoints transformer layers only).

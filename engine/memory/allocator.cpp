@@ -15,7 +15,6 @@ namespace {
 constexpr double kFragmentationMedian = 0.083;
 constexpr double kFragmentationWorst = 0.165;
 
-std::string gib(double bytes) { return decimal(bytes / (1024.0 * 1024.0 * 1024.0), 2) + " GiB"; }
 
 }  // namespace
 
@@ -40,18 +39,18 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
     v.margin = capacity - worst;
     if (packed > capacity) {
         v.verdict = Verdict::DoesNotFit;
-        v.reason = "the allocated peak plus the CUDA context (" + gib(packed) + ") exceeds the device (" + gib(capacity) +
+        v.reason = "the allocated peak plus the CUDA context (" + gib_text(packed) + ") exceeds the device (" + gib_text(capacity) +
                    ") even with no fragmentation";
     } else if (worst > capacity) {
         v.verdict = Verdict::Tight;
         v.reason = "fits only if the caching allocator fragments less than the worst measured (" +
                    std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak, " +
-                   gib(worst) + " in all); expect allocator retries or an out-of-memory error";
+                   gib_text(worst) + " in all); expect allocator retries or an out-of-memory error";
     } else {
         v.verdict = Verdict::Fits;
         v.reason = "fits with the worst measured fragmentation (" +
                    std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak) and " +
-                   gib(v.margin) + " to spare";
+                   gib_text(v.margin) + " to spare";
     }
     return v;
 }

@@ -192,6 +192,48 @@ std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     return t;
 }
 
+double peak_allocated(const std::vector<MemoryPhase>& timeline) {
+    double peak = 0;
+    for (const auto& ph : timeline) peak = std::max(peak, ph.lines.allocated());
+    return peak;
+}
+
+constexpr size_t kLargestAllocations = 10;
+
+// The parts of a stage as XLA compiles them (framework xla): saved tensors in the device's layout, kept or
+// rematerialized as memory/xla_program.h says, so that the program fits the device when it can.
+StageParts xla_parts(const Config& c, const XlaSaved& xs, const StageParts& p, bool has_post, double& share) {
+    auto with_share = [&](double f) {
+        StageParts q = p;
+        q.activations_all = q.activations_one = xs.all - f * (xs.all - xs.floor);  // pp = 1: one microbatch in flight
+        // XLA's backward fusions write a gradient into the buffer of the one they read (buffer sharing), so a layer's
+        // backward holds one gradient of its largest saved tensor, what full recompute rebuilds, and a rematerialized
+        // tensor recomputed just before its use.
+        q.layer_backward_temp = xs.layer_recompute + xs.largest_in_layer + (f > 0 ? xs.largest_rematerializable : 0);
+        return q;
+    };
+    share = rematerialized_share([&](double f) { return peak_allocated(step_timeline(with_share(f), has_post)); },
+                                 c.s.hardware.overhead_gib * kGiB, c.s.hardware.memory_gib * kGiB);
+    return with_share(share);
+}
+
+XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const StageMemory& m) {
+    XlaProgram x;
+    x.reserved = m.other.overhead;
+    // Weights and optimizer states are the step's entry parameters (updated in place); gradients are temporaries.
+    x.arguments = m.weights + m.optimizer + (c.traits.grads_persist ? m.gradients : 0);
+    x.program = m.allocated() - x.arguments;
+    x.saved_all = xs.all;
+    x.saved_floor = xs.floor;
+    x.rematerialized_share = xs.all > xs.floor ? share : 0;  // nothing to recompute when everything is a floor
+    x.rematerialized = share * (xs.all - xs.floor);
+    for (const auto& b : xs.buffers) {
+        if (x.largest.size() == kLargestAllocations) break;
+        if (b.kept || share < 1) x.largest.push_back(b);
+    }
+    return x;
+}
+
 }  // namespace
 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan) {
@@ -258,12 +300,23 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
             p.cast_weights *= outside_layers(c, g, st).matmul_weights / tally.matmul_weights;
         p.workspace = c.s.hardware.workspace_mib * 1024.0 * 1024.0;
 
+        XlaSaved xs;
+        double share = 0;
+        if (c.traits.xla) {
+            xs = xla_saved(c, g, st);
+            p = xla_parts(c, xs, p, st.has_post, share);
+        }
         m.timeline = step_timeline(p, st.has_post);
         for (size_t i = 1; i < m.timeline.size(); ++i)
             if (m.timeline[i].lines.allocated() > m.timeline[m.peak_phase].lines.allocated()) m.peak_phase = i;
         static_cast<MemoryLines&>(m) = m.timeline[m.peak_phase].lines;
-        m.other.fragmentation = fragmentation_bytes(m.allocated());
+        // XLA assigns buffers when it compiles (no allocator caching blocks); PyTorch's caching allocator fragments.
+        m.other.fragmentation = c.traits.xla ? 0 : fragmentation_bytes(m.allocated());
         m.other.overhead = c.s.hardware.overhead_gib * kGiB;
+        if (c.traits.xla) {
+            m.compiled = true;
+            m.xla = xla_program(c, xs, share, m);
+        }
         out.push_back(m);
     }
     return out;

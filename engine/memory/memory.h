@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/op.h"
+#include "memory/xla_program.h"
 #include "plan/plan.h"
 #include "scenario/resolve.h"
 
@@ -50,6 +51,8 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     double host_cpu = 0, host_nvme = 0;
     std::vector<MemoryPhase> timeline;
     size_t peak_phase = 0;          // index into timeline
+    bool compiled = false;          // an XLA program (framework xla): `xla` holds its report
+    XlaProgram xla;
 };
 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan);

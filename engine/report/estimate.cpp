@@ -18,7 +18,8 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
         if (e.stages[i].total() > e.stages[e.peak_stage].total()) e.peak_stage = i;
     e.capacity = cfg.s.hardware.memory_gib * 1024.0 * 1024.0 * 1024.0;
     const StageMemory& peak = e.peak();
-    e.verdict = memory_verdict(peak.allocated(), peak.other.overhead, e.capacity);
+    e.verdict = peak.compiled ? xla_verdict(peak.xla, e.capacity, device_of(cfg.s.hardware).reserve_name())
+                              : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity);
     if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full);
     return e;
 }

@@ -19,6 +19,7 @@ struct Walker {
     const Config& c;
     double microbatches;
     std::vector<KernelRow>& rows;
+    double rematerialized = 0;  // the share of the layers' forward XLA reruns in backward (schedule/step.cpp)
 
     void add(const std::string& module, const PassKernel& k, KernelPass pass, double count) {
         KernelRow r;
@@ -41,6 +42,8 @@ struct Walker {
                 const PassKernel& k = wk.list[i];
                 add(path, k, table_pass(k.pass), count * k.repeat);
                 if (again && k.pass == Pass::Forward) add(path, k, KernelPass::Recompute, count * k.repeat);
+                if (in_layer && rematerialized > 0 && k.pass == Pass::Forward)
+                    add(path, k, KernelPass::Recompute, count * k.repeat * rematerialized);
             }
         }
     }
@@ -58,7 +61,8 @@ KernelTable stage_table(const Estimate& e, const ModelGraph& g, size_t i) {
     KernelTable t;
     t.stage = st.rank;
     t.inflection_point = inflection_point(c);
-    Walker w{c, static_cast<double>(c.d.microbatches), t.rows};
+    Walker w{c, static_cast<double>(c.d.microbatches), t.rows,
+             e.stages[i].compiled ? e.stages[i].xla.rematerialized_share : 0.0};
     if (st.has_pre) w.module(g.pre, "", false, 1);
     std::vector<double> layers(g.groups.size(), 0);
     for (const auto& ch : st.chunks)

@@ -63,7 +63,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
-        const StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i]) : perf.compute[twin];
+        StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i]) : perf.compute[twin];
+        // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
+        // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
+        if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
         const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params) : perf.comm[twin];
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, c) + comm.fwd_exposed,
                                     backward_seconds(backward_kernels(sc), c) + comm.bwd_exposed});

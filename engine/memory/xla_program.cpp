@@ -1,0 +1,122 @@
+#include "memory/xla_program.h"
+
+#include <algorithm>
+
+#include "core/decimal.h"
+#include "memory/activations.h"
+
+namespace shardcalc {
+namespace {
+
+Dtype dtype_of(double element_bytes, const Config& c) {
+    if (element_bytes == 4) return Dtype::Fp32;
+    return element_bytes == 1 ? Dtype::Fp8 : c.s.training.dtype;
+}
+
+struct Walk {
+    const Config& c;
+    const Device& device;
+    XlaSaved out;
+    double layer_all = 0;  // one layer's saved tensors (what a layer recomputes under full recompute)
+
+    // The saved tensors of one module's ops, `count` times (its layers and in-flight microbatches).
+    void module(const Module& m, const std::string& path, bool in_layer, double count, bool counted) {
+        const Recompute r = c.s.training.recompute;
+        for (const auto& op : m.ops) {
+            if (op.is_loss) continue;  // the loss's tensors are the logits line
+            // XLA's softmax fusion writes the probabilities once, in the narrowest dtype the model keeps them;
+            // the other score-shaped tensors (an fp32 copy, dropout's output) are recomputed from it and the RNG.
+            double probabilities = 0;
+            for (const auto& t : op.saved)
+                if (t.split == SavedSplit::Scores && t.kind != SavedKind::Mask) {
+                    const double b = saved_tensor_bytes(t, c);
+                    probabilities = probabilities == 0 ? b : std::min(probabilities, b);
+                }
+            bool probabilities_taken = false;
+            for (const auto& t : op.saved) {
+                if (in_layer && r == Recompute::Selective && t.dropped_by_selective) continue;
+                XlaBuffer buf;
+                buf.module = path + "/" + op.name;
+                buf.tensor = t.name;
+                buf.shape = saved_tensor_shape(t, c);
+                const double bytes = saved_tensor_bytes(t, c);
+                buf.dtype = dtype_of(saved_element_bytes(t.kind, c), c);
+                buf.layout = device.layout(buf.shape, buf.dtype);
+                // The layout's padding applied to the engine's byte count (one rule of bytes: saved_tensor_bytes).
+                const double padding = buf.layout.unpadded > 0 ? buf.layout.bytes / buf.layout.unpadded : 1;
+                buf.layout.unpadded = bytes;
+                buf.layout.bytes = bytes * padding;
+                const bool is_probabilities = t.split == SavedSplit::Scores && t.kind != SavedKind::Mask &&
+                                              bytes == probabilities && !probabilities_taken;
+                probabilities_taken = probabilities_taken || is_probabilities;
+                buf.kept = t.kind == SavedKind::Mask || is_probabilities;
+                if (in_layer) layer_all += buf.layout.bytes;
+                if (!counted) continue;
+                buf.count = static_cast<int64_t>(count);
+                const double total = buf.layout.bytes * count;
+                out.all += total;
+                if (buf.kept) out.floor += total;
+                else out.largest_rematerializable = std::max(out.largest_rematerializable, buf.layout.bytes);
+                if (in_layer) out.largest_in_layer = std::max(out.largest_in_layer, buf.layout.bytes);
+                out.buffers.push_back(std::move(buf));
+            }
+        }
+        for (const auto& child : m.children) module(child, path + "/" + child.name, in_layer, count, counted);
+    }
+};
+
+}  // namespace
+
+XlaSaved xla_saved(const Config& c, const ModelGraph& g, const StagePlan& st) {
+    Walk w{c, device_of(c.s.hardware), {}};
+    const bool full = c.s.training.recompute == Recompute::Full;
+    for (const auto& ch : st.chunks)
+        for (const auto& cl : ch.layers) {
+            const LayerGroup& grp = g.groups[static_cast<size_t>(cl.group)];
+            const double count = static_cast<double>(cl.count * ch.inflight);
+            w.layer_all = 0;
+            w.module(grp.layer, grp.layer.name, true, count, !full);
+            w.out.layer_recompute = std::max(w.out.layer_recompute, full ? w.layer_all : 0.0);
+            if (!full) continue;
+            // Full recompute (jax.checkpoint / tf.recompute_grad around each layer): the layer's input is all it
+            // keeps, a saved residual XLA does not touch.
+            XlaBuffer in;
+            in.module = grp.layer.name;
+            in.tensor = "layer_input";
+            in.dtype = c.s.training.dtype;
+            in.shape = {c.s.training.micro_batch, c.d.seq_len, c.s.model.hidden};
+            in.layout = w.device.layout(in.shape, in.dtype);
+            in.count = static_cast<int64_t>(count);
+            in.kept = true;
+            w.out.all += in.layout.bytes * count;
+            w.out.floor += in.layout.bytes * count;
+            w.out.largest_in_layer = std::max(w.out.largest_in_layer, in.layout.bytes);
+            w.out.buffers.push_back(in);
+        }
+    if (st.has_pre) w.module(g.pre, g.pre.name, false, static_cast<double>(st.pre_inflight), true);
+    if (st.has_post) w.module(g.post, g.post.name, false, static_cast<double>(st.post_inflight), true);
+    std::stable_sort(w.out.buffers.begin(), w.out.buffers.end(),
+                     [](const XlaBuffer& a, const XlaBuffer& b) { return a.layout.bytes > b.layout.bytes; });
+    return w.out;
+}
+
+MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* reserve_name) {
+    MemoryVerdict v;
+    const double total = x.reserved + x.arguments + x.program;
+    v.margin = capacity - total;
+    const std::string parts = "XLA's program (" + gib_text(x.program) + ") with its arguments (" + gib_text(x.arguments) + ") and " +
+                              reserve_name + " (" + gib_text(x.reserved) + ")";
+    if (total > capacity) {
+        v.verdict = Verdict::DoesNotFit;
+        v.reason = parts + " need " + gib_text(total) + ", more than the device's " + gib_text(capacity) +
+                   (x.rematerialized > 0 ? " even with every rematerializable saved tensor recomputed" : "");
+    } else {
+        v.verdict = Verdict::Fits;
+        v.reason = parts + " fit with " + gib_text(v.margin) + " to spare; XLA assigns every buffer when it compiles";
+        if (x.rematerialized > 0)
+            v.reason += ", after recomputing " + gib_text(x.rematerialized) + " of saved tensors in backward";
+    }
+    return v;
+}
+
+}  // namespace shardcalc
