@@ -25,8 +25,8 @@ TEST_CASE("seed 000: XLA's BERT-base scores f32[64,12,512,512] are 768 MiB per l
     REQUIRE(core);
     for (const auto& t : core->saved)
         if (t.name == "softmax") CHECK(saved_tensor_bytes(t, r.config) == 768.0 * 1024 * 1024);
-    // XLA also materialises the dropout's uniform randoms in f32 (another 768 MiB, seed 000 items 2-3);
-    // PyTorch and Megatron keep a 1-byte mask instead (192 MiB), which is what we model.
+    // PyTorch and Megatron keep a 1-byte dropout mask (192 MiB); XLA keeps the RNG's f32 uniforms instead (768 MiB,
+    // seed 000 items 2-3), which framework xla models (test_xla.cpp).
     for (const auto& t : core->saved)
         if (t.name == "dropout_mask") CHECK(saved_tensor_bytes(t, r.config) == 192.0 * 1024 * 1024);
 }

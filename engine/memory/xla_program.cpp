@@ -37,7 +37,8 @@ struct Walk {
                 if (in_layer && r == Recompute::Selective && t.dropped_by_selective) continue;
                 XlaBuffer buf;
                 buf.module = path + "/" + op.name;
-                buf.tensor = t.name;
+                // Under XLA a dropout mask is its RNG's output: the uniforms themselves (seed 000's rng.117).
+                buf.tensor = t.kind == SavedKind::Mask ? t.name + " (rng uniforms)" : t.name;
                 buf.shape = saved_tensor_shape(t, c);
                 const double bytes = saved_tensor_bytes(t, c);
                 buf.dtype = dtype_of(saved_element_bytes(t.kind, c), c);
@@ -79,7 +80,7 @@ XlaSaved xla_saved(const Config& c, const ModelGraph& g, const StagePlan& st) {
             w.out.layer_recompute = std::max(w.out.layer_recompute, full ? w.layer_all : 0.0);
             if (!full) continue;
             // Full recompute (jax.checkpoint / tf.recompute_grad around each layer): the layer's input is all it
-            // keeps, a saved residual XLA does not touch.
+            // keeps; to XLA's pass it is one more value it can recompute (from the previous layer's).
             XlaBuffer in;
             in.module = grp.layer.name;
             in.tensor = "layer_input";
@@ -87,9 +88,8 @@ XlaSaved xla_saved(const Config& c, const ModelGraph& g, const StagePlan& st) {
             in.shape = {c.s.training.micro_batch, c.d.seq_len, c.s.model.hidden};
             in.layout = w.device.layout(in.shape, in.dtype);
             in.count = static_cast<int64_t>(count);
-            in.kept = true;
             w.out.all += in.layout.bytes * count;
-            w.out.floor += in.layout.bytes * count;
+            w.out.largest_rematerializable = std::max(w.out.largest_rematerializable, in.layout.bytes);
             w.out.largest_in_layer = std::max(w.out.largest_in_layer, in.layout.bytes);
             w.out.buffers.push_back(in);
         }
