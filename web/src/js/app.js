@@ -1,11 +1,11 @@
 // Wires the page: state <-> form <-> URL fragment, one engine evaluation per animation frame,
 // and the rendering of the latest answer. The page never computes a figure; the engine does.
 import { $, h } from './dom.js';
-import { FIELDS, dotted } from './fields.js';
+import { FIELDS, FRAMEWORKS, dotted } from './fields.js';
 import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
-import { updateMenus, wireSteppers } from './guide.js';
+import { acceptedFramework, updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
-import { dig, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable } from './render.js';
+import { dig, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable, renderXla } from './render.js';
 import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { renderGantt } from './gantt.js';
@@ -186,6 +186,7 @@ function renderResults() {
   renderSummary($('#summary'), r, app.unit);
   renderHeadline($('#headline'), r, app.unit, app.presets);
   renderStageTable($('#stage-table'), r, app.unit);
+  renderXla($('#xla-section'), $('#xla'), r, app.unit);
   renderTimeHeadline($('#time-headline'), r);
   drawStageChart();
   if (app.pin) renderPair();
@@ -327,7 +328,18 @@ function onInput(event) {
     const section = path.split('.')[0];
     if (app.entries[path] === value) return;
     setPreset(app.presets, app.entries, section, value, inputPaths(form, section));
+    if (section === 'hardware') return followFramework();
   } else setField(app.presets, app.entries, path, value);
+  syncForm(form, app.presets, app.entries);
+  app.edited = true;
+  changed();
+}
+
+// A new device may refuse the framework (a TPU runs xla only, a GPU does not run it): the form moves to the first
+// framework the engine accepts there before the plan is evaluated.
+async function followFramework() {
+  const next = await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS);
+  if (next) app.entries.framework = next;
   syncForm(form, app.presets, app.entries);
   app.edited = true;
   changed();

@@ -17,7 +17,7 @@ const MLA = `${M}latent-attention-and-multi-token-prediction`;
 const VARIANTS = `${M}attention-and-layer-variants`;
 
 export const HELP = {
-  framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast). It sets the defaults of the dtypes, master weights and implementation, the communication buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
+  framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast) on GPUs; xla on TPUs (a step compiled whole by XLA: JAX, TensorFlow, PyTorch/XLA; choosing a TPU selects it). It sets the defaults of the dtypes, master weights and implementation, the communication buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
 
   'model.preset': ['Loads a published model’s shape; every model field you change overrides it (marked “edited”). Custom: give layers, hidden size, heads and vocabulary yourself.', 'scenario.md#21-model'],
   'model.layers': ['Transformer layers: weights, gradients, optimizer states and saved activations grow in proportion. Each pipeline stage holds layers / pp of them.', PARAMS],
@@ -114,7 +114,7 @@ export const HELP = {
   'implementation.host_forward_us': ['Host time to launch one forward kernel (Python module code), µs: a pass takes at least launches × this; the excess over device time is the forward host wait.', `${M}step-time-for-real-implementations`],
   'implementation.host_backward_us': ['Host time to launch one backward kernel (autograd), µs; the excess over device time is the backward host wait.', `${M}step-time-for-real-implementations`],
 
-  'hardware.preset': ['Loads a device’s memory, peak FLOP/s, bandwidths and efficiencies (each sourced in its preset); every field you change overrides it.', 'scenario.md#24-hardware'],
+  'hardware.preset': ['Loads a device’s memory, peak FLOP/s, bandwidths and efficiencies (each sourced in its preset); every field you change overrides it. A TPU runs XLA programs (framework xla): its memory is reported as XLA’s program, arguments and reserve, with tiled layouts.', 'scenario.md#24-hardware'],
   'hardware.memory_gib': ['Allocatable memory per device, GiB (what cudaMemGetInfo reports: 79.18 for the H100 80GB). The verdict compares the peak, with fragmentation and overhead, against it.', `${M}caching-allocator-and-the-verdict`],
   'hardware.gpus_per_node': ['Devices per node: groups inside a node use NVLink, groups across nodes the network. Also sets the host memory an offload needs per node.', COMM],
   'hardware.overhead_gib': ['Device memory outside PyTorch’s allocator (CUDA context, library handles), added to every device: measured 0.77 GiB on the H100; other presets 1 GiB.', `${M}the-rest-named-separately-other_detail`],

@@ -19,7 +19,7 @@ const bool = (key, label, def, more) => ({ key, type: 'bool', label, def, more }
 const pick = (key, label, options, more, fw) => ({ key, type: 'enum', label, options, more, fw });
 const fwBool = (key, label, more) => ({ key, type: 'bool', label, options: ['true', 'false'], more, fw: true });
 
-export const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch'];
+export const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch', 'xla'];
 
 export const SECTIONS = [
   {

@@ -8,9 +8,9 @@ import { FIELDS, pointer } from './fields.js';
 export const STEPPED = ['parallel.dp', 'parallel.tp', 'parallel.pp', 'parallel.vpp', 'parallel.cp', 'parallel.ulysses', 'parallel.ep', 'parallel.etp',
   'training.micro_batch', 'training.global_batch'];
 
-// Menus whose options depend on the framework or the plan. The blank "default" option is the engine's
+// Menus whose options depend on the device, the framework or the plan. The blank "default" option is the engine's
 // choice for the framework, always valid.
-const MENUS = ['parallel.zero', 'parallel.offload_optimizer', 'parallel.offload_params', 'parallel.schedule', 'training.attention'];
+const MENUS = ['framework', 'parallel.zero', 'parallel.offload_optimizer', 'parallel.offload_params', 'parallel.schedule', 'training.attention'];
 const candidates = (path) => FIELDS.get(path).options.map((o) => (FIELDS.get(path).type === 'int' ? Number(o) : o));
 
 // Marks each menu option the engine refuses for the current plan. Returns quietly when the scenario cannot
@@ -37,6 +37,22 @@ export async function updateMenus(form, engine, scenario) {
       option.dataset.allowed = String(valid);
     }
   }
+}
+
+// A device that runs only some frameworks (a TPU runs XLA programs only): when the current framework is refused
+// at its own field, the first one the engine accepts there, else null. Which framework runs where is the engine's
+// rule (engine/scenario/validate.cpp); a choice that only breaks another field is taken (its error then says how).
+export async function acceptedFramework(engine, scenario, frameworks) {
+  let answer;
+  try {
+    answer = await engine.choices({ scenario, options: { '/framework': frameworks } });
+  } catch {
+    return null;
+  }
+  const list = answer.ok ? answer.options['/framework'] : [];
+  const ownField = (o) => o.valid || String(o.reason).startsWith('/');
+  if (list.find((o) => o.value === scenario.framework && ownField(o))) return null;
+  return list.find(ownField)?.value ?? null;
 }
 
 // The arrow keys and the − / + buttons of a stepped field ask the engine for the nearest valid value in that

@@ -56,6 +56,7 @@ export function renderHeadline(el, report, unit, presets) {
   const v = verdictOf(report);
   const host = m.host || {};
   const peak = m.per_device;
+  const xla = m.verdict?.allocator === 'xla';
   el.replaceChildren(...[
     h('p', { class: 'plan' }, planNodes(report, presets)),
     h('p', { class: 'big' }, metric(report, 'memory.per_device.total', unit, 'strong'), ` ${unit} per device`,
@@ -64,11 +65,14 @@ export function renderHeadline(el, report, unit, presets) {
       h('span', { class: 'badge' }, h('span', { class: 'symbol', 'aria-hidden': 'true' }, v.symbol),
         h('span', { 'data-metric': 'memory.verdict.verdict', 'data-value': v.key }, v.label)),
       v.hint ? h('span', { class: 'hint' }, ` ${v.hint}`) : null,
-      h('span', { class: 'margin' }, ' margin ', metric(report, 'memory.verdict.margin', unit), ` ${unit} at the worst measured fragmentation`)),
+      h('span', { class: 'margin' }, ' margin ', metric(report, 'memory.verdict.margin', unit),
+        ` ${unit} ${xla ? 'as XLA compiles it (no allocator)' : 'at the worst measured fragmentation'}`)),
     h('p', { class: 'reason', 'data-metric': 'memory.verdict.reason', 'data-value': m.verdict?.reason ?? '' }, sentence(m.verdict?.reason)),
     h('p', { class: 'sub' }, 'Peak on pipeline stage ', metric(report, 'memory.per_device.stage'),
       peak.peak_phase ? ` at ${phaseLabel(peak.peak_phase)}` : '',
-      ': allocated ', metric(report, 'memory.per_device.allocated', unit), ' · reserved ', metric(report, 'memory.per_device.reserved', unit),
+      ...(xla ? [': program ', metric(report, 'memory.per_device.xla.program', unit), ' · arguments ', metric(report, 'memory.per_device.xla.arguments', unit),
+        ' · runtime reserve ', metric(report, 'memory.per_device.xla.reserved', unit)]
+        : [': allocated ', metric(report, 'memory.per_device.allocated', unit), ' · reserved ', metric(report, 'memory.per_device.reserved', unit)]),
       ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total', large, 'span', { title: count(report.parameters?.total) }),
       // A MoE model: the parameters each token uses (the routed experts it skips left out).
       report.parameters?.active < report.parameters?.total
@@ -109,7 +113,7 @@ const STAGE_COLS = [
   ['Allocated', 'allocated', 'subtotal', 'allocated at the peak moment of the step: the sum of the parts to its left', 'allocated'],
   ['Frag\u00admen\u00adtation', 'other_detail.fragmentation', null, 'reserved by the caching allocator beyond what is allocated', 'reserved'],
   ['Reserved', 'reserved', 'subtotal', 'allocated + fragmentation', 'reserved'],
-  ['Over\u00adhead', 'other_detail.overhead', null, 'outside the allocator: CUDA context', 'total'],
+  ['Over\u00adhead', 'other_detail.overhead', null, null, 'total'],
   ['Total', 'total', 'total', 'reserved + overhead', 'total'],
   ['Host CPU', 'host.cpu', 'detail', null, 'host'],
   ['Host NVMe', 'host.nvme', 'detail', null, 'host'],
@@ -149,8 +153,9 @@ export function renderStageTable(table, report, unit) {
     h('thead', {},
       h('tr', { class: 'group-head' }, lead('Stage'), lead('Layers'), lead('In-flight'),
         groups.map((g) => h('th', { scope: 'colgroup', colspan: g.cols.length, class: `group-${g.id}`, 'data-group': g.id }, `${STAGE_GROUPS[g.id]} (${unit})`))),
-      h('tr', {}, groups.flatMap((g) => g.cols.map(([label, , kind, title], j) =>
-        h('th', { scope: 'col', class: `num ${kind || ''}`.trim(), title, 'data-group': g.id }, `${operator(kind, g.id, j === 0)}${label}`))))),
+      h('tr', {}, groups.flatMap((g) => g.cols.map(([label, field, kind, title], j) =>
+        h('th', { scope: 'col', class: `num ${kind || ''}`.trim(), title: field === 'other_detail.overhead' ? `outside the allocator: ${report.memory.verdict?.reserve}` : title,
+          'data-group': g.id }, `${operator(kind, g.id, j === 0)}${label}`))))),
     h('tbody', {}, report.memory.stages.map((s, i) => {
       const base = `memory.stages.${i}`;
       const inflight = (s.inflight_microbatches || []).flatMap((_, j) => [j ? '/' : '', metric(report, `${base}.inflight_microbatches.${j}`)]);
@@ -161,6 +166,37 @@ export function renderStageTable(table, report, unit) {
         cols.map(([, f, kind]) => metric(report, `${base}.${f}`, unit, 'td', { class: kind === 'total' || kind === 'subtotal' ? kind : '' })));
     })),
   );
+}
+
+// XLA's program (framework xla on a TPU), in the shape of XLA's HBM report: the lines, then the largest program
+// allocations with their shapes, tiled layouts and padded sizes, as the engine listed them.
+export function renderXla(section, el, report, unit) {
+  const base = 'memory.per_device.xla';
+  const x = dig(report, base);
+  section.hidden = !x;
+  if (!x) return el.replaceChildren();
+  const line = (label, path, note) => h('tr', {}, h('th', { scope: 'row' }, label), metric(report, `${base}.${path}`, unit, 'td'), h('td', {}, note));
+  el.replaceChildren(
+    h('table', { class: 'xla-lines' }, h('caption', { class: 'sr-only' }, `XLA's HBM lines in ${unit}`), h('tbody', {},
+      line('Total HBM', 'total', 'reserved + program + arguments'),
+      line('Reserved', 'reserved', report.memory.verdict?.reserve),
+      line('Program (HLO temp)', 'program', 'every buffer alive at the program\u2019s peak'),
+      line('Arguments', 'arguments', 'weights and optimizer states, the step\u2019s parameters'),
+      line('Saved tensors, all kept', 'saved_all', 'what backward would keep with no rematerialization'),
+      line('Saved tensors XLA keeps', 'saved_floor', 'RNG outputs and attention probabilities: never rematerialized'),
+      line('Rematerialized', 'rematerialized', 'recomputed in backward so that the program fits'))),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Largest program allocations' },
+      h('table', { class: 'xla-largest' },
+        h('caption', {}, `Largest program allocations (per device; ${unit})`),
+        h('thead', {}, h('tr', {}, ['#', 'Size', 'Unpadded', 'Count', 'Shape and layout', 'Module', 'Tensor', 'Kept']
+          .map((c, i) => h('th', { scope: 'col', class: i && i < 4 ? 'num' : null }, c)))),
+        h('tbody', {}, x.largest_allocations.map((a, i) => {
+          const at = `${base}.largest_allocations.${i}`;
+          return h('tr', {}, h('td', { class: 'num' }, String(i + 1)), metric(report, `${at}.size`, unit, 'td'),
+            metric(report, `${at}.unpadded_size`, unit, 'td'), metric(report, `${at}.count`, null, 'td'),
+            h('td', { class: 'mono' }, a.shape), h('td', {}, a.module), h('td', {}, a.tensor),
+            h('td', {}, a.kept ? 'always' : 'unless rematerialized'));
+        })))));
 }
 
 // Module tree: rows follow report.modules (depth-first); a module row's button shows or hides its

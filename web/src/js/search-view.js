@@ -2,8 +2,8 @@
 // results (search-results.js: the ranked table, the Pareto chart, a button per row that loads the plan
 // into the form) come as a chunk fetched by the first search. Settings live in the share link (search=).
 import { $ } from './dom.js';
+import { FRAMEWORKS } from './fields.js';
 
-const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch'];
 const ALL_DIMENSIONS = ['tp', 'pp', 'vpp', 'sp', 'cp', 'ulysses', 'ep', 'zero', 'micro_batch', 'recompute', 'offload'];
 
 // "8" -> 8, "8-64" -> {min: 8, max: 64}, "8, 16, 32" -> [8, 16, 32]; anything else goes to the engine

@@ -40,6 +40,7 @@ export function markdown(report, unit, presets) {
   const v = verdictOf(report);
   const gb = (value) => `${bytes(value, unit)} ${unit}`;
   const peak = m.per_device;
+  const xla = peak.xla;
   const peakIndex = Math.max(0, m.stages.findIndex((s) => s.stage === peak.stage));
   const walk = m.stages[peakIndex]?.timeline || [];
   const lines = LINES.filter(([key]) => walk.some((p) => p.lines?.[key] > 0));
@@ -54,8 +55,10 @@ export function markdown(report, unit, presets) {
     `**shardcalc**: ${plan}`,
     '',
     `Per-device peak **${gb(peak.total)}** of ${gb(m.capacity)}: **${v.label}**${v.hint ? ` (${v.hint})` : ''}. ` +
-      `${sentence(m.verdict?.reason)} Margin ${gb(m.verdict?.margin)} at the worst measured fragmentation; ` +
-      `peak on stage ${count(peak.stage)} at ${phaseLabel(peak.peak_phase)}: allocated ${gb(peak.allocated)}, reserved ${gb(peak.reserved)}; ` +
+      `${sentence(m.verdict?.reason)} Margin ${gb(m.verdict?.margin)} ${xla ? 'as XLA compiles it' : 'at the worst measured fragmentation'}; ` +
+      `peak on stage ${count(peak.stage)} at ${phaseLabel(peak.peak_phase)}: ` +
+      (xla ? `program ${gb(xla.program)}, arguments ${gb(xla.arguments)}, runtime reserve ${gb(xla.reserved)}; `
+        : `allocated ${gb(peak.allocated)}, reserved ${gb(peak.reserved)}; `) +
       `parameters ${count(report.parameters.total)}` +
       `${report.parameters.active < report.parameters.total ? ` (${count(report.parameters.active)} active)` : ''}.`,
     '',
@@ -76,6 +79,12 @@ export function markdown(report, unit, presets) {
       row(['---', '---:', ...lines.map(() => '---:')]),
       ...walk.map((p) => row([`${cap(phaseLabel(p.phase))}${p.phase === peak.peak_phase ? ' (peak)' : ''}`, bytes(p.allocated, unit),
         ...lines.map(([key]) => bytes(p.lines[key], unit))])));
+  }
+  if (xla) {
+    out.push('', `Largest program allocations (XLA; saved tensors ${gb(xla.saved_all)} if all kept, ${gb(xla.saved_floor)} never rematerialized, ` +
+      `${gb(xla.rematerialized)} rematerialized):`, '', row(['Size', 'Unpadded', 'Count', 'Shape', 'Module', 'Tensor']),
+    row(['---:', '---:', '---:', '---', '---', '---']),
+    ...xla.largest_allocations.map((a) => row([gb(a.size), gb(a.unpadded_size), count(a.count), `\`${a.shape}\``, a.module, a.tensor])));
   }
   return `${out.join('\n')}\n`;
 }
