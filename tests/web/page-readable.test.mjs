@@ -371,7 +371,7 @@ test('roofline: op names never overlap each other, a dot or the chart’s own la
   const cases = [
     ['default-desktop', DEFAULTS, DESKTOP],
     ['default-phone', DEFAULTS, PHONE],
-    ['bert-tpu-phone', { framework: 'pytorch', model: { preset: 'bert-base' }, training: { seq_len: 512, micro_batch: 8 }, hardware: { preset: 'tpu-v5e' } }, PHONE],
+    ['bert-tpu-phone', { framework: 'xla', model: { preset: 'bert-base' }, training: { seq_len: 512, micro_batch: 8 }, hardware: { preset: 'tpu-v5e' } }, PHONE],
     ['gpt2-eager-desktop', { framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 8, attention: 'eager' }, hardware: { preset: 'v100-sxm-16gb' } }, DESKTOP],
   ];
   for (const [name, scenario, viewport] of cases) {

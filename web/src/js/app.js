@@ -37,12 +37,14 @@ function linkError(text) {
   $('#link-error-text').textContent = text;
 }
 
-// Loads the state from the fragment; a link that cannot be read says why and loads the defaults.
-function loadFragment() {
+// Loads the state from the fragment; a link that cannot be read says why and loads the defaults. A #scenario= link
+// that names no framework gets the one the engine accepts on its device (xla on a TPU) before it is evaluated.
+async function loadFragment() {
   app.edited = false;
   try {
-    const { problems = [], ...state } = decodeFragment(window.location.hash, app.presets);
+    const { problems = [], frameworkOpen = false, ...state } = decodeFragment(window.location.hash, app.presets);
     Object.assign(app, state);
+    if (frameworkOpen) app.entries.framework = (await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS)) ?? app.entries.framework;
     linkError(problems.length ? `Some of this link could not be read and was left at the defaults: ${problems.join('; ')}.` : '');
   } catch (err) {
     Object.assign(app, defaultState());
@@ -459,7 +461,7 @@ export async function start(enginePromise) {
   app.presets = app.engine.presets;
   document.body.dataset.engineThread = app.engine.thread; // heavy work belongs off the main thread: visible to tests
   $('#engine-version').textContent = `Engine ${app.engine.version}.`;
-  loadFragment();
+  await loadFragment();
   evaluateNow(); // the form is built once the first answer is painted (buildFormAfterPaint)
   if (!embed) wirePlanPresets();
   wireShare();
@@ -499,8 +501,7 @@ export async function start(enginePromise) {
       window.history.replaceState(null, '', fragment());
       return;
     }
-    loadFragment();
-    changed();
+    loadFragment().then(() => changed());
   });
   // The charts are drawn at the container's width; redraw when that changes (not when the observer
   // first reports the width they were drawn at).

@@ -122,6 +122,7 @@ export const HELP = {
   'hardware.hbm_gbps': ['Memory bandwidth, GB/s: times the memory-bound kernels (norms, activations, softmax, the optimizer step) on the roofline.', ROOF],
   'hardware.intra_node_gbps': ['NVLink bandwidth per GPU, one direction, GB/s: collectives inside a node run at this × the intra-node efficiency.', COMM],
   'hardware.inter_node_gbps': ['Network bandwidth per GPU, one direction, GB/s: a group across nodes gets at most this × the inter-node efficiency × its members per node.', COMM],
+  'hardware.matrix_unit': ['A TPU’s MXU side (128; 256 on v6e): XLA pads a matmul’s feature dimensions to it and its rows to 8, so odd shapes run below peak. Ignored on GPUs.', 'model.md#the-device-interface-gpu-and-tpu'],
   'hardware.sm_count': ['Streaming multiprocessors, for wave quantization: small GEMMs leave some idle and run below peak. 0: no quantization (TPUs).', ROOF],
   'hardware.matmul_efficiency': ['Fraction of peak a large GEMM reaches (0.001 to 1; H100 0.80): scales every matmul’s time.', ROOF],
   'hardware.attention_efficiency': ['Fraction of peak flash attention reaches (0.001 to 1; H100 0.5).', ROOF],

@@ -256,7 +256,8 @@ function decodeScenario(json, presets) {
       }
     } else if (value !== null) fail(`${key} must be an object`);
   }
-  return { entries: canonical(presets, entries), unit: UNITS[0], search: null, pin: null };
+  // No framework named: the engine's default for the device applies (xla on a TPU); app.js asks it which.
+  return { entries: canonical(presets, entries), unit: UNITS[0], search: null, pin: null, frameworkOpen: !('framework' in scenario) };
 }
 
 // The longest fragment read, in characters (64 KiB). A real link is well under 2 KB (only what
