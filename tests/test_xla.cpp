@@ -120,6 +120,9 @@ TEST_CASE("XLA's tiled layouts on a TPU; dense arrays on a GPU") {
     const ArrayLayout logits = d.layout({4928, 30522}, Dtype::Bf16);
     CHECK(logits.text == "{1,0:T(8,128)(2,1)}");
     CHECK(logits.bytes == 4928.0 * 30592 * 2);
+    // 8-bit arrays take 32-row tiles, four rows to a sublane (JAX tpu_info.py get_sublane_tiling).
+    CHECK(d.layout({100, 256}, Dtype::Fp8).text == "{1,0:T(32,128)(4,1)}");
+    CHECK(d.layout({100, 256}, Dtype::Fp8).bytes == 128.0 * 256);
     // Vectors and scalars take linear tiles (seed 000: f32[]{:T(256)}).
     CHECK(d.layout({}, Dtype::Fp32).text == "{:T(256)}");
     CHECK(d.layout({1000}, Dtype::Fp32).bytes == 1024 * 4);

@@ -36,7 +36,8 @@ public:
     }
 
     // XLA's tiled layouts (openxla docs/tiled_layout.md): the two most-minor dimensions padded to a tile of
-    // (8, 128) elements, a 16-bit array's pairs of rows packed ((8,128)(2,1)), an 8-bit array's fours ((8,128)(4,1));
+    // (8, 128) elements, a 16-bit array's pairs of rows packed ((8,128)(2,1)); an 8-bit array's tile is 32 rows,
+    // four packed per sublane ((32,128)(4,1): JAX tpu_info.py get_sublane_tiling, XLA's default before TPU7x);
     // a 32-bit array with 1-2 or 3-4 rows takes a (2,128) or (4,128) tile; a vector a linear tile of 1024, a scalar
     // one of 256 (seed 000: f32[]{:T(256)}).
     ArrayLayout layout(const std::vector<int64_t>& shape, Dtype dtype) const override {
@@ -59,7 +60,7 @@ public:
             return out;
         }
         const double rows = static_cast<double>(shape[rank - 2]), minor = static_cast<double>(shape[rank - 1]);
-        double tile_rows = 8;
+        double tile_rows = bytes == 1 ? 32 : 8;
         if (bytes == 4 && rows <= 2) tile_rows = 2;
         else if (bytes == 4 && rows <= 4) tile_rows = 4;
         const char* packing = bytes == 2 ? "(2,1)" : bytes == 1 ? "(4,1)" : "";

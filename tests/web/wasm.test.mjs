@@ -158,6 +158,14 @@ test('the core module answers as the whole engine (its presets without their pro
   assert.deepEqual(JSON.parse(engine.choices(lstmChoices)).options['/parallel/tp'].map((o) => o.valid), [true, false]);
   assert.equal(JSON.parse(engine.evaluate(lstm)).ok, true);
   assert.deepEqual(JSON.parse(engine.evaluate(lstm)).report, native(JSON.parse(lstm)));
+  // So are TPUs (their device and XLA's program): the core says so for an evaluation and for the framework menu's
+  // question, and the whole engine answers both.
+  const tpu = { model: { preset: 'bert-base' }, training: { seq_len: 512, micro_batch: 64, dtype: 'fp32', attention: 'eager', dropout: 0.1 }, hardware: { preset: 'tpu-v3' } };
+  assert.equal(JSON.parse(core.evaluate(JSON.stringify(tpu))).whole_engine, true);
+  assert.deepEqual(JSON.parse(engine.evaluate(JSON.stringify(tpu))).report, native(tpu));
+  const frameworks = JSON.stringify({ scenario: { ...tpu, framework: 'megatron' }, options: { '/framework': ['megatron', 'xla'] } });
+  assert.equal(JSON.parse(core.choices(frameworks)).whole_engine, true);
+  assert.deepEqual(JSON.parse(engine.choices(frameworks)).options['/framework'].map((o) => o.valid), [false, true]);
 });
 
 // The config.json importer has one copy, in the engine: the whole module (which the page's worker loads for
