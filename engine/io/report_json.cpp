@@ -54,7 +54,7 @@ void xla_program_json(JsonWriter& w, const XlaProgram& x) {
         .field("program", whole(x.program))
         .field("hlo_temp", whole(x.program))
         .field("arguments", whole(x.arguments))
-        .field("total", whole(x.reserved + x.program + x.arguments))
+        .field("total", whole(x.total))
         .field("saved_all", whole(x.saved_all))
         .field("saved_floor", whole(x.saved_floor))
         .field("rematerialized", whole(x.rematerialized))

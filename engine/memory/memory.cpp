@@ -223,6 +223,7 @@ XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const 
     // Weights and optimizer states are the step's entry parameters (updated in place); gradients are temporaries.
     x.arguments = m.weights + m.optimizer + (c.traits.grads_persist ? m.gradients : 0);
     x.program = m.allocated() - x.arguments;
+    x.total = x.reserved + x.arguments + x.program;
     x.saved_all = xs.all;
     x.saved_floor = xs.floor;
     x.rematerialized_share = xs.all > xs.floor ? share : 0;  // nothing to recompute when everything is a floor

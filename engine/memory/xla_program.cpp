@@ -102,7 +102,7 @@ XlaSaved xla_saved(const Config& c, const ModelGraph& g, const StagePlan& st) {
 
 MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* reserve_name) {
     MemoryVerdict v;
-    const double total = x.reserved + x.arguments + x.program;
+    const double total = x.total;
     v.margin = capacity - total;
     const std::string parts = "XLA's program (" + gib_text(x.program) + ") with its arguments (" + gib_text(x.arguments) + ") and " +
                               reserve_name + " (" + gib_text(x.reserved) + ")";

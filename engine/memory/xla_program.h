@@ -48,6 +48,7 @@ struct XlaProgram {
     double reserved = 0;        // held by the TPU runtime (hardware.overhead_gib)
     double arguments = 0;       // entry parameters: weights and optimizer states (and gradients a framework keeps)
     double program = 0;         // HLO temporaries at the program's peak
+    double total = 0;           // reserved + arguments + program: XLA's "Total hbm usage"
     double saved_all = 0;       // saved tensors with nothing rematerialized
     double saved_floor = 0;     // saved tensors XLA cannot rematerialize
     double rematerialized = 0;  // saved bytes recomputed in backward to fit the device (0: everything kept)
