@@ -17,7 +17,7 @@ const MLA = `${M}latent-attention-and-multi-token-prediction`;
 const VARIANTS = `${M}attention-and-layer-variants`;
 
 export const HELP = {
-  framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast) on GPUs; xla on TPUs (a step compiled whole by XLA: JAX, TensorFlow, PyTorch/XLA; choosing a TPU selects it). It sets the defaults of the dtypes, master weights and implementation, the communication buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
+  framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast) on GPUs; xla (JAX, TensorFlow, PyTorch/XLA) on TPUs. It sets the dtypes’ and implementation’s defaults, the buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
 
   'model.preset': ['Loads a published model’s shape; every model field you change overrides it (marked “edited”). Custom: give layers, hidden size, heads and vocabulary yourself.', 'scenario.md#21-model'],
   'model.layers': ['Transformer layers: weights, gradients, optimizer states and saved activations grow in proportion. Each pipeline stage holds layers / pp of them.', PARAMS],
