@@ -4,8 +4,9 @@
 // Screenshots: artifacts/screenshots/tpu-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DESKTOP, PHONE, cliReport, close, expectMetric, link, open, shots, useBrowser } from './harness.mjs';
+import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, open, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -45,6 +46,20 @@ test('seed 000 from a link: XLA\'s program lines and largest allocations, as the
     await page.screenshot({ path: join(shots, `tpu-seed000-${viewport.width}.png`), fullPage: false });
     await close(page);
   }
+});
+
+test('seed 000\'s kernel table: XLA\'s rematerialization recomputed in backward, as `shardcalc kernels` prints it', async () => {
+  const kernels = JSON.parse(execFileSync(cli, ['kernels', '-', '--format', 'json'], { input: JSON.stringify(SEED000) }));
+  const recompute = kernels.rows.filter((r) => r.pass === 'recompute');
+  assert.ok(recompute.length > 0, 'the rematerialized share of the layers\' forward runs again');
+  const page = await open(env, link(SEED000));
+  await belowDrawn(page);
+  await page.locator('#kernels summary').click();
+  await page.waitForSelector('#kernels[data-state="drawn"]', { timeout: 30000 });
+  const rows = await page.$$eval('#kernel-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.equal(rows.length, kernels.rows.length);
+  assert.equal(rows.filter((r) => r[2] === 'recompute').length, recompute.length);
+  await close(page);
 });
 
 test('choosing a TPU selects the xla framework; a GPU gives the GPU frameworks back; GPU plans show no XLA section', async () => {
