@@ -93,11 +93,11 @@ double module_activation_bytes(const Module& m, const Config& c, bool in_layer) 
     return sum;
 }
 
-double layer_checkpoint_bytes(const Config& c) {
-    return saved_tensor_bytes(SavedTensor{"layer_input", SavedKind::Upcast, SavedSplit::Sequence,
-                                          c.s.model.hidden, false},
-                              c);
+SavedTensor layer_checkpoint(const Config& c) {
+    return SavedTensor{"layer_input", SavedKind::Upcast, SavedSplit::Sequence, c.s.model.hidden, false};
 }
+
+double layer_checkpoint_bytes(const Config& c) { return saved_tensor_bytes(layer_checkpoint(c), c); }
 
 double layer_activation_bytes(const Module& layer, const Config& c) {
     if (c.s.training.recompute == Recompute::Full) return layer_checkpoint_bytes(c);

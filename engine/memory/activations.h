@@ -29,6 +29,7 @@ double module_activation_bytes(const Module& m, const Config& c, bool in_layer);
 // input is the fp32 residual stream, 4sbh (validation/measured: gpt2 with gradient checkpointing).
 double layer_activation_bytes(const Module& layer, const Config& c);
 double layer_checkpoint_bytes(const Config& c);
+SavedTensor layer_checkpoint(const Config& c);  // the tensor full recompute keeps per layer: its input
 
 // Largest single saved tensor of a module without recompute: its gradient and the gradient
 // flowing into it are live together in backward.

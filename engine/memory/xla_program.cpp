@@ -19,6 +19,34 @@ struct Walk {
     XlaSaved out;
     double layer_all = 0;  // one layer's saved tensors (what a layer recomputes under full recompute)
 
+    // One saved tensor as a buffer of the program: its shape, dtype and layout, the layout's padding applied to the
+    // engine's byte count (one rule of bytes: saved_tensor_bytes).
+    XlaBuffer buffer(const SavedTensor& t, const std::string& module) const {
+        XlaBuffer buf;
+        buf.module = module;
+        // Under XLA a dropout mask is its RNG's output: the uniforms themselves (seed 000's rng.117).
+        buf.tensor = t.kind == SavedKind::Mask ? t.name + " (rng uniforms)" : t.name;
+        buf.shape = saved_tensor_shape(t, c);
+        buf.dtype = dtype_of(saved_element_bytes(t.kind, c), c);
+        buf.layout = device.layout(buf.shape, buf.dtype);
+        const double bytes = saved_tensor_bytes(t, c);
+        const double padding = buf.layout.unpadded > 0 ? buf.layout.bytes / buf.layout.unpadded : 1;
+        buf.layout.unpadded = bytes;
+        buf.layout.bytes = bytes * padding;
+        return buf;
+    }
+
+    // A buffer alive `count` times (its layers and in-flight microbatches) at the program's peak.
+    void add(XlaBuffer buf, double count, bool in_layer) {
+        buf.count = static_cast<int64_t>(count);
+        const double total = buf.layout.bytes * count;
+        out.all += total;
+        if (buf.kept) out.floor += total;
+        else out.largest_rematerializable = std::max(out.largest_rematerializable, buf.layout.bytes);
+        if (in_layer) out.largest_in_layer = std::max(out.largest_in_layer, buf.layout.bytes);
+        out.buffers.push_back(std::move(buf));
+    }
+
     // The saved tensors of one module's ops, `count` times (its layers and in-flight microbatches).
     void module(const Module& m, const std::string& path, bool in_layer, double count, bool counted) {
         const Recompute r = c.s.training.recompute;
@@ -35,31 +63,13 @@ struct Walk {
             bool probabilities_taken = false;
             for (const auto& t : op.saved) {
                 if (in_layer && r == Recompute::Selective && t.dropped_by_selective) continue;
-                XlaBuffer buf;
-                buf.module = path + "/" + op.name;
-                // Under XLA a dropout mask is its RNG's output: the uniforms themselves (seed 000's rng.117).
-                buf.tensor = t.kind == SavedKind::Mask ? t.name + " (rng uniforms)" : t.name;
-                buf.shape = saved_tensor_shape(t, c);
-                const double bytes = saved_tensor_bytes(t, c);
-                buf.dtype = dtype_of(saved_element_bytes(t.kind, c), c);
-                buf.layout = device.layout(buf.shape, buf.dtype);
-                // The layout's padding applied to the engine's byte count (one rule of bytes: saved_tensor_bytes).
-                const double padding = buf.layout.unpadded > 0 ? buf.layout.bytes / buf.layout.unpadded : 1;
-                buf.layout.unpadded = bytes;
-                buf.layout.bytes = bytes * padding;
                 const bool is_probabilities = t.split == SavedSplit::Scores && t.kind != SavedKind::Mask &&
-                                              bytes == probabilities && !probabilities_taken;
+                                              saved_tensor_bytes(t, c) == probabilities && !probabilities_taken;
                 probabilities_taken = probabilities_taken || is_probabilities;
+                XlaBuffer buf = buffer(t, path + "/" + op.name);
                 buf.kept = t.kind == SavedKind::Mask || is_probabilities;
                 if (in_layer) layer_all += buf.layout.bytes;
-                if (!counted) continue;
-                buf.count = static_cast<int64_t>(count);
-                const double total = buf.layout.bytes * count;
-                out.all += total;
-                if (buf.kept) out.floor += total;
-                else out.largest_rematerializable = std::max(out.largest_rematerializable, buf.layout.bytes);
-                if (in_layer) out.largest_in_layer = std::max(out.largest_in_layer, buf.layout.bytes);
-                out.buffers.push_back(std::move(buf));
+                if (counted) add(std::move(buf), count, in_layer);
             }
         }
         for (const auto& child : m.children) module(child, path + "/" + child.name, in_layer, count, counted);
@@ -81,17 +91,7 @@ XlaSaved xla_saved(const Config& c, const ModelGraph& g, const StagePlan& st) {
             if (!full) continue;
             // Full recompute (jax.checkpoint / tf.recompute_grad around each layer): the layer's input is all it
             // keeps; to XLA's pass it is one more value it can recompute (from the previous layer's).
-            XlaBuffer in;
-            in.module = grp.layer.name;
-            in.tensor = "layer_input";
-            in.dtype = c.s.training.dtype;
-            in.shape = {c.s.training.micro_batch, c.d.seq_len, c.s.model.hidden};
-            in.layout = w.device.layout(in.shape, in.dtype);
-            in.count = static_cast<int64_t>(count);
-            w.out.all += in.layout.bytes * count;
-            w.out.largest_rematerializable = std::max(w.out.largest_rematerializable, in.layout.bytes);
-            w.out.largest_in_layer = std::max(w.out.largest_in_layer, in.layout.bytes);
-            w.out.buffers.push_back(in);
+            w.add(w.buffer(layer_checkpoint(c), grp.layer.name), count, true);
         }
     if (st.has_pre) w.module(g.pre, g.pre.name, false, static_cast<double>(st.pre_inflight), true);
     if (st.has_post) w.module(g.post, g.post.name, false, static_cast<double>(st.post_inflight), true);

@@ -83,9 +83,9 @@ void apply_implementation_defaults(Scenario& s) {
     // kernels): forward 13.8 ms over its 358 kernels, backward 18.1 ms over 566 (counted as the engine counts
     // them); Python module code costs more per kernel than autograd's engine. Not re-measured for Megatron.
     // An XLA program is one launch per step: no host dispatch per op.
-    const double host_scale = s.framework == Framework::Xla ? 0 : 1;
-    if (!im.host_forward_us) im.host_forward_us = 38.5 * host_scale;
-    if (!im.host_backward_us) im.host_backward_us = 32.0 * host_scale;
+    const bool compiled = s.framework == Framework::Xla;
+    if (!im.host_forward_us) im.host_forward_us = compiled ? 0 : 38.5;
+    if (!im.host_backward_us) im.host_backward_us = compiled ? 0 : 32.0;
     ModelSpec& m = s.model;
     if (!m.hidden_act) m.hidden_act = m.mlp == Mlp::Swiglu ? HiddenAct::Silu : m.mlp == Mlp::Relu ? HiddenAct::Relu : HiddenAct::Gelu;
     // Megatron always fuses Q, K and V into one column-parallel linear; Hugging Face's Llama, Mistral and
