@@ -720,6 +720,7 @@ test('implementation defaults follow the framework; optimizer_impl=fused changes
 
   // Back to the default: out of the scenario and the link again.
   await page.selectOption('#f-implementation-optimizer_impl', '');
+  await expectStages(page, foreach); // the new answer first (the timeline helper reads the chart at once), as above
   await expectTimeline(page, foreach, 0);
   url = await shareLink(page);
   assert.ok(!url.includes('implementation.'), url);
