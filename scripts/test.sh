@@ -9,6 +9,7 @@ scripts/deps.sh all
 scripts/build-web.sh
 ctest --test-dir build --output-on-failure
 node --test tests/web/wasm.test.mjs
+node --test tests/web/number-text.test.mjs
 node --test tests/web/docs-links.test.mjs
 node --test tests/web/page.test.mjs
 node --test tests/web/page-help.test.mjs
@@ -19,5 +20,6 @@ node --test tests/web/page-readable.test.mjs
 node --test tests/web/page-moe.test.mjs
 node --test tests/web/page-kernels.test.mjs
 node --test tests/web/page-tpu.test.mjs
+node --test tests/web/page-start.test.mjs
 # The JSON API under libFuzzer + ASan + UBSan for a bounded minute (clang; scripts/fuzz.sh).
 scripts/fuzz.sh "${SHARDCALC_FUZZ_SECONDS:-60}"

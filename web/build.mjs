@@ -59,12 +59,13 @@ const withoutNodePrelude = {
 
 // The single file's worker has one engine, the whole one, bundled in (engine-worker.js starts it from
 // the bytes the page hands it, and searches with it).
-async function bundle(entry, format = 'esm', { plugins = format === 'iife' ? [withoutNodePrelude] : [], external = [] } = {}) {
+async function bundle(entry, format = 'esm', { plugins = format === 'iife' ? [withoutNodePrelude] : [], external = [], define = {} } = {}) {
   const out = await build({
     entryPoints: [entry],
     bundle: true,
     format,
     plugins,
+    define,
     write: false,
     minify: true,
     platform: 'browser',
@@ -118,6 +119,13 @@ const standalonePolicy = [
 html = html.replace(CSP_META, () => `<meta http-equiv="Content-Security-Policy" content="${standalonePolicy}">`);
 await writeFile(join(dist, 'shardcalc-standalone.html'), html);
 
+// The page's default plan exactly as its first request sends it (js/state.js: JSON of toScenario of the
+// defaults), a string literal for the hosted worker, which evaluates it before the page asks (engine-worker.js).
+async function defaultScenarioText() {
+  const { defaultState, toScenario } = await import(join(src, 'js', 'state.js'));
+  return JSON.stringify(JSON.stringify(toScenario(defaultState().entries)));
+}
+
 // The hosted page, bundled and minified: one request for the page's modules instead of a chain of
 // about thirty (each import found only once its importer has loaded), one for the worker and the core
 // engine's glue, and fewer bytes (page budget: README.md). The whole engine's glue stays a file of its
@@ -143,7 +151,7 @@ const pageChunks = await build({
 const hostedJs = {
   ...Object.fromEntries(pageChunks.outputFiles.map((f) => [f.path.slice(join(dist, 'js').length + 1), f.text])),
   'engine-worker.js': await bundle(join(dist, 'js', 'engine-worker.js'), 'esm', {
-    plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'] }),
+    plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'], define: { SHARDCALC_DEFAULT_SCENARIO: await defaultScenarioText() } }),
 };
 // early.js is inlined in the hosted page, allowed by its hash in the page's policy: the parser would
 // otherwise stop at it for a request of its own before it finds the stylesheet and the page's script.

@@ -80,7 +80,8 @@ export function useBrowser(defaults = {}) {
 // A fresh page at `path`, ready (the engine's first answer shown). Options: viewport (DESKTOP), touch,
 // colorScheme ('light'), base (the URL `path` is relative to: the server, or a file:// page), allow (where
 // requests may go besides blob: and data:; base), ready (the selector waited for), everyPage (watch every
-// page of the context, such as docs pages it opens, not this one alone; close() checks each still open).
+// page of the context, such as docs pages it opens, not this one alone; close() checks each still open), init (a
+// function run in every page before its own scripts: Playwright's addInitScript).
 export async function open(env, path = '', options = {}) {
   const o = { ...env.defaults, ...options };
   const base = o.base || env.server.url;
@@ -95,6 +96,7 @@ export async function open(env, path = '', options = {}) {
     document.addEventListener('securitypolicyviolation', (e) =>
       window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sample || ''})`));
   });
+  if (o.init) await context.addInitScript(o.init);
   const problems = [];
   const watch = (p) => {
     p.on('console', (msg) => {

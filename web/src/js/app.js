@@ -1,6 +1,7 @@
 // Wires the page: state <-> form <-> URL fragment, one engine evaluation per animation frame,
 // and the rendering of the latest answer. The page never computes a figure; the engine does.
 import { $, h } from './dom.js';
+import { afterPaint } from './after-paint.js';
 import { FIELDS, FRAMEWORKS, dotted } from './fields.js';
 import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
 import { acceptedFramework, updateMenus, wireSteppers } from './guide.js';
@@ -180,9 +181,9 @@ async function evaluateNow() {
 // they are painted, the sections below it, which a reader reaches by scrolling: the module tree, the time and
 // communication tables, the notes, the Markdown export and the four charts there (memory over the step, time,
 // pipeline, roofline). The first result does not wait for them: measured 25 to 30 ms sooner painted (page
-// budget, README.md). #results[data-below] is "pending" until they are drawn, then "drawn". An embed shows
-// no time tables or charts, so they are not drawn there.
-function renderResults() {
+// budget, README.md); the first of all waits until it is on screen (after-paint.js). #results[data-below] is
+// "pending" until they are drawn, then "drawn". An embed shows no time tables or charts, so they are not drawn there.
+function renderResults(first = false) {
   const r = app.report;
   if (!r) return;
   renderSummary($('#summary'), r, app.unit);
@@ -194,7 +195,7 @@ function renderResults() {
   if (app.pin) renderPair();
   const results = $('#results');
   results.dataset.below = 'pending';
-  requestAnimationFrame(() => setTimeout(() => {
+  afterPaint(() => {
     if (app.report !== r) return; // a newer report has its own drawing scheduled
     renderModuleTable($('#module-table'), r, app.unit);
     renderNotes($('#notes'), r);
@@ -206,7 +207,7 @@ function renderResults() {
       renderKernelTable();
     }
     results.dataset.below = 'drawn';
-  }));
+  }, { firstVerdict: first });
 }
 
 // The per-kernel table, while its section is open: kernel-view.js (fetched on the first opening) asks the whole
@@ -245,19 +246,20 @@ function drawTimeline(width = $('#timeline-box').clientWidth) {
 
 // The form is built in the task after the first answer is painted: building its inputs takes 50 to 120 ms
 // here, and the first numbers need none of them (page budget, README.md). Scheduled before the sections below
-// the first screen (renderResults), so that the inputs come first. #inputs[data-form] is "pending" until it
-// is built, then "built"; the fields' errors and resolved values of the answer then shown are put in place.
-function buildFormAfterPaint() {
+// the first screen (renderResults), so that the inputs come first; after the first verdict is on screen when the
+// first answer has one (after-paint.js). #inputs[data-form] is "pending" until it is built, then "built"; the
+// fields' errors and resolved values of the answer then shown are put in place.
+function buildFormAfterPaint(firstVerdict = false) {
   const inputs = $('#inputs');
   if (embed || inputs.dataset.form !== 'pending') return;
   inputs.dataset.form = 'building';
-  requestAnimationFrame(() => setTimeout(() => {
+  afterPaint(() => {
     wireForm();
     syncForm(form, app.presets, app.entries, true);
     showInForm();
     updateMenus(form, app.engine, toScenario(app.entries));
     inputs.dataset.form = 'built';
-  }));
+  }, { firstVerdict });
 }
 
 // The answer shown in the form, once it is built: each error at its input, or the values the engine
@@ -274,7 +276,8 @@ function showInForm() {
 }
 
 function showReport(report) {
-  buildFormAfterPaint();
+  const first = !app.report;
+  buildFormAfterPaint(first);
   app.report = report;
   app.errors = null;
   $('#engine-error').hidden = true;
@@ -285,7 +288,7 @@ function showReport(report) {
   $('#results').classList.add('has-report');
   $('#pin').disabled = false;
   showInForm();
-  renderResults();
+  renderResults(first);
   setStatus('ready', 'Up to date');
 }
 
@@ -420,7 +423,7 @@ function wireForm() {
     if (!file) return;
     e.preventDefault();
     if (file.size > MAX_CONFIG_BYTES) {
-      $('#hf-import-message').textContent = `${file.name} is ${file.size.toLocaleString('en-US')} bytes: too large for a config.json (at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}).`;
+      $('#hf-import-message').textContent = `${file.name} is ${count(file.size)} bytes: too large for a config.json (at most ${count(MAX_CONFIG_BYTES)}).`;
       return;
     }
     try {

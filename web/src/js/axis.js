@@ -1,6 +1,7 @@
 // Axis layout shared by the time charts: "nice" tick positions and the time unit an axis reads
 // in. Layout only: the values placed on an axis always come from the report.
 import { svg } from './dom.js';
+import { numberText } from './number-text.js';
 
 // About `n` ticks from 0 to `max` at 1, 2 or 5 × 10^k steps.
 export function linearTicks(max, n = 5) {
@@ -20,8 +21,7 @@ export function timeUnit(maxSeconds) {
   return { unit: 'µs', scale: 1e6 };
 }
 
-const tickText = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 4 });
-export const tickLabel = (v) => tickText.format(v);
+export const tickLabel = (v) => numberText(v, { maximumSignificantDigits: 4 });
 
 // A horizontal time axis at y from x0 to x1 covering [0, max] seconds: grid lines up to `top`,
 // tick labels below, the unit after the last label.

@@ -7,13 +7,10 @@
   try { worker = window.__shardcalcWorker = new Worker('js/engine-worker.js', { type: 'module' }); } catch (e) { return; }
   // Compile the engine (its core, without the plan search: wasm/CMakeLists.txt) while the worker
   // thread starts (V8 compiles on background threads), and hand the module to the worker as soon as
-  // it is compiled, so that the engine starts while the page's own script still loads.
+  // it is compiled, so that the engine starts while the page's own script still loads. A page opened without a
+  // link (no fragment) will ask for its default plan first: the worker evaluates it as soon as it can.
   try {
     window.__shardcalcModule = WebAssembly.compileStreaming(fetch('engine/shardcalc-core.wasm'));
-    window.__shardcalcModule.then(function (module) { worker.postMessage({ op: 'module', module: module }); }, function () {});
+    window.__shardcalcModule.then(function (module) { worker.postMessage({ op: 'module', module: module, defaults: location.hash.length < 2 }); }, function () {});
   } catch (e) {}
 })();
-// The page formats its numbers with Intl.NumberFormat, whose first use loads the locale's data
-// (about 20 ms in Chromium here; later formatters cost nothing): done while the page's script
-// downloads, rather than on the way to the first result.
-setTimeout(function () { try { new Intl.NumberFormat('en-US'); } catch (e) {} });

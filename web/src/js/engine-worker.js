@@ -1,7 +1,8 @@
 // Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
-// {op: 'module', module} before it (no answer): the engine then starts without waiting for the page's modules.
+// {op: 'module', module, defaults} before it (no answer): the engine then starts without waiting for the page's
+// modules, and `defaults` (the page opened without a link) has it evaluate the default plan after 'init'.
 // The standalone build posts {op: 'init', wasm: ArrayBuffer} first (the whole engine's bytes); the hosted
 // page posts the module index.html compiled, or nothing and the worker fetches the file.
 // The hosted page starts with the core engine (no plan search, no config.json import, no glue: a smaller
@@ -13,6 +14,11 @@ import { runSearch } from './search-run.js';
 
 let engine = null;
 let starting = null; // the engine's start: begun by early.js's module or by 'init', whichever comes first
+// The page's default plan as the text its first 'evaluate' sends when it opens without a link (web/build.mjs
+// defines it from js/state.js; undefined in the single-file build). early.js says whether the page has a link.
+const DEFAULT_SCENARIO = typeof SHARDCALC_DEFAULT_SCENARIO === 'string' ? SHARDCALC_DEFAULT_SCENARIO : null;
+let opensOnDefaults = false;
+let opening = null; // {text, answer}: the default plan, evaluated while the page reads its presets
 let wholeEngine = null; // a promise of the whole engine, from the first search or import on
 const cancelledSearches = new Set();
 
@@ -50,6 +56,13 @@ async function orWhole(answer, ask) {
   return answer.includes('"whole_engine":true') ? ask(await whole()) : answer;
 }
 
+// The default plan's answer when `text` is that plan (once: the engine answers every later request itself).
+function openingAnswer(text) {
+  const answer = opening?.text === text ? opening.answer : null;
+  opening = null;
+  return answer;
+}
+
 self.onmessage = async (event) => {
   const { id, op, text, wasm, module } = event.data;
   try {
@@ -59,13 +72,27 @@ self.onmessage = async (event) => {
       return;
     }
     if (op === 'module') {
+      opensOnDefaults = event.data.defaults === true;
       starting ??= start(null, module);
       starting.catch(() => {}); // a failure is answered to 'init'
       return;
     }
-    if (op === 'init') result = await (starting ??= start(wasm, module));
-    else if (op === 'evaluate') result = await orWhole(engine.evaluate(text), (e) => e.evaluate(text));
-    else if (op === 'search') {
+    if (op === 'init') {
+      self.postMessage({ id, result: await (starting ??= start(wasm, module)) });
+      // The page now parses the presets and reads its link (10 to 20 ms of its thread); meanwhile this thread
+      // evaluates the default plan, the first answer it will ask for when it opened without a link.
+      try {
+        if (opensOnDefaults && DEFAULT_SCENARIO) opening = { text: DEFAULT_SCENARIO, answer: engine.evaluate(DEFAULT_SCENARIO) };
+      } catch {
+        opening = null; // the page's own request will meet the same failure and answer it
+      }
+      return;
+    }
+    let prepared = null;
+    if (op === 'evaluate') {
+      prepared = openingAnswer(text);
+      result = await orWhole(prepared ?? engine.evaluate(text), (e) => e.evaluate(text));
+    } else if (op === 'search') {
       result = await runSearch(await whole(), text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
       cancelledSearches.delete(id);
     }
@@ -73,7 +100,7 @@ self.onmessage = async (event) => {
     else if (op === 'import') result = (await whole()).importConfig(text);
     else if (op === 'kernels') result = (await whole()).kernels(text, event.data.stage ?? -1);
     else throw new Error(`unknown op ${op}`);
-    self.postMessage({ id, result });
+    self.postMessage(prepared ? { id, result, prepared: true } : { id, result }); // `prepared`: for tests and traces
   } catch (error) {
     self.postMessage({ id, error: String(error && error.message ? error.message : error) });
   }

@@ -1,9 +1,13 @@
 // Display formatting only (unit conversion, separators); it never derives a figure. Anything that
 // is not a finite number shows as an em dash, so NaN/Infinity/undefined never reach the page.
+// Numbers become text through number-text.js: Intl.NumberFormat's en-US output without its start-up cost.
+import { compactText, numberText } from './number-text.js';
+
 const DIVISOR = { GiB: 2 ** 30, GB: 1e9 };
-const fixed2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const tiny = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
-const plain = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+const formatter = (options) => ({ format: (v) => numberText(v, options) });
+const fixed2 = formatter({ minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const tiny = formatter({ maximumSignificantDigits: 3 });
+const plain = formatter({ maximumFractionDigits: 6 });
 const ok = (v) => typeof v === 'number' && Number.isFinite(v);
 
 // Bytes in one `unit` (for placing axis ticks at round values of the unit).
@@ -18,15 +22,9 @@ export function bytes(value, unit) {
 
 export const count = (value) => (ok(value) ? plain.format(value) : '—');
 
-// Fixed decimals with separators ("41,884", "283.47"). One formatter per number of digits: making
-// one costs about ten times a call, and a first render makes hundreds of calls.
-const fixedFormats = new Map();
-export const fixed = (value, digits = 2) => {
-  if (!ok(value)) return '—';
-  if (!fixedFormats.has(digits))
-    fixedFormats.set(digits, new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
-  return fixedFormats.get(digits).format(value);
-};
+// Fixed decimals with separators ("41,884", "283.47").
+export const fixed = (value, digits = 2) =>
+  (ok(value) ? numberText(value, { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—');
 
 // A fraction as a percentage ("28.7 %").
 export const percent = (fraction, digits = 1) => (ok(fraction) ? `${fixed(fraction * 100, digits)} %` : '—');
@@ -75,16 +73,14 @@ export function large(value) {
 }
 
 // US dollars: whole dollars from $100 up ("$1,234"), cents below ("$12.35").
-const dollars = (digits, most = digits) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: digits, maximumFractionDigits: most });
+const dollars = (digits, most = digits) => formatter({ currency: true, minimumFractionDigits: digits, maximumFractionDigits: most });
 const [whole$, cents$, price$] = [dollars(0), dollars(2), dollars(2, 4)];
 export const usd = (value) => (ok(value) ? (Math.abs(value) >= 100 ? whole$ : cents$).format(value) : '—');
 // A price per GPU-hour keeps its cents and up to four decimals as typed ("$2.50", "$0.0125").
 export const usdPrice = (value) => (ok(value) ? price$.format(value) : '—');
 
-// A short number for axis ticks: 1,000 -> "1k", 0.001 -> "0.001".
-const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 3 });
-export const short = (value) => (ok(value) ? compact.format(value) : '—');
+// A short number for axis ticks: 1,000 -> "1K", 0.001 -> "0.001".
+export const short = (value) => (ok(value) ? compactText(value, 3) : '—');
 
 // A memory-timeline phase of the report in words ("forward_end" -> "end of forward"); unknown
 // names lose their underscores.

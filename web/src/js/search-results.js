@@ -3,10 +3,9 @@
 // fetched by the first search (search-view.js), which also fetches the whole engine. Every figure is
 // the engine's.
 import { $, h, svg } from './dom.js';
+import { fixed } from './format.js';
 
 const GIB = 1024 ** 3;
-
-const fixed = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 
 function planLabel(p) {
   const q = p.parallel;
@@ -35,7 +34,7 @@ export function renderTable(result, load) {
       h('td', { class: 'num' }, fixed(p.memory.peak_bytes / GIB, 1)),
       h('td', { class: 'num' }, fixed(p.time.step_seconds, 3)),
       h('td', { class: 'num' }, fixed(100 * p.time.mfu, 1)),
-      h('td', { class: 'num' }, Math.round(p.time.tokens_per_second).toLocaleString('en-US')),
+      h('td', { class: 'num' }, fixed(p.time.tokens_per_second, 0)),
       h('td', null, p.reason),
       h('td', null, h('button', { type: 'button', class: 'load-plan', onclick: () => load(p) }, 'Load'))));
   const head = ['#', 'Framework', 'Devices', 'Plan', 'Micro-batch', 'Recompute', 'Peak (GiB)', 'Step (s)', 'MFU (%)',
@@ -80,7 +79,7 @@ export function renderPareto(result, width) {
 
 export function summary(result) {
   const c = result.counts;
-  const n = (x) => x.toLocaleString('en-US');
+  const n = (x) => fixed(x, 0);
   let text = `${n(c.candidates)} plans on ${result.devices.join(', ')} devices: ${n(c.fitting)} fit, ${n(c.does_not_fit)} do not fit, ` +
     `${n(c.invalid)} invalid, ${n(c.pruned)} skipped because a smaller variant already did not fit. Ranked by ${result.rank_by.replace(/_/g, ' ')}.`;
   if (result.answer) {

@@ -6,6 +6,7 @@
 // The engine scenario, the share fragment and the form are all views of this map.
 import { FIELDS, SCENARIO_SECTIONS, isOverride, listOfIntegers } from './fields.js';
 import { parseJson, quote } from './json.js';
+import { numberText } from './number-text.js';
 
 // The page opens on a plan that fits and that people run: Llama 3.1 8B on one node of eight H100s at
 // its 8K pre-training context, tp 4 with sequence parallelism and dp 2, selective recompute. It fits
@@ -268,8 +269,8 @@ export const MAX_FRAGMENT = 65536;
 // Reads location.hash into {entries, unit}; throws an Error with a readable message.
 export function decodeFragment(hash, presets) {
   if (hash.length > MAX_FRAGMENT + 1)
-    fail(`it is too long (${(hash.length - 1).toLocaleString('en-US')} characters after the #; this page reads at most ` +
-      `${MAX_FRAGMENT.toLocaleString('en-US')})`);
+    fail(`it is too long (${numberText(hash.length - 1)} characters after the #; this page reads at most ` +
+      `${numberText(MAX_FRAGMENT)})`);
   const text = hash.replace(/^#/, '');
   if (!text) return defaultState();
   if (!text.startsWith('scenario=')) return decodeLink(text, presets);
