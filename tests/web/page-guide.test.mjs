@@ -172,6 +172,23 @@ test('a published plan (presets/plans) loads every field, names its source, and 
   await close(page);
 });
 
+test('every published plan, Megatron, DeepSpeed ZeRO-3 fine-tune and Ulysses long context alike, shows what the CLI computes and fits', async () => {
+  const { plans } = JSON.parse(execFileSync(cli, ['presets', '--format', 'json']));
+  const ids = plans.map((p) => p.id);
+  for (const kind of ['megatron-', 'deepspeed-zephyr-', 'deepspeed-ulysses-']) assert.ok(ids.some((id) => id.startsWith(kind)), ids.join(', '));
+  const page = await open(env);
+  for (const plan of plans) {
+    await page.selectOption('#plan-preset', plan.id);
+    const { source, ...scenario } = plan.scenario;
+    assert.equal(await page.locator('#plan-source').textContent(), `Source: ${source}`);
+    const report = cliReport(scenario);
+    await expectMetric(page, 'memory.per_device.total', report.memory.per_device.total);
+    await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
+    assert.equal(await page.getAttribute('[data-verdict]', 'data-verdict'), 'fits', plan.id);
+  }
+  await close(page);
+});
+
 test('the module tree opens collapsed; a click opens one module and the choice survives an edit', async () => {
   const page = await open(env);
   const visible = () => page.$$eval('#module-table tbody tr', (rows) => rows.filter((r) => !r.hidden).map((r) => r.dataset.path));
