@@ -8,7 +8,7 @@
   // Compile the engine (its core, without the plan search: wasm/CMakeLists.txt) while the worker
   // thread starts (V8 compiles on background threads), and hand the module to the worker as soon as
   // it is compiled, so that the engine starts while the page's own script still loads. A page opened without a
-  // link (no fragment) will ask for its default plan first: the worker evaluates it as soon as it can.
+  // link (no fragment) will ask for its default plan first: the worker evaluates it while the page reads its presets.
   try {
     window.__shardcalcModule = WebAssembly.compileStreaming(fetch('engine/shardcalc-core.wasm'));
     window.__shardcalcModule.then(function (module) { worker.postMessage({ op: 'module', module: module, defaults: location.hash.length < 2 }); }, function () {});
