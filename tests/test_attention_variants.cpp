@@ -85,7 +85,8 @@ TEST_CASE("fp8 recipes: 1-byte GEMM inputs, fp8 weight copies, GEMMs at the fp8 
     CHECK(bf16.stages[0].other.cast_weights == 0);
     // A compute-bound GEMM at the fp8 peak: twice the H100's bf16 rate.
     const Config c = test::config(base + R"(,"fp8":"delayed")" + plan);
-    const double t16 = gemm_kernel(16384, 8192, 8192, c, false).seconds, t8 = gemm_kernel(16384, 8192, 8192, c, true).seconds;
+    const double t16 = gemm_kernel(16384, 8192, 8192, c, GemmPrecision::Training).seconds,
+                 t8 = gemm_kernel(16384, 8192, 8192, c, GemmPrecision::Fp8).seconds;
     CHECK(t16 / t8 == doctest::Approx(1978.9 / 989.4).epsilon(0.02));
     CHECK(fp8.perf.step_seconds < bf16.perf.step_seconds);
     CHECK(fp8.perf.model_flops == doctest::Approx(bf16.perf.model_flops));  // the same model FLOPs

@@ -262,12 +262,14 @@ def main():
     args = ap.parse_args()
 
     if args.suite:
-        for line in Path(args.suite).read_text().splitlines():
-            if line.strip():
-                entry = json.loads(line)
-                pred = predicted_of(evaluate(args.engine, entry["scenario"]))
-                print(f"{entry['id']:<62} {pred['_verdict']:<13} peak {pred['peak_allocated']:7.2f} GiB  "
-                      f"step {pred['step_ms']:9.1f} ms")
+        # The suite as the harness reads it (comments, JSON lines or an array, scenario beside or under "id").
+        sys.path.insert(0, str(ROOT / "validation" / "measure"))
+        from run_suite import load_entries, split_entry
+        for entry in load_entries(args.suite):
+            run_id, scenario, _ = split_entry(entry)
+            pred = predicted_of(evaluate(args.engine, scenario))
+            print(f"{run_id:<62} {pred['_verdict']:<13} peak {pred['peak_allocated']:7.2f} GiB  "
+                  f"step {pred['step_ms']:9.1f} ms")
         return 0
 
     records = load(args.measured)
@@ -301,9 +303,9 @@ def main():
                 if stat in b and s[q][stat] > b[stat]:
                     failed.append(f"{q}: {stat} |error| {s[q][stat]:.1%} > bound {b[stat]:.1%}")
         if failed:
-            print("\nFAILED: errors grew past validation/bounds.json:\n  " + "\n  ".join(failed))
+            print(f"\nFAILED: errors grew past {args.check}:\n  " + "\n  ".join(failed))
             return 1
-        print("\nall errors within validation/bounds.json")
+        print(f"\nall errors within {args.check}")
     return 0
 
 

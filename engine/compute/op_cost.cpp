@@ -37,12 +37,12 @@ double elements(const Work& w, const Config& c) {
 }
 
 // A GEMM of [m, k] by [k, n] forward, and backward its data gradient [m, n] by [n, k] and weight gradient [k, m]
-// by [m, n], in fp8 where the op runs so.
+// by [m, n], in fp8 or fp32 where the op runs so.
 void gemm_passes(double m, double k, double n, const Work& w, const Config& c, const char* name, WorkKernels& out) {
-    const bool fp8 = runs_in_fp8(w, c);
-    out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, fp8), {m, k, n, fp8});
-    out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, fp8), {m, n, k, fp8});
-    out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, fp8), {k, m, n, fp8});
+    const GemmPrecision p = runs_in_fp8(w, c) ? GemmPrecision::Fp8 : w.fp32 ? GemmPrecision::Fp32 : GemmPrecision::Training;
+    out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, p), {m, k, n, p});
+    out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p), {m, n, k, p});
+    out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p), {k, m, n, p});
 }
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width. Model

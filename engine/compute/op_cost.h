@@ -28,7 +28,7 @@ struct OpCost {
 enum class Pass { Forward, BackwardData, BackwardWeight };
 struct GemmShape {
     double m = 0, k = 0, n = 0;  // 0: not a GEMM
-    bool fp8 = false;
+    GemmPrecision precision = GemmPrecision::Training;
 };
 struct PassKernel {
     Pass pass = Pass::Forward;

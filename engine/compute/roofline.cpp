@@ -87,10 +87,19 @@ double inflection_point(const Config& c) {
     return peak_flops(c) * c.s.hardware.matmul_efficiency / hbm_bytes_per_s(c);
 }
 
-GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, bool fp8) {
-    // An fp8 GEMM reads 1-byte operands and writes the training dtype.
-    const double out = bytes_of(c.s.training.dtype);
-    const double a = fp8 ? 1 : out;
+namespace {
+
+// Bytes of one operand element: fp8 1, fp32 4, else the training dtype's.
+double operand_bytes(GemmPrecision precision, const Config& c) {
+    return precision == GemmPrecision::Fp8 ? 1 : precision == GemmPrecision::Fp32 ? 4 : bytes_of(c.s.training.dtype);
+}
+
+}  // namespace
+
+GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrecision precision) {
+    // An fp8 GEMM reads 1-byte operands and writes the training dtype; an fp32 one reads and writes fp32.
+    const double a = operand_bytes(precision, c);
+    const double out = precision == GemmPrecision::Fp32 ? 4 : bytes_of(c.s.training.dtype);
     GemmTraffic g;
     std::tie(g.hbm_reload_a, g.hbm_reload_b) = reloads(m, k, n, l2_tile(c));
     std::tie(g.l2_reload_a, g.l2_reload_b) = reloads(m, k, n, block_tile(c, a));
@@ -99,16 +108,18 @@ GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, bool fp8
     return g;
 }
 
-Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8) {
-    const double a = fp8 ? 1 : bytes_of(c.s.training.dtype);
-    const GemmTraffic traffic = gemm_traffic(m, k, n, c, fp8);
+Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision) {
+    const double a = operand_bytes(precision, c);
+    const GemmTraffic traffic = gemm_traffic(m, k, n, c, precision);
     const double bytes = traffic.hbm_bytes;
+    const Dtype dtype = precision == GemmPrecision::Fp32 ? Dtype::Fp32 : c.s.training.dtype;
     // The shape's use of the matrix units is the device's rule (tiles and waves on a GPU, MXU padding on a TPU).
     // On a GPU fp32 without TF32 runs on the CUDA cores, which need no alignment.
-    const bool matrix_units = c.s.training.dtype != Dtype::Fp32 || *c.s.implementation.tf32;
+    const bool matrix_units = precision == GemmPrecision::Fp8 || dtype != Dtype::Fp32 || *c.s.implementation.tf32;
     const double efficiency = c.s.hardware.matmul_efficiency *
                               device_of(c.s.hardware).shape_efficiency(c.s.hardware, m, k, n, a, matrix_units);
-    const double peak = fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12 : peak_flops(c);
+    const double peak = precision == GemmPrecision::Fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12
+                        : matmul_unit(c.s.hardware, dtype, *c.s.implementation.tf32).tflops * 1e12;
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;

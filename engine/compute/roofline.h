@@ -45,10 +45,12 @@ struct GemmTraffic {
     double hbm_reload_a = 1, hbm_reload_b = 1, l2_reload_a = 1, l2_reload_b = 1;
     double hbm_bytes = 0, l2_bytes = 0;
 };
-GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, bool fp8);
+// The precision a GEMM runs in: the training dtype; fp8 (training.fp8, graph Work::fp8); or fp32 whatever the
+// training dtype (graph Work::fp32: Hugging Face's grouped experts under autocast with fp32 weights).
+enum class GemmPrecision { Training, Fp8, Fp32 };
 
-// `fp8`: the GEMM runs in fp8 (training.fp8; graph Work::fp8).
-Kernel gemm_kernel(double m, double k, double n, const Config& c, bool fp8 = false);
+GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrecision precision);
+Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision = GemmPrecision::Training);
 Kernel attention_kernel(double flops, double bytes, const Config& c);
 // Memory-bound work moving `bytes` through HBM in `kernels` launches.
 Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);

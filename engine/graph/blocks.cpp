@@ -287,17 +287,20 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
 
 // A routed expert GEMM [experts, out, in]: experts split by ep, each expert's width by etp (column: out,
 // row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
-Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split) {
+// `fp32`: the GEMM and its saved input in fp32 whatever the training dtype (fp32_experts below).
+Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split,
+                 bool fp32) {
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
     // Biased experts follow model.mlp_bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
     if (*b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
-    op.saved.push_back({"input", SavedKind::GemmInput, input_split, in, false});
+    op.saved.push_back({"input", fp32 ? SavedKind::Upcast : SavedKind::GemmInput, input_split, in, false});
     Work w;
     w.kind = WorkKind::Matmul;
     w.in = in;
     w.out = out;
     w.split_in = row;
     w.routed = true;
+    w.fp32 = fp32;
     op.work.push_back(w);
     return op;
 }
@@ -306,6 +309,13 @@ Module moe_mlp(const BuildContext& b) {
     const ModelSpec& m = b.m;
     const int64_t h = m.hidden, f = *m.expert_ffn_hidden, experts = m.experts;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
+    // Hugging Face's experts (transformers 5: experts_implementation "grouped_mm", integrations/moe.py) call
+    // torch's grouped_mm, which autocast does not cast: under autocast with fp32 weights its fallback runs one fp32
+    // torch.mm per expert on the fp32 norm output, so the expert GEMMs run in fp32 and everything on the expert path
+    // is kept in fp32 (validation/measured/h100-moe-pytorch.jsonl: FFMA sgemm kernels, fp32 saved tensors).
+    const bool fp32_experts = b.hf_code && b.autocast;
+    const SavedKind expert_kind = fp32_experts ? SavedKind::Upcast : SavedKind::Activation;
+    const double eb = fp32_experts ? b.up_bytes : b.act_bytes;  // bytes of an element on the expert path
     Module mod{"moe", {}, {}};
     // The router: a replicated [experts, hidden] linear (Megatron-Core TopKRouter, transformers'
     // MixtralSparseMoeBlock.gate) over the layer's tokens, keeping its input and the fp32 routing probabilities
@@ -319,22 +329,30 @@ Module moe_mlp(const BuildContext& b) {
     mod.ops.push_back(router);
     // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide.
     Op dispatch{"dispatch", {}, {}};
-    dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * b.act_bytes, 2 * b.act_bytes));
+    dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
     mod.ops.push_back(dispatch);
     Module experts_mod{"experts", {}, {}};
-    experts_mod.ops.push_back(expert_linear(b, "linear_fc1", gated ? 2 * f : f, h, false, SavedSplit::Routed));
+    experts_mod.ops.push_back(expert_linear(b, "linear_fc1", gated ? 2 * f : f, h, false, SavedSplit::Routed, fp32_experts));
     Op act{gated ? "glu_activation" : "activation", {}, {}};
-    // As the dense MLP: a fused GLU keeps its 2f-wide input, GeLU its f-wide input.
-    act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Expert, gated ? 2 * f : f, false});
-    act.work.push_back(elementwise(f, SavedSplit::Expert, (gated ? 3 : 2) * b.act_bytes, (gated ? 5 : 3) * b.act_bytes));
+    // As the dense MLP: a fused GLU keeps its 2f-wide input; the eager form (Hugging Face's experts, act_fn(gate) * up)
+    // keeps the gate/up output and the activated gate for the product (3f); GeLU its f-wide input.
+    const bool eager_glu = gated && !b.fused_glu;
+    act.saved.push_back({"input", expert_kind, SavedSplit::Expert, !gated ? f : eager_glu ? 3 * f : 2 * f, false});
+    // Per output element as the dense MLP's kernels (eager_kernels.cpp glu: two kernels forward, three backward).
+    Work act_work = elementwise(f, SavedSplit::Expert, (!gated ? 2 : eager_glu ? 5 : 3) * eb, (!gated ? 3 : eager_glu ? 9 : 5) * eb);
+    if (eager_glu) {
+        act_work.fwd_kernels = 2;
+        act_work.bwd_kernels = 3;
+    }
+    act.work.push_back(act_work);
     experts_mod.ops.push_back(act);
-    experts_mod.ops.push_back(expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert));
+    experts_mod.ops.push_back(expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts));
     mod.children.push_back(experts_mod);
     // Combine: the expert outputs weighted by their probabilities and summed back per token; the product keeps
     // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).
     Op combine{"combine", {}, {}};
-    combine.saved.push_back({"expert_output", SavedKind::Activation, SavedSplit::Routed, h, false});
-    combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * b.act_bytes, 3 * b.act_bytes));
+    combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h, false});
+    combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
     mod.ops.push_back(combine);
     // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).
     if (m.shared_experts > 0) mod.children.push_back(mlp(b, *m.shared_expert_ffn_hidden, "shared_experts"));

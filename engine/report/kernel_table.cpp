@@ -29,7 +29,7 @@ struct Walker {
         r.count = count;
         r.runs = microbatches;
         r.gemm = k.gemm;
-        if (k.gemm.m > 0) r.traffic = gemm_traffic(k.gemm.m, k.gemm.k, k.gemm.n, c, k.gemm.fp8);
+        if (k.gemm.m > 0) r.traffic = gemm_traffic(k.gemm.m, k.gemm.k, k.gemm.n, c, k.gemm.precision);
         r.kernel = k.kernel;
         rows.push_back(r);
     }

@@ -24,7 +24,8 @@ TOP_KEYS = ("version", "name", "framework", "model", "training", "parallel", "ha
 MODEL_KEYS = ("preset", "arch", "layers", "hidden", "heads", "kv_heads", "head_dim",
               "ffn_hidden", "mlp", "vocab", "max_positions", "position_embedding", "norm",
               "bias", "tied_embeddings", "embedding_dim", "shared_layers", "embedding_norm",
-              "type_vocab", "pooler", "head", "hidden_act", "fused_qkv")
+              "type_vocab", "pooler", "head", "hidden_act", "fused_qkv", "experts",
+              "experts_per_token", "expert_ffn_hidden")
 TRAINING_KEYS = ("seq_len", "micro_batch", "global_batch", "dtype", "param_dtype",
                  "grad_dtype", "master_weights", "optimizer", "recompute", "attention",
                  "dropout", "train_tokens")
@@ -57,6 +58,10 @@ FAMILIES = {
     "bert_mlm": {"config_class": "BertConfig", "auto_class": "AutoModelForMaskedLM",
                  "model_class": "BertForMaskedLM", "layers_path": "bert.encoder.layer",
                  "fused_qkv": False},
+    # A Llama-style decoder whose MLPs are routed experts (top-k of a softmax router).
+    "mixtral": {"config_class": "MixtralConfig", "auto_class": "AutoModelForCausalLM",
+                "model_class": "MixtralForCausalLM", "layers_path": "model.layers",
+                "fused_qkv": False},
 }
 
 _REQUIRED = object()
@@ -227,7 +232,18 @@ def resolve_model(model_obj, presets_dir: Path) -> dict:
         "head": m.enum("head", "lm", ("lm", "none")),
         "hidden_act": m.str("hidden_act", None),
         "fused_qkv": m.bool("fused_qkv", None),
+        "experts": m.int("experts", 0, minimum=0),
     }
+    # shardcalc's defaults: top-2 and each expert as wide as ffn_hidden (docs/scenario.md §2.2).
+    model["experts_per_token"] = m.int("experts_per_token", 2) if model["experts"] else None
+    model["expert_ffn_hidden"] = m.int("expert_ffn_hidden", model["ffn_hidden"]) if model["experts"] else None
+    for key in ("experts_per_token", "expert_ffn_hidden"):
+        _require(model["experts"] or not m.given(key), f"/model/{key}",
+                 "describes mixture-of-experts layers; set model.experts (> 0) for a MoE model")
+    if model["experts"]:
+        _require(model["experts_per_token"] <= model["experts"], "/model/experts_per_token",
+                 f"a token goes to at most model.experts ({model['experts']}) experts, "
+                 f"got {model['experts_per_token']}")
     if model["pooler"] and not encoder:
         raise PlanError("/model/pooler", "pooler: true only with arch: encoder")
     if model["position_embedding"] == "learned" and model["max_positions"] == 0:
@@ -255,6 +271,9 @@ def _check_common_model(model: dict):
 def choose_family(model: dict) -> str:
     """gpt2 | llama | bert | bert_mlm, or an error naming the first unsupported field."""
     _check_common_model(model)
+    _require(not model["experts"] or (model["arch"] == "decoder" and model["position_embedding"] == "rope"),
+             "/model/experts", "mixture-of-experts models are measured as Mixtral: a decoder with "
+             'position_embedding "rope", norm "rmsnorm" and mlp "swiglu"')
     if model["arch"] == "encoder":
         _check_bert(model)
         return "bert" if model["pooler"] else "bert_mlm"
@@ -264,7 +283,7 @@ def choose_family(model: dict) -> str:
         return "gpt2"
     if position == "rope":
         _check_llama(model)
-        return "llama"
+        return "mixtral" if model["experts"] else "llama"
     raise PlanError("/model/position_embedding",
                     f'"{position}" is not measured: decoders are built as GPT-2 (learned '
                     "positions, layernorm, gelu|relu MLP) or Llama (rope, rmsnorm, swiglu)")
@@ -304,6 +323,8 @@ def _check_llama(model: dict):
              "Llama has no norm after the embeddings: must be false")
     _require(model["type_vocab"] == 0, "/model/type_vocab",
              "Llama has no token-type embeddings: must be 0")
+    _require(not (model["experts"] and model["bias"]), "/model/bias",
+             "Mixtral has no biases: must be false")
 
 
 def _check_bert(model: dict):
@@ -346,6 +367,20 @@ def hf_config(family: str, model: dict, act: str, seq_len: int, dropout: float) 
             "resid_pdrop": dropout, "embd_pdrop": dropout, "attn_pdrop": dropout,
             "tie_word_embeddings": model["tied_embeddings"], "use_cache": False,
             "bos_token_id": last_token, "eos_token_id": last_token,
+        }
+    if family == "mixtral":
+        # No sliding window, no router jitter, no auxiliary loss in the loss (output_router_logits
+        # off): the routed MLP as shardcalc models it.
+        return {
+            "vocab_size": model["vocab"], "hidden_size": model["hidden"],
+            "intermediate_size": model["expert_ffn_hidden"], "num_hidden_layers": model["layers"],
+            "num_attention_heads": model["heads"], "num_key_value_heads": model["kv_heads"],
+            "head_dim": model["head_dim"],
+            "max_position_embeddings": model["max_positions"] or seq_len,
+            "hidden_act": act, "attention_dropout": dropout,
+            "num_local_experts": model["experts"], "num_experts_per_tok": model["experts_per_token"],
+            "router_jitter_noise": 0.0, "output_router_logits": False, "sliding_window": None,
+            "tie_word_embeddings": model["tied_embeddings"], "use_cache": False,
         }
     if family == "llama":
         return {
@@ -438,7 +473,7 @@ def resolve_training(obj, model: dict, family: str, dp: int, notes: list) -> dic
     max_positions = model["max_positions"]
     default_seq = min(max_positions, SEQ_LEN_CAP) if max_positions else SEQ_LEN_UNKNOWN
     seq_len = t.int("seq_len", default_seq, maximum=67108864)
-    if family != "llama":
+    if family not in ("llama", "mixtral"):
         _require(seq_len <= max_positions, "/training/seq_len",
                  f"with learned positions seq_len must be <= max_positions ({max_positions}), "
                  f"got {seq_len}")
@@ -615,6 +650,8 @@ def model_cfg_section(model: dict, family: str, act: str, fused_qkv: bool) -> di
         "type_vocab": model["type_vocab"], "act": act, "fused_qkv": fused_qkv,
         "bias": model["bias"], "norm": model["norm"], "mlp": model["mlp"],
         "position_embedding": model["position_embedding"], "pooler": model["pooler"],
+        "experts": model["experts"], "experts_per_token": model["experts_per_token"],
+        "expert_ffn": model["expert_ffn_hidden"],
     }
 
 

@@ -413,7 +413,53 @@ class EveryPreset(unittest.TestCase):
                 self.assertTrue(exc.path.startswith("/model/"), (path.stem, exc))
                 continue
             measurable.add(plan["family"])
-        self.assertEqual(measurable, {"gpt2", "llama", "bert"})
+        self.assertEqual(measurable, {"gpt2", "llama", "bert", "mixtral"})
+
+
+class MixtureOfExperts(unittest.TestCase):
+    """A Llama-style decoder with model.experts is built as MixtralForCausalLM; other MoE shapes are refused."""
+    MOE = dict(LLAMA_160M, model=dict(LLAMA_160M["model"], experts=8, experts_per_token=2, expert_ffn_hidden=1536))
+
+    def assertPlanError(self, scenario, path, fragment=""):
+        with self.assertRaises(PlanError) as caught:
+            build_plan(scenario)
+        self.assertEqual(caught.exception.path, path, caught.exception.message)
+        self.assertIn(fragment, caught.exception.message)
+
+    def test_mixtral_config(self):
+        plan = build_plan(self.MOE)
+        self.assertEqual(plan["family"], "mixtral")
+        self.assertEqual(plan["hf"]["config_class"], "MixtralConfig")
+        self.assertEqual(plan["hf"]["model_class"], "MixtralForCausalLM")
+        config = plan["hf"]["config"]
+        self.assertEqual((config["num_local_experts"], config["num_experts_per_tok"], config["intermediate_size"]),
+                         (8, 2, 1536))
+        self.assertEqual((config["router_jitter_noise"], config["output_router_logits"], config["sliding_window"]),
+                         (0.0, False, None))
+        self.assertEqual(plan["model_cfg"]["experts"], 8)
+
+    def test_shardcalc_defaults(self):
+        model = {k: v for k, v in self.MOE["model"].items() if k not in ("experts_per_token", "expert_ffn_hidden")}
+        config = build_plan(dict(self.MOE, model=model))["hf"]["config"]
+        self.assertEqual((config["num_experts_per_tok"], config["intermediate_size"]), (2, 3072))
+
+    def test_refusals(self):
+        gpt2_moe = dict(GPT2, model=dict(GPT2["model"], experts=8))
+        self.assertPlanError(gpt2_moe, "/model/experts", "Mixtral")
+        self.assertPlanError(dict(LLAMA_160M, model=dict(LLAMA_160M["model"], experts_per_token=2)),
+                             "/model/experts_per_token", "set model.experts")
+        self.assertPlanError(dict(self.MOE, model=dict(self.MOE["model"], experts_per_token=9)),
+                             "/model/experts_per_token", "at most")
+        self.assertPlanError(dict(self.MOE, model=dict(self.MOE["model"], bias=True)), "/model/bias", "Mixtral")
+        self.assertPlanError(dict(self.MOE, model=dict(self.MOE["model"], shared_experts=1)), "/model/shared_experts")
+
+    def test_moe_suite_plans(self):
+        lines = (HERE / "suite-h100-moe.jsonl").read_text(encoding="utf-8").splitlines()
+        entries = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
+        self.assertGreaterEqual(len(entries), 5)
+        for entry in entries:
+            plan = build_plan(entry["scenario"], entry.get("measure"), run_id=entry["id"])
+            self.assertEqual(plan["family"], "mixtral", entry["id"])
 
 
 class SuiteFile(unittest.TestCase):
