@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "comm/communication.h"
+#include "report/kernel_table.h"
 #include "helpers.h"
 
 using namespace shardcalc;
@@ -280,4 +281,49 @@ TEST_CASE("layer groups are named by what sets them apart; a model of one kind k
     CHECK(groups(R"({"model":{"preset":"deepseek-v3"},"training":{"seq_len":4096},"parallel":{"ep":8,"dp":8}})") ==
           std::vector<std::string>{"layer (dense)", "layer (MoE)"});
     CHECK(groups(R"({"model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096}})") == std::vector<std::string>{"layer"});
+}
+
+// Hugging Face's experts (transformers 5, integrations/moe.py grouped_mm) under autocast with fp32 weights: torch's
+// grouped_mm is not autocast-enabled, so the expert GEMMs run in fp32 on the CUDA cores and the expert path keeps
+// fp32 tensors; with bf16 weights they run in bf16. The eager GLU keeps the activated gate too (3f, as the dense
+// Hugging Face MLP). Measured: validation/measured/h100-moe-pytorch.jsonl (CI test measured_moe).
+TEST_CASE("Hugging Face experts under autocast with fp32 weights run and keep fp32; with bf16 weights bf16") {
+    const std::string model = R"("model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4, "ffn_hidden": 3584,
+        "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope", "norm": "rmsnorm",
+        "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2})";
+    const auto scenario = [&](const char* param_dtype) {
+        return std::string(R"({"framework": "pytorch", )") + model + R"(, "training": {"seq_len": 2048, "micro_batch": 4,
+            "param_dtype": ")" + param_dtype + R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    };
+    const auto expert_gemms = [&](const char* param_dtype) {
+        std::vector<KernelRow> rows;
+        for (const KernelRow& r : kernel_table(test::scenario(scenario(param_dtype))).rows)
+            if (r.module.find("experts/linear_fc") != std::string::npos) rows.push_back(r);
+        return rows;
+    };
+    const auto activations = [&](const char* param_dtype, const char* path) {
+        for (const ModuleRow& m : test::report(scenario(param_dtype)).modules)
+            if (m.path == path) return m.activation_bytes;
+        return -1.0;
+    };
+    const std::vector<KernelRow> amp = expert_gemms("fp32"), pure = expert_gemms("bf16");
+    REQUIRE(amp.size() == 6);  // two GEMMs, three passes each
+    REQUIRE(pure.size() == 6);
+    for (size_t i = 0; i < amp.size(); ++i) {
+        CHECK(amp[i].gemm.precision == GemmPrecision::Fp32);
+        CHECK(pure[i].gemm.precision == GemmPrecision::Training);
+        // fp32 on the CUDA cores (67 TFLOP/s dense on an H100 SXM) against bf16 tensor cores (989): about 15x slower.
+        CHECK(amp[i].kernel.seconds > 8 * pure[i].kernel.seconds);
+    }
+    // Routed tokens: 8192 tokens x top-2; the eager GLU keeps gate/up (2f) and the activated gate (f).
+    const double routed = 8192.0 * 2, f = 3584;
+    CHECK(activations("bf16", "layer/moe/experts/glu_activation") == doctest::Approx(routed * 3 * f * 2));
+    CHECK(activations("fp32", "layer/moe/experts/glu_activation") == doctest::Approx(routed * 3 * f * 4));
+    CHECK(activations("fp32", "layer/moe/experts/linear_fc1") == doctest::Approx(routed * 1024 * 4));
+    // Megatron's code (Transformer Engine's grouped GEMM in the training dtype, fused GLU) keeps 2f in bf16.
+    nlohmann::json megatron = nlohmann::json::parse(scenario("fp32"));
+    megatron["framework"] = "megatron";
+    megatron["training"].erase("param_dtype");
+    for (const ModuleRow& m : test::report(megatron.dump()).modules)
+        if (m.path == "layer/moe/experts/glu_activation") CHECK(m.activation_bytes == doctest::Approx(routed * 2 * f * 2));
 }
