@@ -284,8 +284,8 @@ TEST_CASE("layer groups are named by what sets them apart; a model of one kind k
 }
 
 // Hugging Face's experts (transformers 5, integrations/moe.py grouped_mm) under autocast with fp32 weights: torch's
-// grouped_mm is not autocast-enabled, so the expert GEMMs run in fp32 on the CUDA cores and the expert path keeps
-// fp32 tensors; with bf16 weights they run in bf16. The eager GLU keeps the activated gate too (3f, as the dense
+// grouped_mm is not autocast-enabled and gets its input cast to the weights' dtype, so the expert GEMMs run in fp32
+// on the CUDA cores and the expert path keeps fp32 tensors; with bf16 weights they run in bf16. The eager GLU keeps the activated gate too (3f, as the dense
 // Hugging Face MLP). Measured: validation/measured/h100-moe-pytorch.jsonl (CI test measured_moe).
 TEST_CASE("Hugging Face experts under autocast with fp32 weights run and keep fp32; with bf16 weights bf16") {
     const std::string model = R"("model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4, "ffn_hidden": 3584,

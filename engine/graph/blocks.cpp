@@ -309,10 +309,10 @@ Module moe_mlp(const BuildContext& b) {
     const ModelSpec& m = b.m;
     const int64_t h = m.hidden, f = *m.expert_ffn_hidden, experts = m.experts;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
-    // Hugging Face's experts (transformers 5: experts_implementation "grouped_mm", integrations/moe.py) call
-    // torch's grouped_mm, which autocast does not cast: under autocast with fp32 weights its fallback runs one fp32
-    // torch.mm per expert on the fp32 norm output, so the expert GEMMs run in fp32 and everything on the expert path
-    // is kept in fp32 (validation/measured/h100-moe-pytorch.jsonl: FFMA sgemm kernels, fp32 saved tensors).
+    // Hugging Face's experts (transformers 5: experts_implementation "grouped_mm", integrations/moe.py _grouped_mm)
+    // call torch.nn.functional.grouped_mm, which autocast does not cast, on the input cast to the weights' dtype:
+    // under autocast with fp32 weights the expert GEMMs run in fp32 and everything on the expert path is kept in
+    // fp32 (validation/measured/h100-moe-pytorch.jsonl: FFMA sgemm kernels, fp32 saved tensors).
     const bool fp32_experts = b.hf_code && b.autocast;
     const SavedKind expert_kind = fp32_experts ? SavedKind::Upcast : SavedKind::Activation;
     const double eb = fp32_experts ? b.up_bytes : b.act_bytes;  // bytes of an element on the expert path
