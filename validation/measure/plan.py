@@ -368,31 +368,25 @@ def hf_config(family: str, model: dict, act: str, seq_len: int, dropout: float) 
             "tie_word_embeddings": model["tied_embeddings"], "use_cache": False,
             "bos_token_id": last_token, "eos_token_id": last_token,
         }
-    if family == "mixtral":
-        # No sliding window, no router jitter, no auxiliary loss in the loss (output_router_logits
-        # off): the routed MLP as shardcalc models it.
-        return {
+    if family in ("llama", "mixtral"):
+        # Mixtral is a Llama-style decoder whose MLPs are experts, each expert_ffn_hidden wide.
+        config = {
             "vocab_size": model["vocab"], "hidden_size": model["hidden"],
-            "intermediate_size": model["expert_ffn_hidden"], "num_hidden_layers": model["layers"],
+            "num_hidden_layers": model["layers"],
             "num_attention_heads": model["heads"], "num_key_value_heads": model["kv_heads"],
             "head_dim": model["head_dim"],
             "max_position_embeddings": model["max_positions"] or seq_len,
             "hidden_act": act, "attention_dropout": dropout,
-            "num_local_experts": model["experts"], "num_experts_per_tok": model["experts_per_token"],
-            "router_jitter_noise": 0.0, "output_router_logits": False, "sliding_window": None,
             "tie_word_embeddings": model["tied_embeddings"], "use_cache": False,
         }
-    if family == "llama":
-        return {
-            "vocab_size": model["vocab"], "hidden_size": model["hidden"],
-            "intermediate_size": model["ffn_hidden"], "num_hidden_layers": model["layers"],
-            "num_attention_heads": model["heads"], "num_key_value_heads": model["kv_heads"],
-            "head_dim": model["head_dim"],
-            "max_position_embeddings": model["max_positions"] or seq_len,
-            "hidden_act": act, "attention_bias": model["bias"], "mlp_bias": False,
-            "attention_dropout": dropout, "tie_word_embeddings": model["tied_embeddings"],
-            "use_cache": False,
-        }
+        if family == "llama":
+            return {**config, "intermediate_size": model["ffn_hidden"],
+                    "attention_bias": model["bias"], "mlp_bias": False}
+        # No sliding window, no router jitter, no auxiliary loss in the loss (output_router_logits
+        # off): the routed MLP as shardcalc models it.
+        return {**config, "intermediate_size": model["expert_ffn_hidden"],
+                "num_local_experts": model["experts"], "num_experts_per_tok": model["experts_per_token"],
+                "router_jitter_noise": 0.0, "output_router_logits": False, "sliding_window": None}
     return {
         "vocab_size": model["vocab"], "hidden_size": model["hidden"],
         "num_hidden_layers": model["layers"], "num_attention_heads": model["heads"],
