@@ -347,6 +347,15 @@ Module moe_mlp(const BuildContext& b) {
     act.work.push_back(act_work);
     experts_mod.ops.push_back(act);
     experts_mod.ops.push_back(expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts));
+    if (b.hf_code) {
+        // transformers 5's grouped_mm_experts_forward zeroes the rows of tokens routed to no local expert (its
+        // sentinels) around the grouped GEMMs: masked_fill of the gathered input and of the weighted output
+        // ([routed tokens, h]) and of the gate/up output (its width): three passes forward, three on the gradients.
+        Op masks{"sentinel_masks", {}, {}};
+        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Routed, h, 2));
+        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Expert, gated ? 2 * f : f, 1));
+        experts_mod.ops.push_back(masks);
+    }
     mod.children.push_back(experts_mod);
     // Combine: the expert outputs weighted by their probabilities and summed back per token; the product keeps
     // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).

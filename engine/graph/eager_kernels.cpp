@@ -113,6 +113,12 @@ Work rope(const BuildContext& b, int64_t width) {
     return chain(width, SavedSplit::Tensor, 11 * a, 10, 13 * a, 12);
 }
 
+Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int tensors) {
+    // masked_fill(_) with a row mask: r e w e per element (the [rows, 1] mask is negligible); its backward is the
+    // same masked_fill of the gradient.
+    return chain(width, split, 2 * element_bytes * tensors, tensors, 2 * element_bytes * tensors, tensors);
+}
+
 Work score_softmax(const BuildContext& b) {
     const double a = b.act_bytes, u = b.up_bytes;
     // Per score element (eager_attention_forward): scaling r a w a; the additive mask, built in the model's
