@@ -349,11 +349,11 @@ Module moe_mlp(const BuildContext& b) {
     experts_mod.ops.push_back(expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts));
     if (b.hf_code) {
         // transformers 5's grouped_mm_experts_forward zeroes the rows of tokens routed to no local expert (its
-        // sentinels) around the grouped GEMMs: masked_fill of the gathered input and of the weighted output
-        // ([routed tokens, h]) and of the gate/up output (its width): three passes forward, three on the gradients.
+        // sentinels) around the grouped GEMMs: masked_fill_ of the gathered input and masked_fill of the weighted
+        // output ([routed tokens, h]), masked_fill of the gate/up output (its width).
         Op masks{"sentinel_masks", {}, {}};
-        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Routed, h, 2));
-        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Expert, gated ? 2 * f : f, 1));
+        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Routed, h, 1, 1));
+        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Expert, gated ? 2 * f : f, 0, 1));
         experts_mod.ops.push_back(masks);
     }
     mod.children.push_back(experts_mod);

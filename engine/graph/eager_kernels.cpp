@@ -113,10 +113,14 @@ Work rope(const BuildContext& b, int64_t width) {
     return chain(width, SavedSplit::Tensor, 11 * a, 10, 13 * a, 12);
 }
 
-Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int tensors) {
-    // masked_fill(_) with a row mask: r e w e per element (the [rows, 1] mask is negligible); its backward is the
-    // same masked_fill of the gradient.
-    return chain(width, split, 2 * element_bytes * tensors, tensors, 2 * element_bytes * tensors, tensors);
+Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int in_place, int out_of_place) {
+    // masked_fill_ with a row mask: r e w e per element (the [rows, 1] mask is negligible); out of place ATen clones
+    // first (a copy, r e w e, then the fill). The backward of either is an out-of-place masked_fill of the gradient
+    // (derivatives.yaml: grad.masked_fill(mask, 0)). Profiled: two masked_fill_ and two copy_ of [S, 2f] and four
+    // and four of [S, h] per layer.
+    const double e = element_bytes;
+    const int calls = in_place + out_of_place;
+    return chain(width, split, (2 * in_place + 4 * out_of_place) * e, in_place + 2 * out_of_place, 4 * calls * e, 2 * calls);
 }
 
 Work score_softmax(const BuildContext& b) {

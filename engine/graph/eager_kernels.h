@@ -27,9 +27,9 @@ Work pointwise_activation(const BuildContext& b, int64_t width);
 // transpose(1, 2) to and from heads and the .contiguous() copies around attention.
 Work head_layout(const BuildContext& b, int64_t width, int tensors);
 Work rope(const BuildContext& b, int64_t width);
-// `tensors` masked_fill passes over [rows of `split`, width] elements of `element_bytes` (transformers 5's
-// grouped experts zero their sentinel rows), forward and on the gradient backward.
-Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int tensors);
+// Row masks over [rows of `split`, width] elements of `element_bytes` (transformers 5's grouped experts zero their
+// sentinel rows): `in_place` masked_fill_ and `out_of_place` masked_fill calls, forward and on the gradients.
+Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int in_place, int out_of_place);
 // Eager attention: scale, mask, softmax in fp32, cast back, per score element.
 Work score_softmax(const BuildContext& b);
 Work cross_entropy(const BuildContext& b);
