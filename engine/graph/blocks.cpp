@@ -338,11 +338,13 @@ Module moe_mlp(const BuildContext& b) {
     // keeps the gate/up output and the activated gate for the product (3f); GeLU its f-wide input.
     const bool eager_glu = gated && !b.fused_glu;
     act.saved.push_back({"input", expert_kind, SavedSplit::Expert, !gated ? f : eager_glu ? 3 * f : 2 * f, false});
-    // Per output element as the dense MLP's kernels (eager_kernels.cpp glu: two kernels forward, three backward).
-    Work act_work = elementwise(f, SavedSplit::Expert, (!gated ? 2 : eager_glu ? 5 : 3) * eb, (!gated ? 3 : eager_glu ? 9 : 5) * eb);
+    // Per output element as the dense MLP's kernels (eager_kernels.cpp glu: two kernels forward, three backward);
+    // the eager form splits one gate/up output (chunk), whose backward is a cat of the two gradients (r 2e w 2e,
+    // one kernel more: profiled, CatArrayBatchedCopy of [S, 2f] per layer).
+    Work act_work = elementwise(f, SavedSplit::Expert, (!gated ? 2 : eager_glu ? 5 : 3) * eb, (!gated ? 3 : eager_glu ? 13 : 5) * eb);
     if (eager_glu) {
         act_work.fwd_kernels = 2;
-        act_work.bwd_kernels = 3;
+        act_work.bwd_kernels = 4;
     }
     act.work.push_back(act_work);
     experts_mod.ops.push_back(act);
