@@ -198,3 +198,10 @@ TEST_CASE("framework xla: the only one on a TPU, data and tensor parallelism, er
     // An XLA program has no host dispatch per op.
     CHECK(*tp.config.s.implementation.host_forward_us == 0);
 }
+
+// Fuzzer finding: a plan whose program fits under 2^62 bytes but whose saved tensors, with nothing rematerialized,
+// do not reported saved_all as a wrapped integer; it is refused like any other figure past 2^62.
+TEST_CASE("an XLA program's saved tensors past 2^62 bytes are refused, not reported wrapped") {
+    CHECK(test::error_of(R"({"hardware":{"preset":"tpu-v4"},"model":{"preset":"llama-3.1-405b"},"parallel":{},
+        "training":{"global_batch":4294967296,"micro_batch":65536,"seq_len":67108864}})")["path"] == "/training/micro_batch");
+}

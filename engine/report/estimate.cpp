@@ -43,6 +43,8 @@ void check_reportable(const Estimate& e) {
                                            gib(states) + "); shardcalc reports up to 2^62");
         double largest = s.total();
         for (const auto& ph : s.timeline) largest = std::max(largest, ph.lines.allocated());
+        // An XLA program also reports what it would save with nothing rematerialized, which can be the largest.
+        if (s.compiled) largest = std::max(largest, s.xla.saved_all);
         if (!(largest <= kMax))
             throw InputError("/training/micro_batch", "one device would hold more than 2^62 bytes (" + gib(largest) +
                                                           ") of activations; shardcalc reports up to 2^62");
