@@ -41,9 +41,11 @@ Kernel scaled(const Kernel& k, double f) {
     return out;
 }
 
-double peak_flops(const Config& c) {
-    return matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32).tflops * 1e12;
+double peak_flops(const Config& c, Dtype dtype) {
+    return matmul_unit(c.s.hardware, dtype, *c.s.implementation.tf32).tflops * 1e12;
 }
+
+double peak_flops(const Config& c) { return peak_flops(c, c.s.training.dtype); }
 
 double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency; }
 
@@ -115,11 +117,10 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     const Dtype dtype = precision == GemmPrecision::Fp32 ? Dtype::Fp32 : c.s.training.dtype;
     // The shape's use of the matrix units is the device's rule (tiles and waves on a GPU, MXU padding on a TPU).
     // On a GPU fp32 without TF32 runs on the CUDA cores, which need no alignment.
-    const bool matrix_units = precision == GemmPrecision::Fp8 || dtype != Dtype::Fp32 || *c.s.implementation.tf32;
+    const bool matrix_units = dtype != Dtype::Fp32 || *c.s.implementation.tf32;  // fp8 needs a 16-bit training dtype
     const double efficiency = c.s.hardware.matmul_efficiency *
                               device_of(c.s.hardware).shape_efficiency(c.s.hardware, m, k, n, a, matrix_units);
-    const double peak = precision == GemmPrecision::Fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12
-                        : matmul_unit(c.s.hardware, dtype, *c.s.implementation.tf32).tflops * 1e12;
+    const double peak = precision == GemmPrecision::Fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12 : peak_flops(c, dtype);
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;

@@ -35,6 +35,7 @@ struct Kernel {
 // The kernels run `f` times (microbatches, layers).
 Kernel scaled(const Kernel& k, double f);
 
+double peak_flops(const Config& c, Dtype dtype);  // FLOP/s of the unit that runs matmuls in `dtype`
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
 double hbm_bytes_per_s(const Config& c); // achievable
 

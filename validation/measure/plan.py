@@ -269,7 +269,7 @@ def _check_common_model(model: dict):
 
 
 def choose_family(model: dict) -> str:
-    """gpt2 | llama | bert | bert_mlm, or an error naming the first unsupported field."""
+    """gpt2 | llama | mixtral | bert | bert_mlm, or an error naming the first unsupported field."""
     _check_common_model(model)
     _require(not model["experts"] or (model["arch"] == "decoder" and model["position_embedding"] == "rope"),
              "/model/experts", "mixture-of-experts models are measured as Mixtral: a decoder with "
@@ -467,7 +467,7 @@ def resolve_training(obj, model: dict, family: str, dp: int, notes: list) -> dic
     max_positions = model["max_positions"]
     default_seq = min(max_positions, SEQ_LEN_CAP) if max_positions else SEQ_LEN_UNKNOWN
     seq_len = t.int("seq_len", default_seq, maximum=67108864)
-    if family not in ("llama", "mixtral"):
+    if model["position_embedding"] == "learned":
         _require(seq_len <= max_positions, "/training/seq_len",
                  f"with learned positions seq_len must be <= max_positions ({max_positions}), "
                  f"got {seq_len}")
