@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'build', 'engine', 'shardcalc');
 const wasmDir = join(root, 'build-wasm', 'wasm');
 const { default: createShardcalc } = await import(join(wasmDir, 'shardcalc.mjs'));
-// Node's global fetch cannot read a file path: hand the bytes over (../shared/toolchain.md, quirk 3).
+// Node's global fetch cannot read a file path: hand the bytes over (docs/toolchain.md, quirk 3: Node's global fetch).
 const engine = await createShardcalc({ wasmBinary: await readFile(join(wasmDir, 'shardcalc.wasm')) });
 
 function native(scenario) {
