@@ -17,7 +17,7 @@ struct Group {
     int64_t stride = 1;               // rank distance between members (Megatron order tp, cp, ulysses, dp, pp)
     bool crosses_nodes = false;
     int64_t members_per_node = 1;
-    std::vector<std::string> first;   // members of the first group, seed 002's "n0_g0" notation
+    std::vector<std::string> first;   // members of the first group, in the Megatron analysis tool's "n0_g0" notation
 };
 
 // The group of one parallel dimension, given the sizes of the faster-varying dimensions.

@@ -1,7 +1,7 @@
 #pragma once
 // Every collective one device of a pipeline stage takes part in per iteration, per parallel
-// dimension, as seed 002's "Cluster Communication Summary", with its alpha-beta time and what
-// of it compute hides.
+// dimension, as the Megatron analysis tool's "Cluster Communication Summary" (docs/sources.md),
+// with its alpha-beta time and what of it compute hides.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +36,7 @@ struct StageComm {
     double step_exposed = 0;  // per iteration, after the pipeline drains (dp, zero3, tied embeddings)
 };
 
-// Seed 002's "Cluster Communication Summary": one device's calls, volume and time per dimension.
+// The Megatron analysis tool's "Cluster Communication Summary": one device's calls, volume and time per dimension.
 struct DimensionTraffic {
     Dim dimension = Dim::Dp;
     double count = 0;           // calls per iteration

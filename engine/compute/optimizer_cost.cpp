@@ -7,7 +7,7 @@ namespace {
 
 // FLOPs per parameter of the update, counted from the update rules (torch/optim/adamw.py, sgd.py, Lion: Chen
 // et al. 2023 alg. 2, Adafactor: Shazeer & Stern 2018 alg. 4). They only place the kernels on the roofline:
-// every update is memory-bound (seed 001's applyGrad: 0.1 FLOP per byte).
+// every update is memory-bound (DeepFlow's LSTM projection, applyGrad: 0.1 FLOP per byte).
 double update_flops(Optimizer o) {
     switch (o) {
         case Optimizer::Adam:
@@ -28,7 +28,7 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
     if (*c.s.training.grad_clip) {
         // Clipping by the global norm (Megatron clip_grad_norm_fp32, torch.nn.utils.clip_grad_norm_): one pass
         // reads the gradients for their norm (square and add per element), a second scales them in place
-        // (read and write): 3 FLOPs and 3 gradient accesses per parameter (seed 001's gradclip: 4 and 3).
+        // (read and write): 3 FLOPs and 3 gradient accesses per parameter (DeepFlow's gradclip: 4 and 3).
         k.clip = memory_kernel(3 * params * grad, c, 2);
         k.clip.flops = 3 * params;
     }
@@ -44,7 +44,7 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
             k.host_seconds = params * (grad + param) / (h.host_link_gbps * 1e9) + 2 * host_bytes / (h.host_memory_gbps * 1e9);
         return k;
     }
-    // Read and write the weights, master copy and states it updates, read the gradients (seed 001's applyGrad_mem;
+    // Read and write the weights, master copy and states it updates, read the gradients (DeepFlow's applyGrad_mem;
     // a memory-bound multi-tensor kernel).
     double bytes = 2 * state_bytes + 2 * params * param + params * grad;
     // torch.optim's foreach and per-parameter implementations run the update as separate passes over

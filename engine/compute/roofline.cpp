@@ -52,7 +52,8 @@ double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c
 namespace {
 
 // The largest power-of-two square tile of which three (A, B and C) fit in `bytes` (DeepFlow perf.py setTileDim,
-// seed 001: 512 rows in its 9.2 MiB L2, 2048 in its 55.3 MiB of shared memory); at least one row.
+// in DeepFlow's LSTM projection: 512 rows in its 9.2 MiB L2, 2048 in its 55.3 MiB of shared memory); at least one
+// row.
 double square_tile(double bytes, double elem) {
     const double side = std::sqrt(bytes / (3 * elem));
     double t = 1;
@@ -68,8 +69,8 @@ double block_tile(const Config& c, double elem) {
 }
 
 // Reloads of A [m, k] and B [k, n] through a level holding tiles of `t` rows: A once per column of output tiles,
-// B once per row of them (DeepFlow, seed 001). When the inner dimension fits in one tile, a whole panel of
-// one operand stays resident while the other streams past it once: whichever moves fewer bytes.
+// B once per row of them (DeepFlow's LSTM projection, docs/sources.md). When the inner dimension fits in one tile,
+// a whole panel of one operand stays resident while the other streams past it once: whichever moves fewer bytes.
 std::pair<double, double> reloads(double m, double k, double n, double t) {
     const double a = std::ceil(n / t), b = std::ceil(m / t);
     if (k > t) return {a, b};

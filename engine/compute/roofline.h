@@ -1,9 +1,9 @@
 #pragma once
 // Time of one kernel on one device: the larger of its FLOPs against the achievable matrix
 // peak and its HBM traffic against the achievable bandwidth (Williams et al. 2009, roofline),
-// plus a launch cost. GEMM traffic follows DeepFlow's L2 tiling (seed 001: reload counts) and
-// GEMM efficiency drops with wave quantization on small problems (NVIDIA, "Matrix
-// Multiplication Background User's Guide", wave and tile quantization).
+// plus a launch cost. GEMM traffic follows DeepFlow's L2 tiling (the reload counts of its LSTM
+// projection, docs/sources.md) and GEMM efficiency drops with wave quantization on small problems
+// (NVIDIA, "Matrix Multiplication Background User's Guide", wave and tile quantization).
 #include "scenario/device.h"
 #include "scenario/resolve.h"
 
@@ -39,7 +39,7 @@ double peak_flops(const Config& c, Dtype dtype);  // FLOP/s of the unit that run
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
 double hbm_bytes_per_s(const Config& c); // achievable
 
-// How a GEMM [m, k] x [k, n] -> [m, n] streams its operands (DeepFlow's two-level tiling, seed 001): A is
+// How a GEMM [m, k] x [k, n] -> [m, n] streams its operands (DeepFlow's two-level tiling): A is
 // read once per column of output tiles and B once per row of them, C written once. HBM -> L2 with the
 // L2-resident tile (l2_tile), L2 -> shared memory with the thread block's tile.
 struct GemmTraffic {
@@ -60,7 +60,7 @@ Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);
 double l2_tile(const Config& c);
 
 // The roofline's ridge: FLOPs per HBM byte at which a large GEMM turns from memory- to compute-bound
-// (achievable matrix rate over achievable bandwidth; seed 001's "inflection_point").
+// (achievable matrix rate over achievable bandwidth; DeepFlow's "inflection_point").
 double inflection_point(const Config& c);
 
 }  // namespace shardcalc

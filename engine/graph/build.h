@@ -10,7 +10,7 @@ ModelGraph build_graph(const Config& c);
 
 ModelGraph build_decoder(const Config& c);  // GPT-2/3, LLaMA, Mistral, Bloom
 ModelGraph build_encoder(const Config& c);  // BERT, ALBERT
-ModelGraph build_lstm(const Config& c);     // LSTM language models (seed 001)
+ModelGraph build_lstm(const Config& c);     // LSTM language models (DeepFlow's LSTM projection)
 
 // Shared pieces of the two builders.
 Module embedding_module(const Config& c);

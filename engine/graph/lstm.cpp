@@ -1,4 +1,4 @@
-// LSTM language models (Zaremba et al. 2014; seed 001, DeepFlow's projection of one): word embeddings, stacked
+// LSTM language models (Zaremba et al. 2014; DeepFlow's projection of one, docs/sources.md): word embeddings, stacked
 // LSTM layers unrolled over the sequence's time steps, an optional projection, and the softmax over the
 // vocabulary. Each layer's gate GEMM runs once per time step over that step's tokens (the recurrence: step t
 // needs h_{t-1}), as does its cell's pointwise work; the weight gradient is computed per step and accumulated.

@@ -1,7 +1,7 @@
 #pragma once
-// The model graph: modules (the tree of seed 002's table) holding ops. Each op declares
-// its parameter tensors and the tensors it saves for backward, together with the
-// dimension that each kind of parallelism splits. Memory is the sum over ops.
+// The model graph: modules (the tree of the Megatron analysis tool's per-module table) holding
+// ops. Each op declares its parameter tensors and the tensors it saves for backward, together
+// with the dimension that each kind of parallelism splits. Memory is the sum over ops.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,8 +83,8 @@ struct Work {
     int64_t width = 0;
     SavedSplit split = SavedSplit::Sequence;
     double fwd_bytes = 0, bwd_bytes = 0;
-    // FLOPs per element, where a builder counts them (an LSTM cell's pointwise arithmetic, seed 001); elsewhere 0:
-    // memory-bound work is timed by its traffic and left out of the FLOP counts.
+    // FLOPs per element, where a builder counts them (an LSTM cell's pointwise arithmetic, as DeepFlow counts it);
+    // elsewhere 0: memory-bound work is timed by its traffic and left out of the FLOP counts.
     double fwd_flops = 0, bwd_flops = 0;
     // Kernel launches of the elementwise work (an unfused op chain launches one per op).
     int fwd_kernels = 1, bwd_kernels = 1;

@@ -25,7 +25,7 @@ nlohmann::json kernel_table_json(const KernelTable& t) {
         if (r.gemm.m > 0) {
             row["gemm"] = {{"m", r.gemm.m}, {"k", r.gemm.k}, {"n", r.gemm.n}, {"fp8", r.gemm.precision == GemmPrecision::Fp8},
                            {"fp32", r.gemm.precision == GemmPrecision::Fp32}};
-            // Reloads of A, C and B, in seed 001's order (A's, the output's, B's): the output is written once.
+            // Reloads of A, C and B, in DeepFlow's order (A's, the output's, B's): the output is written once.
             row["hbm_reloads"] = {{"a", r.traffic.hbm_reload_a}, {"b", r.traffic.hbm_reload_b}, {"c", 1}};
             row["l2_reloads"] = {{"a", r.traffic.l2_reload_a}, {"b", r.traffic.l2_reload_b}, {"c", 1}};
         }

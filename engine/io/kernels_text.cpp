@@ -21,7 +21,7 @@ std::string number(double v, bool machine = false) {
 std::string reloads(const json& row, const char* key) {
     if (!row.contains(key)) return "-";
     const json& r = row[key];
-    // seed 001's order: A, the output C, B
+    // DeepFlow's order: A, the output C, B
     return number(r["a"].get<double>(), true) + "," + number(r["c"].get<double>(), true) + "," + number(r["b"].get<double>(), true);
 }
 

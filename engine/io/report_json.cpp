@@ -46,7 +46,7 @@ const char* xla_type(Dtype d) {
     return "f32";
 }
 
-// The program as XLA's out-of-memory report gives it (seed 000), for a stage XLA compiles.
+// The program as XLA's out-of-memory report gives it (XLA's BERT report, docs/sources.md), for a stage XLA compiles.
 void xla_program_json(JsonWriter& w, const XlaProgram& x) {
     w.key("xla")
         .begin_object()
@@ -160,7 +160,7 @@ void communication(JsonWriter& w, const Report& r) {
             .field("exposed_seconds", finite(e.exposed_seconds))
             .end_object();
     w.end_array();
-    // Seed 002's "Cluster Communication Summary": calls, volume and time per parallel dimension.
+    // The Megatron analysis tool's "Cluster Communication Summary": calls, volume and time per parallel dimension.
     w.key("communication_summary").begin_object();
     for (const DimensionTraffic& t : traffic_by_dimension(sc))
         w.key(name_of_dim(t.dimension))

@@ -272,7 +272,8 @@ std::string headline(const json& r) {
            " GiB: " + verdict_word(r) + "; " + verdict_of(r)["reason"].get<std::string>() + "\n";
     if (peak.contains("xla")) {
         const json& x = peak["xla"];
-        // XLA's out-of-memory report's lines (seed 000): total = reserved + program + arguments.
+        // XLA's out-of-memory report's lines (as in XLA's BERT report, docs/sources.md): total = reserved + program
+        // + arguments.
         out += "XLA: total HBM " + gib(x["total"]) + " GiB = reserved " + gib(x["reserved"]) + " + program " +
                gib(x["program"]) + " (HLO temp at " + phase_label(peak["peak_phase"].get<std::string>()) +
                ") + arguments " + gib(x["arguments"]) + " (weights and optimizer states); saved tensors " +
@@ -293,7 +294,8 @@ std::string headline(const json& r) {
     return out;
 }
 
-// XLA's largest program allocations of the peak stage (seed 000's list), one row per distinct buffer.
+// XLA's largest program allocations of the peak stage (as XLA's BERT report lists them), one row per distinct
+// buffer.
 std::vector<Row> xla_rows(const json& r, bool raw_bytes) {
     std::vector<Row> rows{{"#", "size MiB", "unpadded MiB", "count", "shape", "module", "tensor", "kept"}};
     if (raw_bytes) rows[0][1] = "size", rows[0][2] = "unpadded size";

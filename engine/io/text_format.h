@@ -1,6 +1,7 @@
 #pragma once
-// Human-readable renderings of a JSON report: the seed-002 style table for terminals,
-// Markdown for docs and CSV for spreadsheets. They read only the public report fields.
+// Human-readable renderings of a JSON report: the table for terminals (in the style of the
+// Megatron analysis tool's per-module report, docs/sources.md), Markdown for docs and CSV for
+// spreadsheets. They read only the public report fields.
 #include <nlohmann/json.hpp>
 #include <string>
 

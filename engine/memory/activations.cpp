@@ -10,7 +10,8 @@ double saved_element_bytes(SavedKind kind, const Config& c) {
     switch (kind) {
         case SavedKind::Activation: return bytes_of(c.s.training.dtype);
         // Under XLA dropout keeps its RNG's output, uniforms in the activation dtype (TensorFlow's tf.nn.dropout:
-        // random_uniform(dtype=x.dtype); an rng has a side effect, so XLA never recomputes it: seed 000's rng.117).
+        // random_uniform(dtype=x.dtype); an rng has a side effect, so XLA never recomputes it: rng.117 in XLA's BERT
+        // report, docs/sources.md).
         case SavedKind::Mask: return c.traits.xla ? bytes_of(c.s.training.dtype) : 1;
         case SavedKind::Fp32: return 4;
         case SavedKind::Upcast: return c.traits.autocast ? 4 : bytes_of(c.s.training.dtype);
@@ -45,8 +46,8 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
         case SavedSplit::Tensor:
             return s * b * t.width * elem / (seq_split * p.tp);
         case SavedSplit::Scores:
-            // 5as^2b/t (Korthikanti Table 2): heads split by tp, and by the Ulysses degree (seed 003:
-            // [h/P, N, N] per device). cp > 1 requires flash attention, so no cp term.
+            // 5as^2b/t (Korthikanti Table 2): heads split by tp, and by the Ulysses degree (the Ulysses memory
+            // walk, docs/sources.md: [h/P, N, N] per device). cp > 1 requires flash attention, so no cp term.
             return b * t.width * s * s * elem / (p.tp * p.ulysses);
         // Expert activations are the busiest rank's: its share of the top-k copies of the tokens.
         case SavedSplit::Routed:

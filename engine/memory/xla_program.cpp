@@ -24,7 +24,7 @@ struct Walk {
     XlaBuffer buffer(const SavedTensor& t, const std::string& module) const {
         XlaBuffer buf;
         buf.module = module;
-        // Under XLA a dropout mask is its RNG's output: the uniforms themselves (seed 000's rng.117).
+        // Under XLA a dropout mask is its RNG's output: the uniforms themselves (rng.117 in XLA's BERT report).
         buf.tensor = t.kind == SavedKind::Mask ? t.name + " (rng uniforms)" : t.name;
         buf.shape = saved_tensor_shape(t, c);
         buf.dtype = dtype_of(saved_element_bytes(t.kind, c), c);

@@ -1,5 +1,5 @@
 #pragma once
-// The per-kernel table (seed 001's projection, for every model): each kernel one pipeline stage's devices run,
+// The per-kernel table (DeepFlow's LSTM projection's, for every model): each kernel one pipeline stage's devices run,
 // with its pass, FLOPs, HBM and L2 traffic (GEMM tile reloads), intensity against the device's inflection
 // point, bound and time, then the optimizer step's kernels. One instance per row; `count` instances per
 // microbatch (layers x time steps), and the step's share over all microbatches. Summed over the rows, the

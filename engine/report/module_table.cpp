@@ -1,5 +1,5 @@
-// The per-module table of seed 002: a depth-first walk of the graph with parameter shapes,
-// counts and bytes, and saved activations, after tensor-parallel sharding.
+// The per-module table of the Megatron analysis tool's report (docs/sources.md): a depth-first walk of
+// the graph with parameter shapes, counts and bytes, and saved activations, after tensor-parallel sharding.
 #include "compute/op_cost.h"
 #include "graph/op.h"
 #include "memory/activations.h"

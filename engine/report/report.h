@@ -17,7 +17,7 @@ struct ParameterCounts {
     double active = 0;      // used per token: the total less the routed experts a token skips (= total if dense)
 };
 
-// One row of the per-module table (seed 002). Numbers are per device after tensor
+// One row of the per-module table (the Megatron analysis tool's report). Numbers are per device after tensor
 // parallelism; `parameters` is the unsharded count; rows inside a layer are per layer.
 struct ModuleRow {
     std::string path;                 // "layer/self_attention/query_key_value"

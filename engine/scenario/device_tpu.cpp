@@ -39,7 +39,7 @@ public:
     // (8, 128) elements, a 16-bit array's pairs of rows packed ((8,128)(2,1)); an 8-bit array's tile is 32 rows,
     // four packed per sublane ((32,128)(4,1): JAX tpu_info.py get_sublane_tiling, XLA's default before TPU7x);
     // a 32-bit array with 1-2 or 3-4 rows takes a (2,128) or (4,128) tile; a vector a linear tile of 1024, a scalar
-    // one of 256 (seed 000: f32[]{:T(256)}).
+    // one of 256 (XLA's BERT report: f32[]{:T(256)}).
     ArrayLayout layout(const std::vector<int64_t>& shape, Dtype dtype) const override {
         const double bytes = bytes_of(dtype);
         ArrayLayout out;

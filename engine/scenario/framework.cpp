@@ -70,8 +70,8 @@ void apply_implementation_defaults(Scenario& s) {
     const bool megatron_kernels = s.framework == Framework::Megatron || s.framework == Framework::DeepSpeed ||
                                   s.framework == Framework::Xla;
     // DeepSpeed defaults to Megatron-style kernels because the published DeepSpeed runs we validate against
-    // (seed 004's Bloom, Narayanan's ZeRO-3 rows) are Megatron-DeepSpeed; Hugging Face + DeepSpeed users set
-    // implementation.model_code = huggingface.
+    // (the Bloom runs of Azure ML's training guide, Narayanan's ZeRO-3 rows) are Megatron-DeepSpeed; Hugging
+    // Face + DeepSpeed users set implementation.model_code = huggingface.
     if (!im.model_code) im.model_code = megatron_kernels ? ModelCode::Megatron : ModelCode::HuggingFace;
     // Megatron and DeepSpeed ship a fused (multi-tensor) Adam; torch.optim.AdamW picks foreach on CUDA
     // when neither foreach nor fused is given (torch/optim/optimizer.py _default_to_fused_or_foreach).

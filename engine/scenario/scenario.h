@@ -103,9 +103,10 @@ struct ModelSpec {
     bool parallel_block = false;   // attention and MLP side by side on one norm (Falcon parallel_attn, GPT-J, PaLM)
     bool post_norms = false;       // a norm on the attention's and on the MLP's output too (Gemma 2/3 "sandwich" norms)
     bool parallel_norms = false;   // a parallel block's MLP reads the input through a norm of its own (GPT-NeoX, Pythia)
-    // LSTM language models (arch lstm; Zaremba et al. 2014, seed 001): `hidden` is the cell width, `embedding_dim`
-    // the first layer's input; the top layer's output goes through a linear projection to `projection` wide
-    // before the softmax (0: none); the four gates' GEMMs fused into one per time step, or one per gate.
+    // LSTM language models (arch lstm; Zaremba et al. 2014, DeepFlow's LSTM projection): `hidden` is the cell
+    // width, `embedding_dim` the first layer's input; the top layer's output goes through a linear projection to
+    // `projection` wide before the softmax (0: none); the four gates' GEMMs fused into one per time step, or one
+    // per gate.
     int64_t projection = 0;
     bool fused_gates = true;
 };

@@ -48,7 +48,7 @@ export async function showKernels(engine, report, current, helpers) {
 
 function render(table, caption, answer, { h, count, duration, fixed }) {
   const mb = (bytes) => (bytes > 0 ? fixed(bytes / 1e6, 2) : '—');
-  // Reloads of A, C and B, in seed 001's order (C, the output, is written once).
+  // Reloads of A, C and B, in DeepFlow's order (C, the output, is written once).
   const reloads = (r) => (r ? `${count(r.a)}, ${count(r.c)}, ${count(r.b)}` : '—');
   const shape = (g) => (g ? `${count(g.m)} × ${count(g.k)} × ${count(g.n)}` : '—');
   if (!answer.ok) {
