@@ -9,8 +9,8 @@ error. With --check it fails (exit 1) when an error grows past the bounds in val
     python3 validation/compare.py --markdown                         # the table in docs/model.md
 
 A run is either a record written by validation/measure/measure.py (it carries the scenario it
-ran, `case.scenario`) or a record of ../shared/measured/ (its `case` and `model_cfg` describe the
-run; `scenario_of` below turns them into the scenario that run executed).
+ran, `case.scenario`) or a record of the reference set validation/measured/h100-pytorch.jsonl (its `case`
+and `model_cfg` describe the run; `scenario_of` below turns them into the scenario that run executed).
 """
 import argparse
 import json
@@ -47,7 +47,7 @@ QUANTITIES = {
 # Profiler categories (validation/measure/kernels.py) that the engine counts as memory-bound kernels.
 MEMORY_BOUND = ("copy_cast", "elementwise", "norm", "reduce", "softmax_ce", "other")
 
-# ../shared/measured describes its models by name; these are the architectures it built.
+# validation/measured/h100-pytorch.jsonl names its models; these are the architectures it built.
 MODELS = {
     "gpt2-124m": {"preset": "gpt2"},
     "bert-large": {"preset": "bert-large"},

@@ -1,7 +1,7 @@
 """The measurement record (one JSON line per run): creation, merging ranks, output.
 
 Plain Python, so that the launcher, the suite runner and the tests share it without torch.
-Field names follow shared/measured/h100-pytorch.jsonl; README.md explains each one.
+Field names follow validation/measured/h100-pytorch.jsonl; validation/measured/README.md explains each one.
 """
 
 from __future__ import annotations
