@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh all
+scripts/build.sh native
 scripts/build-web.sh
 ./build/engine/shardcalc_bench
 node scripts/bench-wasm.mjs

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Native build (CLI, tests, benchmark) into build/; with "wasm", also the WebAssembly build
-# of the same engine sources into build-wasm/.
+# Builds the engine. Usage: scripts/build.sh [native|wasm|all] (default native)
+#   native: the CLI, the doctest suite and the benchmark, into build/
+#   wasm:   the WebAssembly modules of the same engine sources (what the page loads), into build-wasm/
+#   all:    both
 set -euo pipefail
 cd "$(dirname "$0")/.."
+what=${1:-native}
+case "$what" in native|wasm|all) ;; *) echo "usage: $0 [native|wasm|all]" >&2; exit 2 ;; esac
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$jobs"
-if [ "${1:-}" = wasm ]; then
+if [ "$what" != wasm ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build -j"$jobs"
+fi
+if [ "$what" != native ]; then
   emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
   cmake --build build-wasm -j"$jobs"

@@ -2,19 +2,24 @@
 # Installs the Debian packages shardcalc needs, skipping what is already there, then the npm
 # tooling for the page (esbuild, playwright-core; marked and github-slugger render docs/ to HTML).
 # Usage: scripts/deps.sh [native|web|all|fuzz]
-# (fuzz: the native packages and clang with its sanitizer and libFuzzer runtimes, for scripts/fuzz.sh)
+#   native: g++, CMake, nlohmann-json and doctest (the CLI, the doctest suite, the benchmark)
+#   web:    Emscripten, CMake, nlohmann-json, Python (scripts/serve.py), Node and npm: what the page needs
+#   all:    both, and Chromium for the browser tests
+#   fuzz:   the native packages and clang with its sanitizer and libFuzzer runtimes, for scripts/fuzz.sh
+# Works on a bare Debian 12 root: nothing but apt-get and dpkg-query is assumed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=${1:-all}
-native=(g++ make cmake python3 ca-certificates nlohmann-json3-dev doctest-dev)
-web=(emscripten wabt binaryen)
+common=(make cmake python3 ca-certificates nlohmann-json3-dev)
+native=(g++ doctest-dev)
+web=(emscripten binaryen)
 browser=(chromium fonts-dejavu-core)
 fuzz=(clang-14 libclang-rt-14-dev)
 case "$want" in
-  native) pkgs=("${native[@]}") ;;
-  web) pkgs=("${native[@]}" "${web[@]}") ;;
-  all) pkgs=("${native[@]}" "${web[@]}" "${browser[@]}") ;;
-  fuzz) pkgs=("${native[@]}" "${fuzz[@]}") ;;
+  native) pkgs=("${common[@]}" "${native[@]}") ;;
+  web) pkgs=("${common[@]}" "${web[@]}") ;;
+  all) pkgs=("${common[@]}" "${native[@]}" "${web[@]}" "${browser[@]}") ;;
+  fuzz) pkgs=("${common[@]}" "${native[@]}" "${fuzz[@]}") ;;
   *) echo "usage: $0 [native|web|all|fuzz]" >&2; exit 2 ;;
 esac
 # Node and npm: any on PATH will do (these machines carry Node 20; Debian's is 18).

@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh all
+scripts/build.sh native
 scripts/build-web.sh
 ctest --test-dir build --output-on-failure
 node --test tests/web/wasm.test.mjs
