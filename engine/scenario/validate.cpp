@@ -188,10 +188,12 @@ void validate_sharding(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
     const ParallelSpec& p = c.s.parallel;
     const int64_t seq = c.d.seq_len;
-    // Megatron attention/MLP sharding (megatron/core/transformer/attention.py, mlp.py).
-    check.divides(p.tp, {{"model.heads", m.heads}, {"model.kv_heads", *m.kv_heads, "query groups are split across tensor-parallel ranks"},
-                         {"model.ffn_hidden", *m.ffn_hidden}},
-                  "/parallel/tp", "tp");
+    // Megatron attention/MLP sharding (megatron/core/transformer/attention.py, mlp.py). An LSTM has no heads
+    // or FFN to split: its tensor parallelism is refused by lstm_rules.cpp, in words of its own.
+    if (m.arch != Arch::Lstm)
+        check.divides(p.tp, {{"model.heads", m.heads}, {"model.kv_heads", *m.kv_heads, "query groups are split across tensor-parallel ranks"},
+                             {"model.ffn_hidden", *m.ffn_hidden}},
+                      "/parallel/tp", "tp");
     if (p.sp && !check.has("/parallel/tp"))
         check.divides(p.tp, {{"training.seq_len", seq, "sequence parallelism splits it by tp"}}, "/parallel/sp", "tp");
     // DeepSpeed-Ulysses scatters heads with an all-to-all (deepspeed/sequence/layer.py); per-rank heads only

@@ -23,7 +23,7 @@ const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
 // `edited`: the reader changed something since the link was read (a later good result clears
 // the link's error message).
-const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null };
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null, choice: 0 };
 
 function setStatus(state, text) {
   const el = $('#status');
@@ -282,6 +282,7 @@ function showReport(report) {
   app.errors = null;
   $('#engine-error').hidden = true;
   $('#engine-error').textContent = '';
+  $('#summary-error').hidden = true;
   if (app.edited) linkError('');
   $('#results').classList.remove('stale');
   $('#summary').classList.remove('stale');
@@ -309,12 +310,53 @@ function showError(errors) {
     h('p', {}, errors.length > 1 ? `${errors.length} problems with this plan; the figures below are from the last plan that worked:`
       : 'A problem with this plan; the figures below are from the last plan that worked:'),
     h('ul', {}, errors.map(line)));
+  if (!embed) offerFixes(box, errors);
+  // The answer bar says so too, on every screen: its figures are the last valid plan's, never this one's.
+  const first = errors[0];
+  $('#summary-error').hidden = false;
+  $('#summary-error').textContent = `⚠ ${first.path ? `${fieldName(first.path)}: ` : ''}${first.message}` +
+    (errors.length > 1 ? ` (and ${errors.length - 1} more)` : '') +
+    (app.report ? ' — figures are from the last valid plan' : ' — no figures yet');
   $('#results').classList.add('stale');
   $('#summary').classList.add('stale');
   $('#pin').disabled = true; // only a plan the engine accepts can be pinned
   if (!app.report) $('#headline').textContent = 'No result yet: the engine rejected the input.';
   setStatus('error', errors.length > 1 ? `${errors.length} input errors` : 'Input error');
   $('#markdown-output').value = markdownRefusal();
+}
+
+// Each error at a plan field gets the engine's nearest accepted value as a one-click fix ("Use 1"), found by
+// adapt.js as a choice's moves are. Only the latest errors get theirs.
+let fixSeq = 0;
+async function offerFixes(box, errors) {
+  const id = ++fixSeq;
+  let chunk;
+  try {
+    chunk = await (adaptChunk ??= import('./adapt.js'));
+  } catch {
+    return;
+  }
+  const scenario = toScenario(app.entries);
+  const plan = planFields();
+  for (const item of box.querySelectorAll('li[data-error-path]')) {
+    const path = dotted(item.dataset.errorPath || '/');
+    if (!chunk.adaptable(path)) continue;
+    let value;
+    try {
+      value = await chunk.suggestion(app.engine, scenario, path, plan.value(path));
+    } catch {
+      value = undefined;
+    }
+    if (id !== fixSeq) return;
+    if (value === undefined) continue;
+    item.append(' ', h('button', { type: 'button', class: 'fix', 'data-fix': path, 'aria-label': `Set ${FIELDS.get(path).label} to ${shown(value)}`,
+      onclick: () => {
+        setField(app.presets, app.entries, path, value);
+        syncForm(form, app.presets, app.entries);
+        app.edited = true;
+        changed();
+      } }, `Use ${shown(value)}`));
+  }
 }
 
 // Why there is no Markdown to copy: the export describes a plan the engine accepted, never a stale one.
@@ -329,25 +371,85 @@ function onInput(event) {
   const path = el.dataset?.path;
   if (!path) return;
   const value = readInput(el);
+  const world = app.report?.derived?.world_size;
+  showAdapted([]); // a note about the last choice's moves is kept only until the next edit
   if (FIELDS.get(path).type === 'preset') {
     const section = path.split('.')[0];
     if (app.entries[path] === value) return;
     setPreset(app.presets, app.entries, section, value, inputPaths(form, section));
-    if (section === 'hardware') return followFramework();
-  } else setField(app.presets, app.entries, path, value);
+    return section === 'hardware' ? followFramework(world) : adaptToChoice(world);
+  }
+  setField(app.presets, app.entries, path, value);
+  if (path === 'framework') return adaptToChoice(world);
   syncForm(form, app.presets, app.entries);
   app.edited = true;
   changed();
 }
 
 // A new device may refuse the framework (a TPU runs xla only, a GPU does not run it): the form moves to the first
-// framework the engine accepts there before the plan is evaluated.
-async function followFramework() {
+// framework the engine accepts there before the plan is adapted and evaluated.
+async function followFramework(world) {
+  const id = ++app.choice;
+  setStatus('busy', 'Adapting the plan…');
   const next = await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS);
+  if (id !== app.choice) return;
   if (next) app.entries.framework = next;
+  adaptToChoice(world);
+}
+
+// Every choice of a model, device or framework gives an answer: the plan's fields the choice breaks move to the
+// nearest values the engine accepts (adapt.js, a chunk fetched on the first choice), one line in the answer bar
+// says what moved and why, and Undo puts them back (the choice stays, with its errors and their fixes).
+let adaptChunk = null;
+async function adaptToChoice(world) {
+  const id = ++app.choice;
   syncForm(form, app.presets, app.entries);
   app.edited = true;
+  setStatus('busy', 'Adapting the plan…');
+  const before = structuredClone(app.entries);
+  let changes = [];
+  try {
+    const { adaptPlan } = await (adaptChunk ??= import('./adapt.js'));
+    changes = await adaptPlan(app.engine, planFields(), world);
+  } catch {
+    changes = []; // the plan is evaluated as chosen: its errors say what to change
+  }
+  if (id !== app.choice) return;
+  showAdapted(changes, before);
+  syncForm(form, app.presets, app.entries);
   changed();
+}
+
+// The form's plan as adapt.js reads and moves it: a field's value is what the form shows, else what the engine
+// resolved it to in the last answer.
+function planFields() {
+  return {
+    scenario: () => toScenario(app.entries),
+    value: (path) => effective(app.presets, app.entries, path) ?? dig(app.report?.scenario, path),
+    set: (path, value) => setField(app.presets, app.entries, path, value),
+  };
+}
+
+const shown = (v) => (typeof v === 'boolean' ? (v ? 'on' : 'off') : typeof v === 'number' ? count(v) : String(v));
+
+// The line that says what the last choice moved, with Undo (`before`: the entries before the moves).
+function showAdapted(changes, before) {
+  const note = $('#adapt-note');
+  note.hidden = !changes.length;
+  if (!changes.length) {
+    note.replaceChildren();
+    return;
+  }
+  const move = (c) => h('span', { class: 'adapt-move', 'data-path': c.path, title: c.reason },
+    `${FIELDS.get(c.path)?.label ?? c.path} ${shown(c.from)} → ${shown(c.to)}`, h('span', { class: 'adapt-why' }, ` (${c.reason})`));
+  const undo = h('button', { type: 'button', class: 'adapt-undo', onclick: () => {
+    app.entries = before;
+    showAdapted([]);
+    syncForm(form, app.presets, app.entries);
+    app.edited = true;
+    changed();
+  } }, 'Undo');
+  note.replaceChildren(h('span', {}, 'Adapted to your choice: '), ...changes.flatMap((c, i) => (i ? ['; ', move(c)] : [move(c)])), '. ', undo);
 }
 
 // Why the engine refused a config.json: each problem at its key ("num_local_experts: 8 experts: ...").

@@ -1,0 +1,126 @@
+// Every first try answers, in real Chromium: each model preset and each device preset chosen from the default page
+// gives a result (the plan's fields the choice breaks move to values the engine accepts, the answer bar says what
+// moved, Undo puts them back), an error offers the engine's fix in one click, and the answer bar never shows a
+// verdict while the plan has errors. Screenshots: artifacts/screenshots/first-try-*.png.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { DESKTOP, PHONE, cliReport, close, expectMetric, open, root, scenario as plan, shots, useBrowser } from './harness.mjs';
+
+const env = useBrowser();
+const ids = (kind) => readdirSync(join(root, 'presets', kind)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+const MODELS = ids('models');
+const DEVICES = ids('hardware');
+
+// Back to the default page's plan without a reload (the link's state is read again), then wait for its answer.
+async function reset(page) {
+  await page.evaluate(() => { window.location.hash = '#v=2'; });
+  await page.waitForFunction(() => document.querySelector('#f-model-preset')?.value === 'llama-3.1-8b' &&
+    document.querySelector('#f-hardware-preset')?.value === 'h100-sxm-80gb' && document.querySelector('#f-parallel-tp')?.value === '4');
+  await page.waitForSelector('#status[data-state="ready"]');
+}
+
+// Chooses a preset as a reader does and waits for the answer it leads to.
+async function choose(page, id, value) {
+  await page.selectOption(`#${id}`, value);
+  await page.waitForSelector('#status[data-state="ready"], #status[data-state="error"]');
+}
+
+// What the page shows now: whether it has an answer for the plan in the form.
+const state = (page) => page.evaluate(() => ({
+  status: document.querySelector('#status').dataset.state,
+  errors: [...document.querySelectorAll('#engine-error li')].map((li) => li.textContent),
+  barError: document.querySelector('#summary-error').hidden ? '' : document.querySelector('#summary-error').textContent,
+  verdict: document.querySelector('[data-verdict]')?.dataset.verdict,
+  note: document.querySelector('#adapt-note').hidden ? '' : document.querySelector('#adapt-note').textContent,
+}));
+
+test('every model preset × every device preset, chosen from the default page, gives an answer', async () => {
+  const page = await open(env);
+  const failures = [];
+  for (const device of DEVICES) {
+    for (const model of MODELS) {
+      await reset(page);
+      await choose(page, 'f-hardware-preset', device);
+      await choose(page, 'f-model-preset', model);
+      const s = await state(page);
+      if (s.status !== 'ready' || s.errors.length || s.barError) failures.push(`${model} on ${device}: ${s.status} ${s.errors.join(' | ')}`);
+    }
+  }
+  assert.deepEqual(failures, []);
+  await close(page);
+});
+
+test('a choice the plan does not allow moves the plan, says what moved in one line, and Undo puts it back', async () => {
+  for (const viewport of [DESKTOP, PHONE]) {
+    const page = await open(env, '', { viewport });
+    // Falcon-7B: 71 heads, so the default tp 4 cannot stay; dp takes up the devices tp 1 frees.
+    await choose(page, 'f-model-preset', 'falcon-7b');
+    let s = await state(page);
+    assert.equal(s.status, 'ready');
+    assert.match(s.note, /Tensor parallel \(tp\) 4 → 1 \(must divide model\.heads \(71\)/);
+    assert.match(s.note, /Data parallel \(dp\) 2 → 8 \(keeps the plan on 8 devices\)/);
+    assert.equal(await page.inputValue('#f-parallel-tp'), '1');
+    await expectMetric(page, 'memory.per_device.total',
+      cliReport(plan({ 'model.preset': 'falcon-7b', 'parallel.tp': 1, 'parallel.dp': 8 })).memory.per_device.total);
+    await page.screenshot({ path: join(shots, `first-try-adapted-${viewport.width}.png`), fullPage: false });
+    // Undo: the choice stays, the moves go, and the errors come with a one-click fix each.
+    await page.click('.adapt-undo');
+    await page.waitForSelector('#status[data-state="error"]');
+    s = await state(page);
+    assert.equal(s.note, '');
+    assert.equal(await page.inputValue('#f-parallel-tp'), '4');
+    assert.match(s.barError, /^⚠ Tensor parallel \(tp\): must divide model\.heads \(71\).* — figures are from the last valid plan$/);
+    await page.waitForSelector('#engine-error button.fix[data-fix="parallel.tp"]');
+    assert.equal(await page.textContent('#engine-error button.fix[data-fix="parallel.tp"]'), 'Use 1');
+    await page.click('#engine-error button.fix[data-fix="parallel.tp"]');
+    await page.waitForSelector('#status[data-state="ready"]');
+    s = await state(page);
+    assert.equal(s.barError, '');
+    assert.equal(await page.inputValue('#f-parallel-tp'), '1');
+    await close(page);
+  }
+});
+
+test('a model with fewer positions than the sequence: the sequence moves to the largest length it takes', async () => {
+  const page = await open(env);
+  await choose(page, 'f-model-preset', 'gpt2');
+  const s = await state(page);
+  assert.equal(s.status, 'ready');
+  assert.match(s.note, /Sequence length 8,192 → 1,024/);
+  assert.equal(await page.inputValue('#f-training-seq_len'), '1024');
+  await close(page);
+});
+
+test('a TPU chosen from the default page runs xla without sequence parallelism, and answers at once', async () => {
+  const page = await open(env);
+  await choose(page, 'f-hardware-preset', 'tpu-v4');
+  const s = await state(page);
+  assert.equal(s.status, 'ready');
+  assert.equal(await page.inputValue('#f-framework'), 'xla');
+  assert.equal(await page.isChecked('#f-parallel-sp'), false);
+  assert.match(s.note, /Sequence parallel \(sp\) on → off/);
+  await close(page);
+});
+
+test('the answer bar says the plan has an error, on desktop and phone, and never shows a verdict as current', async () => {
+  for (const viewport of [DESKTOP, PHONE]) {
+    const page = await open(env, '', { viewport });
+    await page.fill('#f-parallel-tp', '3');
+    await page.waitForSelector('#status[data-state="error"]');
+    const bar = page.locator('#summary-error');
+    assert.equal(await bar.isVisible(), true);
+    assert.match(await bar.textContent(), /^⚠ Tensor parallel \(tp\): must divide .* — figures are from the last valid plan$/);
+    assert.equal(await page.locator('#summary.stale').count(), 1);
+    // The bar stays in view while the reader is down at the form's field.
+    await page.locator('#f-parallel-tp').scrollIntoViewIfNeeded();
+    const box = await bar.boundingBox();
+    assert.ok(box && box.y >= 0 && box.y < viewport.height / 2, 'the error line is in the sticky bar at the top');
+    await page.screenshot({ path: join(shots, `first-try-bar-error-${viewport.width}.png`), fullPage: false });
+    await page.fill('#f-parallel-tp', '4');
+    await page.waitForSelector('#status[data-state="ready"]');
+    assert.equal(await bar.isVisible(), false);
+    await close(page);
+  }
+});

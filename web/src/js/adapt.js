@@ -1,0 +1,84 @@
+// Every choice gives an answer: after the reader picks a model, a device or a framework, the plan's own fields
+// (training and parallelism) that the new choice breaks move to the nearest value the engine accepts, and the page
+// says what moved. Which values are accepted is the engine's rule, never the page's: each candidate goes through
+// engine.choices (engine/io/choices.h), which reads and validates the plan with it exactly as an evaluation would.
+// A chunk of its own (web/build.mjs): fetched on the first choice of a preset or on the first error.
+import { FIELDS, dotted, pointer } from './fields.js';
+
+// The fields a choice may move: the plan's, not the model or the device the reader chose.
+const PLAN_SECTIONS = ['training', 'parallel'];
+export const adaptable = (path) => FIELDS.get(path)?.input === true && PLAN_SECTIONS.includes(path.split('.')[0]) && FIELDS.get(path).type !== 'ints';
+
+async function firstValid(engine, scenario, path, candidates) {
+  if (!candidates.length) return undefined;
+  const answer = await engine.choices({ scenario, options: { [pointer(path)]: candidates } });
+  return answer.ok ? answer.options[pointer(path)].find((o) => o.valid)?.value : undefined;
+}
+
+async function step(engine, scenario, path, from, direction) {
+  const answer = await engine.choices({ scenario, step: { path: pointer(path), from, direction } });
+  return answer.ok && answer.value !== null ? answer.value : undefined;
+}
+
+// The value the engine accepts at `path` nearest to `current` (a number, a boolean or a menu value), or undefined
+// when it accepts none near it. Integers: the next valid value below, else the largest valid halving (a sequence
+// of 8,192 on a model of 512 positions is thousands of steps away), else the next valid value above. Menus and
+// switches: the first other option the engine accepts, in the menu's order.
+export async function suggestion(engine, scenario, path, current) {
+  const spec = FIELDS.get(path);
+  if (spec.type === 'bool') return firstValid(engine, scenario, path, [!current]);
+  if (spec.options) {
+    const options = spec.options.map((o) => (spec.type === 'int' ? Number(o) : o)).filter((o) => o !== current);
+    return firstValid(engine, scenario, path, options);
+  }
+  if (spec.type !== 'int' || !Number.isSafeInteger(current)) return undefined;
+  const below = await step(engine, scenario, path, current, -1);
+  if (below !== undefined) return below;
+  const halvings = [];
+  for (let v = Math.floor(current / 2); v >= 1; v = Math.floor(v / 2)) halvings.push(v);
+  return (await firstValid(engine, scenario, path, halvings)) ?? step(engine, scenario, path, current, 1);
+}
+
+// Moves the plan's fields until the engine accepts the plan, or no move helps. `plan` gives
+// {scenario(), value(path), set(path, value)} over the page's entries; `world`: the device count of the plan
+// before the choice (report.derived.world_size), which data parallelism then keeps where the engine allows it.
+// Returns the moves made, each {path, from, to, reason} (reason: the engine's words for why `from` failed).
+export async function adaptPlan(engine, plan, world) {
+  const changes = [];
+  const tried = new Set();
+  for (let round = 0; round < 12; round += 1) {
+    const answer = await engine.evaluate(plan.scenario());
+    if (answer.ok) {
+      await keepWorld(engine, plan, world, answer.report, changes);
+      break;
+    }
+    const errors = answer.errors || [answer.error];
+    let moved = false;
+    for (const error of errors) {
+      const path = dotted(error.path || '/');
+      const from = plan.value(path);
+      if (!adaptable(path) || tried.has(`${path}=${from}`)) continue;
+      tried.add(`${path}=${from}`);
+      const to = await suggestion(engine, plan.scenario(), path, from);
+      if (to === undefined) continue;
+      plan.set(path, to);
+      changes.push({ path, from, to, reason: error.message });
+      moved = true;
+      break; // one move at a time: it may clear other errors too
+    }
+    if (!moved) break;
+  }
+  return changes;
+}
+
+// A smaller tensor, pipeline or sequence split on the same devices: data parallelism takes up what it freed.
+async function keepWorld(engine, plan, world, report, changes) {
+  const now = report.derived?.world_size;
+  if (!changes.length || !world || !now || now >= world || world % now !== 0) return;
+  const dp = plan.value('parallel.dp') ?? report.scenario?.parallel?.dp;
+  if (!Number.isSafeInteger(dp)) return;
+  const to = dp * (world / now);
+  if ((await firstValid(engine, plan.scenario(), 'parallel.dp', [to])) !== to) return;
+  plan.set('parallel.dp', to);
+  changes.push({ path: 'parallel.dp', from: dp, to, reason: `keeps the plan on ${world} devices` });
+}
