@@ -124,3 +124,57 @@ test('the answer bar says the plan has an error, on desktop and phone, and never
     await close(page);
   }
 });
+
+test('links never lose work: a #scenario= link keeps what reads and names what does not; a bad pin= drops the pin only', async () => {
+  const good = { framework: 'megatron', model: { preset: 'llama-3.1-70b' }, training: { seq_len: 4096, global_batch: 512 },
+    parallel: { tp: 8, pp: 4, dp: 2 }, hardware: { preset: 'h100-sxm-80gb' } };
+  const bad = structuredClone(good);
+  bad.parallel.vpp = 'two';
+  let page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(bad))}`);
+  assert.match(await page.textContent('#link-error'), /parallel\.vpp must be a number, got "two"/);
+  await expectMetric(page, 'memory.per_device.total', cliReport(good).memory.per_device.total);
+  assert.equal(await page.inputValue('#f-training-global_batch'), '512');
+  // The address bar shows the plan that was loaded, without the part that was dropped.
+  const hash = await page.evaluate(() => decodeURIComponent(window.location.hash));
+  assert.doesNotMatch(hash, /vpp|two/);
+  assert.match(hash, /parallel\.tp=8/);
+  await close(page);
+
+  // A pin= whose value is not even percent-encoding: named and dropped, and plan B loads.
+  page = await open(env, '#v=2&parallel.tp=8&pin=v%3D2%26parallel.tp%3D%E0%A4%A');
+  assert.match(await page.textContent('#link-error'), /pin= \(plan A of the comparison\) was dropped: it is not valid percent-encoding/);
+  assert.equal(await page.inputValue('#f-parallel-tp'), '8');
+  assert.equal(await page.isHidden('#compare-section'), true);
+  assert.doesNotMatch(await page.evaluate(() => window.location.hash), /pin=/);
+  await close(page);
+});
+
+test('a number being typed is not a plan: "2" and "2." on the way to "2.5" are never evaluated or written into the link', async () => {
+  // Every address the page writes, in order (history.replaceState is how app.js writes it).
+  const init = () => {
+    window.__written = [];
+    const replace = history.replaceState.bind(history);
+    history.replaceState = (state, title, url) => {
+      window.__written.push(String(url));
+      return replace(state, title, url);
+    };
+  };
+  const page = await open(env, '', { init });
+  const field = page.locator('#f-hardware-price_per_gpu_hour');
+  await field.fill('');
+  await field.pressSequentially('2.5', { delay: 60 });
+  await page.waitForFunction(() => window.location.hash.includes('price_per_gpu_hour=2.5'));
+  await page.waitForSelector('#status[data-state="ready"]');
+  const written = await page.evaluate(() => window.__written.filter((u) => u.includes('price_per_gpu_hour')));
+  assert.deepEqual(written.map((u) => /price_per_gpu_hour=([^&]*)/.exec(u)[1]), ['2.5']);
+  // Text the field cannot hold is the engine's error at the field, and never reaches the link or the share fields.
+  const tp = page.locator('#f-parallel-tp');
+  await tp.fill('');
+  await tp.pressSequentially('1e400');
+  await page.waitForSelector('[data-error-for="/parallel/tp"]');
+  assert.doesNotMatch(await page.evaluate(() => window.location.hash), /finite|parallel\.tp=&|parallel\.tp=1e/);
+  assert.doesNotMatch(await page.inputValue('#share-url'), /finite/);
+  await tp.fill('4');
+  await page.waitForSelector('#status[data-state="ready"]');
+  await close(page);
+});

@@ -47,9 +47,12 @@ async function loadFragment() {
     Object.assign(app, state);
     if (frameworkOpen) app.entries.framework = (await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS)) ?? app.entries.framework;
     linkError(problems.length ? `Some of this link could not be read and was left at the defaults: ${problems.join('; ')}.` : '');
+    // The address bar shows what was loaded, not the parts that were dropped (the banner names those).
+    if (problems.length) window.history.replaceState(null, '', fragment());
   } catch (err) {
     Object.assign(app, defaultState());
     linkError(`This link could not be read: ${err.message}. Showing the defaults instead.`);
+    window.history.replaceState(null, '', fragment());
   }
   $('#unit').value = app.unit;
   if (form?.firstChild) syncForm(form, app.presets, app.entries, true);
@@ -150,9 +153,16 @@ function writeFragment() {
   writes.push(now);
 }
 
+// Text a number field cannot hold (1e400) is the engine's error to show, never part of a link: the address bar
+// and the share fields keep the last plan that could be written.
+const unreadableNumber = () => !!form?.querySelector('input[type="number"]:invalid') &&
+  [...form.querySelectorAll('input[type="number"]')].some((el) => el.validity.badInput);
+
 function changed(evaluate = true) {
-  writeFragment();
-  updateShareFields();
+  if (!unreadableNumber()) {
+    writeFragment();
+    updateShareFields();
+  }
   if (evaluate) evaluateSoon();
 }
 
@@ -366,10 +376,24 @@ function markdownRefusal() {
     : 'No Markdown yet: the engine has not answered.';
 }
 
+// Typing a number is not a plan until the reader pauses: "2" on the way to "2.5", or "2." (which the browser
+// cannot read yet), is never evaluated or written into the link. A pause of TYPING_MS takes what the field holds.
+const TYPING_MS = 300;
+let typing = 0;
 function onInput(event) {
   const el = event.target;
-  const path = el.dataset?.path;
-  if (!path) return;
+  if (!el.dataset?.path) return;
+  clearTimeout(typing);
+  if (el.type === 'number' && /^(insert|delete)/.test(event.inputType || '')) {
+    setStatus('busy', 'Waiting for you to finish typing…');
+    typing = setTimeout(() => applyInput(el), TYPING_MS);
+    return;
+  }
+  applyInput(el);
+}
+
+function applyInput(el) {
+  const path = el.dataset.path;
   const value = readInput(el);
   const world = app.report?.derived?.world_size;
   showAdapted([]); // a note about the last choice's moves is kept only until the next edit
@@ -575,6 +599,7 @@ export async function start(enginePromise) {
       engine: app.engine,
       framework: () => app.entries.framework,
       scenario: () => toScenario(app.entries),
+      report: () => app.report,
       load: loadPlan,
       saved: (settings) => {
         app.search = settings;

@@ -162,15 +162,23 @@ function parseText(path, text, presets) {
 
 // `inner`: the text is a pinned plan's own fragment (the value of `pin=`), which carries fields only.
 function decodeLink(text, presets, inner = false) {
-  const pairs = text.split('&').filter(Boolean).map((part) => {
+  // A part that cannot be read (no value, bad percent-encoding) is named and left out, like a bad field.
+  const unread = [];
+  const pairs = text.split('&').filter(Boolean).flatMap((part) => {
     const i = part.indexOf('=');
-    if (i < 0) fail(`${quote(part)} has no value`);
+    if (i < 0) {
+      unread.push(`${quote(part)} has no value`);
+      return [];
+    }
     try {
-      return [part.slice(0, i), decodeURIComponent(part.slice(i + 1))];
+      return [[part.slice(0, i), decodeURIComponent(part.slice(i + 1))]];
     } catch {
-      return fail(`the value of ${quote(part.slice(0, i))} is not valid percent-encoding`);
+      unread.push(part.slice(0, i) === 'pin' ? 'pin= (plan A of the comparison) was dropped: it is not valid percent-encoding'
+        : `the value of ${quote(part.slice(0, i))} is not valid percent-encoding`);
+      return [];
     }
   });
+  if (inner && unread.length) fail(unread.join('; '));
   const map = new Map(pairs);
   const base = LINK_DEFAULTS[map.get('v')];
   if (!base || !Object.hasOwn(LINK_DEFAULTS, map.get('v')))
@@ -194,7 +202,7 @@ function decodeLink(text, presets, inner = false) {
   const entries = { ...base };
   // Every field that reads is loaded; one that does not (an unknown key, a value of the wrong kind) is
   // left at its default and named in `problems`, so one bad field never drops the rest of a link.
-  const problems = [];
+  const problems = [...unread];
   // The pinned plan A: read whole or not at all (a half-read A would compare against a plan nobody
   // pinned); a bad one is named and dropped, and B loads as usual.
   let pin = null;
@@ -238,27 +246,37 @@ function decodeScenario(json, presets) {
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(scenario)) fail('the scenario must be a JSON object');
   const entries = { framework: 'megatron', 'model.preset': '', 'hardware.preset': '' };
+  // Every field that reads is loaded; one that does not is named in `problems` and left out (as in a #v= link):
+  // one bad field never drops the rest of a scenario.
+  const problems = [];
+  const tryTo = (read) => {
+    try {
+      read();
+    } catch (err) {
+      problems.push(err.message);
+    }
+  };
   // `holder[key]` is the value v of field `path`.
-  const put = (path, v, holder, key) => {
+  const put = (path, v, holder, key) => tryTo(() => {
     if (!FIELDS.has(path)) fail(`unknown field ${quote(path)}`);
     if (v !== null) entries[path] = check(path, v, presets, parsed.nonFinite(holder, key));
     else if (isOverride(path)) entries[path] = null;
-  };
+  });
   for (const [key, value] of Object.entries(scenario)) {
-    if (key === 'version') {
-      if (value !== 1) fail(`version must be 1, got ${quote(value)}`);
-    } else if (key === 'framework' || key === 'name') put(key, value, scenario, key);
-    else if (!SCENARIO_SECTIONS.includes(key)) fail(`unknown field ${quote(key)}`);
+    if (key === 'version') tryTo(() => value === 1 || fail(`version must be 1, got ${quote(value)}`));
+    else if (key === 'framework' || key === 'name') put(key, value, scenario, key);
+    else if (!SCENARIO_SECTIONS.includes(key)) problems.push(`unknown field ${quote(key)}`);
     else if (isObject(value)) {
       for (const [k, v] of Object.entries(value)) {
         if (key !== 'hardware' || k !== 'peak_tflops') put(`${key}.${k}`, v, value, k);
         else if (isObject(v)) for (const [t, x] of Object.entries(v)) put(`hardware.peak_tflops.${t}`, x, v, t);
-        else if (v !== null) fail('hardware.peak_tflops must be an object');
+        else if (v !== null) problems.push('hardware.peak_tflops must be an object');
       }
-    } else if (value !== null) fail(`${key} must be an object`);
+    } else if (value !== null) problems.push(`${key} must be an object`);
   }
   // No framework named: the engine's default for the device applies (xla on a TPU); app.js asks it which.
-  return { entries: canonical(presets, entries), unit: UNITS[0], search: null, pin: null, frameworkOpen: !('framework' in scenario) };
+  return { entries: canonical(presets, entries), unit: UNITS[0], search: null, pin: null, problems,
+    frameworkOpen: !('framework' in scenario) || problems.some((p) => p.startsWith('framework ')) };
 }
 
 // The longest fragment read, in characters (64 KiB). A real link is well under 2 KB (only what
