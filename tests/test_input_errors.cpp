@@ -60,6 +60,28 @@ TEST_CASE("invalid JSON text") {
     CHECK(e["message"].get<std::string>().find("invalid JSON") == 0);
 }
 
+TEST_CASE("a key repeated in one object is refused at the repeated member, in every entry point") {
+    // Once silently read as its last value (nlohmann's rule): {"tp":8,...,"tp":3} evaluated tp 3.
+    const auto e = test::error_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"tp":8,"dp":2,"tp":3}})");
+    CHECK(e["path"] == "/parallel/tp");
+    CHECK(e["message"].get<std::string>().rfind("duplicate key \"tp\" at offset 59: a key may appear once", 0) == 0);
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"model":{"preset":"gpt2"}})") == "/model");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"hardware":{"peak_tflops":{"bf16":1,"bf16":2}}})") == "/hardware/peak_tflops/bf16");
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"x":[{}, {"a/b~":1,"a/b~":1}]})") == "/x/1/a~1b~0");
+    // The same value twice is still two keys; keys differing only in case or escapes are not the same key.
+    CHECK(path_of(R"({"model":{"preset":"gpt2"},"training":{"seq_len":512,"seq_len":512}})") == "/training/seq_len");
+    CHECK(nlohmann::json::parse(shardcalc::evaluate_scenario_text(R"({"model":{"preset":"gpt2","Preset":1}})"))["error"]["path"] ==
+          "/model/Preset");  // unknown field, not a duplicate
+    CHECK(path_of(R"({"model":{"preset":"gpt2","pre\u0073et":"gpt2"}})") == "/model/preset");
+    // Every API that reads JSON text: kernels, search, choices, and the Hugging Face import.
+    auto path_in = [](const std::string& answer) { return nlohmann::json::parse(answer)["error"]["path"].get<std::string>(); };
+    const std::string dup = R"({"model":{"preset":"gpt2"},"parallel":{"dp":1,"dp":1}})";
+    CHECK(path_in(shardcalc::kernels_scenario_text(dup)) == "/parallel/dp");
+    CHECK(path_in(shardcalc::search_scenario_text(dup)) == "/parallel/dp");
+    CHECK(path_in(shardcalc::choices_text(R"({"scenario":{},"scenario":{}})")) == "/scenario");
+    CHECK(path_in(shardcalc::import_config_text(R"({"model_type":"gpt2","n_layer":12,"n_embd":768,"n_layer":24})")) == "/n_layer");
+}
+
 TEST_CASE("non-divisible and inconsistent plans name the field that fails") {
     // LLaMA-2-7B: 32 heads, 32 layers, seq 4096
     CHECK(path_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"tp":3}})") == "/parallel/tp");
@@ -161,4 +183,16 @@ TEST_CASE("every error at once: field types and ranges across sections, then eve
     REQUIRE(r["errors"].size() == 2);
     CHECK(r["errors"][0]["path"] == "/search/top");
     CHECK(r["errors"][1]["path"] == "/parallel/tp");
+}
+
+TEST_CASE("an LSTM's tensor parallelism is refused once, in an LSTM's words: it has no attention heads to divide") {
+    const auto r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(
+        R"({"model":{"preset":"deepflow-lstm-38b"},"training":{"seq_len":20},"parallel":{"tp":4,"sp":true}})"));
+    REQUIRE(r["ok"] == false);
+    std::vector<std::string> paths;
+    for (const auto& e : r["errors"]) {
+        paths.push_back(e["path"]);
+        CHECK(e["message"].get<std::string>().find("heads") == std::string::npos);
+    }
+    CHECK(paths == std::vector<std::string>{"/parallel/tp", "/parallel/sp"});
 }

@@ -16,7 +16,8 @@ using nlohmann::json;
 // JSON text (RFC 8259) read into an nlohmann document in one pass that checks as it goes: the nesting depth, the
 // range of numbers, strings as valid UTF-8, and the pointer of every value for the error. It accepts and builds
 // exactly what nlohmann's parser does (tested against it on random text), numbers included: integers as signed
-// (negative) or unsigned when they fit 64 bits, else as a double; a UTF-8 byte-order mark skipped. Written here
+// (negative) or unsigned when they fit 64 bits, else as a double; a UTF-8 byte-order mark skipped. One exception:
+// a key repeated in one object is an error at its pointer, where nlohmann keeps the last value. Written here
 // rather than driving nlohmann's SAX parser so that the page's WebAssembly core carries one small reader
 // (README.md "Page budget").
 class Reader {
@@ -111,13 +112,19 @@ private:
         if (!take('}')) {
             do {
                 space();
+                const char* const key_at = p_;
                 if (!take('"')) unexpected("a key string");
                 std::string key;
                 string(key);
                 space();
                 if (!take(':')) unexpected("':'");
                 frames_.back().key = key;
-                value(out[key], depth + 1);  // a repeated key: the last value wins, as in nlohmann's parser
+                // A repeated key is refused (nlohmann's parser, and most others, keep the last silently): which
+                // value the writer meant is unknowable, and a scenario edited by hand hides the first.
+                if (out.contains(key))
+                    throw InputError(path(), "duplicate key \"" + key + "\" at offset " + std::to_string(key_at - begin_) +
+                                                 ": a key may appear once in an object (which value was meant cannot be told)");
+                value(out[key], depth + 1);
                 space();
             } while (take(','));
             if (!take('}')) unexpected("',' or '}'");

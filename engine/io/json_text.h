@@ -2,7 +2,8 @@
 // Reading JSON text from outside (a file, stdin, a link) in one checking pass that builds the document: the
 // nesting depth is limited while reading (the reader recurses once per level; so do copying and walking a deep
 // tree), numbers beyond the range of a double are a field error, and every failure is an InputError naming
-// where in the document it happened (RFC 6901 pointer). Accepts and builds what nlohmann's parser does.
+// where in the document it happened (RFC 6901 pointer). Accepts and builds what nlohmann's parser does, except a key
+// repeated in one object: an error at the repeated member's pointer ("duplicate key ..."), not the last value kept.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
