@@ -13,8 +13,12 @@
 #                   again. CI uses it after scripts/test.sh has built both, to stay within its time; without
 #                   it everything is built in the roots too (see README for the time this takes).
 # Needs root (debootstrap, chroot, mount) and a Debian mirror. The minbase root is kept in
-# build-bare/minbase.tar (made once per machine: SHARDCALC_BARE_FRESH=1 makes it anew); the .deb files the
-# roots download are kept in build-bare/apt-archives, so the second root and later runs download nothing.
+# $SHARDCALC_BARE_CACHE/minbase.tar (default /var/cache/shardcalc-bare: made once per machine, also across clones;
+# SHARDCALC_BARE_FRESH=1 makes it anew); the .deb files the roots download are kept beside it, so the second root
+# and later runs download nothing again.
+# A network that passes TLS through a proxy of its own (this workplace's does) needs its CA in every machine: the
+# roots get this machine's extra CA certificates (/usr/local/share/ca-certificates, which the ca-certificates
+# package that run.sh installs adds to the system store) and NODE_EXTRA_CA_CERTS for npm, as any machine there would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -28,7 +32,8 @@ if $reuse; then
 fi
 mirror=${SHARDCALC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 work=$repo/build-bare
-mkdir -p "$work/apt-archives/partial"
+cache=${SHARDCALC_BARE_CACHE:-/var/cache/shardcalc-bare}
+mkdir -p "$work" "$cache/apt-archives/partial"
 roots=()
 mounted=()
 server=""
@@ -57,12 +62,12 @@ step() {  # name, command...: runs it with its output in build-bare/<name>.log
 }
 
 # The minbase root, once per machine.
-if [ ! -s "$work/minbase.tar" ] || [ -n "${SHARDCALC_BARE_FRESH:-}" ]; then
+if [ ! -s "$cache/minbase.tar" ] || [ -n "${SHARDCALC_BARE_FRESH:-}" ]; then
   command -v debootstrap >/dev/null || step install-debootstrap \
     bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap'
   rm -rf "$work/minbase"
   step debootstrap debootstrap --variant=minbase bookworm "$work/minbase" "$mirror"
-  step minbase-tar tar -C "$work/minbase" -cf "$work/minbase.tar" .
+  step minbase-tar tar -C "$work/minbase" -cf "$cache/minbase.tar" .
   rm -rf "$work/minbase"
 fi
 
@@ -71,7 +76,7 @@ new_root() {  # name: sets $root to a new root's path
   local r=$work/root-$1
   rm -rf --one-file-system "$r"
   mkdir -p "$r"
-  tar -C "$r" -xf "$work/minbase.tar"
+  tar -C "$r" -xf "$cache/minbase.tar"
   roots+=("$r")
   for m in proc sys dev dev/pts; do
     case $m in
@@ -82,9 +87,11 @@ new_root() {  # name: sets $root to a new root's path
     esac
     mounted+=("$r/$m")
   done
-  mount --bind "$work/apt-archives" "$r/var/cache/apt/archives"
+  mount --bind "$cache/apt-archives" "$r/var/cache/apt/archives"
   mounted+=("$r/var/cache/apt/archives")
   cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
+  mkdir -p "$r/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$r/usr/local/share/ca-certificates/" 2>/dev/null || true
   mkdir -p "$r$repo"
   # The files a clone has: tracked ones and untracked ones git does not ignore.
   git ls-files -z --cached --others --exclude-standard |
@@ -92,8 +99,10 @@ new_root() {  # name: sets $root to a new root's path
     tar --null -T - -cf - | tar -C "$r$repo" -xf -
   root=$r
 }
+extra_ca=""
+compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null && extra_ca=/etc/ssl/certs/ca-certificates.crt
 in_root() {  # root, command: run in the root's repository copy, with none of this machine's environment
-  chroot "$1" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+  chroot "$1" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 ${extra_ca:+NODE_EXTRA_CA_CERTS=$extra_ca} \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "cd '$repo' && $2"
 }
 carry() {  # root, paths...: this tree's build outputs into the root, mtimes kept

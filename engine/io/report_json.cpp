@@ -212,7 +212,7 @@ void performance(JsonWriter& w, const Report& r) {
         .field("convention",
                "model: forward + backward matmul and attention FLOPs (2 per multiply-add), attention halved under causal "
                "masking, no recompute, tensor-parallel replicas counted once, mixture-of-experts layers over each token's top-k "
-               "experts (the active parameters, router included); model_per_iteration_full_attention counts "
+               "experts (the active parameters, router included); the full-attention variant counts "
                "all s^2 attention pairs (Megatron papers, PaLM); hardware: what the kernels execute, including recompute "
                "and FlashAttention's backward recompute, eager attention over all pairs")
         .end_object();

@@ -414,7 +414,10 @@ SearchResult Searcher::result() const {
         PlanFigures p = all[i];
         const PlanFigures& best = all[0];
         if (i == 0) {
-            p.reason = "best by " + std::string(name_of(s.spec.rank_by));
+            // In the reader's words: the ranking's name (step_time) is the search spec's, not theirs.
+            p.reason = s.spec.rank_by == RankBy::StepTime       ? "the fastest step"
+                       : s.spec.rank_by == RankBy::CostPerToken ? "the least device time per token"
+                                                                : "the most memory headroom";
         } else {
             switch (s.spec.rank_by) {
                 case RankBy::StepTime:

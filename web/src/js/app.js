@@ -2,7 +2,7 @@
 // and the rendering of the latest answer. The page never computes a figure; the engine does.
 import { $, h } from './dom.js';
 import { afterPaint } from './after-paint.js';
-import { FIELDS, FRAMEWORKS, dotted } from './fields.js';
+import { FIELDS, FRAMEWORKS, dotted, pointer } from './fields.js';
 import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
 import { acceptedFramework, updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
@@ -335,37 +335,15 @@ function showError(errors) {
   $('#markdown-output').value = markdownRefusal();
 }
 
-// Each error at a plan field gets the engine's nearest accepted value as a one-click fix ("Use 1"), found by
-// adapt.js as a choice's moves are. Only the latest errors get theirs.
+// Each error at a plan field gets the engine's nearest accepted value as a one-click fix ("Use 1"): adapt.js.
 let fixSeq = 0;
 async function offerFixes(box, errors) {
   const id = ++fixSeq;
-  let chunk;
   try {
-    chunk = await (adaptChunk ??= import('./adapt.js'));
+    const chunk = await (adaptChunk ??= import('./adapt.js'));
+    await chunk.offerFixes(RULES, app.engine, box, planFields(), () => id === fixSeq);
   } catch {
-    return;
-  }
-  const scenario = toScenario(app.entries);
-  const plan = planFields();
-  for (const item of box.querySelectorAll('li[data-error-path]')) {
-    const path = dotted(item.dataset.errorPath || '/');
-    if (!chunk.adaptable(path)) continue;
-    let value;
-    try {
-      value = await chunk.suggestion(app.engine, scenario, path, plan.value(path));
-    } catch {
-      value = undefined;
-    }
-    if (id !== fixSeq) return;
-    if (value === undefined) continue;
-    item.append(' ', h('button', { type: 'button', class: 'fix', 'data-fix': path, 'aria-label': `Set ${FIELDS.get(path).label} to ${shown(value)}`,
-      onclick: () => {
-        setField(app.presets, app.entries, path, value);
-        syncForm(form, app.presets, app.entries);
-        app.edited = true;
-        changed();
-      } }, `Use ${shown(value)}`));
+    // no fix offered: the errors still say what to change
   }
 }
 
@@ -401,7 +379,7 @@ function applyInput(el) {
     const section = path.split('.')[0];
     if (app.entries[path] === value) return;
     setPreset(app.presets, app.entries, section, value, inputPaths(form, section));
-    return section === 'hardware' ? followFramework(world) : adaptToChoice(world);
+    return adaptToChoice(world, section === 'hardware');
   }
   setField(app.presets, app.entries, path, value);
   if (path === 'framework') return adaptToChoice(world);
@@ -410,22 +388,12 @@ function applyInput(el) {
   changed();
 }
 
-// A new device may refuse the framework (a TPU runs xla only, a GPU does not run it): the form moves to the first
-// framework the engine accepts there before the plan is adapted and evaluated.
-async function followFramework(world) {
-  const id = ++app.choice;
-  setStatus('busy', 'Adapting the plan…');
-  const next = await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS);
-  if (id !== app.choice) return;
-  if (next) app.entries.framework = next;
-  adaptToChoice(world);
-}
-
-// Every choice of a model, device or framework gives an answer: the plan's fields the choice breaks move to the
-// nearest values the engine accepts (adapt.js, a chunk fetched on the first choice), one line in the answer bar
-// says what moved and why, and Undo puts them back (the choice stays, with its errors and their fixes).
+// Every choice of a model, device or framework gives an answer: a device that refuses the framework (a TPU runs
+// xla only) takes one it runs, and the plan's fields the choice breaks move to the nearest values the engine accepts
+// (adapt.js, a chunk fetched on the first choice); one line in the answer bar says what moved and why, and Undo
+// puts them back (the choice stays, with its errors and their fixes).
 let adaptChunk = null;
-async function adaptToChoice(world) {
+async function adaptToChoice(world, device = false) {
   const id = ++app.choice;
   syncForm(form, app.presets, app.entries);
   app.edited = true;
@@ -433,8 +401,8 @@ async function adaptToChoice(world) {
   const before = structuredClone(app.entries);
   let changes = [];
   try {
-    const { adaptPlan } = await (adaptChunk ??= import('./adapt.js'));
-    changes = await adaptPlan(app.engine, planFields(), world);
+    const chunk = await (adaptChunk ??= import('./adapt.js'));
+    changes = await chunk.adaptToChoice(RULES, app.engine, planFields(), world, device);
   } catch {
     changes = []; // the plan is evaluated as chosen: its errors say what to change
   }
@@ -443,6 +411,18 @@ async function adaptToChoice(world) {
   syncForm(form, app.presets, app.entries);
   changed();
 }
+
+// What adapt.js reads of the page's modules (it imports none: see its header).
+const RULES = {
+  FIELDS, FRAMEWORKS, pointer, dotted, acceptedFramework,
+  // A fix taken from an error: the field set as the reader would set it.
+  apply: (path, value) => {
+    setField(app.presets, app.entries, path, value);
+    syncForm(form, app.presets, app.entries);
+    app.edited = true;
+    changed();
+  },
+};
 
 // The form's plan as adapt.js reads and moves it: a field's value is what the form shows, else what the engine
 // resolved it to in the last answer.
@@ -454,26 +434,18 @@ function planFields() {
   };
 }
 
-const shown = (v) => (typeof v === 'boolean' ? (v ? 'on' : 'off') : typeof v === 'number' ? count(v) : String(v));
-
-// The line that says what the last choice moved, with Undo (`before`: the entries before the moves).
+// The line in the answer bar that says what the last choice moved, with Undo (`before`: the entries before the moves).
 function showAdapted(changes, before) {
   const note = $('#adapt-note');
   note.hidden = !changes.length;
-  if (!changes.length) {
-    note.replaceChildren();
-    return;
-  }
-  const move = (c) => h('span', { class: 'adapt-move', 'data-path': c.path, title: c.reason },
-    `${FIELDS.get(c.path)?.label ?? c.path} ${shown(c.from)} → ${shown(c.to)}`, h('span', { class: 'adapt-why' }, ` (${c.reason})`));
-  const undo = h('button', { type: 'button', class: 'adapt-undo', onclick: () => {
+  if (!changes.length) note.replaceChildren();
+  else adaptChunk.then((chunk) => chunk.showMoves(RULES, note, changes, () => {
     app.entries = before;
     showAdapted([]);
     syncForm(form, app.presets, app.entries);
     app.edited = true;
     changed();
-  } }, 'Undo');
-  note.replaceChildren(h('span', {}, 'Adapted to your choice: '), ...changes.flatMap((c, i) => (i ? ['; ', move(c)] : [move(c)])), '. ', undo);
+  }));
 }
 
 // Why the engine refused a config.json: each problem at its key ("num_local_experts: 8 experts: ...").

@@ -1,13 +1,13 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'search'|'cancel', ...};
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
-// {op: 'module', module, defaults} before it (no answer): the engine then starts without waiting for the page's
+// {op: 'module', module, defaults, whole} before it (no answer): the engine then starts without waiting for the page's
 // modules, and `defaults` (the page opened without a link) has it evaluate the default plan after 'init'.
 // The standalone build posts {op: 'init', wasm: ArrayBuffer} first (the whole engine's bytes); the hosted
 // page posts the module index.html compiled, or nothing and the worker fetches the file.
 // The hosted page starts with the core engine (no plan search, no config.json import, no glue: a smaller
 // download before the first result, wasm/CMakeLists.txt, core-engine.js) and loads the whole engine on
-// the first search, import or kernel table. The single-file build starts the whole engine from the bytes it is given
+// the first search, import, kernel table or launch lines. The single-file build starts the whole engine from the bytes it is given
 // (web/build.mjs bundles its glue into this worker), so it does both with the module it started.
 import createCore from './core-engine.js';
 import { runSearch } from './search-run.js';
@@ -40,7 +40,10 @@ async function start(wasmBinary, module) {
 // The module that searches and imports: the one running, where it can; otherwise the whole engine,
 // loaded once (its glue finds its wasm next to itself). A failed load is tried again the next time.
 function whole() {
-  if (engine.SearchSession) return engine;
+  return engine.SearchSession ? engine : startWhole();
+}
+
+function startWhole() {
   wholeEngine ??= loadWholeEngine()
     .then((createWhole) => createWhole())
     .catch((error) => {
@@ -75,6 +78,7 @@ self.onmessage = async (event) => {
       opensOnDefaults = event.data.defaults === true;
       starting ??= start(null, module);
       starting.catch(() => {}); // a failure is answered to 'init'
+      if (event.data.whole === true) startWhole().catch(() => {}); // the link's plan needs it: fetched meanwhile
       return;
     }
     if (op === 'init') {
@@ -99,6 +103,7 @@ self.onmessage = async (event) => {
     else if (op === 'choices') result = await orWhole(engine.choices(text), (e) => e.choices(text));
     else if (op === 'import') result = (await whole()).importConfig(text);
     else if (op === 'kernels') result = (await whole()).kernels(text, event.data.stage ?? -1);
+    else if (op === 'launch') result = (await whole()).launch(text, event.data.tool ?? 'all');
     else throw new Error(`unknown op ${op}`);
     self.postMessage(prepared ? { id, result, prepared: true } : { id, result }); // `prepared`: for tests and traces
   } catch (error) {
