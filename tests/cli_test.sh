@@ -94,7 +94,10 @@ grep -q '"path":"/model_type"' "$tmp/err" || fail "import refusal path: $(cat "$
 
 # kernels: one stage's kernels in four formats; --stage picks another; a rank that does not exist exits 2.
 "$cli" kernels "$root/examples/llama-3.1-70b-h100.json" > "$tmp/kernels" || fail "kernels exit"
-grep -q "^Kernels of pipeline stage 4 of 4 on " "$tmp/kernels" || fail "kernels heading: the slowest stage"
+# Stages are pipeline ranks from 0, as --stage and estimate number them (the slowest of pp 4 is the last, 3).
+grep -q "^Kernels of pipeline stage 3 (stages 0 to 3) on " "$tmp/kernels" || fail "kernels heading: the slowest stage: $(head -1 "$tmp/kernels")"
+"$cli" kernels --stage 0 --format markdown "$root/examples/llama-3.1-70b-h100.json" | grep -q '^\*\*Kernels of pipeline stage 0 (stages 0 to 3) on ' || fail "kernels markdown heading: stage 0"
+"$cli" kernels --stage 3 --format json "$root/examples/llama-3.1-70b-h100.json" | grep -q '"stage": 3,' || fail "kernels json: stage 3 is rank 3"
 grep -q "^layer/self_attention/query_key_value .* gemm .* backward_weight" "$tmp/kernels" || fail "kernels: the weight-gradient GEMM"
 grep -q "^optimizer .* optimizer update " "$tmp/kernels" || fail "kernels: the optimizer's update"
 grep -q "^per step: forward .* ms, backward_data .* all kernels " "$tmp/kernels" || fail "kernels: the totals line"
@@ -115,4 +118,106 @@ set +e
 set -e
 [ "$rc" -eq 2 ] && grep -q '"path":"/stage"' "$tmp/err" || fail "kernels --stage x1"
 [ "$rc2" -eq 2 ] && grep -q 'stage belongs to kernels' "$tmp/err2" || fail "estimate --stage"
+
+# Help: the general usage and each command's (every option, the exit codes, the docs), exit 0 on stdout.
+for h in "--help" "-h" "help"; do
+  "$cli" $h > "$tmp/help" 2> "$tmp/err" || fail "$h exit code"
+  [ ! -s "$tmp/err" ] || fail "$h: stderr not empty"
+  for c in estimate kernels search export import presets; do grep -q "^  shardcalc $c " "$tmp/help" || fail "$h: no $c line"; done
+  grep -q "exit status: 0 ok; 2 invalid input or usage" "$tmp/help" && grep -q "3 the plan is tight, 4 it does not fit" "$tmp/help" || fail "$h: exit codes"
+  grep -q "docs/scenario.md" "$tmp/help" || fail "$h: docs link"
+done
+for c in estimate kernels search export import presets; do
+  "$cli" help "$c" > "$tmp/help-$c" || fail "help $c exit code"
+  "$cli" "$c" --help > "$tmp/help2" || fail "$c --help exit code"
+  "$cli" "$c" -h > "$tmp/help3" || fail "$c -h exit code"
+  cmp -s "$tmp/help-$c" "$tmp/help2" && cmp -s "$tmp/help-$c" "$tmp/help3" || fail "help $c and $c --help differ"
+  head -1 "$tmp/help-$c" | grep -q "^usage: shardcalc $c " || fail "help $c: usage line: $(head -1 "$tmp/help-$c")"
+  grep -q "^  --format FORMAT " "$tmp/help-$c" && grep -q "^  --help, -h " "$tmp/help-$c" || fail "help $c: options"
+  grep -q "^exit status: 0 ok" "$tmp/help-$c" || fail "help $c: exit codes"
+  grep -q "^docs: docs/[a-z]*\.md" "$tmp/help-$c" || fail "help $c: docs link"
+done
+grep -q "^  --check " "$tmp/help-estimate" && grep -q "3 the plan is tight" "$tmp/help-estimate" && grep -q "4 it does not fit" "$tmp/help-estimate" || fail "help estimate: --check and its exit codes"
+grep -q "^  --stage N " "$tmp/help-kernels" || fail "help kernels: --stage"
+grep -q "^  --tool TOOL " "$tmp/help-export" && grep -q "torchtitan" "$tmp/help-export" || fail "help export: --tool"
+"$cli" estimate --format json --help | cmp -s - "$tmp/help-estimate" || fail "--help after other options"
+set +e
+"$cli" > "$tmp/out" 2> "$tmp/err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "bare shardcalc: exit code $rc"
+[ ! -s "$tmp/out" ] || fail "bare shardcalc: stdout not empty"
+grep -q "^  shardcalc estimate " "$tmp/err" && ! head -1 "$tmp/err" | grep -q '^{' || fail "bare shardcalc: the usage, not a JSON error: $(cat "$tmp/err")"
+cmp -s "$tmp/err" "$tmp/help" || fail "bare shardcalc: the usage --help prints"
+set +e
+"$cli" estmate x > "$tmp/out" 2> "$tmp/err"; rc=$?
+"$cli" help frobnicate > "$tmp/out2" 2> "$tmp/err2"; rc2=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q '"ok":false' "$tmp/err" && grep -q 'unknown command: estmate; did you mean estimate? commands: estimate, ' "$tmp/err" || fail "unknown command: $rc $(cat "$tmp/err")"
+[ "$rc2" -eq 2 ] && grep -q 'unknown command: frobnicate; commands: ' "$tmp/err2" && [ ! -s "$tmp/out2" ] || fail "help of an unknown command: $rc2 $(cat "$tmp/err2")"
+
+# A key repeated in one object is an error at the repeated member (it was silently its last value).
+set +e
+echo '{"model":{"preset":"llama-2-7b"},"parallel":{"tp":8,"tp":3}}' | "$cli" estimate - > "$tmp/out" 2> "$tmp/err"; rc=$?
+printf '{"model_type":"gpt2","n_layer":12,\n "n_layer":24}' | "$cli" import - > "$tmp/out2" 2> "$tmp/err2"; rc2=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q '"path":"/parallel/tp"' "$tmp/err" && grep -q '"message":"duplicate key \\"tp\\" at offset ' "$tmp/err" || fail "duplicate key: $rc $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "duplicate key: stdout not empty"
+[ "$rc2" -eq 2 ] && grep -q '"path":"/n_layer"' "$tmp/err2" && grep -q '"message":"duplicate key \\"n_layer\\" at offset 36: ' "$tmp/err2" || fail "duplicate key in a config.json: $rc2 $(cat "$tmp/err2")"
+
+# A directory or a file that cannot be read: said so, with the path.
+set +e
+"$cli" estimate "$root/examples" > "$tmp/out" 2> "$tmp/err"; rc=$?
+"$cli" import "$root/examples/hf" > /dev/null 2> "$tmp/err2"; rc2=$?
+"$cli" kernels /nonexistent.json 2> "$tmp/err3"; rc3=$?
+"$cli" estimate - < "$root/examples" > /dev/null 2> "$tmp/err4"; rc4=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "\"message\":\"$root/examples is a directory, not a scenario file\"" "$tmp/err" || fail "directory: $rc $(cat "$tmp/err")"
+[ "$rc2" -eq 2 ] && grep -q "examples/hf is a directory, not a config.json file" "$tmp/err2" || fail "import of a directory: $(cat "$tmp/err2")"
+[ "$rc3" -eq 2 ] && grep -q '"message":"cannot read /nonexistent.json: No such file or directory"' "$tmp/err3" || fail "missing file: $(cat "$tmp/err3")"
+[ "$rc4" -eq 2 ] && grep -q 'standard input is a directory, not a scenario file' "$tmp/err4" || fail "directory on stdin: $(cat "$tmp/err4")"
+
+# export: the launch lines of the scenario's own plan, as search prints them for a ranked plan.
+"$cli" export "$root/examples/llama-3.1-70b-h100.json" > "$tmp/export" || fail "export exit"
+[ "$(head -2 "$tmp/export")" = "torchrun:
+  torchrun --nnodes 32 --nproc-per-node 8 pretrain_gpt.py ..." ] || fail "export: torchrun: $(head -2 "$tmp/export")"
+grep -q '^Megatron-LM arguments (pretrain_gpt.py):$' "$tmp/export" || fail "export: Megatron-LM's arguments"
+for flag in "--tensor-model-parallel-size 8" "--pipeline-model-parallel-size 4" "--sequence-parallel" "--use-distributed-optimizer"; do
+  grep -q -- "^  $flag\$" "$tmp/export" || fail "export: $flag"
+done
+"$cli" export --tool megatron-deepspeed "$root/examples/llama-2-13b-deepspeed-offload.json" > "$tmp/export-ds" || fail "export deepspeed"
+grep -q '^  --zero-stage 3$' "$tmp/export-ds" && grep -q '^DeepSpeed config (ds_config.json):$' "$tmp/export-ds" || fail "export: deepspeed lines"
+"$cli" export --tool=hf-trainer --format json "$root/examples/llama-3.1-8b-fsdp.json" > "$tmp/export.json" || fail "export json"
+python3 - "$tmp/export.json" <<'PY' || fail "export json shape: $(cat "$tmp/export.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert sorted(j) == ["framework", "generator", "launch"], j
+assert j["framework"] == "fsdp" and j["generator"] == "hf-trainer", j
+assert [l["tool"] for l in j["launch"]] == ["torchrun", "Hugging Face Trainer arguments"], j
+assert '--fsdp "full_shard auto_wrap"' in j["launch"][1]["lines"], j
+PY
+# The first plan a search ranks exports to the launch the search prints for it.
+"$cli" search --format json "$root/examples/search/llama-3.1-8b-fewest-gpus.json" > "$tmp/search.json" || fail "search json"
+python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["plans"][0]["scenario"]))' "$tmp/search.json" |
+  "$cli" export - > "$tmp/export-row" || fail "export of a search row"
+"$cli" search "$root/examples/search/llama-3.1-8b-fewest-gpus.json" | sed -n '/^launch #1$/,$p' | tail -n +2 > "$tmp/search-launch"
+cmp -s "$tmp/export-row" "$tmp/search-launch" || fail "export of the first plan differs from search's launch #1: $(diff "$tmp/export-row" "$tmp/search-launch")"
+set +e
+"$cli" export --tool megatron-lm "$root/examples/llama-3.1-8b-fsdp.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+"$cli" export --tool torchtitan "$root/examples/llama-3.1-8b-fsdp.json" > /dev/null 2> "$tmp/err2"; rc2=$?
+"$cli" export --tool fsdp2 "$root/examples/llama-3.1-8b-fsdp.json" > /dev/null 2> "$tmp/err3"; rc3=$?
+"$cli" estimate --tool all "$root/examples/llama-3.1-8b-fsdp.json" > /dev/null 2> "$tmp/err4"; rc4=$?
+"$cli" export --format csv "$root/examples/llama-3.1-8b-fsdp.json" > /dev/null 2> "$tmp/err5"; rc5=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q '"path":"/framework"' "$tmp/err" && grep -q 'megatron-lm launches a megatron plan; this plan.s framework is fsdp' "$tmp/err" || fail "export --tool of another framework: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "export: stdout not empty on an error"
+[ "$rc2" -eq 2 ] && grep -q '"message":"no torchtitan launch generator' "$tmp/err2" && grep -q '"path":"/framework"' "$tmp/err2" || fail "export torchtitan: $(cat "$tmp/err2")"
+[ "$rc3" -eq 2 ] && grep -q '"path":"/tool"' "$tmp/err3" || fail "export unknown tool: $(cat "$tmp/err3")"
+[ "$rc4" -eq 2 ] && grep -q -- '--tool belongs to export' "$tmp/err4" || fail "estimate --tool: $(cat "$tmp/err4")"
+[ "$rc5" -eq 2 ] && grep -q -- '--format for export: allowed: text|json' "$tmp/err5" || fail "export --format csv: $(cat "$tmp/err5")"
+
+# The README's import: a real Hugging Face config.json (Llama 3.1 8B), read as the preset's model.
+"$cli" import "$root/examples/hf/llama-3.1-8b-config.json" > "$tmp/import-llama" || fail "import llama config"
+grep -q '"family": "llama"' "$tmp/import-llama" && grep -q '"unknown": \[\]' "$tmp/import-llama" || fail "import llama: $(cat "$tmp/import-llama")"
+"$cli" import --format scenario "$root/examples/hf/llama-3.1-8b-config.json" | "$cli" estimate - > "$tmp/imported-llama" || fail "import llama | estimate"
+grep -q '^parameters: 8,030,261,248$' "$tmp/imported-llama" || fail "imported Llama 3.1 8B parameters: $(grep '^parameters' "$tmp/imported-llama")"
 echo "cli ok"

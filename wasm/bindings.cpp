@@ -30,6 +30,13 @@ std::string kernels(const std::string& text, int stage) {
     return never_throws([&] { return shardcalc::kernels_scenario_text(text, stage); });
 }
 
+// How to launch the scenario's own plan (io/api.h launch_scenario_text): `tool` "all" (the plan framework's own
+// generator) or megatron-lm, megatron-deepspeed, hf-trainer, xla-mesh; {"ok":true,"framework","generator",
+// "launch":[{"tool","lines"}]} or the error value (/framework, /tool, or the scenario's field).
+std::string launch(const std::string& text, const std::string& tool) {
+    return never_throws([&] { return shardcalc::launch_scenario_text(text, tool); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
@@ -40,6 +47,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     // A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
     emscripten::function("importConfig", &guarded<&shardcalc::import_config_text>);
     emscripten::function("kernels", &kernels);
+    emscripten::function("launch", &launch);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

@@ -1,11 +1,14 @@
 // shardcalc CLI: a thin shell over io/api. Exit 0 on success, 2 on invalid input or usage,
 // with the JSON error on stderr; with --check, 3 when the plan is tight and 4 when it does not fit,
-// so scripts need not parse the report.
-#include <fstream>
+// so scripts need not parse the report. `shardcalc help [COMMAND]` and `COMMAND --help` print the usage.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
+#include <vector>
 
 #include "io/api.h"
 #include "io/presets.h"
@@ -14,42 +17,196 @@
 
 namespace {
 
-const char* kUsage =
-    "usage: shardcalc estimate FILE|- [--format json|table|markdown|csv] [--check]\n"
-    "       shardcalc kernels FILE|- [--stage N] [--format json|table|markdown|csv]\n"
-    "       shardcalc search FILE|- [--format json|table|markdown|csv]\n"
-    "       shardcalc import FILE|- [--format json|scenario]\n"
-    "       shardcalc presets [--format table|json]\n"
-    "       shardcalc --version\n";
+// One command's help: its usage line, what it does, every option, its exit codes and where its docs are.
+struct Command {
+    const char* name;
+    const char* summary;  // one line of the general usage
+    const char* help;     // the rest of `shardcalc help NAME`
+};
+
+const char* kExitCodes =
+    "exit status: 0 ok; 2 invalid input or usage (the error as one line of JSON on stderr,\n"
+    "  {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}, path a JSON pointer or \"\")\n";
+
+const Command kCommands[] = {
+    {"estimate", "estimate FILE|- [--format table|json|markdown|csv] [--check]",
+     "Evaluates a scenario (a JSON object: framework, model, training, parallel, hardware) and prints its\n"
+     "report: memory per device by pipeline stage and the verdict (FITS, TIGHT, DOES NOT FIT), memory over\n"
+     "the step, the module tree, the step time (MFU, tokens/s) and every collective.\n"
+     "\n"
+     "  FILE|-           the scenario file, or - to read it from standard input\n"
+     "  --format FORMAT  table (default): for a terminal; json: the report (the public contract);\n"
+     "                   markdown; csv: the tables with raw byte and second counts\n"
+     "  --check          exit 3 when the plan is tight, 4 when it does not fit (the report is printed)\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "exit status: 0 ok (with --check: the plan fits); 2 invalid input or usage (the error as one line of\n"
+     "  JSON on stderr, {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}); with --check:\n"
+     "  3 the plan is tight (fits only with less fragmentation than the worst measured), 4 it does not fit\n"
+     "\n"
+     "docs: docs/scenario.md (fields: section 2, errors: 4, report: 5, CLI: 6)\n"},
+    {"kernels", "kernels FILE|- [--stage N] [--format table|json|markdown|csv]",
+     "Prints the per-kernel table of one pipeline stage of the scenario's plan: each kernel's pass, count,\n"
+     "GEMM shape, FLOPs, HBM and L2 traffic, intensity, bound and time, then the step's time per pass.\n"
+     "\n"
+     "  FILE|-           the scenario file, or - to read it from standard input\n"
+     "  --stage N        the pipeline stage (rank), 0 to pp - 1, numbered as estimate numbers them;\n"
+     "                   default: the stage whose kernels take longest\n"
+     "  --format FORMAT  table (default); json; markdown; csv (raw byte counts)\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/scenario.md (section 6, kernels), docs/model.md (the per-kernel table)\n"},
+    {"search", "search FILE|- [--format table|json|markdown|csv]",
+     "Searches the plans of a scenario with a \"search\" object (devices, frameworks, the dimensions to\n"
+     "vary) and ranks those that fit, with the launch flags of the best.\n"
+     "\n"
+     "  FILE|-           the scenario file, or - to read it from standard input\n"
+     "  --format FORMAT  table (default); json; markdown; csv (the ranked plans)\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/search.md\n"},
+    {"export", "export FILE|- [--tool megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all] [--format text|json]",
+     "Prints how to launch the scenario's own plan (not a search row) with its framework's tools, the\n"
+     "lines `shardcalc search` prints for a ranked plan: torchrun and Megatron-LM's arguments (framework\n"
+     "megatron), Megatron-DeepSpeed's arguments and ds_config.json (deepspeed), the Hugging Face Trainer's\n"
+     "arguments (fsdp, pytorch), the device mesh (xla). A \"search\" object in the scenario is ignored.\n"
+     "\n"
+     "  FILE|-           the scenario file, or - to read it from standard input\n"
+     "  --tool TOOL      all (default): the plan framework's own generator; megatron-lm, megatron-deepspeed,\n"
+     "                   hf-trainer or xla-mesh: that one, an error at /framework when it does not launch the\n"
+     "                   plan's framework; torchtitan: no generator yet, always that error\n"
+     "  --format FORMAT  text (default): each tool's lines; json: {\"framework\", \"generator\",\n"
+     "                   \"launch\": [{\"tool\", \"lines\"}]}\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/scenario.md (section 6.2, export)\n"},
+    {"import", "import FILE|- [--format json|scenario]",
+     "Reads a Hugging Face config.json as the scenario's model fields. A config the engine would count\n"
+     "as a different model is refused at the key that says why.\n"
+     "\n"
+     "  FILE|-           the config.json file, or - to read it from standard input\n"
+     "  --format FORMAT  json (default): {\"ok\", \"family\", \"label\", \"model\", \"unknown\", \"notes\"};\n"
+     "                   scenario: {\"model\": {...}} for `shardcalc estimate -`, the notes and the keys\n"
+     "                   not understood on stderr\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/scenario.md (section 6.1, importing a Hugging Face config.json)\n"},
+    {"presets", "presets [--format table|json]",
+     "Lists the model and hardware presets a scenario can name (model.preset, hardware.preset).\n"
+     "\n"
+     "  --format FORMAT  table (default); json: every preset file in full\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/presets.md\n"},
+};
+
+const Command* find_command(const std::string& name) {
+    for (const Command& c : kCommands)
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+std::string general_usage() {
+    std::string out = "shardcalc " + std::string(shardcalc::kEngineVersion) +
+                      ": memory and step time of transformer training, estimated from a scenario (JSON)\n\nusage:\n";
+    for (const Command& c : kCommands) out += "  shardcalc " + std::string(c.summary) + "\n";
+    out += "  shardcalc help [COMMAND]    (or shardcalc COMMAND --help): a command's options\n"
+           "  shardcalc --version\n"
+           "\n"
+           "FILE|-: a file, or - for standard input. --format X and --format=X are the same.\n"
+           "\n"
+           "exit status: 0 ok; 2 invalid input or usage (the error as one line of JSON on stderr,\n"
+           "  {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}); with estimate --check:\n"
+           "  3 the plan is tight, 4 it does not fit\n"
+           "\n"
+           "docs: README.md (Using the CLI), docs/scenario.md (scenario, report, errors, CLI), docs/search.md\n";
+    return out;
+}
+
+std::string command_usage(const Command& c) {
+    std::string help = c.help;
+    if (const auto at = help.find("%EXIT%"); at != std::string::npos) help.replace(at, 6, kExitCodes);
+    return "usage: shardcalc " + std::string(c.summary) + "\n\n" + help;
+}
 
 int fail(const std::string& path, const std::string& message) {
     std::cerr << shardcalc::to_text(shardcalc::error_value(path, message)) << "\n";  // user text may be bad UTF-8
     return 2;
 }
 
-bool read_input(const std::string& source, std::string& out) {
-    if (source == "-") {
-        out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-        return true;
+// Levenshtein distance, for the hint after an unknown command.
+size_t distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
     }
-    std::ifstream in(source, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
+    return row[b.size()];
+}
+
+int unknown_command(const std::string& name) {
+    std::string names, close;
+    for (const Command& c : kCommands) {
+        names += std::string(names.empty() ? "" : ", ") + c.name;
+        if (close.empty() && name.size() < 64 && distance(name, c.name) <= 2) close = c.name;
+    }
+    return fail("", "unknown command: " + name + "; " + (close.empty() ? "" : "did you mean " + close + "? ") +
+                        "commands: " + names + ", help; see shardcalc --help");
+}
+
+// The input as text; an error message naming the file (or stdin) when it cannot be read.
+bool read_input(const std::string& source, const char* what, std::string& out, std::string& error) {
+    const bool stdin_input = source == "-";
+    const std::string name = stdin_input ? "standard input" : source;
+    std::error_code ec;
+    if (!stdin_input && std::filesystem::is_directory(source, ec)) {
+        error = source + " is a directory, not a " + what;
+        return false;
+    }
+    errno = 0;
+    std::FILE* f = stdin_input ? stdin : std::fopen(source.c_str(), "rb");
+    if (!f) {
+        error = "cannot read " + name + ": " + std::strerror(errno);
+        return false;
+    }
+    char buffer[65536];
+    size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
+    const int read_errno = std::ferror(f) ? errno : 0;
+    if (!stdin_input) std::fclose(f);
+    if (read_errno != 0) {
+        error = read_errno == EISDIR ? name + " is a directory, not a " + what
+                                     : "cannot read " + name + ": " + std::strerror(read_errno);
+        return false;
+    }
     return true;
 }
 
 // `shardcalc import`: a Hugging Face config.json as the engine reads it (json), or as a scenario for
 // `shardcalc estimate` (scenario). A scenario cannot carry the notes and the keys not understood, so with
 // --format scenario they go to stderr and the scenario alone to stdout, ready to pipe on.
-int import_config(const std::string& input, std::string format, bool check) {
+int import_config(const std::string& input, std::string format) {
     if (input.empty()) return fail("", "import needs a config.json file or - for stdin");
     if (format.empty()) format = "json";
     if (format != "json" && format != "scenario") return fail("", "--format for import: allowed: json|scenario");
-    if (check) return fail("", "--check belongs to estimate");
-    std::string text;
-    if (!read_input(input, text)) return fail("", "cannot read config file " + input);
+    std::string text, error;
+    if (!read_input(input, "config.json file", text, error)) return fail("", error);
     const nlohmann::json result = nlohmann::json::parse(shardcalc::import_config_text(text));
     if (!result["ok"].get<bool>()) {
         std::cerr << shardcalc::to_text(result) << "\n";
@@ -65,6 +222,19 @@ int import_config(const std::string& input, std::string format, bool check) {
     std::string unknown;
     for (const auto& key : result["unknown"]) unknown += (unknown.empty() ? "" : ", ") + key.get<std::string>();
     if (!unknown.empty()) std::cerr << "shardcalc import: not understood: " << unknown << "\n";
+    return 0;
+}
+
+// `shardcalc export`: the launch lines of the scenario's own plan (io/api.h launch_scenario_text).
+int export_launch(const std::string& text, const std::string& tool, const std::string& format) {
+    nlohmann::json result = nlohmann::json::parse(shardcalc::launch_scenario_text(text, tool.empty() ? "all" : tool));
+    if (!result["ok"].get<bool>()) {
+        std::cerr << shardcalc::to_text(result) << "\n";
+        return 2;
+    }
+    result.erase("ok");
+    if (format == "json") std::cout << result.dump(2) << "\n";
+    else std::cout << shardcalc::format_launch_text(result["launch"]);
     return 0;
 }
 
@@ -90,35 +260,83 @@ nlohmann::json print_answer(const std::string& answer, const char* key, const st
     return std::move(result[key]);
 }
 
+struct Options {
+    std::string command, input, topic, format, stage, tool;
+    bool check = false, help = false, format_given = false, stage_given = false, tool_given = false;
+    std::string usage_error;  // the first, reported unless --help asks for the usage instead
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    auto usage_error = [&](const std::string& message) {
+        if (o.usage_error.empty()) o.usage_error = message;
+    };
+    // An option with a value: "--name value" or "--name=value".
+    auto valued = [&](const std::string& arg, int& i, const char* name, std::string& value, bool& given) {
+        const std::string eq = std::string(name) + "=";
+        if (arg == name) {
+            if (i + 1 < argc) value = argv[++i];
+            else usage_error(std::string(name) + " needs a value; see shardcalc --help");
+        } else if (arg.rfind(eq, 0) == 0) {
+            value = arg.substr(eq.size());
+        } else {
+            return false;
+        }
+        given = true;
+        return true;
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") o.help = true;
+        else if (valued(arg, i, "--format", o.format, o.format_given)) continue;
+        else if (valued(arg, i, "--stage", o.stage, o.stage_given)) continue;
+        else if (valued(arg, i, "--tool", o.tool, o.tool_given)) continue;
+        else if (arg == "--check") o.check = true;
+        else if (arg.size() > 1 && arg[0] == '-' && !o.command.empty())
+            usage_error("unknown option: " + arg + "; see shardcalc " + o.command + " --help");
+        else if (arg.size() > 1 && arg[0] == '-') usage_error("unknown option: " + arg + "; see shardcalc --help");
+        else if (o.command.empty()) o.command = arg;
+        else if (o.command == "help" && o.topic.empty()) o.topic = arg;
+        else if (o.input.empty() && o.command != "presets" && o.command != "help") o.input = arg;
+        else usage_error("unexpected argument: " + arg + "; see shardcalc --help");
+    }
+    return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string command, input, format, stage_arg;
-    bool check = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--version") {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--version") {
             std::cout << "shardcalc " << shardcalc::kEngineVersion << "\n";
             return 0;
-        } else if (arg == "--help" || arg == "-h") {
-            std::cout << kUsage;
-            return 0;
-        } else if (arg == "--format" && i + 1 < argc) {
-            format = argv[++i];
-        } else if (arg == "--stage" && i + 1 < argc) {
-            stage_arg = argv[++i];
-        } else if (arg == "--check") {
-            check = true;
-        } else if (arg.rfind("--format=", 0) == 0) {
-            format = arg.substr(9);
-        } else if (command.empty()) {
-            command = arg;
-        } else if (input.empty() && (command == "estimate" || command == "search" || command == "import" || command == "kernels")) {
-            input = arg;
-        } else {
-            return fail("", "unexpected argument: " + arg + "; see shardcalc --help");
         }
+    if (argc < 2) {  // a bare `shardcalc`: the usage, as a usage error
+        std::cerr << general_usage();
+        return 2;
     }
+    const Options o = parse(argc, argv);
+
+    // Help: `shardcalc --help`, `shardcalc help`, `shardcalc help COMMAND`, `shardcalc COMMAND --help`.
+    if (o.command == "help" || o.help) {
+        const std::string topic = o.command == "help" ? o.topic : o.command;
+        if (topic.empty() || topic == "help") {
+            std::cout << general_usage();
+            return 0;
+        }
+        const Command* c = find_command(topic);
+        if (!c) return unknown_command(topic);
+        std::cout << command_usage(*c);
+        return 0;
+    }
+    if (o.command.empty()) return fail("", o.usage_error.empty() ? "missing command; see shardcalc --help" : o.usage_error);
+    if (!find_command(o.command)) return unknown_command(o.command);
+    if (!o.usage_error.empty()) return fail("", o.usage_error);
+    const std::string& command = o.command;
+    std::string format = o.format;
+    if (o.check && command != "estimate") return fail("", "--check belongs to estimate");
+    if (o.stage_given && command != "kernels") return fail("", "--stage belongs to kernels");
+    if (o.tool_given && command != "export") return fail("", "--tool belongs to export");
 
     if (command == "presets") {
         if (format.empty() || format == "table") std::cout << shardcalc::format_presets_table(shardcalc::all_presets());
@@ -126,26 +344,27 @@ int main(int argc, char** argv) {
         else return fail("", "--format for presets: allowed: table|json");
         return 0;
     }
-    if (command == "import") return import_config(input, format, check);
-    if (command.empty()) return fail("", "missing command; see shardcalc --help");
-    if (command != "estimate" && command != "search" && command != "kernels")
-        return fail("", "unknown command: " + command + "; see shardcalc --help");
-    if (input.empty()) return fail("", command + " needs a scenario file or - for stdin");
-    if (format.empty()) format = "table";
-    if (format != "json" && format != "table" && format != "markdown" && format != "csv")
-        return fail("", "--format: allowed: json|table|markdown|csv");
-    if (check && command != "estimate") return fail("", "--check belongs to estimate");
-    if (!stage_arg.empty() && command != "kernels") return fail("", "--stage belongs to kernels");
+    if (command == "import") return import_config(o.input, format);
+    if (o.input.empty()) return fail("", command + " needs a scenario file or - for stdin");
+    if (command == "export") {
+        if (format.empty()) format = "text";
+        if (format != "text" && format != "json") return fail("", "--format for export: allowed: text|json");
+    } else {
+        if (format.empty()) format = "table";
+        if (format != "json" && format != "table" && format != "markdown" && format != "csv")
+            return fail("", "--format: allowed: json|table|markdown|csv");
+    }
     int64_t stage = -1;
-    if (!stage_arg.empty()) {
+    if (o.stage_given) {
         // A pipeline rank: digits only (std::stoll would take "1x" or " 1").
-        if (stage_arg.size() > 9 || stage_arg.find_first_not_of("0123456789") != std::string::npos)
+        if (o.stage.empty() || o.stage.size() > 9 || o.stage.find_first_not_of("0123456789") != std::string::npos)
             return fail("/stage", "--stage: a pipeline rank, an integer from 0 to pp - 1");
-        stage = std::stoll(stage_arg);
+        stage = std::stoll(o.stage);
     }
 
-    std::string text;
-    if (!read_input(input, text)) return fail("", "cannot read scenario file " + input);
+    std::string text, error;
+    if (!read_input(o.input, "scenario file", text, error)) return fail("", error);
+    if (command == "export") return export_launch(text, o.tool, format);
     if (command == "kernels")
         return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
                             {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})
@@ -157,7 +376,7 @@ int main(int argc, char** argv) {
     const nlohmann::json report = print_answer(shardcalc::evaluate_scenario_text(text), "report", format,
                                                {shardcalc::format_table, shardcalc::format_markdown, shardcalc::format_csv});
     if (report.is_null()) return 2;
-    if (!check) return 0;
+    if (!o.check) return 0;
     const std::string verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
     return verdict == "fits" ? 0 : verdict == "tight" ? 3 : 4;
 }

@@ -13,6 +13,9 @@
 #include "io/report_json.h"
 #include "io/scenario_json.h"
 #include "io/search_json.h"
+#include "scenario/names.h"
+#include "scenario/resolve.h"
+#include "search/launch.h"
 #include "search/search.h"
 
 namespace shardcalc {
@@ -105,6 +108,56 @@ std::string import_config_text(const std::string& config_json) {
 
 namespace {
 
+// Each launch generator of search/launch.cpp by the name `shardcalc export --tool` takes, and the frameworks
+// whose plans it writes.
+struct LaunchGenerator {
+    const char* name;
+    Framework frameworks[2];
+    int count;
+};
+constexpr LaunchGenerator kLaunchGenerators[] = {
+    {"megatron-lm", {Framework::Megatron}, 1},
+    {"megatron-deepspeed", {Framework::DeepSpeed}, 1},
+    {"hf-trainer", {Framework::Fsdp, Framework::Pytorch}, 2},
+    {"xla-mesh", {Framework::Xla}, 1},
+};
+constexpr const char* kLaunchToolNames = "megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all";
+
+const LaunchGenerator* generator_of(Framework f) {
+    for (const LaunchGenerator& g : kLaunchGenerators)
+        for (int i = 0; i < g.count; ++i)
+            if (g.frameworks[i] == f) return &g;
+    return nullptr;
+}
+
+std::string launch_text(const std::string& scenario_json, const std::string& tool) {
+    bool known = tool == "all" || tool == "torchtitan";
+    for (const LaunchGenerator& g : kLaunchGenerators) known = known || tool == g.name;
+    if (!known) throw InputError("/tool", "unknown launch tool \"" + tool + "\"; allowed: " + kLaunchToolNames);
+    nlohmann::json j = parse_json_text(scenario_json);
+    if (j.is_object()) j.erase("search");  // the scenario's own plan; `shardcalc search` gives its rows' launches
+    const Config c = resolve(scenario_from_json(j));
+    const std::string framework = name_of(c.s.framework);
+    const LaunchGenerator* g = generator_of(c.s.framework);
+    std::vector<LaunchCommand> commands;
+    if (g) commands = launch_commands(c);
+    if (commands.empty()) throw InputError("/framework", "no launch generator writes the flags of framework " + framework);
+    if (tool == "torchtitan")
+        throw InputError("/framework", "no torchtitan launch generator: the engine writes no torchtitan configuration; the " +
+                                           framework + " plan's launch is " + g->name + "'s (--tool " + g->name + " or all)");
+    if (tool != "all" && tool != g->name) {
+        std::string frameworks;
+        for (const LaunchGenerator& other : kLaunchGenerators)
+            if (tool == other.name)
+                for (int i = 0; i < other.count; ++i) frameworks += std::string(i ? " or " : "") + name_of(other.frameworks[i]);
+        throw InputError("/framework", tool + " launches a " + frameworks + " plan; this plan's framework is " + framework +
+                                           ", launched by " + g->name + " (--tool " + g->name + " or all)");
+    }
+    nlohmann::json launch = nlohmann::json::array();
+    for (const LaunchCommand& l : commands) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
+    return to_text({{"ok", true}, {"framework", framework}, {"generator", g->name}, {"launch", std::move(launch)}});
+}
+
 // A scenario with a "search" object, read into the scenario and the spec; InputError if it cannot be.
 std::pair<Scenario, SearchSpec> read_search(const std::string& text) {
     nlohmann::json j = parse_json_text(text);
@@ -131,6 +184,10 @@ std::string search_scenario_text(const std::string& scenario_json) {
         const auto [scenario, spec] = read_search(scenario_json);
         return to_text({{"ok", true}, {"search", search_result_to_json(search(scenario, spec))}});
     });
+}
+
+std::string launch_scenario_text(const std::string& scenario_json, const std::string& tool) {
+    return guarded_text([&] { return launch_text(scenario_json, tool); });
 }
 
 SearchSession::SearchSession(const std::string& scenario_json) {

@@ -33,6 +33,15 @@ std::string import_config_text(const std::string& config_json);
 // longest): {"ok": true, "kernels": {...}} or the error value.
 std::string kernels_scenario_text(const std::string& scenario_json, int64_t stage = -1);
 
+// How to launch the scenario's own plan with its framework's tools (search/launch.h), the lines `shardcalc search`
+// prints for a ranked plan: {"ok": true, "framework": "megatron", "generator": "megatron-lm",
+// "launch": [{"tool": "torchrun", "lines": [...]}, {"tool": "Megatron-LM arguments (pretrain_gpt.py)", "lines": [...]}]}
+// or the error value. `tool` picks a generator: megatron-lm (framework megatron), megatron-deepspeed (deepspeed),
+// hf-trainer (fsdp, pytorch), xla-mesh (xla), or all (the framework's own); one that does not launch the plan's
+// framework, or torchtitan (none is written), is an error at /framework, an unknown name one at /tool. A "search"
+// object in the scenario is ignored.
+std::string launch_scenario_text(const std::string& scenario_json, const std::string& tool = "all");
+
 class Searcher;
 // A search run in slices, so that the page's worker can report progress and stop between them.
 // Never throws: an input that cannot be searched is done at once, its result the error value.

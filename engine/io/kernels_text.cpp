@@ -46,9 +46,12 @@ std::vector<Row> rows_of(const json& t, bool machine) {
     return rows;
 }
 
+// Stages are pipeline ranks from 0, as `--stage`, `estimate` and the report number them.
 std::string heading(const json& t) {
-    return "Kernels of pipeline stage " + std::to_string(t["stage"].get<int64_t>() + 1) + " of " +
-           std::to_string(t["stages"].get<int64_t>()) + " on " + t["device"].get<std::string>() + " (" +
+    const int64_t stages = t["stages"].get<int64_t>();
+    return "Kernels of pipeline stage " + std::to_string(t["stage"].get<int64_t>()) +
+           (stages > 1 ? " (stages 0 to " + std::to_string(stages - 1) + ")" : std::string(" (the only stage)")) +
+           " on " + t["device"].get<std::string>() + " (" +
            t["dtype"].get<std::string>() + "): one device, each kernel once per instance; count instances per " +
            "microbatch, " + number(t["microbatches"].get<double>()) + " microbatches per step; inflection point " +
            fixed(t["inflection_point"].get<double>(), 2) + " FLOP/byte";

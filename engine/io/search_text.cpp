@@ -81,14 +81,7 @@ std::string counts_line(const json& s) {
 }
 
 std::string launch_text(const json& plan, const char* fence) {
-    std::string out;
-    if (!plan.contains("launch")) return out;
-    for (const auto& l : plan["launch"]) {
-        out += l["tool"].get<std::string>() + ":\n" + fence;
-        for (const auto& line : l["lines"]) out += "  " + line.get<std::string>() + "\n";
-        out += fence;
-    }
-    return out;
+    return plan.contains("launch") ? format_launch_text(plan["launch"], fence) : std::string();
 }
 
 std::string rejected_text(const json& s) {
@@ -134,5 +127,15 @@ std::string format_search_markdown(const json& s) {
 }
 
 std::string format_search_csv(const json& s) { return csv(plan_rows(s)); }
+
+std::string format_launch_text(const json& launch, const std::string& fence) {
+    std::string out;
+    for (const auto& l : launch) {
+        out += l["tool"].get<std::string>() + ":\n" + fence;
+        for (const auto& line : l["lines"]) out += "  " + line.get<std::string>() + "\n";
+        out += fence;
+    }
+    return out;
+}
 
 }  // namespace shardcalc

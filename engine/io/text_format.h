@@ -16,6 +16,9 @@ std::string format_presets_table(const nlohmann::json& presets);
 std::string format_search_table(const nlohmann::json& search);
 std::string format_search_markdown(const nlohmann::json& search);
 std::string format_search_csv(const nlohmann::json& search);
+// Launch commands ([{"tool", "lines"}], a search row's or `shardcalc export`'s): each tool's name, then its lines
+// indented, each command between two `fence` lines (e.g. "```\n" for Markdown).
+std::string format_launch_text(const nlohmann::json& launch, const std::string& fence = "");
 
 // The per-kernel table (the "kernels" object; io/kernels_text.cpp).
 std::string format_kernels_table(const nlohmann::json& kernels);
