@@ -31,7 +31,7 @@ export async function showKernels(engine, report, current, helpers) {
   const chosen = Number(picker.value);
   const stage = chosen >= 0 && chosen < stages ? chosen : -1;
   picker.replaceChildren(...[-1, ...Array.from({ length: stages }, (_, i) => i)].map((i) =>
-    helpers.h('option', { value: i, selected: i === stage }, i < 0 ? 'the slowest stage' : `stage ${i + 1} of ${stages}`)));
+    helpers.h('option', { value: i, selected: i === stage }, i < 0 ? 'the slowest stage' : `stage ${i}`)));
   picker.parentElement.hidden = stages < 2;
   picker.onchange = () => showKernels(engine, report, current, helpers);
   box.dataset.state = 'loading';
@@ -59,7 +59,8 @@ function render(table, caption, answer, { h, count, duration, fixed }) {
   const k = answer.kernels;
   const passes = Object.entries(PASS).filter(([p]) => k.pass_seconds[p] > 0)
     .map(([p, label]) => `${label} ${duration(k.pass_seconds[p])}`).join(', ');
-  caption.textContent = `Pipeline stage ${k.stage + 1} of ${k.stages} on ${k.device} (${k.dtype}), ` +
+  // Stages count from 0, as `shardcalc kernels --stage` and every other table number them.
+  caption.textContent = `Pipeline stage ${k.stage} ${k.stages > 1 ? `(stages 0 to ${k.stages - 1})` : '(the only stage)'} on ${k.device} (${k.dtype}), ` +
     `${count(k.microbatches)} microbatches per step; inflection point ${fixed(k.inflection_point, 1)} FLOP/byte. ` +
     `Per step: ${passes}; all kernels ${duration(k.step_seconds)}.`;
   const head = h('tr', null, ...HEAD.map(([label, title]) => h('th', { scope: 'col', title: title || null }, label)));
