@@ -193,7 +193,7 @@ TEST_CASE("a NUL byte ends neither the input nor an error message") {
     const std::string raw = std::string(R"({"model":{"preset":"gpt2"}})") + '\0' + "garbage";
     const auto j = result(raw);
     CHECK(j["ok"] == false);
-    CHECK(j["error"]["message"].get<std::string>().find("NUL byte at offset 27") != std::string::npos);
+    CHECK(j["error"]["message"].get<std::string>().find("NUL byte at line 1, column 28 (byte 27)") != std::string::npos);
     // An escaped NUL inside a string is valid JSON; the message echoing it once stopped at the NUL.
     const auto e = test::error_of(R"({"model":{"preset":"gpt\u0000-after-nul"}})");
     CHECK(e["path"] == "/model/preset");

@@ -64,7 +64,7 @@ TEST_CASE("a key repeated in one object is refused at the repeated member, in ev
     // Once silently read as its last value (nlohmann's rule): {"tp":8,...,"tp":3} evaluated tp 3.
     const auto e = test::error_of(R"({"model":{"preset":"llama-2-7b"},"parallel":{"tp":8,"dp":2,"tp":3}})");
     CHECK(e["path"] == "/parallel/tp");
-    CHECK(e["message"].get<std::string>().rfind("duplicate key \"tp\" at offset 59: a key may appear once", 0) == 0);
+    CHECK(e["message"].get<std::string>().rfind("duplicate key \"tp\" at line 1, column 60 (byte 59): a key may appear once", 0) == 0);
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"model":{"preset":"gpt2"}})") == "/model");
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"hardware":{"peak_tflops":{"bf16":1,"bf16":2}}})") == "/hardware/peak_tflops/bf16");
     CHECK(path_of(R"({"model":{"preset":"gpt2"},"x":[{}, {"a/b~":1,"a/b~":1}]})") == "/x/1/a~1b~0");
@@ -195,4 +195,13 @@ TEST_CASE("an LSTM's tensor parallelism is refused once, in an LSTM's words: it 
         CHECK(e["message"].get<std::string>().find("heads") == std::string::npos);
     }
     CHECK(paths == std::vector<std::string>{"/parallel/tp", "/parallel/sp"});
+}
+
+TEST_CASE("invalid JSON is placed by line and column, as an editor shows it, with the byte offset for tools") {
+    const auto e = test::error_of("{\n  \"model\": {\"preset\": \"gpt2\"},\n  \"training\": {\"seq_len\": }\n}");
+    CHECK(e["path"] == "");
+    CHECK(e["message"] == "invalid JSON: unexpected '}'; expected a value at line 3, column 27 (byte 59)");
+    // Columns count characters: a two-byte character before the error is one column.
+    const auto u = test::error_of("{\"name\": \"é\", }");
+    CHECK(u["message"].get<std::string>().find("at line 1, column 15 (byte 15)") != std::string::npos);
 }

@@ -11,6 +11,21 @@
 namespace shardcalc {
 namespace {
 
+// Where `at` lies in the text that starts at `begin`, as an editor shows it: "line 2, column 6 (byte 15)". Columns
+// count characters (UTF-8 continuation bytes are not counted), from 1; the byte offset is for tools.
+std::string text_position(const char* begin, const char* at) {
+    long long line = 1, column = 1;
+    for (const char* p = begin; p < at; ++p) {
+        if (*p == '\n') {
+            ++line;
+            column = 1;
+        } else if ((static_cast<unsigned char>(*p) & 0xC0) != 0x80) {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " + std::to_string(at - begin) + ")";
+}
+
 using nlohmann::json;
 
 // JSON text (RFC 8259) read into an nlohmann document in one pass that checks as it goes: the nesting depth, the
@@ -47,7 +62,7 @@ private:
     std::vector<Frame> frames_;
 
     [[noreturn]] void fail(const std::string& what, const std::string& path = "") const {
-        throw InputError(path, "invalid JSON: " + what + " at offset " + std::to_string(p_ - begin_));
+        throw InputError(path, "invalid JSON: " + what + " at " + text_position(begin_, p_));
     }
     [[noreturn]] void unexpected(const char* expected) const {
         if (p_ == end_) fail(std::string("unexpected end of input; expected ") + expected);
@@ -122,7 +137,7 @@ private:
                 // A repeated key is refused (nlohmann's parser, and most others, keep the last silently): which
                 // value the writer meant is unknowable, and a scenario edited by hand hides the first.
                 if (out.contains(key))
-                    throw InputError(path(), "duplicate key \"" + key + "\" at offset " + std::to_string(key_at - begin_) +
+                    throw InputError(path(), "duplicate key \"" + key + "\" at " + text_position(begin_, key_at) +
                                                  ": a key may appear once in an object (which value was meant cannot be told)");
                 value(out[key], depth + 1);
                 space();
@@ -290,7 +305,7 @@ private:
 // them (RFC 8259 sec. 7).
 void refuse_nul(const std::string& text) {
     if (const auto nul = text.find('\0'); nul != std::string::npos)
-        throw InputError("", "invalid JSON: a NUL byte at offset " + std::to_string(nul) +
+        throw InputError("", "invalid JSON: a NUL byte at " + text_position(text.data(), text.data() + nul) +
                                  "; JSON text cannot contain one (write \\u0000 inside a string)");
 }
 
