@@ -181,3 +181,15 @@ test('a number being typed is not a plan: "2" and "2." on the way to "2.5" are n
   await page.waitForSelector('#status[data-state="ready"]');
   await close(page);
 });
+
+test('a published plan\'s source names its addresses and arXiv papers as links', async () => {
+  const page = await open(env);
+  await page.selectOption('#plan-preset', 'deepspeed-ulysses-gpt-1.3b-32k-8xa100');
+  await page.waitForSelector('#plan-source a');
+  const links = await page.$$eval('#plan-source a', (as) => as.map((a) => [a.textContent, a.href, a.target, a.rel]));
+  assert.deepEqual(links[0], ['arXiv:2309.14509', 'https://arxiv.org/abs/2309.14509', '_blank', 'noopener']);
+  assert.match(links[1][1], /^https:\/\/github\.com\/microsoft\/Megatron-DeepSpeed\/blob\/main\/.*\.sh$/);
+  assert.match(await page.textContent('#plan-source'), /^Source: DeepSpeed-Ulysses \(arXiv:2309\.14509\)/);
+  await page.waitForSelector('#status[data-state="ready"]');
+  await close(page);
+});

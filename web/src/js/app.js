@@ -480,6 +480,15 @@ async function importHf() {
   changed();
 }
 
+// A source's text with its web addresses and arXiv numbers as links (opened in a new tab), the rest as text.
+function linked(text) {
+  return text.split(/(https?:\/\/[^\s,;()]+[^\s,;().]|arXiv:\d{4}\.\d{4,5})/).map((part, i) => {
+    if (i % 2 === 0) return part;
+    const href = part.startsWith('arXiv:') ? `https://arxiv.org/abs/${part.slice(6)}` : part;
+    return h('a', { href, target: '_blank', rel: 'noopener' }, part);
+  });
+}
+
 // Whole plans people know (presets/plans: published runs, each with its source): choosing one loads its
 // scenario as a #scenario= link would, so every field follows it and the share link carries it.
 function wirePlanPresets() {
@@ -489,7 +498,7 @@ function wirePlanPresets() {
   select.addEventListener('change', () => {
     const plan = plans.find((p) => p.id === select.value);
     $('#plan-source').hidden = !plan;
-    $('#plan-source').textContent = plan ? `Source: ${plan.scenario.source}` : '';
+    $('#plan-source').replaceChildren(...(plan ? ['Source: ', ...linked(plan.scenario.source)] : []));
     if (!plan) return;
     const { source, ...scenario } = plan.scenario;
     window.location.hash = `scenario=${encodeURIComponent(JSON.stringify(scenario))}`;
