@@ -102,11 +102,11 @@ grep -q "^layer/self_attention/query_key_value .* gemm .* backward_weight" "$tmp
 grep -q "^optimizer .* optimizer update " "$tmp/kernels" || fail "kernels: the optimizer's update"
 grep -q "^per step: forward .* ms, backward_data .* all kernels " "$tmp/kernels" || fail "kernels: the totals line"
 "$cli" kernels --stage 0 "$root/examples/llama-3.1-70b-h100.json" | grep -q "^embedding/word_embeddings " || fail "kernels --stage 0: the embedding"
-"$cli" kernels --format csv "$root/examples/deepflow-lstm-seed001.json" > "$tmp/kcsv" || fail "kernels csv"
+"$cli" kernels --format csv "$root/examples/deepflow-lstm-38b.json" > "$tmp/kcsv" || fail "kernels csv"
 head -1 "$tmp/kcsv" | grep -q '^module,kernel,pass,count,m,k,n,gflop,hbm_bytes,l2_bytes,hbm_reloads_acb,l2_reloads_acb,flop_per_byte,bound,us_each,ms_per_step$' || fail "kernels csv header"
-grep -q '^lstm/gates,gemm,forward,40,512,39936,79872,.*,25681723392,16112418816,"156,1,1","39,1,1",' "$tmp/kcsv" || fail "kernels csv: seed 001's Cf row: $(grep gates "$tmp/kcsv" | head -1)"
-"$cli" kernels --format markdown "$root/examples/deepflow-lstm-seed001.json" | grep -q '^| lstm/cell | elementwise | forward | 40 |' || fail "kernels markdown"
-"$cli" kernels --format json "$root/examples/deepflow-lstm-seed001.json" | grep -q '"inflection_point": 4.03' || fail "kernels json"
+grep -q '^lstm/gates,gemm,forward,40,512,39936,79872,.*,25681723392,16112418816,"156,1,1","39,1,1",' "$tmp/kcsv" || fail "kernels csv: DeepFlow's Cf row: $(grep gates "$tmp/kcsv" | head -1)"
+"$cli" kernels --format markdown "$root/examples/deepflow-lstm-38b.json" | grep -q '^| lstm/cell | elementwise | forward | 40 |' || fail "kernels markdown"
+"$cli" kernels --format json "$root/examples/deepflow-lstm-38b.json" | grep -q '"inflection_point": 4.03' || fail "kernels json"
 set +e
 "$cli" kernels --stage 4 "$root/examples/llama-3.1-70b-h100.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
 set -e

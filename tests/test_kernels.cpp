@@ -1,5 +1,5 @@
 // The per-kernel table (report/kernel_table.h): its rows add up to the stage's compute time, and it reproduces
-// seed 001's DeepFlow projection of an LSTM language model kernel by kernel.
+// DeepFlow's projection of an LSTM language model (docs/sources.md) kernel by kernel.
 #include <fstream>
 #include <sstream>
 
@@ -35,7 +35,7 @@ TEST_CASE("kernel table: its rows add up to each stage's forward, backward, reco
     const char* moe = R"({"framework":"megatron","model":{"preset":"mixtral-8x7b"},"training":{"seq_len":4096,"micro_batch":1,
         "global_batch":64,"recompute":"full"},"parallel":{"tp":2,"pp":2,"ep":4,"dp":8,"sp":true},"hardware":{"preset":"h100-sxm-80gb"}})";
     for (const std::string& text : {example("llama-3.1-70b-h100.json"), std::string(gpt_eager), std::string(moe),
-                                    example("deepflow-lstm-seed001.json")}) {
+                                    example("deepflow-lstm-38b.json")}) {
         CAPTURE(text);
         Config c = test::config(text);
         const ModelGraph g = build_graph(c);
@@ -79,20 +79,21 @@ TEST_CASE("kernel table: a stage that does not exist names /stage with the ranks
     CHECK(r["error"]["message"].get<std::string>().find("allowed 0 to 3") != std::string::npos);
 }
 
-// Seed 001 (nanocad-lab/DeepFlow perf.py at e6a5da0; the configuration in presets/models/deepflow-lstm-38b.json,
-// presets/hardware/deepflow-300w.json and examples/deepflow-lstm-seed001.json). Targets: FLOPs and bytes within
+// DeepFlow's LSTM projection (docs/sources.md: nanocad-lab/DeepFlow's summary.txt, perf.py at e6a5da0; the
+// configuration in presets/models/deepflow-lstm-38b.json, presets/hardware/deepflow-300w.json and
+// examples/deepflow-lstm-38b.json). Targets: FLOPs and bytes within
 // 10% per kernel, time within 15%; where our mechanism differs from DeepFlow's the test holds the difference that
 // docs/model.md explains.
-TEST_CASE("seed 001: DeepFlow's LSTM language model, kernel by kernel") {
-    const KernelTable t = kernel_table(test::scenario(example("deepflow-lstm-seed001.json")));
+TEST_CASE("DeepFlow's LSTM projection: the 38B LSTM language model, kernel by kernel") {
+    const KernelTable t = kernel_table(test::scenario(example("deepflow-lstm-38b.json")));
     struct Gemm {
-        const char* seed;
+        const char* deepflow;  // the kernel's name in DeepFlow's summary
         const char* module;
         KernelPass pass;
         double m, k, n, flops, hbm, l2, seconds;
         double hbm_reload_a, hbm_reload_b, l2_reload_a, l2_reload_b;
     };
-    // Seed lines "<name> GEMM_flop, GEMM_gmem, GEMM_l2mem, GEMM_time" and their reload triples (A, C, B).
+    // DeepFlow's lines "<name> GEMM_flop, GEMM_gmem, GEMM_l2mem, GEMM_time" and their reload triples (A, C, B).
     const Gemm gemms[] = {
         {"Cf", "lstm/gates", KernelPass::Forward, 512, 39936, 79872, 3271025491968, 25681723392, 16112418816, 0.715153169797531, 156, 1, 39, 1},
         {"Cb_act", "lstm/gates", KernelPass::BackwardData, 512, 79872, 39936, 3270616547328, 25599934464, 16112418816, 0.7150637657481483, 78, 1, 20, 1},
@@ -102,7 +103,7 @@ TEST_CASE("seed 001: DeepFlow's LSTM language model, kernel by kernel") {
         {"softmax_b_wt", "head/output_layer", KernelPass::BackwardWeight, 19968, 10240, 800000, 327794688000000, 2620210544640, 711372308480, 71.66297033333336, 1563, 39, 391, 10},
     };
     for (const Gemm& s : gemms) {
-        CAPTURE(s.seed);
+        CAPTURE(s.deepflow);
         const KernelRow& r = row(t, s.module, "gemm", s.pass);
         CHECK(r.gemm.m == s.m);
         CHECK(r.gemm.k == s.k);
@@ -119,8 +120,8 @@ TEST_CASE("seed 001: DeepFlow's LSTM language model, kernel by kernel") {
         }
         CHECK(r.kernel.compute_bound);
     }
-    // The cell's pointwise kernels forward (seed "Hidden point_flop, point_mem, point_time"): the same 8.5 accesses and
-    // 3.25 FLOPs per gate element; DeepFlow launches 15 kernels where we count 10 (-10% time).
+    // The cell's pointwise kernels forward (DeepFlow's "Hidden point_flop, point_mem, point_time"): the same 8.5
+    // accesses and 3.25 FLOPs per gate element; DeepFlow launches 15 kernels where we count 10 (-10% time).
     const KernelRow& cell = row(t, "lstm/cell", "elementwise", KernelPass::Forward);
     CHECK(cell.count == 40);  // 2 layers x 20 time steps
     CHECK(test::rel(cell.kernel.flops, 132907008) < 1e-9);
@@ -135,7 +136,7 @@ TEST_CASE("seed 001: DeepFlow's LSTM language model, kernel by kernel") {
     const double weights = 2.0 * 19968 * 4 * 19968;
     CHECK(accumulate.kernel.bytes == doctest::Approx(3 * 4 * weights));
     CHECK(test::rel(cell_bwd.kernel.bytes + accumulate.kernel.bytes / 4, 9916907520) < 0.20);  // their byte count
-    // Embedding (seed "Embedding_mem", forward and backward): the gather reads and writes each row element once;
+    // Embedding (DeepFlow's "Embedding_mem", forward and backward): the gather reads and writes each row element once;
     // its backward is PyTorch's embedding_dense_backward (read the gradient, read-modify-write the fp32 table row:
     // 3 accesses where DeepFlow counts 2).
     CHECK(test::rel(row(t, "embedding/word_embeddings", "elementwise", KernelPass::Forward).kernel.bytes, 1635778560) < 1e-9);
@@ -157,11 +158,11 @@ TEST_CASE("seed 001: DeepFlow's LSTM language model, kernel by kernel") {
     CHECK(test::rel(t.seconds, 302.88817584) < 0.01);
 }
 
-TEST_CASE("seed 001: the projection's kernels, with model.projection 2048") {
-    std::string text = example("deepflow-lstm-seed001.json");
+TEST_CASE("DeepFlow's LSTM projection: the projection's kernels, with model.projection 2048") {
+    std::string text = example("deepflow-lstm-38b.json");
     text.replace(text.find("\"preset\": \"deepflow-lstm-38b\""), 29, "\"preset\": \"deepflow-lstm-38b\", \"projection\": 2048");
     const KernelTable t = kernel_table(test::scenario(text));
-    // Seed "projection", "projection_b_act", "projection_b_wt": GEMM_flop, GEMM_gmem, GEMM_time.
+    // DeepFlow's "projection", "projection_b_act", "projection_b_wt": GEMM_flop, GEMM_gmem, GEMM_time.
     const KernelRow& f = row(t, "head/projection", "gemm", KernelPass::Forward);
     CHECK(test::rel(f.kernel.flops, 838881771520) < 0.005);
     CHECK(test::rel(f.kernel.bytes, 6627000320) < 1e-9);
@@ -175,9 +176,9 @@ TEST_CASE("seed 001: the projection's kernels, with model.projection 2048") {
 }
 
 TEST_CASE("LSTM: parameters, memory terms and its refusals") {
-    const Report r = test::report(example("deepflow-lstm-seed001.json"));
+    const Report r = test::report(example("deepflow-lstm-38b.json"));
     CHECK(r.parameters.total == 38329296128.0);
-    const std::string text = example("deepflow-lstm-seed001.json");
+    const std::string text = example("deepflow-lstm-38b.json");
     auto with = [&](const std::string& extra) {
         std::string s = text;
         s.replace(s.find("\"preset\": \"deepflow-lstm-38b\""), 29, "\"preset\": \"deepflow-lstm-38b\"" + extra);

@@ -82,7 +82,7 @@ TEST_CASE("fp32 weights (pytorch AMP, FSDP) have no separate master copy") {
     CHECK(test::error_of(with("pytorch", ",\"master_weights\":true", "{}"))["path"] == "/training/master_weights");
 }
 
-TEST_CASE("seed 004: DeepSpeed's 20 bytes/param = 16 resident + 4 fp32 gradient for the step") {
+TEST_CASE("Azure ML's training guide: DeepSpeed's 20 bytes/param = 16 resident + 4 fp32 gradient for the step") {
     const Config c = test::config(with("deepspeed", ",\"dtype\":\"fp16\"", "{}"));
     const StateBytes s = model_state_bytes(ParamTally{1, 2}, c);
     CHECK(s.weights + s.gradients + s.optimizer == doctest::Approx(16));

@@ -64,6 +64,7 @@ TEST_CASE("ALBERT counts the shared layer once however many layers run") {
 
 TEST_CASE("Megatron pads the vocabulary to 128*tp, so its count exceeds Hugging Face's") {
     const auto r = test::report(R"({"framework":"megatron","model":{"preset":"gpt2"},"training":{"seq_len":1024},"parallel":{"tp":1}})");
-    // 50257 -> 50304 rows: 47 extra rows of 768 (seed 002 shows word_embeddings w=[50304,1280]).
+    // 50257 -> 50304 rows: 47 extra rows of 768 (the Megatron analysis tool's report shows word_embeddings
+    // w=[50304,1280]).
     CHECK(static_cast<int64_t>(r.parameters.total) == 124439808 + 47 * 768);
 }

@@ -8,7 +8,7 @@
 //     within 12% of Table 5 (2022).
 //   Narayanan Table 2, ZeRO-3 without model parallelism: +71% to +449%: ZeRO-3's per-layer
 //     gathers across 384-1536 GPUs were far slower than the alpha-beta model with prefetch overlap.
-//   Seed 004 (Azure Megatron-DeepSpeed Bloom, 8-16 A100): +31% to +72%: those runs reach 38% of
+//   Azure ML's training guide (Megatron-DeepSpeed Bloom, 8-16 A100): +31% to +72%: those runs reach 38% of
 //     peak where Megatron-LM reaches 44-52% on the same hardware.
 //   Median |error| over all 37 comparisons: 10.0%.
 #include <algorithm>
@@ -148,7 +148,7 @@ TEST_CASE("Narayanan et al. 2021, Table 2: 175B, PTD-P against ZeRO-3 without mo
     }
 }
 
-TEST_CASE("seed 004: Azure Bloom runs, TP=8 on 8 and 16 A100 80GB (Megatron-DeepSpeed)") {
+TEST_CASE("Azure ML's training guide: Bloom runs, TP=8 on 8 and 16 A100 80GB (Megatron-DeepSpeed)") {
     struct Row { int layers, gpus, mb; double tflops, samples; };
     // hidden 14336, 32 heads, seq 2048, vocab 250880, global batch 16, activation checkpointing, bf16.
     const Row rows[] = {{10, 16, 1, 119.42, 4.173}, {8, 8, 1, 117.71, 2.51}, {8, 8, 2, 123.52, 2.63}};
@@ -163,7 +163,7 @@ TEST_CASE("seed 004: Azure Bloom runs, TP=8 on 8 and 16 A100 80GB (Megatron-Deep
             {"hardware", {{"preset", "a100-sxm-80gb"}}}};
         const Result res = run(s);
         const double err = (res.eq3_tflops - r.tflops) / r.tflops;
-        std::printf("  seed 004 Bloom %2d layers %2d GPUs mb %d  ours %5.1f TFLOP/s  published %6.2f  error %+5.1f%%\n",
+        std::printf("  Azure Bloom %2d layers %2d GPUs mb %d  ours %5.1f TFLOP/s  published %6.2f  error %+5.1f%%\n",
                     r.layers, r.gpus, r.mb, res.eq3_tflops, r.tflops, 100 * err);
         CHECK(err > 0);
         CHECK(err < 0.85);

@@ -1,5 +1,6 @@
-// The device interface's TPU implementation and XLA's program (framework xla), against seed 000: XLA's
-// out-of-memory report for Google's BERT-base on one TPU v3 core (fp32, batch 64, sequence 512).
+// The device interface's TPU implementation and XLA's program (framework xla), against XLA's BERT report
+// (docs/sources.md): XLA's out-of-memory report for Google's BERT-base on one TPU v3 core (fp32, batch 64,
+// sequence 512).
 #include <cmath>
 
 #include "helpers.h"
@@ -9,9 +10,9 @@ using namespace shardcalc;
 
 namespace {
 
-// Seed 000's setting: BERT-base in fp32, sequence 512, dropout 0.1 (Google's BERT: attention computed as
+// The report's setting: BERT-base in fp32, sequence 512, dropout 0.1 (Google's BERT: attention computed as
 // matmul-softmax-dropout, eager), on one TPU v3 TensorCore. No framework given: a TPU runs xla.
-std::string seed000(int64_t batch) {
+std::string xla_bert(int64_t batch) {
     return R"({"model":{"preset":"bert-base"},"training":{"seq_len":512,"micro_batch":)" + std::to_string(batch) +
            R"(,"dtype":"fp32","attention":"eager","dropout":0.1},"hardware":{"preset":"tpu-v3"}})";
 }
@@ -20,20 +21,21 @@ constexpr double MiB = 1024.0 * 1024.0;
 
 }  // namespace
 
-TEST_CASE("seed 000: XLA's HBM report for BERT-base on a TPU v3 core, reproduced within 10%") {
-    const Report r = test::report(seed000(64));
+TEST_CASE("XLA's BERT report: XLA's HBM report for BERT-base on a TPU v3 core, reproduced within 10%") {
+    const Report r = test::report(xla_bert(64));
     CHECK(r.config.s.framework == Framework::Xla);
     CHECK(*r.config.s.training.mlm_predictions == 77);  // Google's ~15% of 512 (the README uses 76-80)
     const StageMemory& m = r.peak();
     REQUIRE(m.compiled);
     const XlaProgram& x = m.xla;
-    // "reserved 528.00M", "program 20.91G", "Total hbm usage >= 21.42G" (the seed's total leaves out the arguments:
+    // "reserved 528.00M", "program 20.91G", "Total hbm usage >= 21.42G" (the report's total leaves out the arguments:
     // "arguments unknown size").
     CHECK(x.reserved == 528 * MiB);
     const double program = x.program / test::GiB, seen_total = (x.reserved + x.program) / test::GiB;
-    MESSAGE("seed 000 program: ours " << program << " GiB, XLA 20.91 GiB (" << 100 * (program / 20.91 - 1) << "%)");
-    MESSAGE("seed 000 total (reserved + program): ours " << seen_total << " GiB, XLA 21.42 GiB ("
-                                                           << 100 * (seen_total / 21.42 - 1) << "%)");
+    MESSAGE("XLA's BERT report, program: ours " << program << " GiB, XLA 20.91 GiB (" << 100 * (program / 20.91 - 1)
+                                                  << "%)");
+    MESSAGE("XLA's BERT report, total (reserved + program): ours " << seen_total << " GiB, XLA 21.42 GiB ("
+                                                                          << 100 * (seen_total / 21.42 - 1) << "%)");
     CHECK(test::rel(program, 20.91) < 0.10);
     CHECK(test::rel(seen_total, 21.42) < 0.10);
     // The report is an out-of-memory error: 20.91 GiB of program on a 16 GiB core even after rematerialization.
@@ -46,9 +48,9 @@ TEST_CASE("seed 000: XLA's HBM report for BERT-base on a TPU v3 core, reproduced
     CHECK(m.other.fragmentation == 0);
 
     // The largest allocations: the attention probabilities and the attention dropout's RNG uniforms,
-    // f32[64,12,512,512]{3,2,1,0:T(8,128)}, 768 MiB padded and unpadded, one per layer (seed items 1-3).
+    // f32[64,12,512,512]{3,2,1,0:T(8,128)}, 768 MiB padded and unpadded, one per layer (the report's allocations 1-3).
     REQUIRE(x.largest.size() >= 3);
-    const auto j = nlohmann::json::parse(evaluate_scenario_text(seed000(64)));
+    const auto j = nlohmann::json::parse(evaluate_scenario_text(xla_bert(64)));
     const auto& list = j["report"]["memory"]["per_device"]["xla"]["largest_allocations"];
     bool probabilities = false, rng = false;
     for (size_t i = 0; i < 2; ++i) {
@@ -69,16 +71,16 @@ TEST_CASE("seed 000: XLA's HBM report for BERT-base on a TPU v3 core, reproduced
     CHECK(list[2]["size"].get<double>() == 96 * MiB);
 }
 
-TEST_CASE("seed 000's batch statements: 21.42G at the program batch 64, 44.14G at 128") {
+TEST_CASE("XLA's BERT report, the batch statements: 21.42G at the program batch 64, 44.14G at 128") {
     // "21.42G nothing in v3-8 bs=8" and "44.14G nothing in v3-8 bs=16": read as the per-core batch times the 8
     // cores of a v3-8, as one program (the cn64 report's batch 64 gives the same 21.42G as bs=8).
-    const Report r = test::report(seed000(128));
+    const Report r = test::report(xla_bert(128));
     const double total = (r.peak().xla.reserved + r.peak().xla.program) / test::GiB;
-    MESSAGE("seed 000 bs=16 (program batch 128): ours " << total << " GiB, XLA 44.14 GiB (" << 100 * (total / 44.14 - 1)
-                                                         << "%)");
+    MESSAGE("XLA's BERT report, bs=16 (program batch 128): ours " << total << " GiB, XLA 44.14 GiB ("
+                                                                        << 100 * (total / 44.14 - 1) << "%)");
     CHECK(test::rel(total, 44.14) < 0.10);
     // Batch 8 fits in the 16 GiB core with nothing rematerialized.
-    const Report small = test::report(seed000(8));
+    const Report small = test::report(xla_bert(8));
     CHECK(small.verdict.verdict == Verdict::Fits);
     CHECK(small.peak().xla.rematerialized == 0);
     CHECK(small.peak().xla.program > small.peak().xla.saved_all);
@@ -86,8 +88,8 @@ TEST_CASE("seed 000's batch statements: 21.42G at the program batch 64, 44.14G a
 
 TEST_CASE("XLA rematerializes only as much as the device needs, and its recompute is timed") {
     // Find batches on both sides: everything kept, and some rematerialized to fit exactly.
-    const Report kept = test::report(seed000(8));
-    const Report squeezed = test::report(seed000(24));
+    const Report kept = test::report(xla_bert(8));
+    const Report squeezed = test::report(xla_bert(24));
     const XlaProgram& x = squeezed.peak().xla;
     REQUIRE(x.rematerialized_share > 0);
     REQUIRE(x.rematerialized_share < 1);
@@ -106,9 +108,9 @@ TEST_CASE("XLA rematerializes only as much as the device needs, and its recomput
 }
 
 TEST_CASE("XLA's tiled layouts on a TPU; dense arrays on a GPU") {
-    const Config tpu = test::config(seed000(8));
+    const Config tpu = test::config(xla_bert(8));
     const Device& d = device_of(tpu.s.hardware);
-    // Seed 000's softmax statistics f32[64,12,512]: 12 rows pad to 16 (2 MiB for 1.5).
+    // The report's softmax statistics f32[64,12,512]: 12 rows pad to 16 (2 MiB for 1.5).
     const ArrayLayout stats = d.layout({64, 12, 512}, Dtype::Fp32);
     CHECK(stats.text == "{2,1,0:T(8,128)}");
     CHECK(stats.unpadded == 64 * 12 * 512 * 4);
@@ -123,7 +125,7 @@ TEST_CASE("XLA's tiled layouts on a TPU; dense arrays on a GPU") {
     // 8-bit arrays take 32-row tiles, four rows to a sublane (JAX tpu_info.py get_sublane_tiling).
     CHECK(d.layout({100, 256}, Dtype::Fp8).text == "{1,0:T(32,128)(4,1)}");
     CHECK(d.layout({100, 256}, Dtype::Fp8).bytes == 128.0 * 256);
-    // Vectors and scalars take linear tiles (seed 000: f32[]{:T(256)}).
+    // Vectors and scalars take linear tiles (XLA's BERT report: f32[]{:T(256)}).
     CHECK(d.layout({}, Dtype::Fp32).text == "{:T(256)}");
     CHECK(d.layout({1000}, Dtype::Fp32).bytes == 1024 * 4);
     const Config gpu = test::config(R"({"model":{"preset":"bert-base"},"hardware":{"preset":"a100-sxm-80gb"}})");
@@ -133,7 +135,7 @@ TEST_CASE("XLA's tiled layouts on a TPU; dense arrays on a GPU") {
 }
 
 TEST_CASE("a TPU's matmuls: bf16 MXUs padded to their side; f32 as one bf16 pass; no fp16") {
-    const Config v3 = test::config(seed000(8));
+    const Config v3 = test::config(xla_bert(8));
     const Device& d = device_of(v3.s.hardware);
     CHECK(v3.s.hardware.matrix_unit == 128);
     CHECK(d.shape_efficiency(v3.s.hardware, 32768, 768, 768, 4, true) == 1);

@@ -1,6 +1,6 @@
-// The per-kernel table and LSTM models in real Chromium: seed 001's DeepFlow LSTM opens from a link with the
-// CLI's numbers; the "Kernels" section, opened, shows the rows `shardcalc kernels` prints (computed by the whole
-// engine in the worker), and follows an edit. Screenshots: artifacts/screenshots/kernels-*.png.
+// The per-kernel table and LSTM models in real Chromium: DeepFlow's 38B LSTM (docs/sources.md) opens from a link
+// with the CLI's numbers; the "Kernels" section, opened, shows the rows `shardcalc kernels` prints (computed by the
+// whole engine in the worker), and follows an edit. Screenshots: artifacts/screenshots/kernels-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, 
 
 const env = useBrowser();
 
-// examples/deepflow-lstm-seed001.json
+// examples/deepflow-lstm-38b.json
 const LSTM = {
   framework: 'pytorch',
   model: { preset: 'deepflow-lstm-38b' },
@@ -44,7 +44,7 @@ test('an LSTM from a link: the CLI\'s numbers, and its kernel table as `shardcal
     const rows = await page.$$eval('#kernel-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     assert.equal(rows.length, kernels.rows.length);
     assert.deepEqual(rows.map((r) => [r[0], r[1]]), kernels.rows.map((r) => [r.module, r.kernel]));
-    // The gate GEMM forward: seed 001's Cf, 512 x 39936 x 79872, read 156 times for A from HBM, 39 times from L2.
+    // The gate GEMM forward: DeepFlow's Cf, 512 x 39936 x 79872, read 156 times for A from HBM, 39 times from L2.
     const gates = rows.find((r) => r[0] === 'lstm/gates' && r[1] === 'gemm' && r[2] === 'forward');
     assert.equal(gates[3], '40');
     assert.equal(gates[4], '512 × 39,936 × 79,872');

@@ -1,6 +1,7 @@
-// A TPU plan in real Chromium: seed 000's BERT-base on a TPU v3 core opens from a link with the CLI's numbers and
-// XLA's program (reserved, program, arguments; the largest allocations with shapes, tiled layouts and sizes);
-// choosing a TPU in the form selects the xla framework the engine requires, and a GPU gives it back.
+// A TPU plan in real Chromium: the BERT-base of XLA's BERT report (docs/sources.md) on a TPU v3 core opens from a
+// link with the CLI's numbers and XLA's program (reserved, program, arguments; the largest allocations with shapes,
+// tiled layouts and sizes); choosing a TPU in the form selects the xla framework the engine requires, and a GPU
+// gives it back.
 // Screenshots: artifacts/screenshots/tpu-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,18 +11,18 @@ import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, 
 
 const env = useBrowser();
 
-// Seed 000's setting (tests/test_xla.cpp): no framework given, so the TPU's xla.
-const SEED000 = {
+// The report's setting (tests/test_xla.cpp): no framework given, so the TPU's xla.
+const XLA_BERT = {
   model: { preset: 'bert-base' },
   training: { seq_len: 512, micro_batch: 64, dtype: 'fp32', attention: 'eager', dropout: 0.1 },
   hardware: { preset: 'tpu-v3' },
 };
 
-test('seed 000 from a link: XLA\'s program lines and largest allocations, as the CLI reports them', async () => {
-  const report = cliReport(SEED000);
+test('XLA\'s BERT report from a link: XLA\'s program lines and largest allocations, as the CLI reports them', async () => {
+  const report = cliReport(XLA_BERT);
   const x = report.memory.per_device.xla;
   for (const viewport of [DESKTOP, PHONE]) {
-    const page = await open(env, link(SEED000), { viewport });
+    const page = await open(env, link(XLA_BERT), { viewport });
     await expectMetric(page, 'memory.per_device.total', report.memory.per_device.total);
     for (const key of ['program', 'arguments', 'reserved', 'total', 'saved_all', 'saved_floor', 'rematerialized'])
       await expectMetric(page, `memory.per_device.xla.${key}`, x[key]);
@@ -43,16 +44,16 @@ test('seed 000 from a link: XLA\'s program lines and largest allocations, as the
     assert.match(md, /Largest program allocations \(XLA/);
     assert.match(md, /`f32\[64,12,512,512\]\{3,2,1,0:T\(8,128\)\}`/);
     await page.locator('#xla-section').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(shots, `tpu-seed000-${viewport.width}.png`), fullPage: false });
+    await page.screenshot({ path: join(shots, `tpu-xla-bert-${viewport.width}.png`), fullPage: false });
     await close(page);
   }
 });
 
-test('seed 000\'s kernel table: XLA\'s rematerialization recomputed in backward, as `shardcalc kernels` prints it', async () => {
-  const kernels = JSON.parse(execFileSync(cli, ['kernels', '-', '--format', 'json'], { input: JSON.stringify(SEED000) }));
+test('XLA\'s BERT report, the kernel table: XLA\'s rematerialization recomputed in backward, as `shardcalc kernels` prints it', async () => {
+  const kernels = JSON.parse(execFileSync(cli, ['kernels', '-', '--format', 'json'], { input: JSON.stringify(XLA_BERT) }));
   const recompute = kernels.rows.filter((r) => r.pass === 'recompute');
   assert.ok(recompute.length > 0, 'the rematerialized share of the layers\' forward runs again');
-  const page = await open(env, link(SEED000));
+  const page = await open(env, link(XLA_BERT));
   await belowDrawn(page);
   await page.locator('#kernels summary').click();
   await page.waitForSelector('#kernels[data-state="drawn"]', { timeout: 30000 });
