@@ -160,9 +160,9 @@ set +e
 echo '{"model":{"preset":"llama-2-7b"},"parallel":{"tp":8,"tp":3}}' | "$cli" estimate - > "$tmp/out" 2> "$tmp/err"; rc=$?
 printf '{"model_type":"gpt2","n_layer":12,\n "n_layer":24}' | "$cli" import - > "$tmp/out2" 2> "$tmp/err2"; rc2=$?
 set -e
-[ "$rc" -eq 2 ] && grep -q '"path":"/parallel/tp"' "$tmp/err" && grep -q '"message":"duplicate key \\"tp\\" at offset ' "$tmp/err" || fail "duplicate key: $rc $(cat "$tmp/err")"
+[ "$rc" -eq 2 ] && grep -q '"path":"/parallel/tp"' "$tmp/err" && grep -q '"message":"duplicate key \\"tp\\" at line 1, column ' "$tmp/err" || fail "duplicate key: $rc $(cat "$tmp/err")"
 [ ! -s "$tmp/out" ] || fail "duplicate key: stdout not empty"
-[ "$rc2" -eq 2 ] && grep -q '"path":"/n_layer"' "$tmp/err2" && grep -q '"message":"duplicate key \\"n_layer\\" at offset 36: ' "$tmp/err2" || fail "duplicate key in a config.json: $rc2 $(cat "$tmp/err2")"
+[ "$rc2" -eq 2 ] && grep -q '"path":"/n_layer"' "$tmp/err2" && grep -q '"message":"duplicate key \\"n_layer\\" at line 2, column 2 (byte 36): ' "$tmp/err2" || fail "duplicate key in a config.json: $rc2 $(cat "$tmp/err2")"
 
 # A directory or a file that cannot be read: said so, with the path.
 set +e

@@ -1,5 +1,6 @@
 // Bytes per parameter of the model states under each framework rule.
 #include "helpers.h"
+#include "core/decimal.h"
 #include "memory/model_states.h"
 
 using namespace shardcalc;
@@ -87,4 +88,27 @@ TEST_CASE("Azure ML's training guide: DeepSpeed's 20 bytes/param = 16 resident +
     const StateBytes s = model_state_bytes(ParamTally{1, 2}, c);
     CHECK(s.weights + s.gradients + s.optimizer == doctest::Approx(16));
     CHECK(s.step_transient == doctest::Approx(4));
+}
+
+TEST_CASE("a verdict's reason comes as words and byte amounts too: joined with the amounts in GiB, it is the reason") {
+    for (const char* text : {R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":8}})",                       // fits
+                             R"({"model":{"preset":"llama-3.1-70b"},"training":{"seq_len":4096}})",              // does not fit
+                             R"({"model":{"preset":"bert-base"},"training":{"seq_len":512,"micro_batch":64,"dtype":"fp32"},)"
+                             R"("hardware":{"preset":"tpu-v3"}})"}) {                                             // XLA's program
+        const auto r = nlohmann::json::parse(shardcalc::evaluate_scenario_text(text));
+        REQUIRE(r["ok"] == true);
+        const auto& v = r["report"]["memory"]["verdict"];
+        std::string joined;
+        int amounts = 0;
+        for (const auto& part : v["reason_parts"]) {
+            if (part.is_number()) {
+                ++amounts;
+                joined += shardcalc::gib_text(part.get<double>());
+            } else {
+                joined += part.get<std::string>();
+            }
+        }
+        CHECK(amounts >= 1);
+        CHECK(joined == v["reason"].get<std::string>());
+    }
 }

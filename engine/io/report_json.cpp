@@ -324,7 +324,14 @@ std::string report_json_text(const Report& r) {
         .begin_object()
         .field("verdict", verdict_name(r.verdict.verdict))
         .field("margin", whole(r.verdict.margin))
-        .field("reason", r.verdict.reason)
+        .field("reason", r.verdict.reason);
+    // The reason's words and amounts apart (bytes as numbers), so that a reader's unit can show the amounts.
+    w.key("reason_parts").begin_array();
+    for (const ReasonPart& p : r.verdict.reason_parts) {
+        if (p.is_amount) w.value(whole(p.bytes));
+        else w.value(p.text);
+    }
+    w.end_array()
         // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
         .field("allocator", peak.compiled ? "xla" : "caching")
         .field("fragmentation_median_fraction", peak.compiled ? 0.0 : fragmentation_median_fraction())

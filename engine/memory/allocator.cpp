@@ -27,6 +27,12 @@ const char* verdict_name(Verdict v) {
     return "does_not_fit";
 }
 
+void set_reason(MemoryVerdict& v, std::vector<ReasonPart> parts) {
+    v.reason.clear();
+    for (const ReasonPart& p : parts) v.reason += p.is_amount ? gib_text(p.bytes) : p.text;
+    v.reason_parts = std::move(parts);
+}
+
 double fragmentation_median_fraction() { return kFragmentationMedian; }
 double fragmentation_worst_fraction() { return kFragmentationWorst; }
 
@@ -37,20 +43,18 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
     const double packed = allocated_peak + outside_allocator;
     const double worst = allocated_peak * (1 + kFragmentationWorst) + outside_allocator;
     v.margin = capacity - worst;
+    const std::string worst_percent = std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak";
     if (packed > capacity) {
         v.verdict = Verdict::DoesNotFit;
-        v.reason = "the allocated peak plus the CUDA context (" + gib_text(packed) + ") exceeds the device (" + gib_text(capacity) +
-                   ") even with no fragmentation";
+        set_reason(v, {{"the allocated peak plus the CUDA context ("}, amount(packed), {") exceeds the device ("}, amount(capacity),
+                       {") even with no fragmentation"}});
     } else if (worst > capacity) {
         v.verdict = Verdict::Tight;
-        v.reason = "fits only if the caching allocator fragments less than the worst measured (" +
-                   std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak, " +
-                   gib_text(worst) + " in all); expect allocator retries or an out-of-memory error";
+        set_reason(v, {{"fits only if the caching allocator fragments less than the worst measured (" + worst_percent + ", "},
+                       amount(worst), {" in all); expect allocator retries or an out-of-memory error"}});
     } else {
         v.verdict = Verdict::Fits;
-        v.reason = "fits with the worst measured fragmentation (" +
-                   std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak) and " +
-                   gib_text(v.margin) + " to spare";
+        set_reason(v, {{"fits with the worst measured fragmentation (" + worst_percent + ") and "}, amount(v.margin), {" to spare"}});
     }
     return v;
 }

@@ -104,18 +104,19 @@ MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* rese
     MemoryVerdict v;
     const double total = x.total;
     v.margin = capacity - total;
-    const std::string parts = "XLA's program (" + gib_text(x.program) + ") with its arguments (" + gib_text(x.arguments) + ") and " +
-                              reserve_name + " (" + gib_text(x.reserved) + ")";
+    std::vector<ReasonPart> parts = {{"XLA's program ("}, amount(x.program), {") with its arguments ("}, amount(x.arguments),
+                                     {std::string(") and ") + reserve_name + " ("}, amount(x.reserved)};
     if (total > capacity) {
         v.verdict = Verdict::DoesNotFit;
-        v.reason = parts + " need " + gib_text(total) + ", more than the device's " + gib_text(capacity) +
-                   (x.rematerialized > 0 ? " even with every rematerializable saved tensor recomputed" : "");
+        parts.insert(parts.end(), {{") need "}, amount(total), {", more than the device's "}, amount(capacity),
+                                   {x.rematerialized > 0 ? " even with every rematerializable saved tensor recomputed" : ""}});
     } else {
         v.verdict = Verdict::Fits;
-        v.reason = parts + " fit with " + gib_text(v.margin) + " to spare; XLA assigns every buffer when it compiles";
+        parts.insert(parts.end(), {{") fit with "}, amount(v.margin), {" to spare; XLA assigns every buffer when it compiles"}});
         if (x.rematerialized > 0)
-            v.reason += ", after recomputing " + gib_text(x.rematerialized) + " of saved tensors in backward";
+            parts.insert(parts.end(), {{", after recomputing "}, amount(x.rematerialized), {" of saved tensors in backward"}});
     }
+    set_reason(v, std::move(parts));
     return v;
 }
 

@@ -68,16 +68,15 @@ test('choosing a TPU selects the xla framework; a GPU gives the GPU frameworks b
   assert.equal(await page.isVisible('#xla-section'), false, 'the default GPU plan has no XLA section');
   await page.selectOption('#f-hardware-preset', 'tpu-v5p');
   await page.waitForFunction(() => document.querySelector('#f-framework')?.value === 'xla');
-  // The default plan's sequence parallelism is not modelled under xla: the error names the field and what is allowed.
-  await page.waitForSelector('.field-error[data-error-for="/parallel/sp"]');
-  assert.match(await page.textContent('.field-error[data-error-for="/parallel/sp"]'), /allowed: false/);
+  // The default plan's sequence parallelism is not modelled under xla: the choice turns it off and says so.
+  await page.waitForSelector('#xla-section:not([hidden])');
+  assert.equal(await page.isChecked('#f-parallel-sp'), false);
+  assert.match(await page.textContent('#adapt-note'), /Framework megatron → xla .*Sequence parallel \(sp\) on → off \(under xla .*allowed: false\)/);
+  assert.equal(await page.locator('.field-error').count(), 0);
   // The framework menu offers only what the engine accepts on a TPU.
   await page.waitForFunction(() => [...document.querySelector('#f-framework').options].some((o) => o.value === 'megatron' && o.disabled));
   const disabled = await page.$eval('#f-framework', (s) => [...s.options].filter((o) => o.disabled).map((o) => o.value));
   assert.deepEqual(disabled.sort(), ['deepspeed', 'fsdp', 'megatron', 'pytorch']);
-  await page.locator('#f-parallel-sp').uncheck().catch(async () => page.selectOption('#f-parallel-sp', 'false'));
-  await page.waitForSelector('#xla-section:not([hidden])');
-  assert.equal(await page.locator('.field-error').count(), 0);
   await page.screenshot({ path: join(shots, 'tpu-chosen-1440.png'), fullPage: false });
   await page.selectOption('#f-hardware-preset', 'h100-sxm-80gb');
   await page.waitForFunction(() => document.querySelector('#f-framework')?.value === 'megatron');

@@ -51,6 +51,11 @@ export const sentence = (text) => {
   return t ? `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}` : '';
 };
 
+// The verdict's reason in the reader's unit: the engine gives its words and amounts apart (reason_parts; amounts in
+// bytes), and writes GiB in `reason` itself.
+export const reasonIn = (verdict, unit) => (verdict?.reason_parts
+  ? verdict.reason_parts.map((p) => (typeof p === 'number' ? `${bytes(p, unit)} ${unit}` : p)).join('') : verdict?.reason);
+
 export function renderHeadline(el, report, unit, presets) {
   const m = report.memory;
   const v = verdictOf(report);
@@ -67,7 +72,7 @@ export function renderHeadline(el, report, unit, presets) {
       v.hint ? h('span', { class: 'hint' }, ` ${v.hint}`) : null,
       h('span', { class: 'margin' }, ' margin ', metric(report, 'memory.verdict.margin', unit),
         ` ${unit} ${xla ? 'as XLA compiles it (no allocator)' : 'at the worst measured fragmentation'}`)),
-    h('p', { class: 'reason', 'data-metric': 'memory.verdict.reason', 'data-value': m.verdict?.reason ?? '' }, sentence(m.verdict?.reason)),
+    h('p', { class: 'reason', 'data-metric': 'memory.verdict.reason', 'data-value': m.verdict?.reason ?? '' }, sentence(reasonIn(m.verdict, unit))),
     h('p', { class: 'sub' }, 'Peak on pipeline stage ', metric(report, 'memory.per_device.stage'),
       peak.peak_phase ? ` at ${phaseLabel(peak.peak_phase)}` : '',
       ...(xla ? [': program ', metric(report, 'memory.per_device.xla.program', unit), ' · arguments ', metric(report, 'memory.per_device.xla.arguments', unit),
@@ -169,7 +174,8 @@ export function renderStageTable(table, report, unit) {
 }
 
 // XLA's program (framework xla on a TPU), in the shape of XLA's HBM report: the lines, then the largest program
-// allocations with their shapes, tiled layouts and padded sizes, as the engine listed them.
+// allocations with their shapes, tiled layouts and padded sizes, as the engine listed them. Each table scrolls
+// sideways in its own region on a narrow screen, never the page.
 export function renderXla(section, el, report, unit) {
   const base = 'memory.per_device.xla';
   const x = dig(report, base);
@@ -177,14 +183,15 @@ export function renderXla(section, el, report, unit) {
   if (!x) return el.replaceChildren();
   const line = (label, path, note) => h('tr', {}, h('th', { scope: 'row' }, label), metric(report, `${base}.${path}`, unit, 'td'), h('td', {}, note));
   el.replaceChildren(
-    h('table', { class: 'xla-lines' }, h('caption', { class: 'sr-only' }, `XLA's HBM lines in ${unit}`), h('tbody', {},
-      line('Total HBM', 'total', 'reserved + program + arguments'),
-      line('Reserved', 'reserved', report.memory.verdict?.reserve),
-      line('Program (HLO temp)', 'program', 'every buffer alive at the program\u2019s peak'),
-      line('Arguments', 'arguments', 'weights and optimizer states, the step\u2019s parameters'),
-      line('Saved tensors, all kept', 'saved_all', 'what backward would keep with no rematerialization'),
-      line('Saved tensors XLA keeps', 'saved_floor', 'RNG outputs and attention probabilities: never rematerialized'),
-      line('Rematerialized', 'rematerialized', 'recomputed in backward so that the program fits'))),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'XLA\u2019s HBM lines' },
+      h('table', { class: 'xla-lines' }, h('caption', { class: 'sr-only' }, `XLA's HBM lines in ${unit}`), h('tbody', {},
+        line('Total HBM', 'total', 'reserved + program + arguments'),
+        line('Reserved', 'reserved', report.memory.verdict?.reserve),
+        line('Program (HLO temp)', 'program', 'every buffer alive at the program\u2019s peak'),
+        line('Arguments', 'arguments', 'weights and optimizer states, the step\u2019s parameters'),
+        line('Saved tensors, all kept', 'saved_all', 'what backward would keep with no rematerialization'),
+        line('Saved tensors XLA keeps', 'saved_floor', 'RNG outputs and attention probabilities: never rematerialized'),
+        line('Rematerialized', 'rematerialized', 'recomputed in backward so that the program fits')))),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Largest program allocations' },
       h('table', { class: 'xla-largest' },
         h('caption', {}, `Largest program allocations (per device; ${unit})`),

@@ -2,7 +2,7 @@
 // results as Markdown. Copying falls back to selecting the text when the clipboard is refused.
 import { h } from './dom.js';
 import { bytes, count, duration, fixed, percent, phaseLabel, usd, usdPrice } from './format.js';
-import { hypothetical, planNodes, sentence, stageColumns, verdictOf } from './render.js';
+import { hypothetical, planNodes, reasonIn, sentence, stageColumns, verdictOf } from './render.js';
 import { LINES } from './memory-timeline.js';
 import { RESIZE_MESSAGE } from './embed.js';
 
@@ -55,7 +55,7 @@ export function markdown(report, unit, presets) {
     `**shardcalc**: ${plan}`,
     '',
     `Per-device peak **${gb(peak.total)}** of ${gb(m.capacity)}: **${v.label}**${v.hint ? ` (${v.hint})` : ''}. ` +
-      `${sentence(m.verdict?.reason)} Margin ${gb(m.verdict?.margin)} ${xla ? 'as XLA compiles it' : 'at the worst measured fragmentation'}; ` +
+      `${sentence(reasonIn(m.verdict, unit))} Margin ${gb(m.verdict?.margin)} ${xla ? 'as XLA compiles it' : 'at the worst measured fragmentation'}; ` +
       `peak on stage ${count(peak.stage)} at ${phaseLabel(peak.peak_phase)}: ` +
       (xla ? `program ${gb(xla.program)}, arguments ${gb(xla.arguments)}, runtime reserve ${gb(xla.reserved)}; `
         : `allocated ${gb(peak.allocated)}, reserved ${gb(peak.reserved)}; `) +
