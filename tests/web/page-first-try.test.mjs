@@ -193,3 +193,40 @@ test('a published plan\'s source names its addresses and arXiv papers as links',
   await page.waitForSelector('#status[data-state="ready"]');
   await close(page);
 });
+
+test('with GB chosen, the verdict\'s reason and the Markdown say GB, with the engine\'s amounts in that unit', async () => {
+  const report = cliReport(plan());
+  const margin = report.memory.verdict.margin;
+  const page = await open(env);
+  await page.selectOption('#unit', 'GB');
+  await page.waitForFunction(() => / GB /.test(document.querySelector('#headline .reason')?.textContent || ''));
+  const reason = await page.textContent('#headline .reason');
+  assert.doesNotMatch(reason, /GiB/);
+  assert.match(reason, new RegExp(`and ${(margin / 1e9).toFixed(2)} GB to spare\\.$`));
+  assert.doesNotMatch(await page.inputValue('#markdown-output'), /GiB/);
+  await page.selectOption('#unit', 'GiB');
+  await page.waitForFunction(() => / GiB /.test(document.querySelector('#headline .reason')?.textContent || ''));
+  assert.match(await page.textContent('#headline .reason'), new RegExp(`and ${(margin / 2 ** 30).toFixed(2)} GiB to spare\\.$`));
+  await close(page);
+});
+
+test('a size typed with a suffix means that size: 4k is 4,096 in an integer field, 300B is 3e11 tokens', async () => {
+  const page = await open(env);
+  const seq = page.locator('#f-training-seq_len');
+  await seq.fill('');
+  await seq.pressSequentially('4k');
+  await page.waitForFunction(() => document.querySelector('#f-training-seq_len').value === '4096');
+  await page.waitForFunction(() => window.location.hash.includes('training.seq_len=4096'));
+  await page.waitForSelector('#status[data-state="ready"]');
+  await expectMetric(page, 'memory.per_device.total', cliReport(plan({ 'training.seq_len': 4096 })).memory.per_device.total);
+  const tokens = page.locator('#f-training-train_tokens');
+  await tokens.fill('');
+  await tokens.pressSequentially('300B');
+  await page.waitForFunction(() => document.querySelector('#f-training-train_tokens').value === '300000000000');
+  // A suffix with no number before it is no size: nothing happens.
+  const dp = page.locator('#f-parallel-dp');
+  await dp.fill('');
+  await dp.press('k');
+  assert.equal(await dp.inputValue(), '');
+  await close(page);
+});

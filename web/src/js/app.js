@@ -522,6 +522,18 @@ function wireForm() {
       changed();
     });
   form.addEventListener('submit', (e) => e.preventDefault());
+  // A size suffix typed after a number (4k, 300B) multiplies it (size-suffix.js); the field then holds the number.
+  form.addEventListener('keydown', (e) => {
+    const el = e.target;
+    if (el.type !== 'number' || !/^[kmbgt]$/i.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    e.preventDefault();
+    import('./size-suffix.js').then(({ withSuffix }) => {
+      const v = withSuffix(el.value, e.key, FIELDS.get(el.dataset.path)?.type === 'int');
+      if (v === null) return;
+      el.value = String(v);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+  });
   $('#hf-import').addEventListener('click', importHf);
   const area = $('#hf-config');
   area.addEventListener('dragover', (e) => e.preventDefault());
