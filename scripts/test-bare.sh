@@ -98,6 +98,10 @@ new_root() {  # name: sets $root to a new root's path
     while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
     tar --null -T - -cf - | tar -C "$r$repo" -xf -
   root=$r
+  base_kb=$(du -sk --one-file-system "$r" | cut -f1)
+}
+grown() {  # root, what: how much disk the path took in the root (packages, npm modules, build trees)
+  echo "test-bare: $2 took $(( ($(du -sk --one-file-system "$1" | cut -f1) - base_kb) / 1024 )) MiB of disk over the bare root"
 }
 extra_ca=""
 compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null && extra_ca=/etc/ssl/certs/ca-certificates.crt
@@ -133,6 +137,7 @@ until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
 done
 echo "test-bare: scripts/run.sh: serving after $((SECONDS - start)) s"
 step fetch-page node tests/bare-fetch.mjs "http://127.0.0.1:$port/"
+grown "$web" "scripts/run.sh"
 kill "$server" 2>/dev/null || true
 server=""
 
@@ -142,4 +147,5 @@ cli=$root
 $reuse && carry "$cli" build
 step build-cli in_root "$cli" 'scripts/build-cli.sh'
 step cli-estimate in_root "$cli" 'build/engine/shardcalc estimate examples/llama-3.1-70b-h100.json | grep -q "step:"'
+grown "$cli" "scripts/build-cli.sh"
 echo "test-bare: 2 passed, 0 failed"

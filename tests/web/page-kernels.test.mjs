@@ -54,6 +54,7 @@ test('an LSTM from a link: the CLI\'s numbers, and its kernel table as `shardcal
     assert.equal(gates[11], 'compute');
     assert.match(await page.textContent('#kernels-caption'), /inflection point 4\.0 FLOP\/byte/);
     assert.equal(await page.isVisible('#kernels-stage'), false, 'one stage: no picker');
+    assert.match(await page.textContent('#kernels-caption'), /^Pipeline stage 0 \(the only stage\) on /);
     assert.match(await page.textContent('#kernels-caption'), new RegExp(`all kernels ${Math.round(kernels.step_seconds)} s`));
     await page.locator('#kernels').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shots, `kernels-lstm-${viewport.width}.png`), fullPage: false });
@@ -66,7 +67,7 @@ test('the kernel table of a pipelined plan follows an edit, and the LSTM fields 
   await openKernels(page);
   const before = await page.$$eval('#kernel-table tbody tr', (trs) => trs.length);
   assert.equal(before, cliKernels(LLAMA).rows.length);
-  assert.match(await page.textContent('#kernels-caption'), /stage 2 of 2/);
+  assert.match(await page.textContent('#kernels-caption'), /^Pipeline stage 1 \(stages 0 to 1\)/);
   // Full recompute adds the recompute pass's rows.
   const edited = { ...LLAMA, training: { ...LLAMA.training, recompute: 'full' } };
   await page.selectOption('#f-training-recompute', 'full');
@@ -74,7 +75,7 @@ test('the kernel table of a pipelined plan follows an edit, and the LSTM fields 
     cliKernels(edited).rows.filter((r) => r.pass === 'recompute').length, { timeout: 30000 });
   // Another stage, as `shardcalc kernels --stage 0` prints it.
   await page.selectOption('#kernels-stage', '0');
-  await page.waitForFunction(() => /stage 1 of 2/.test(document.querySelector('#kernels-caption').textContent) &&
+  await page.waitForFunction(() => /^Pipeline stage 0 \(stages 0 to 1\)/.test(document.querySelector('#kernels-caption').textContent) &&
     document.querySelector('#kernels').dataset.state === 'drawn', null, { timeout: 30000 });
   const first = JSON.parse(execFileSync(cli, ['kernels', '-', '--stage', '0', '--format', 'json'], { input: JSON.stringify(edited) }));
   assert.deepEqual(await page.$$eval('#kernel-table tbody tr', (trs) => trs.map((tr) => tr.children[0].textContent)),
