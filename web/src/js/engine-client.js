@@ -12,6 +12,8 @@
 //                               (a Hugging Face config.json read by the engine, engine/io/hf_config.h)
 //   await engine.kernels(scenario, stage = -1) -> {ok: true, kernels} | {ok: false, error} (the per-kernel table of
 //                               pipeline rank `stage`, -1: the slowest; engine/report/kernel_table.h)
+//   await engine.launch(scenario, tool = 'all') -> {ok: true, framework, generator, launch: [{tool, lines}]} | {ok: false, error}
+//                               (how to launch the plan with its framework's tools; engine/io/api.h launch_scenario_text)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -64,6 +66,9 @@ async function mainThreadEngine() {
     },
     async kernels(scenario, stage = -1) {
       return JSON.parse(module.kernels(JSON.stringify(scenario), stage));
+    },
+    async launch(scenario, tool = 'all') {
+      return JSON.parse(module.launch(JSON.stringify(scenario), tool));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -136,6 +141,9 @@ async function workerEngine() {
     },
     async kernels(scenario, stage = -1) {
       return JSON.parse(await call('kernels', { text: JSON.stringify(scenario), stage }));
+    },
+    async launch(scenario, tool = 'all') {
+      return JSON.parse(await call('launch', { text: JSON.stringify(scenario), tool }));
     },
     search(scenario, onProgress) {
       const id = next;
