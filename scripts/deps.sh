@@ -40,5 +40,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ "$want" != native ] && [ "$want" != fuzz ]; then
   [ -x node_modules/.bin/esbuild ] && [ -d node_modules/playwright-core ] && [ -d node_modules/marked ] &&
-    [ -d node_modules/github-slugger ] || npm ci --no-audit --no-fund --loglevel=error
+    [ -d node_modules/github-slugger ] && [ -d node_modules/axe-core ] || npm ci --no-audit --no-fund --loglevel=error
 fi

@@ -24,5 +24,6 @@ node --test tests/web/page-tpu.test.mjs
 node --test tests/web/page-start.test.mjs
 node --test tests/web/page-search.test.mjs
 node --test tests/web/page-first-try.test.mjs
+node --test tests/web/page-a11y.test.mjs
 # The JSON API under libFuzzer + ASan + UBSan for a bounded minute (clang; scripts/fuzz.sh).
 scripts/fuzz.sh "${SHARDCALC_FUZZ_SECONDS:-60}"

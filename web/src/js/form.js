@@ -23,13 +23,15 @@ function control(path, spec, presets) {
   return h('input', { ...common, type: 'number', step: isInt ? 1 : 'any', min: 0, inputmode: isInt ? 'numeric' : 'decimal' });
 }
 
-// The "?" after a label: a disclosure button (keyboard, touch) that shows the field's help and a link to
+// The "?" after a label: a disclosure button (pointer, touch) that shows the field's help and a link to
 // the docs section (docs/<page>.html#<anchor>, rendered by web/build.mjs; opened only when followed).
-// Escape closes it again. An open help widens its field to the whole row of the grid. Every input has
+// Escape closes it again. It is out of the Tab order (the help is already the input's description: one stop a
+// field); from the keyboard, F1 or "?" in the input opens or closes it, and Escape in the help returns to the
+// input. An open help widens its field to the whole row of the grid. Every input has
 // help (tests/web/docs-links.test.mjs); its text arrives with fields.js loadHelp, which the form starts
 // on the reader's first pointer or focus inside it, or on a "?" (`form.dataset.help` = "loaded" then).
 const docHref = (doc) => `docs/${doc.replace(/\.md(?=#|$)/, '.html')}`;
-function helpParts(path, spec) {
+function helpParts(path, spec, input) {
   const id = `${inputId(path)}-help`;
   const panel = h('p', { id, class: 'help', hidden: true });
   const toggle = (open) => {
@@ -38,7 +40,7 @@ function helpParts(path, spec) {
     button.closest('.field').classList.toggle('help-open', open);
   };
   const button = h('button', {
-    type: 'button', class: 'help-toggle', 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Help: ${spec.label}`,
+    type: 'button', class: 'help-toggle', tabindex: -1, 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Help: ${spec.label}`,
     onclick: () => {
       const open = panel.hidden;
       if (panel.firstChild || !open) toggle(open);
@@ -48,10 +50,16 @@ function helpParts(path, spec) {
   const escape = (e) => {
     if (e.key !== 'Escape' || panel.hidden) return;
     toggle(false);
-    button.focus();
+    (e.currentTarget === button ? button : input).focus();
   };
   button.addEventListener('keydown', escape);
   panel.addEventListener('keydown', escape);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'F1' || e.key === '?') {
+      e.preventDefault();
+      button.click();
+    } else escape(e);
+  });
   return [button, panel];
 }
 
@@ -79,7 +87,7 @@ function withHelp(form, then = () => {}) {
 function field(path, spec, presets) {
   const input = control(path, spec, presets);
   const label = h('label', { for: input.id }, spec.label);
-  const [button, panel] = helpParts(path, spec);
+  const [button, panel] = helpParts(path, spec, input);
   const check = input.type === 'checkbox';
   return h('div', { class: check ? 'field check' : 'field', 'data-field': path },
     check ? [input, label, button, panel] : [h('div', { class: 'field-head' }, label, button), input, panel]);
