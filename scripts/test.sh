@@ -10,6 +10,7 @@ scripts/build.sh native
 scripts/build-web.sh
 ctest --test-dir build --output-on-failure
 node --test tests/web/wasm.test.mjs
+node --test tests/web/adapt.test.mjs
 node --test tests/web/number-text.test.mjs
 node --test tests/web/docs-links.test.mjs
 node --test tests/web/page.test.mjs

@@ -7,7 +7,7 @@
 // without touching web/dist).
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +24,14 @@ await cp(src, dist, { recursive: true });
 // result, the whole engine (embind glue) searches and imports.
 await writeFile(join(dist, 'engine', 'shardcalc.mjs'), withoutEval(await readFile(join(wasmDir, 'shardcalc.mjs'), 'utf8')));
 for (const name of ['shardcalc-core', 'shardcalc']) await copyFile(join(wasmDir, `${name}.wasm`), join(dist, 'engine', `${name}.wasm`));
+// The published plans' sources ({id: source}): the core leaves them out (engine/CMakeLists.txt), and the page fetches
+// this file when a plan is chosen from the menu, not when it opens (page budget, README).
+const planDir = join(root, 'presets', 'plans');
+const planSources = {};
+for (const file of (await readdir(planDir)).filter((f) => f.endsWith('.json')).sort())
+  planSources[file.slice(0, -5)] = JSON.parse(await readFile(join(planDir, file), 'utf8')).source;
+await mkdir(join(dist, 'presets'), { recursive: true });
+await writeFile(join(dist, 'presets', 'plan-sources.json'), JSON.stringify(planSources));
 
 // The page's Content-Security-Policy allows no JavaScript eval. The glue is linked with
 // -sDYNAMIC_EXECUTION=0 (wasm/CMakeLists.txt), with which Emscripten 3.1.6's embind makes its
@@ -131,42 +139,53 @@ async function defaultScenarioText() {
 // engine's glue, and fewer bytes (page budget: README.md). The whole engine's glue stays a file of its
 // own (dist/engine/shardcalc.mjs): the worker imports it on the first search, the page only where no
 // worker starts. early.js stays a classic script (index.html loads it first).
-// The page's script is split (esbuild `splitting`) where app.js imports on demand: the field help
-// (fields.js loadHelp) and the comparison (app.js renderPair) are chunks fetched on first use, never
-// before the first result; the single-file build keeps everything in one script.
-const pageChunks = await build({
-  entryPoints: [join(dist, 'js', 'main.js')],
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  outdir: join(dist, 'js'),
-  chunkNames: '[name]-[hash]',
-  write: false,
-  metafile: true,
-  minify: true,
-  platform: 'browser',
-  external: ['node:*', '../engine/shardcalc.mjs'],
-  logLevel: 'silent',
+// The page's script is one file plus a file for each module the page imports on demand (the field help, the
+// comparison, the search panel, the kernel table, a choice's moves, size suffixes): fetched on first use, never
+// before the first result. esbuild's own splitting put every module that main.js shares with such a file into a
+// chunk of its own, all of them in the first download, which compresses worse than one file (2 KB more gzipped,
+// measured): so main.js is built whole, re-exporting the modules the on-demand files share with it, and each
+// on-demand file imports those from main.js (the same module instance: the page's own script). The single-file
+// build keeps everything in one script.
+const jsDir = join(dist, 'js');
+const onDemand = new Set();
+for (const file of await readdir(jsDir))
+  for (const m of (await readFile(join(jsDir, file), 'utf8')).matchAll(/import\('\.\/([\w-]+\.js)'\)/g)) onDemand.add(m[1]);
+const keepOnDemand = { name: 'on-demand', setup(b) {
+  b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (a) => (a.kind === 'dynamic-import' && onDemand.has(a.path.slice(2)) ? { path: a.path, external: true } : undefined));
+} };
+const pageBuild = (entryPoints, plugins, stdin) => build({
+  ...(stdin ? { stdin } : { entryPoints }), bundle: true, format: 'esm', write: false, metafile: true, minify: true, platform: 'browser',
+  external: ['node:*', '../engine/shardcalc.mjs'], plugins, logLevel: 'silent',
 });
+// Which page modules each on-demand file imports (read from a bundle of it alone), of those main.js holds too.
+const mainInputs = new Set(Object.keys((await pageBuild([join(jsDir, 'main.js')], [keepOnDemand])).metafile.inputs).map((i) => resolve(i)));
+const shared = new Set();
+for (const file of onDemand) {
+  const alone = await pageBuild([join(jsDir, file)], [keepOnDemand]);
+  for (const input of Object.keys(alone.metafile.inputs)) if (mainInputs.has(resolve(input)) && resolve(input) !== join(jsDir, file)) shared.add(resolve(input));
+}
+// main.js, re-exporting the shared modules (their export names do not collide: esbuild fails the build if they do).
+const mainOut = await pageBuild(null, [keepOnDemand], {
+  contents: [`import './main.js';`, ...[...shared].sort().map((f) => `export * from './${f.slice(jsDir.length + 1)}';`)].join('\n'),
+  resolveDir: jsDir, sourcefile: 'main-entry.js',
+});
+const fromMain = { name: 'from-main', setup(b) {
+  b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (a) => (shared.has(resolve(a.resolveDir, a.path)) ? { path: './main.js', external: true } : undefined));
+} };
+const pageFiles = { 'main.js': mainOut.outputFiles[0].text };
+for (const file of onDemand) pageFiles[file] = (await pageBuild([join(jsDir, file)], [keepOnDemand, fromMain])).outputFiles[0].text;
 const hostedJs = {
-  ...Object.fromEntries(pageChunks.outputFiles.map((f) => [f.path.slice(join(dist, 'js').length + 1), f.text])),
+  ...pageFiles,
   'engine-worker.js': await bundle(join(dist, 'js', 'engine-worker.js'), 'esm', {
     plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'], define: { SHARDCALC_DEFAULT_SCENARIO: await defaultScenarioText() } }),
 };
 // early.js is inlined in the hosted page, allowed by its hash in the page's policy: the parser would
 // otherwise stop at it for a request of its own before it finds the stylesheet and the page's script.
 const earlyJs = (await transform(await readFile(join(dist, 'js', 'early.js'), 'utf8'), { minify: true, loader: 'js' })).code.trim();
-// The chunks main.js imports statically are announced in the page's head (modulepreload), so that the
-// browser fetches them with main.js instead of after parsing it.
-const mainImports = pageChunks.metafile.outputs[Object.keys(pageChunks.metafile.outputs).find((o) => o.endsWith('/main.js'))]
-  .imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => i.path.split('/').pop());
 const hostedHtml = (await readFile(join(dist, 'index.html'), 'utf8'))
   .replace(/<script src="js\/early\.js"><\/script>/, () => `<script>${scriptSafe(earlyJs)}</script>`)
-  .replace(CSP_META, (meta) => meta.replace("script-src 'self'", `script-src 'self' ${sha256(scriptSafe(earlyJs))}`))
-  .replace(
-  /<script type="module" src="js\/main\.js"><\/script>/,
-  (tag) => `${mainImports.map((f) => `<link rel="modulepreload" href="js/${f}">\n`).join('')}${tag}`);
-if (mainImports.length && !hostedHtml.includes('modulepreload')) throw new Error('index.html must load js/main.js with <script type="module" src="js/main.js"></script>');
+  .replace(CSP_META, (meta) => meta.replace("script-src 'self'", `script-src 'self' ${sha256(scriptSafe(earlyJs))}`));
+if (!hostedHtml.includes('<script type="module" src="js/main.js"></script>')) throw new Error('index.html must load js/main.js with <script type="module" src="js/main.js"></script>');
 await writeFile(join(dist, 'index.html'), hostedHtml);
 await rm(join(dist, 'js'), { recursive: true });
 await mkdir(join(dist, 'js'));

@@ -327,10 +327,12 @@ std::string report_json_text(const Report& r) {
         .field("reason", r.verdict.reason);
     // The reason's words and amounts apart (bytes as numbers), so that a reader's unit can show the amounts.
     w.key("reason_parts").begin_array();
-    for (const ReasonPart& p : r.verdict.reason_parts) {
-        if (p.is_amount) w.value(whole(p.bytes));
-        else w.value(p.text);
+    size_t amount = 0, from = 0;
+    for (size_t at; (at = r.verdict.reason_words.find(kAmount, from)) != std::string::npos; from = at + 1) {
+        if (at > from) w.value(std::string_view(r.verdict.reason_words).substr(from, at - from));
+        w.value(whole(r.verdict.reason_amounts.at(amount++)));
     }
+    if (from < r.verdict.reason_words.size()) w.value(std::string_view(r.verdict.reason_words).substr(from));
     w.end_array()
         // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
         .field("allocator", peak.compiled ? "xla" : "caching")

@@ -27,10 +27,15 @@ const char* verdict_name(Verdict v) {
     return "does_not_fit";
 }
 
-void set_reason(MemoryVerdict& v, std::vector<ReasonPart> parts) {
+void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<double> amounts) {
     v.reason.clear();
-    for (const ReasonPart& p : parts) v.reason += p.is_amount ? gib_text(p.bytes) : p.text;
-    v.reason_parts = std::move(parts);
+    auto amount = amounts.begin();
+    for (const char c : words) {
+        if (c == kAmount && amount != amounts.end()) v.reason += gib_text(*amount++);
+        else v.reason += c;
+    }
+    v.reason_words = std::move(words);
+    v.reason_amounts.assign(amounts);
 }
 
 double fragmentation_median_fraction() { return kFragmentationMedian; }
@@ -46,15 +51,15 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
     const std::string worst_percent = std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak";
     if (packed > capacity) {
         v.verdict = Verdict::DoesNotFit;
-        set_reason(v, {{"the allocated peak plus the CUDA context ("}, amount(packed), {") exceeds the device ("}, amount(capacity),
-                       {") even with no fragmentation"}});
+        set_reason(v, "the allocated peak plus the CUDA context (\x01) exceeds the device (\x01) even with no fragmentation",
+                   {packed, capacity});
     } else if (worst > capacity) {
         v.verdict = Verdict::Tight;
-        set_reason(v, {{"fits only if the caching allocator fragments less than the worst measured (" + worst_percent + ", "},
-                       amount(worst), {" in all); expect allocator retries or an out-of-memory error"}});
+        set_reason(v, "fits only if the caching allocator fragments less than the worst measured (" + worst_percent +
+                          ", \x01 in all); expect allocator retries or an out-of-memory error", {worst});
     } else {
         v.verdict = Verdict::Fits;
-        set_reason(v, {{"fits with the worst measured fragmentation (" + worst_percent + ") and "}, amount(v.margin), {" to spare"}});
+        set_reason(v, "fits with the worst measured fragmentation (" + worst_percent + ") and \x01 to spare", {v.margin});
     }
     return v;
 }

@@ -104,19 +104,18 @@ MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* rese
     MemoryVerdict v;
     const double total = x.total;
     v.margin = capacity - total;
-    std::vector<ReasonPart> parts = {{"XLA's program ("}, amount(x.program), {") with its arguments ("}, amount(x.arguments),
-                                     {std::string(") and ") + reserve_name + " ("}, amount(x.reserved)};
+    const std::string parts = std::string("XLA's program (\x01) with its arguments (\x01) and ") + reserve_name + " (\x01)";
     if (total > capacity) {
         v.verdict = Verdict::DoesNotFit;
-        parts.insert(parts.end(), {{") need "}, amount(total), {", more than the device's "}, amount(capacity),
-                                   {x.rematerialized > 0 ? " even with every rematerializable saved tensor recomputed" : ""}});
+        set_reason(v, parts + " need \x01, more than the device's \x01" +
+                          (x.rematerialized > 0 ? " even with every rematerializable saved tensor recomputed" : ""),
+                   {x.program, x.arguments, x.reserved, total, capacity});
     } else {
         v.verdict = Verdict::Fits;
-        parts.insert(parts.end(), {{") fit with "}, amount(v.margin), {" to spare; XLA assigns every buffer when it compiles"}});
-        if (x.rematerialized > 0)
-            parts.insert(parts.end(), {{", after recomputing "}, amount(x.rematerialized), {" of saved tensors in backward"}});
+        set_reason(v, parts + " fit with \x01 to spare; XLA assigns every buffer when it compiles" +
+                          (x.rematerialized > 0 ? ", after recomputing \x01 of saved tensors in backward" : ""),
+                   {x.program, x.arguments, x.reserved, v.margin, x.rematerialized});
     }
-    set_reason(v, std::move(parts));
     return v;
 }
 

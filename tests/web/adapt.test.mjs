@@ -10,8 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { adaptToChoice, suggestion } from '../../web/src/js/adapt.js';
 import { defaultState, effective, setField, setPreset, toScenario } from '../../web/src/js/state.js';
-import { FIELDS, FRAMEWORKS, dotted, pointer } from '../../web/src/js/fields.js';
-import { acceptedFramework } from '../../web/src/js/guide.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const wasmDir = join(root, 'build-wasm', 'wasm');
@@ -23,8 +21,6 @@ const engine = {
   choices: async (request) => JSON.parse(whole.choices(JSON.stringify(request))),
 };
 const presets = JSON.parse(whole.presets());
-// What app.js hands adapt.js of the page's modules (its RULES).
-const RULES = { FIELDS, FRAMEWORKS, pointer, dotted, acceptedFramework };
 
 // The page's plan as adapt.js reads and moves it (app.js planFields): the form's value, else the last answer's.
 function planOf(entries, report) {
@@ -40,7 +36,7 @@ async function choose(entries, section, id) {
   const before = await engine.evaluate(toScenario(entries));
   const report = before.ok ? before.report : null;
   setPreset(presets, entries, section, id, []);
-  return adaptToChoice(RULES, engine, planOf(entries, report), report?.derived?.world_size, section === 'hardware');
+  return adaptToChoice(engine, planOf(entries, report), report?.derived?.world_size, section === 'hardware');
 }
 
 test('every device preset, then every model preset, from the default page: the engine evaluates the plan', async () => {
@@ -78,13 +74,13 @@ test('a suggestion is only ever a value the engine accepts, or none', async () =
   const { entries } = defaultState();
   setField(presets, entries, 'parallel.tp', 3);
   const scenario = toScenario(entries);
-  const value = await suggestion(RULES, engine, scenario, 'parallel.tp', 3);
+  const value = await suggestion(engine, scenario, 'parallel.tp', 3);
   assert.equal(value, 2);
   const fixed = structuredClone(scenario);
   fixed.parallel.tp = value;
   assert.equal((await engine.evaluate(fixed)).ok, true);
   // Nothing lies below 1: a micro-batch of 0 goes up to the first value the engine accepts.
-  assert.equal(await suggestion(RULES, engine, scenario, 'training.micro_batch', 0), 1);
+  assert.equal(await suggestion(engine, scenario, 'training.micro_batch', 0), 1);
   // A value with nothing valid near it either way (tp beyond any divisor of the heads, past the engine's window).
-  assert.equal(await suggestion(RULES, engine, scenario, 'parallel.tp', 1_000_000), 8);
+  assert.equal(await suggestion(engine, scenario, 'parallel.tp', 1_000_000), 8);
 });

@@ -16,11 +16,8 @@ const env = useBrowser();
 // axe-core, injected by evaluation: the page's Content-Security-Policy refuses inline scripts.
 const AXE = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-// Violations found that only another file can fix, each with the fix; an entry goes once its owner makes it.
-// - The error banner's one-click fix (adapt.js offerFixes): its visible text "Use 1" is not in its accessible name
-//   "Set Tensor parallel (tp) to 1" (WCAG 2.5.3, label in name); an aria-label that starts with the visible text
-//   ("Use 1 for Tensor parallel (tp)") fixes it.
-const KNOWN = [{ rule: 'label-content-name-mismatch', target: /^\.fix$|\[data-fix=/ }];
+// Violations found that only another file can fix, each with the fix; an entry goes once its owner makes it. None now.
+const KNOWN = [];
 
 async function axeViolations(page) {
   await page.evaluate(AXE);

@@ -27,7 +27,8 @@ test('every error at once: each at its field, all in the banner in words, the sa
     const banner = await page.$$eval('#engine-error li', (lis) => lis.map((li) => [li.dataset.errorPath, li.textContent]));
     assert.deepEqual(banner.map(([p]) => p), expected.map((e) => e.path));
     // In words: the field's label, not its JSON pointer; the engine's message with the values that work.
-    assert.match(banner[1][1], /^Tensor parallel \(tp\): must divide .*tp that work: 1, 2, 4, 8$/);
+    // (then, once the engine has found it, the one-click fix: "Use 2")
+    assert.match(banner[1][1], /^Tensor parallel \(tp\): must divide .*tp that work: 1, 2, 4, 8( Use 2)?$/);
     assert.match(banner[0][1], /^Global batch: /);
     for (const e of expected) {
       const shown = await page.locator(`.field-error[data-error-for="${e.path}"]`).textContent();
@@ -154,6 +155,7 @@ test('a published plan (presets/plans) loads every field, names its source, and 
   const ids = await page.$$eval('#plan-preset option', (os) => os.map((o) => o.value).filter(Boolean));
   assert.ok(ids.includes('megatron-gpt3-175b-64xa100'), ids.join(', '));
   await page.selectOption('#plan-preset', 'megatron-gpt3-175b-64xa100');
+  await page.waitForSelector('#plan-source:not(:empty)'); // fetched on the first choice (presets/plan-sources.json)
   assert.match(await page.locator('#plan-source').textContent(), /^Source: Korthikanti et al\. 2022/);
   await page.waitForFunction(() => document.querySelector('#f-parallel-pp').value === '8');
   assert.equal(await value(page, 'f-parallel-vpp'), '3');
@@ -180,7 +182,7 @@ test('every published plan, Megatron, DeepSpeed ZeRO-3 fine-tune and Ulysses lon
   for (const plan of plans) {
     await page.selectOption('#plan-preset', plan.id);
     const { source, ...scenario } = plan.scenario;
-    assert.equal(await page.locator('#plan-source').textContent(), `Source: ${source}`);
+    await page.waitForFunction((s) => document.querySelector('#plan-source').textContent === s, `Source: ${source}`);
     const report = cliReport(scenario);
     await expectMetric(page, 'memory.per_device.total', report.memory.per_device.total);
     await expectMetric(page, 'time.step_seconds', report.time.step_seconds);

@@ -2,26 +2,24 @@
 // (training and parallelism) that the new choice breaks move to the nearest value the engine accepts, and the page
 // says what moved. Which values are accepted is the engine's rule, never the page's: each candidate goes through
 // engine.choices (engine/io/choices.h), which reads and validates the plan with it exactly as an evaluation would.
-// A chunk of its own (web/build.mjs): fetched on the first choice of a preset or on the first error. Of the page's
-// modules it imports only those the page's other chunks share (dom.js, format.js): one it shared with the page alone
-// would become a chunk of its own in the first download (page budget, README). `rules` hands it the rest:
-// {FIELDS, FRAMEWORKS, pointer, dotted} of fields.js, acceptedFramework of guide.js and apply(path, value), which
-// sets a field as the reader would (app.js RULES).
+// A chunk of its own (web/build.mjs): fetched on the first choice of a preset or on the first error.
 import { h } from './dom.js';
+import { FIELDS, FRAMEWORKS, dotted, pointer } from './fields.js';
 import { count } from './format.js';
+import { acceptedFramework } from './guide.js';
 
 // The fields a choice may move: the plan's, not the model or the device the reader chose.
 const PLAN_SECTIONS = ['training', 'parallel'];
-export const adaptable = ({ FIELDS }, path) =>
+export const adaptable = (path) =>
   FIELDS.get(path)?.input === true && PLAN_SECTIONS.includes(path.split('.')[0]) && FIELDS.get(path).type !== 'ints';
 
-async function firstValid({ pointer }, engine, scenario, path, candidates) {
+async function firstValid(engine, scenario, path, candidates) {
   if (!candidates.length) return undefined;
   const answer = await engine.choices({ scenario, options: { [pointer(path)]: candidates } });
   return answer.ok ? answer.options[pointer(path)].find((o) => o.valid)?.value : undefined;
 }
 
-async function step({ pointer }, engine, scenario, path, from, direction) {
+async function step(engine, scenario, path, from, direction) {
   const answer = await engine.choices({ scenario, step: { path: pointer(path), from, direction } });
   return answer.ok && answer.value !== null ? answer.value : undefined;
 }
@@ -31,12 +29,12 @@ async function step({ pointer }, engine, scenario, path, from, direction) {
 // powers of two below it (a sequence of 8,192 on a model of 512 positions is thousands of steps away; one request), else the
 // next valid value above. Menus and switches: the first other option the engine accepts, in the menu's order.
 const NEAR = 16;
-export async function suggestion(rules, engine, scenario, path, current) {
-  const spec = rules.FIELDS.get(path);
-  if (spec.type === 'bool') return firstValid(rules, engine, scenario, path, [!current]);
+export async function suggestion(engine, scenario, path, current) {
+  const spec = FIELDS.get(path);
+  if (spec.type === 'bool') return firstValid(engine, scenario, path, [!current]);
   if (spec.options) {
     const options = spec.options.map((o) => (spec.type === 'int' ? Number(o) : o)).filter((o) => o !== current);
-    return firstValid(rules, engine, scenario, path, options);
+    return firstValid(engine, scenario, path, options);
   }
   if (spec.type !== 'int' || !Number.isSafeInteger(current)) return undefined;
   const below = new Set();
@@ -44,45 +42,45 @@ export async function suggestion(rules, engine, scenario, path, current) {
   for (let v = Math.floor(current / 2); v >= 1; v = Math.floor(v / 2)) below.add(v);
   for (let v = 1; v < current; v *= 2) below.add(v); // sizes in training plans are mostly powers of two
   const candidates = [...below].sort((a, b) => b - a);
-  return (await firstValid(rules, engine, scenario, path, candidates)) ?? step(rules, engine, scenario, path, current, 1);
+  return (await firstValid(engine, scenario, path, candidates)) ?? step(engine, scenario, path, current, 1);
 }
 
 // After the reader chose a model, a device (`device` true) or a framework: a device that refuses the framework
 // (a TPU runs xla only) takes the first one the engine accepts there, then the plan is adapted (adaptPlan).
-export async function adaptToChoice(rules, engine, plan, world, device = false) {
+export async function adaptToChoice(engine, plan, world, device = false) {
   const changes = [];
   if (device) {
     const from = plan.value('framework');
-    const to = await rules.acceptedFramework(engine, plan.scenario(), rules.FRAMEWORKS);
+    const to = await acceptedFramework(engine, plan.scenario(), FRAMEWORKS);
     if (to && to !== from) {
       plan.set('framework', to);
       changes.push({ path: 'framework', from, to, reason: `the device does not run ${from}` });
     }
   }
-  return [...changes, ...(await adaptPlan(rules, engine, plan, world))];
+  return [...changes, ...(await adaptPlan(engine, plan, world))];
 }
 
 // Moves the plan's fields until the engine accepts the plan, or no move helps. `plan` gives
 // {scenario(), value(path), set(path, value)} over the page's entries; `world`: the device count of the plan
 // before the choice (report.derived.world_size), which data parallelism then keeps where the engine allows it.
 // Returns the moves made, each {path, from, to, reason} (reason: the engine's words for why `from` failed).
-export async function adaptPlan(rules, engine, plan, world) {
+export async function adaptPlan(engine, plan, world) {
   const changes = [];
   const tried = new Set();
   for (let round = 0; round < 12; round += 1) {
     const answer = await engine.evaluate(plan.scenario());
     if (answer.ok) {
-      await keepWorld(rules, engine, plan, world, answer.report, changes);
+      await keepWorld(engine, plan, world, answer.report, changes);
       break;
     }
     const errors = answer.errors || [answer.error];
     let moved = false;
     for (const error of errors) {
-      const path = rules.dotted(error.path || '/');
+      const path = dotted(error.path || '/');
       const from = plan.value(path);
-      if (!adaptable(rules, path) || tried.has(`${path}=${from}`)) continue;
+      if (!adaptable(path) || tried.has(`${path}=${from}`)) continue;
       tried.add(`${path}=${from}`);
-      const to = await suggestion(rules, engine, plan.scenario(), path, from);
+      const to = await suggestion(engine, plan.scenario(), path, from);
       if (to === undefined) continue;
       plan.set(path, to);
       changes.push({ path, from, to, reason: error.message });
@@ -95,13 +93,13 @@ export async function adaptPlan(rules, engine, plan, world) {
 }
 
 // A smaller tensor, pipeline or sequence split on the same devices: data parallelism takes up what it freed.
-async function keepWorld(rules, engine, plan, world, report, changes) {
+async function keepWorld(engine, plan, world, report, changes) {
   const now = report.derived?.world_size;
   if (!changes.some((c) => c.path.startsWith('parallel.')) || !world || !now || now >= world || world % now !== 0) return;
   const dp = plan.value('parallel.dp') ?? report.scenario?.parallel?.dp;
   if (!Number.isSafeInteger(dp)) return;
   const to = dp * (world / now);
-  if ((await firstValid(rules, engine, plan.scenario(), 'parallel.dp', [to])) !== to) return;
+  if ((await firstValid(engine, plan.scenario(), 'parallel.dp', [to])) !== to) return;
   plan.set('parallel.dp', to);
   changes.push({ path: 'parallel.dp', from: dp, to, reason: `keeps the plan on ${world} devices` });
 }
@@ -111,24 +109,24 @@ async function keepWorld(rules, engine, plan, world, report, changes) {
 const shown = (v) => (typeof v === 'boolean' ? (v ? 'on' : 'off') : typeof v === 'number' ? count(v) : String(v));
 
 // The moves of a choice in one line (each with the engine's reason), and Undo.
-export function showMoves({ FIELDS }, note, changes, undo) {
+export function showMoves(note, changes, undo) {
   const move = (c) => h('span', { class: 'adapt-move', 'data-path': c.path, title: c.reason },
     `${FIELDS.get(c.path)?.label ?? c.path} ${shown(c.from)} → ${shown(c.to)}`, h('span', { class: 'adapt-why' }, ` (${c.reason})`));
   note.replaceChildren(h('span', {}, 'Adapted to your choice: '), ...changes.flatMap((c, i) => (i ? ['; ', move(c)] : [move(c)])), '. ',
     h('button', { type: 'button', class: 'adapt-undo', onclick: undo }, 'Undo'));
 }
 
-// A "Use <value>" button on each error of the banner `box` whose field the engine can move to a value it accepts.
-// `current()` is false once newer errors replaced these.
-export async function offerFixes(rules, engine, box, plan, current) {
+// A "Use <value>" button on each error of the banner `box` whose field the engine can move to a value it accepts;
+// `apply(path, value)` sets the field as the reader would. `current()` is false once newer errors replaced these.
+export async function offerFixes(engine, box, plan, apply, current) {
   const scenario = plan.scenario();
   for (const item of box.querySelectorAll('li[data-error-path]')) {
-    const path = rules.dotted(item.dataset.errorPath || '/');
-    if (!adaptable(rules, path)) continue;
-    const value = await suggestion(rules, engine, scenario, path, plan.value(path));
+    const path = dotted(item.dataset.errorPath || '/');
+    if (!adaptable(path)) continue;
+    const value = await suggestion(engine, scenario, path, plan.value(path));
     if (!current()) return;
     if (value === undefined) continue;
-    item.append(' ', h('button', { type: 'button', class: 'fix', 'data-fix': path, 'aria-label': `Set ${rules.FIELDS.get(path).label} to ${shown(value)}`,
-      onclick: () => rules.apply(path, value) }, `Use ${shown(value)}`));
+    item.append(' ', h('button', { type: 'button', class: 'fix', 'data-fix': path, 'aria-label': `Use ${shown(value)} for ${FIELDS.get(path).label}`,
+      onclick: () => apply(path, value) }, `Use ${shown(value)}`));
   }
 }

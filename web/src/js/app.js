@@ -2,7 +2,7 @@
 // and the rendering of the latest answer. The page never computes a figure; the engine does.
 import { $, h } from './dom.js';
 import { afterPaint } from './after-paint.js';
-import { FIELDS, FRAMEWORKS, dotted, pointer } from './fields.js';
+import { FIELDS, FRAMEWORKS, dotted } from './fields.js';
 import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
 import { acceptedFramework, updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
@@ -159,6 +159,7 @@ const unreadableNumber = () => !!form?.querySelector('input[type="number"]:inval
   [...form.querySelectorAll('input[type="number"]')].some((el) => el.validity.badInput);
 
 function changed(evaluate = true) {
+  app.choice += 1; // a choice's moves still being found are for a plan that is no longer the form's
   if (!unreadableNumber()) {
     writeFragment();
     updateShareFields();
@@ -341,7 +342,7 @@ async function offerFixes(box, errors) {
   const id = ++fixSeq;
   try {
     const chunk = await (adaptChunk ??= import('./adapt.js'));
-    await chunk.offerFixes(RULES, app.engine, box, planFields(), () => id === fixSeq);
+    await chunk.offerFixes(app.engine, box, planFields(), applyFix, () => id === fixSeq);
   } catch {
     // no fix offered: the errors still say what to change
   }
@@ -356,23 +357,33 @@ function markdownRefusal() {
 
 // Typing a number is not a plan until the reader pauses: "2" on the way to "2.5", or "2." (which the browser
 // cannot read yet), is never evaluated or written into the link. A pause of TYPING_MS takes what the field holds.
+// Another field's input, or leaving the field, applies it at once.
 const TYPING_MS = 300;
-let typing = 0;
+let typing = null; // {el, timer}: the number field being typed in
+function flushTyping() {
+  if (!typing) return;
+  clearTimeout(typing.timer);
+  const { el } = typing;
+  typing = null;
+  applyInput(el);
+}
 function onInput(event) {
   const el = event.target;
   if (!el.dataset?.path) return;
-  clearTimeout(typing);
+  const value = readInput(el); // before a flush: applying the other field syncs the whole form, this one included
+  if (typing?.el !== el) flushTyping();
+  else clearTimeout(typing.timer);
   if (el.type === 'number' && /^(insert|delete)/.test(event.inputType || '')) {
     setStatus('busy', 'Waiting for you to finish typing…');
-    typing = setTimeout(() => applyInput(el), TYPING_MS);
+    typing = { el, timer: setTimeout(flushTyping, TYPING_MS) };
     return;
   }
-  applyInput(el);
+  typing = null;
+  applyInput(el, value);
 }
 
-function applyInput(el) {
+function applyInput(el, value = readInput(el)) {
   const path = el.dataset.path;
-  const value = readInput(el);
   const world = app.report?.derived?.world_size;
   showAdapted([]); // a note about the last choice's moves is kept only until the next edit
   if (FIELDS.get(path).type === 'preset') {
@@ -399,38 +410,37 @@ async function adaptToChoice(world, device = false) {
   app.edited = true;
   setStatus('busy', 'Adapting the plan…');
   const before = structuredClone(app.entries);
+  // The moves are made on a copy, taken only if nothing else changed the plan meanwhile (changed() counts app.choice).
+  const work = structuredClone(app.entries);
   let changes = [];
   try {
     const chunk = await (adaptChunk ??= import('./adapt.js'));
-    changes = await chunk.adaptToChoice(RULES, app.engine, planFields(), world, device);
+    changes = await chunk.adaptToChoice(app.engine, planFields(work), world, device);
   } catch {
     changes = []; // the plan is evaluated as chosen: its errors say what to change
   }
   if (id !== app.choice) return;
+  if (changes.length) app.entries = work;
   showAdapted(changes, before);
   syncForm(form, app.presets, app.entries);
   changed();
 }
 
-// What adapt.js reads of the page's modules (it imports none: see its header).
-const RULES = {
-  FIELDS, FRAMEWORKS, pointer, dotted, acceptedFramework,
-  // A fix taken from an error: the field set as the reader would set it.
-  apply: (path, value) => {
-    setField(app.presets, app.entries, path, value);
-    syncForm(form, app.presets, app.entries);
-    app.edited = true;
-    changed();
-  },
-};
+// A fix taken from an error (adapt.js offerFixes): the field set as the reader would set it.
+function applyFix(path, value) {
+  setField(app.presets, app.entries, path, value);
+  syncForm(form, app.presets, app.entries);
+  app.edited = true;
+  changed();
+}
 
 // The form's plan as adapt.js reads and moves it: a field's value is what the form shows, else what the engine
 // resolved it to in the last answer.
-function planFields() {
+function planFields(entries = app.entries) {
   return {
-    scenario: () => toScenario(app.entries),
-    value: (path) => effective(app.presets, app.entries, path) ?? dig(app.report?.scenario, path),
-    set: (path, value) => setField(app.presets, app.entries, path, value),
+    scenario: () => toScenario(entries),
+    value: (path) => effective(app.presets, entries, path) ?? dig(app.report?.scenario, path),
+    set: (path, value) => setField(app.presets, entries, path, value),
   };
 }
 
@@ -439,7 +449,7 @@ function showAdapted(changes, before) {
   const note = $('#adapt-note');
   note.hidden = !changes.length;
   if (!changes.length) note.replaceChildren();
-  else adaptChunk.then((chunk) => chunk.showMoves(RULES, note, changes, () => {
+  else adaptChunk.then((chunk) => chunk.showMoves(note, changes, () => {
     app.entries = before;
     showAdapted([]);
     syncForm(form, app.presets, app.entries);
@@ -495,13 +505,17 @@ function wirePlanPresets() {
   const select = $('#plan-preset');
   const plans = app.presets.plans || [];
   select.append(...plans.map((p) => h('option', { value: p.id }, p.scenario.name || p.id)));
-  select.addEventListener('change', () => {
+  let sources = null; // the core carries no plan sources: presets/plan-sources.json (web/build.mjs), fetched once
+  select.addEventListener('change', async () => {
     const plan = plans.find((p) => p.id === select.value);
     $('#plan-source').hidden = !plan;
-    $('#plan-source').replaceChildren(...(plan ? ['Source: ', ...linked(plan.scenario.source)] : []));
+    $('#plan-source').replaceChildren();
     if (!plan) return;
     const { source, ...scenario } = plan.scenario;
     window.location.hash = `scenario=${encodeURIComponent(JSON.stringify(scenario))}`;
+    sources ??= source ? Promise.resolve({}) : fetch('presets/plan-sources.json').then((r) => r.json()).catch(() => ({}));
+    const text = source ?? (await sources)[plan.id];
+    if (select.value === plan.id && text) $('#plan-source').replaceChildren('Source: ', ...linked(text));
   });
 }
 
@@ -512,7 +526,10 @@ function wireForm() {
   buildForm(form, app.presets);
   form.addEventListener('input', onInput); // selects and checkboxes fire 'input' too
   // An emptied input shows the value it returned to once the reader leaves it.
-  form.addEventListener('focusout', () => syncForm(form, app.presets, app.entries));
+  form.addEventListener('focusout', () => {
+    flushTyping();
+    syncForm(form, app.presets, app.entries);
+  });
   wireSteppers(form, app.engine,
     (path) => ({ scenario: toScenario(app.entries), value: effective(app.presets, app.entries, path) ?? dig(app.report?.scenario, path) }),
     (path, value) => {
