@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/edit_distance.h"
 #include "io/api.h"
 #include "io/presets.h"
 #include "io/text_format.h"
@@ -144,27 +145,11 @@ int fail(const std::string& path, const std::string& message) {
     return 2;
 }
 
-// Levenshtein distance, for the hint after an unknown command.
-size_t distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
-
 int unknown_command(const std::string& name) {
     std::string names, close;
     for (const Command& c : kCommands) {
         names += std::string(names.empty() ? "" : ", ") + c.name;
-        if (close.empty() && name.size() < 64 && distance(name, c.name) <= 2) close = c.name;
+        if (close.empty() && name.size() < 64 && shardcalc::edit_distance(name, c.name) <= 2) close = c.name;
     }
     return fail("", "unknown command: " + name + "; " + (close.empty() ? "" : "did you mean " + close + "? ") +
                         "commands: " + names + ", help; see shardcalc --help");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "core/edit_distance.h"
 #include "io/json_text.h"
 
 namespace shardcalc {
@@ -51,28 +52,6 @@ const std::string& embedded_presets_document() {
 const nlohmann::json* model_preset(const std::string& id) { return find("models", id); }
 const nlohmann::json* hardware_preset(const std::string& id) { return find("hardware", id); }
 const nlohmann::json& all_presets() { return registry(); }
-
-namespace {
-
-// Edit distance (insertions, deletions, substitutions), case-insensitive.
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t above = row[j];
-            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                              std::tolower(static_cast<unsigned char>(b[j - 1]));
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-}  // namespace
 
 std::vector<std::string> similar_preset_ids(const char* kind, const std::string& id) {
     // Close in spelling (a third of the length), or one id containing the other ("llama-70b" and
