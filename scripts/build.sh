@@ -8,8 +8,15 @@ cd "$(dirname "$0")/.."
 what=${1:-native}
 case "$what" in native|wasm|all) ;; *) echo "usage: $0 [native|wasm|all]" >&2; exit 2 ;; esac
 jobs=$(nproc 2>/dev/null || echo 2)
+# The native compiles go through ccache where it is installed (scripts/deps.sh): a clone elsewhere on the same
+# machine (CI's) reuses them. Paths are hashed relative to the repository, not the folder it was cloned to.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 if [ "$what" != wasm ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
   cmake --build build -j"$jobs"
 fi
 if [ "$what" != native ]; then

@@ -2,7 +2,7 @@
 # Installs the Debian packages shardcalc needs, skipping what is already there, then the npm
 # tooling for the page (esbuild, playwright-core; marked and github-slugger render docs/ to HTML).
 # Usage: scripts/deps.sh [native|web|all|fuzz]
-#   native: g++, CMake, nlohmann-json and doctest (the CLI, the doctest suite, the benchmark)
+#   native: g++, CMake, nlohmann-json, doctest and ccache (the CLI, the doctest suite, the benchmark)
 #   web:    Emscripten, CMake, nlohmann-json, Python (scripts/serve.py), Node and npm: what the page needs
 #   all:    both, and Chromium for the browser tests
 #   fuzz:   the native packages and clang with its sanitizer and libFuzzer runtimes, for scripts/fuzz.sh
@@ -11,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 want=${1:-all}
 common=(make cmake python3 ca-certificates nlohmann-json3-dev)
-native=(g++ doctest-dev)
+native=(g++ doctest-dev ccache)
 web=(emscripten binaryen)
 browser=(chromium fonts-dejavu-core)
-fuzz=(clang-14 libclang-rt-14-dev)
+fuzz=(clang-14 libclang-rt-14-dev ccache)
 case "$want" in
   native) pkgs=("${common[@]}" "${native[@]}") ;;
   web) pkgs=("${common[@]}" "${web[@]}") ;;

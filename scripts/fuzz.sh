@@ -16,7 +16,13 @@ scripts/deps.sh fuzz
 
 jobs=$(nproc 2>/dev/null || echo 2)
 start=$(date +%s)
-CXX=clang++-14 cmake -S . -B build-fuzz -DSHARDCALC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+# Through ccache where installed, as scripts/build.sh does.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+CXX=clang++-14 cmake -S . -B build-fuzz -DSHARDCALC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" >/dev/null
 cmake --build build-fuzz --target fuzz_api fuzz_scenario -j"$jobs" >build-fuzz/build.log 2>&1 ||
   { tail -50 build-fuzz/build.log; exit 1; }
 echo "fuzz: built build-fuzz/tests/fuzz/{fuzz_api,fuzz_scenario} in $(($(date +%s) - start)) s"
