@@ -419,6 +419,7 @@ async function adaptToChoice(world, device = false) {
   } catch {
     changes = []; // the plan is evaluated as chosen: its errors say what to change
   }
+  flushTyping(); // a number typed meanwhile is an edit: applied (which drops these moves), never overwritten
   if (id !== app.choice) return;
   if (changes.length) app.entries = work;
   showAdapted(changes, before);
@@ -428,6 +429,7 @@ async function adaptToChoice(world, device = false) {
 
 // A fix taken from an error (adapt.js offerFixes): the field set as the reader would set it.
 function applyFix(path, value) {
+  flushTyping();
   setField(app.presets, app.entries, path, value);
   syncForm(form, app.presets, app.entries);
   app.edited = true;
@@ -479,6 +481,7 @@ async function importHf() {
     note.textContent = importRefusal(result);
     return;
   }
+  flushTyping(); // a number typed meanwhile is applied before the form shows the imported model
   for (const p of Object.keys(app.entries)) if (p.startsWith('model.')) delete app.entries[p];
   app.entries['model.preset'] = '';
   for (const [k, v] of Object.entries(result.model)) app.entries[`model.${k}`] = v;
