@@ -155,8 +155,7 @@ function writeFragment() {
 
 // Text a number field cannot hold (1e400) is the engine's error to show, never part of a link: the address bar
 // and the share fields keep the last plan that could be written.
-const unreadableNumber = () => !!form?.querySelector('input[type="number"]:invalid') &&
-  [...form.querySelectorAll('input[type="number"]')].some((el) => el.validity.badInput);
+const unreadableNumber = () => [...(form?.querySelectorAll('input[type="number"]') ?? [])].some((el) => el.validity.badInput);
 
 function changed(evaluate = true) {
   app.choice += 1; // a choice's moves still being found are for a plan that is no longer the form's
@@ -342,7 +341,7 @@ async function offerFixes(box, errors) {
   const id = ++fixSeq;
   try {
     const chunk = await (adaptChunk ??= import('./adapt.js'));
-    await chunk.offerFixes(app.engine, box, planFields(), applyFix, () => id === fixSeq);
+    await chunk.offerFixes(app.engine, box, planFields(), setFromEngine, () => id === fixSeq);
   } catch {
     // no fix offered: the errors still say what to change
   }
@@ -427,8 +426,8 @@ async function adaptToChoice(world, device = false) {
   changed();
 }
 
-// A fix taken from an error (adapt.js offerFixes): the field set as the reader would set it.
-function applyFix(path, value) {
+// A value the engine offered (a stepper's next value, an error's fix): the field set as the reader would set it.
+function setFromEngine(path, value) {
   flushTyping();
   setField(app.presets, app.entries, path, value);
   syncForm(form, app.presets, app.entries);
@@ -533,14 +532,10 @@ function wireForm() {
     flushTyping();
     syncForm(form, app.presets, app.entries);
   });
-  wireSteppers(form, app.engine,
-    (path) => ({ scenario: toScenario(app.entries), value: effective(app.presets, app.entries, path) ?? dig(app.report?.scenario, path) }),
-    (path, value) => {
-      setField(app.presets, app.entries, path, value);
-      syncForm(form, app.presets, app.entries);
-      app.edited = true;
-      changed();
-    });
+  wireSteppers(form, app.engine, (path) => {
+    const plan = planFields();
+    return { scenario: plan.scenario(), value: plan.value(path) };
+  }, setFromEngine);
   form.addEventListener('submit', (e) => e.preventDefault());
   // A size suffix typed after a number (4k, 300B) multiplies it (size-suffix.js); the field then holds the number.
   form.addEventListener('keydown', (e) => {
