@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULTS, cli, cliReport, close, link, open, root, scenario as plan, shots, useBrowser } from './harness.mjs';
+import { bytes, duration, large, percent } from '../../web/src/js/format.js';
 
 const env = useBrowser();
 
@@ -164,7 +165,7 @@ test('Load keeps the reader\'s global batch, and says so when the search used an
   await search(page);
   const found = cliSearch({ ...s70, search: settings({ devices: 64, global_batch: 512 }) });
   const firstRow = page.locator('#s-table tbody tr[data-rank="1"]');
-  assert.equal(await firstRow.locator('td').nth(7).textContent(), found.plans[0].time.step_seconds.toFixed(3));
+  assert.equal(await firstRow.locator('td').nth(7).textContent(), duration(found.plans[0].time.step_seconds));
   await firstRow.locator('button.load-plan').click();
   await page.waitForFunction((tp) => document.querySelector('#f-parallel-tp').value === String(tp), found.plans[0].parallel.tp);
   assert.equal(await page.inputValue('#f-training-global_batch'), '512');
@@ -178,6 +179,48 @@ test('Load keeps the reader\'s global batch, and says so when the search used an
   await page.waitForFunction((tp) => document.querySelector('#f-parallel-tp').value === String(tp), with256.plans[2].parallel.tp);
   assert.equal(await page.inputValue('#f-training-global_batch'), '256');
   assert.equal(await page.textContent('#s-note'), 'Loaded plan #3: global batch 512 → 256 as searched.');
+  await close(page);
+});
+
+test('the table and the Pareto chart read in the page\'s formats and unit; the chart\'s axis titles clear its ticks', async () => {
+  const page = await open(env);
+  await panelShows(page, 8, 64);
+  await search(page);
+  const found = cliSearch({ ...DEFAULTS, search: settings({ devices: 8, global_batch: 64 }) });
+  // One format per quantity on the whole page: the summary's and the stage table's (format.js), not the table's own.
+  const row = async (unit) => {
+    const head = await page.$$eval('#s-table thead th', (ts) => ts.map((t) => t.textContent));
+    const cells = await page.locator('#s-table tbody tr[data-rank="1"] td').allTextContents();
+    return { head: [head[6], head[7], head[8]], cells: cells.slice(6, 10), unit };
+  };
+  const p = found.plans[0];
+  const expect = (unit) => ({ head: [`Peak (${unit})`, 'Step', 'MFU'], unit,
+    cells: [bytes(p.memory.peak_bytes, unit), duration(p.time.step_seconds), percent(p.time.mfu), large(p.time.tokens_per_second)] });
+  assert.deepEqual(await row('GiB'), expect('GiB'));
+  assert.equal(await page.textContent('#summary [data-summary-metric="time.step_seconds"]'), duration(cliReport(DEFAULTS).time.step_seconds),
+    'the summary shows step time in the same format');
+  // The reader's unit moves the table and the chart with the rest of the page.
+  await page.selectOption('#unit', 'GB');
+  await page.waitForFunction(() => document.querySelector('#s-table thead th:nth-child(7)').textContent === 'Peak (GB)');
+  assert.deepEqual(await row('GB'), expect('GB'));
+  assert.equal(await page.textContent('#s-pareto .axis-label'), 'peak memory per device (GB)');
+  // No axis title overlaps a tick label; every plan is drawn inside the axes.
+  const chart = await page.$eval('#s-pareto svg', (svg) => {
+    const box = (e) => { const b = e.getBBox(); return { x: b.x, y: b.y, r: b.x + b.width, b: b.y + b.height, text: e.textContent }; };
+    const axes = [...svg.querySelectorAll('line.axis')].map((l) => ({ x1: +l.getAttribute('x1'), x2: +l.getAttribute('x2'), y1: +l.getAttribute('y1'), y2: +l.getAttribute('y2') }));
+    return { titles: [...svg.querySelectorAll('.axis-label')].map(box), ticks: [...svg.querySelectorAll('.tick')].map(box), axes,
+      dots: [...svg.querySelectorAll('circle')].map((c) => [+c.getAttribute('cx'), +c.getAttribute('cy')]) };
+  });
+  const overlap = (a, b) => a.x < b.r && b.x < a.r && a.y < b.b && b.y < a.b;
+  for (const t of chart.titles) {
+    for (const k of chart.ticks) assert.ok(!overlap(t, k), `axis title "${t.text}" overlaps tick "${k.text}"`);
+  }
+  const [xAxis, yAxis] = chart.axes;
+  for (const [x, y] of chart.dots) {
+    assert.ok(x >= xAxis.x1 && x <= xAxis.x2 && y >= yAxis.y1 && y <= yAxis.y2, `a plan at (${x}, ${y}) is outside the axes`);
+  }
+  assert.ok(chart.ticks.length >= 4, 'both axes carry ticks');
+  await page.locator('#s-pareto').screenshot({ path: join(shots, 'search-pareto.png') });
   await close(page);
 });
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import {
   DEFAULTS, V1_DEFAULTS, cli, cliReport, close, cspViolations, dist, expectMetric, link, open, root, shots, useBrowser,
 } from './harness.mjs';
+import { duration } from '../../web/src/js/format.js';
 
 // Playwright's default viewport (1280×720), the size these tests were written at, unless one is given.
 const env = useBrowser({ viewport: { width: 1280, height: 720 } });
@@ -1152,7 +1153,7 @@ test('Find a plan: the engine ranks plans in the worker; a row loads into the fo
   const first = found.plans[0];
   const cells = await page.locator('#s-table tbody tr').first().locator('td').allTextContents();
   assert.equal(cells[1], first.framework);
-  assert.equal(cells[7], first.time.step_seconds.toFixed(3));
+  assert.equal(cells[7], duration(first.time.step_seconds));
   assert.equal(await page.locator('#s-pareto svg .pareto-dot').count(), found.pareto.length);
   // Load: the form takes the plan, and the estimate is that plan's.
   await page.locator('#s-table tbody tr').first().locator('button.load-plan').click();

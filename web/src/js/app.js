@@ -608,6 +608,7 @@ export async function start(enginePromise) {
       framework: () => app.entries.framework,
       scenario: () => toScenario(app.entries),
       report: () => app.report,
+      unit: () => app.unit,
       load: loadPlan,
       saved: (settings) => {
         app.search = settings;

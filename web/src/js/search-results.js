@@ -7,9 +7,8 @@
 // launch line is the engine's; the page only places them.
 import { $, h, svg } from './dom.js';
 import { FIELDS, FRAMEWORKS, dotted } from './fields.js';
-import { count, fixed } from './format.js';
-
-const GIB = 1024 ** 3;
+import { bytes, count, duration, fixed, large, percent, unitBytes } from './format.js';
+import { linearTicks, tickLabel, timeUnit } from './axis.js';
 const ALL_DIMENSIONS = ['tp', 'pp', 'vpp', 'sp', 'cp', 'ulysses', 'ep', 'zero', 'micro_batch', 'recompute', 'offload'];
 
 // "8" -> 8, "8-64" -> {min: 8, max: 64}, "8, 16, 32" -> [8, 16, 32], "" -> undefined (the engine's default: the
@@ -132,7 +131,9 @@ export function launchBlocks(launch, note) {
 
 // ---- Results ---------------------------------------------------------------------------------------------
 
-const COLUMNS = ['#', 'Framework', 'Devices', 'Plan', 'Micro-batch', 'Recompute', 'Peak (GiB)', 'Step (s)', 'MFU (%)',
+// The columns in the page's formats (format.js), as the summary and the stage table show them: memory in the
+// reader's unit (GiB or GB), step time in the unit that reads best, MFU as a percentage, tokens/s as said aloud.
+const columns = (unit) => ['#', 'Framework', 'Devices', 'Plan', 'Micro-batch', 'Recompute', `Peak (${unit})`, 'Step', 'MFU',
   'Tokens/s', 'Why this rank', ''];
 
 // What loading a plan changed besides the plan: the batch or sequence the search used, when the form had another.
@@ -144,6 +145,8 @@ function loadedText(p, before) {
 }
 
 export function renderTable(result, host) {
+  const unit = host.unit();
+  const COLUMNS = columns(unit);
   const note = $('#s-note');
   note.textContent = '';
   const rows = result.plans.map((p) => {
@@ -168,49 +171,58 @@ export function renderTable(result, host) {
       h('td', null, planLabel(p)),
       h('td', { class: 'num' }, String(p.micro_batch)),
       h('td', null, p.recompute),
-      h('td', { class: 'num' }, fixed(p.memory.peak_bytes / GIB, 1)),
-      h('td', { class: 'num' }, fixed(p.time.step_seconds, 3)),
-      h('td', { class: 'num' }, fixed(100 * p.time.mfu, 1)),
-      h('td', { class: 'num' }, fixed(p.time.tokens_per_second, 0)),
+      h('td', { class: 'num' }, bytes(p.memory.peak_bytes, unit)),
+      h('td', { class: 'num' }, duration(p.time.step_seconds)),
+      h('td', { class: 'num' }, percent(p.time.mfu)),
+      h('td', { class: 'num', title: count(p.time.tokens_per_second) }, large(p.time.tokens_per_second)),
       h('td', null, p.reason),
       h('td', { class: 'actions' }, h('button', { type: 'button', class: 'load-plan', onclick: load }, 'Load'), toggle)), launchRow];
   });
   $('#s-table').replaceChildren(h('thead', null, h('tr', null, COLUMNS.map((t) => h('th', { scope: 'col' }, t)))), h('tbody', null, rows));
 }
 
-// Step time against memory per device: the listed plans, and the Pareto front joined by a line.
-export function renderPareto(result, width) {
+// Step time against memory per device: the listed plans, and the Pareto front joined by a line. Both axes
+// start at zero with round ticks (axis.js); memory in the reader's unit, time in the unit its largest value
+// reads in; each axis title sits outside its tick labels (the y title above the axis, the x title below).
+export function renderPareto(result, width, unit) {
   const box = $('#s-pareto');
   const points = [...result.plans, ...result.pareto];
   if (!points.length) {
     box.replaceChildren();
     return;
   }
-  const W = Math.max(320, Math.min(width, 720));
-  const H = 220;
-  const pad = { l: 56, r: 12, t: 10, b: 36 };
-  const xs = points.map((p) => p.memory.peak_bytes / GIB);
-  const ys = points.map((p) => p.time.step_seconds);
-  const [x0, x1] = [Math.min(...xs) * 0.95, Math.max(...xs) * 1.05];
-  const [y0, y1] = [Math.min(...ys) * 0.95, Math.max(...ys) * 1.05];
-  const X = (v) => pad.l + ((v - x0) / (x1 - x0 || 1)) * (W - pad.l - pad.r);
-  const Y = (v) => H - pad.b - ((v - y0) / (y1 - y0 || 1)) * (H - pad.t - pad.b);
+  const W = Math.max(300, Math.min(width, 720));
+  const H = 240;
+  const pad = { l: 48, r: 16, t: 26, b: 40 };
+  const per = unitBytes(unit);
+  const mem = (p) => p.memory.peak_bytes / per;
+  const { unit: tUnit, scale } = timeUnit(Math.max(...points.map((p) => p.time.step_seconds)));
+  const time = (p) => p.time.step_seconds * scale;
+  // Round ticks from zero up to the first at or beyond the largest value, so that every point is inside.
+  const ticks = (max, n) => {
+    const t = linearTicks(max, n);
+    return t.at(-1) < max && t.length > 1 ? [...t, t.at(-1) + t[1]] : t;
+  };
+  const xTicks = ticks(Math.max(...points.map(mem)), Math.max(2, Math.floor((W - pad.l - pad.r) / 80)));
+  const yTicks = ticks(Math.max(...points.map(time)), 4);
+  const [xMax, yMax] = [xTicks.at(-1) || 1, yTicks.at(-1) || 1];
+  const X = (v) => pad.l + (v / xMax) * (W - pad.l - pad.r);
+  const Y = (v) => H - pad.b - (v / yMax) * (H - pad.t - pad.b);
+  const at = (p) => ({ cx: X(mem(p)).toFixed(1), cy: Y(time(p)).toFixed(1) });
   const front = result.pareto.slice().sort((a, b) => a.memory.peak_bytes - b.memory.peak_bytes);
-  const line = front.map((p) => `${X(p.memory.peak_bytes / GIB).toFixed(1)},${Y(p.time.step_seconds).toFixed(1)}`).join(' ');
+  const line = front.map((p) => `${X(mem(p)).toFixed(1)},${Y(time(p)).toFixed(1)}`).join(' ');
   box.replaceChildren(svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
     'aria-label': `Pareto front: ${front.length} plans, step time against memory per device` },
+  xTicks.map((t) => svg('text', { x: X(t).toFixed(1), y: H - pad.b + 14, 'text-anchor': 'middle', class: 'tick' }, tickLabel(t))),
+  yTicks.map((t) => svg('text', { x: pad.l - 6, y: Y(t).toFixed(1), 'text-anchor': 'end', 'dominant-baseline': 'middle', class: 'tick' }, tickLabel(t))),
   svg('line', { x1: pad.l, y1: H - pad.b, x2: W - pad.r, y2: H - pad.b, class: 'axis' }),
   svg('line', { x1: pad.l, y1: pad.t, x2: pad.l, y2: H - pad.b, class: 'axis' }),
-  svg('text', { x: (W + pad.l) / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-label' }, 'peak memory per device (GiB)'),
-  svg('text', { x: 12, y: pad.t + 8, class: 'axis-label' }, 'step (s)'),
-  svg('text', { x: pad.l, y: H - pad.b + 14, 'text-anchor': 'middle', class: 'tick' }, fixed(x0, 0)),
-  svg('text', { x: W - pad.r, y: H - pad.b + 14, 'text-anchor': 'end', class: 'tick' }, fixed(x1, 0)),
-  svg('text', { x: pad.l - 4, y: H - pad.b, 'text-anchor': 'end', class: 'tick' }, fixed(y0, 2)),
-  svg('text', { x: pad.l - 4, y: pad.t + 8, 'text-anchor': 'end', class: 'tick' }, fixed(y1, 2)),
-  result.plans.map((p) => svg('circle', { cx: X(p.memory.peak_bytes / GIB), cy: Y(p.time.step_seconds), r: 3, class: 'plan-dot' })),
+  svg('text', { x: (W + pad.l) / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-label' }, `peak memory per device (${unit})`),
+  svg('text', { x: 4, y: 12, class: 'axis-label' }, `step time (${tUnit})`),
+  result.plans.map((p) => svg('circle', { ...at(p), r: 3, class: 'plan-dot' })),
   svg('polyline', { points: line, class: 'pareto-line', fill: 'none' }),
-  front.map((p) => svg('circle', { cx: X(p.memory.peak_bytes / GIB), cy: Y(p.time.step_seconds), r: 4, class: 'pareto-dot' },
-    svg('title', null, `${p.framework} ${planLabel(p)}, micro-batch ${p.micro_batch}: ${fixed(p.memory.peak_bytes / GIB, 1)} GiB, ${fixed(p.time.step_seconds, 3)} s`)))));
+  front.map((p) => svg('circle', { ...at(p), r: 4, class: 'pareto-dot' },
+    svg('title', null, `${p.framework} ${planLabel(p)}, micro-batch ${p.micro_batch}: ${bytes(p.memory.peak_bytes, unit)} ${unit}, ${duration(p.time.step_seconds)}`)))));
 }
 
 export function summary(result) {
@@ -334,6 +346,15 @@ export function wirePanel(host, typed, link = {}) {
   new MutationObserver(follow).observe($('#status'), { childList: true });
   const ready = follow();
 
+  // The last result, drawn again in the reader's unit when it changes.
+  let shown = null;
+  const show = () => {
+    if (!shown) return;
+    renderTable(shown, host);
+    renderPareto(shown, $('#s-pareto').clientWidth || 640, host.unit());
+  };
+  $('#unit').addEventListener('change', show);
+
   let running = null;
   const finish = () => {
     running = null;
@@ -342,6 +363,7 @@ export function wirePanel(host, typed, link = {}) {
     $('#s-progress').hidden = true;
   };
   const clear = () => {
+    shown = null;
     why.replaceChildren();
     $('#s-table').replaceChildren();
     $('#s-pareto').replaceChildren();
@@ -381,8 +403,8 @@ export function wirePanel(host, typed, link = {}) {
     status.textContent = summary(result);
     why.replaceChildren(...rejectedItems(result));
     if (result.answer?.plan && !result.plans.length) result.plans = [{ ...result.answer.plan, rank: 1 }];
-    renderTable(result, host);
-    renderPareto(result, $('#s-pareto').clientWidth || 640);
+    shown = result;
+    show();
     document.body.dataset.searchDone = String(Date.now());
   }
   $('#s-cancel').addEventListener('click', () => {
