@@ -158,8 +158,29 @@ bool recomputed(const Op& op, const Config& c, bool in_layer) {
     return r == Recompute::Full || (r == Recompute::Selective && drops);
 }
 
+Kernel grad_accumulation(const Op& op, const Config& c) {
+    const GradAccumulation mode = c.traits.grad_accumulation;
+    if (mode == GradAccumulation::None) return {};
+    const double m = static_cast<double>(c.d.microbatches);
+    // AccumulateGrad's first microbatch takes the gradient as it is: adds on m - 1 of m microbatches.
+    const double share = mode == GradAccumulation::AutogradAdd ? (m - 1) / m : 1;
+    const double g = bytes_of(mode == GradAccumulation::MainGradHooks ? Dtype::Fp32 : *c.s.training.grad_dtype);
+    const bool gemm = std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
+    Kernel total;
+    for (size_t i = 0; i < op.params.size(); ++i) {
+        const ParamTensor& p = op.params[i];
+        if (p.tied || p.shared) continue;
+        // A linear's weight (its first parameter) is accumulated by its GEMM under Megatron.
+        if (mode == GradAccumulation::MainGradHooks && gemm && i == 0) continue;
+        const double bytes = (mode == GradAccumulation::BucketCopy ? 2 : 3) * g * local_numel(p, c);
+        total += memory_kernel(bytes, c, 1);
+    }
+    return scaled(total, share);
+}
+
 OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
     OpCost cost;
+    cost.bwd += grad_accumulation(op, c);
     for (const auto& w : op.work) {
         const WorkKernels k = work_kernels(w, c);
         for (int i = 0; i < k.count; ++i)

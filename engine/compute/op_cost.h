@@ -48,6 +48,11 @@ WorkKernels work_kernels(const Work& w, const Config& c);
 // Whether the recompute policy re-runs the op's forward kernels in backward (ops of a layer only).
 bool recomputed(const Op& op, const Config& c, bool in_layer);
 
+// Each microbatch's parameter gradients carried into the accumulated ones outside the weight-gradient GEMMs
+// (FrameworkTraits::grad_accumulation), averaged per microbatch: one memory-bound kernel per parameter tensor, an add
+// (read both, write one) or a copy into the bucket. Tied and shared tensors are another op's. Part of the backward.
+Kernel grad_accumulation(const Op& op, const Config& c);
+
 OpCost op_cost(const Op& op, const Config& c, bool in_layer);
 OpCost module_cost(const Module& m, const Config& c, bool in_layer);
 

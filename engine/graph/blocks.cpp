@@ -1,6 +1,7 @@
 #include "graph/blocks.h"
 
 #include "graph/eager_kernels.h"
+#include "scenario/dimension.h"
 
 namespace shardcalc {
 
@@ -10,7 +11,18 @@ BuildContext build_context(const Config& c) {
                         c.traits.fused_glu, c.d.vocab_padded,
                         bytes_of(c.s.training.dtype), c.traits.autocast ? 4.0 : bytes_of(c.s.training.dtype),
                         c.s.model.arch == Arch::Decoder,
-                        c.traits.hf_code,   c.traits.autocast,             c.s.training.router_z_loss};
+                        c.traits.hf_code,   !c.traits.hf_code && !c.traits.xla,
+                        c.traits.autocast,  c.s.training.router_z_loss};
+}
+
+double local_numel(const ParamTensor& p, const Config& c) {
+    const double n = static_cast<double>(p.numel());
+    switch (p.split) {
+        case ParamSplit::Replicated: return n;
+        case ParamSplit::Sharded: return n / static_cast<double>(c.s.parallel.tp);
+        case ParamSplit::Expert: return n / static_cast<double>(c.s.parallel.ep * expert_tp(c.s.parallel));
+    }
+    return n;
 }
 
 ParamTensor weight(int64_t out, int64_t in, ParamSplit split) { return ParamTensor{"w", {out, in}, split, false}; }
@@ -56,6 +68,13 @@ Op high_precision(Op op) {
 }
 
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input) {
+    if (b.megatron_eager && op.params.size() > 1) {
+        // Megatron reduces the output gradient over the tokens for a bias, in the linear's backward
+        // (megatron/core/tensor_parallel/layers.py: grad_output.sum(dim=0)) or, for a bias the linear skips
+        // (skip_bias_add), in autograd's backward of the fused bias-GeLU / bias-dropout-add: one kernel either way.
+        const Work& mm = op.work.front();
+        op.work.push_back(eager::bias_grad(b, mm.sharded && !mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence, mm.out));
+    }
     if (!b.hf_code) return op;
     const Work mm = op.work.front();  // a copy: the pushes below may move the vector
     const SavedSplit out_split = mm.sharded && !mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
@@ -75,7 +94,15 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     op.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Sequence, width, false});
     if (!b.hf_code) {
         // Forward reads x and writes y; backward reads dy and x and writes dx.
-        op.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
+        Work w = elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes);
+        if (b.megatron_eager) {
+            // apex's fused norms (MixedFusedLayerNorm / MixedFusedRMSNorm, csrc/layer_norm_cuda_kernel.cu
+            // HostLayerNormGradient) launch three backward kernels: the input gradient, the partial weight-gradient
+            // sums (reading dy and x again) and their final reduction.
+            w.bwd_bytes += 2 * b.act_bytes;
+            w.bwd_kernels = 3;
+        }
+        op.work.push_back(w);
         return op;
     }
     if (b.m.norm == Norm::LayerNorm) {
@@ -103,7 +130,14 @@ Op dropout_add(const BuildContext& b, const std::string& name, int64_t width) {
         return op;
     }
     const double a = b.act_bytes;
-    op.work.push_back(elementwise(width, SavedSplit::Sequence, b.dropout ? 3 * a + 1 : 3 * a, b.dropout ? 2 * a + 1 : 0));
+    Work w = elementwise(width, SavedSplit::Sequence, b.dropout ? 3 * a + 1 : 3 * a, b.dropout ? 2 * a + 1 : 0);
+    if (b.megatron_eager) {
+        // The residual stream feeds the next norm and the residual add: autograd sums the two gradients (r 2a w a),
+        // a kernel of its own after the dropout mask's product.
+        w.bwd_bytes += 3 * a;
+        w.bwd_kernels = (b.dropout ? 1 : 0) + 1;
+    }
+    op.work.push_back(w);
     return op;
 }
 
@@ -211,9 +245,25 @@ Module self_attention(const BuildContext& b, bool local) {
         // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
         // backward reads probabilities and their gradient and writes the score gradient.
         const double a = b.act_bytes;
-        core.work.push_back(b.hf_code ? eager::score_softmax(b)
-                                      : elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a,
-                                                    b.dropout ? 5 * a + 1 : 3 * a));
+        Work softmax = b.hf_code ? eager::score_softmax(b)
+                                 : elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a, b.dropout ? 5 * a + 1 : 3 * a);
+        if (b.megatron_eager) {
+            // Megatron's unfused core attention (megatron/core/transformer/dot_product_attention.py, and the legacy
+            // ParallelAttention): the fused scale-mask-softmax and the attention dropout (under the tensor-parallel
+            // RNG tracker) are separate kernels, forward and backward.
+            softmax.fwd_kernels = softmax.bwd_kernels = b.dropout ? 2 : 1;
+            core.work.push_back(softmax);
+            // The context [b, np, s, hn] permuted to [s, b, np*hn] and made contiguous (a copy forward and back);
+            // baddbmm's alpha = 1/sqrt(hn) scales the query and key gradients (two products, derivatives.yaml);
+            // the query, key and value gradients are joined into the fused QKV output's gradient (split's backward).
+            const double qkv = static_cast<double>(q_width + 2 * kv_width) / out_width;
+            const double qk = static_cast<double>(q_width + kv_width) / out_width;
+            Work layout = elementwise(out_width, SavedSplit::Tensor, 2 * a, 2 * a + 2 * a * qk + 2 * a * qkv);
+            layout.bwd_kernels = 4;
+            core.work.push_back(layout);
+        } else {
+            core.work.push_back(softmax);
+        }
     }
     Work scores;
     scores.kind = WorkKind::Attention;

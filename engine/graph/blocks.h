@@ -18,11 +18,17 @@ struct BuildContext {
     double up_bytes;    // bytes of an element autocast keeps in fp32 (4 under autocast, else act_bytes)
     bool causal;        // decoder self-attention masks the future
     bool hf_code;       // Hugging Face modules in eager PyTorch (framework traits)
+    // Megatron's module code in eager PyTorch (Megatron-LM, Megatron-DeepSpeed; not XLA, which fuses): its kernels are
+    // counted one by one as its code launches them (norm backward, bias gradients, residual gradient sums, layouts).
+    bool megatron_eager;
     bool autocast;      // torch.autocast: every consuming linear casts its fp32 input itself
     bool router_z_loss; // training.router_z_loss: the router keeps its fp32 logits too
 };
 
 BuildContext build_context(const Config& c);
+
+// Elements of a parameter tensor one device holds: tp splits a sharded one, ep x etp an expert's.
+double local_numel(const ParamTensor& p, const Config& c);
 
 ParamTensor weight(int64_t out, int64_t in, ParamSplit split);
 ParamTensor vector_param(const char* name, int64_t n, ParamSplit split);

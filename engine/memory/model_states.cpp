@@ -5,16 +5,6 @@
 
 namespace shardcalc {
 
-double local_numel(const ParamTensor& p, const Config& c) {
-    const double n = static_cast<double>(p.numel());
-    switch (p.split) {
-        case ParamSplit::Replicated: return n;
-        case ParamSplit::Sharded: return n / static_cast<double>(c.s.parallel.tp);
-        case ParamSplit::Expert: return n / static_cast<double>(c.s.parallel.ep * expert_tp(c.s.parallel));
-    }
-    return n;
-}
-
 double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) {
     switch (opt) {
         case Optimizer::Adam:

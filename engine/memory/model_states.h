@@ -41,7 +41,6 @@ struct ParamTally {
     }
 };
 
-double local_numel(const ParamTensor& p, const Config& c);
 ParamTally tally_op(const Op& op, const Config& c, bool include_tied);
 ParamTally tally_module(const Module& m, const Config& c, bool include_tied);
 

@@ -46,6 +46,8 @@ struct Walker {
                     add(path, k, KernelPass::Recompute, count * k.repeat * rematerialized);
             }
         }
+        const Kernel acc = grad_accumulation(o, c);
+        if (acc.launches > 0) add(path, {Pass::BackwardWeight, "gradient accumulation", acc, {}, 1}, KernelPass::BackwardWeight, count);
     }
 
     void module(const Module& m, const std::string& prefix, bool in_layer, double count) {

@@ -3,6 +3,7 @@
 #include "compute/op_cost.h"
 #include "graph/op.h"
 #include "memory/activations.h"
+#include "graph/blocks.h"
 #include "memory/model_states.h"
 #include "report/report.h"
 

@@ -15,12 +15,24 @@ FrameworkTraits traits_of(const Scenario& s) {
             // megatron/core/distributed/param_and_grad_buffer.py: main_grad lives in a buffer allocated at
             // model construction, so gradients are resident before the first backward.
             t.grads_persist = true;
+            // --gradient-accumulation-fusion (on by default) has the weight-gradient GEMM add into main_grad; the
+            // other parameters' gradients are added by the buffer's backward hook (megatron/core/distributed/
+            // distributed_data_parallel.py _make_backward_post_hook: param.main_grad.add_(param.grad)).
+            t.grad_accumulation = GradAccumulation::MainGradHooks;
             break;
         case Framework::DeepSpeed:
             // deepspeed/runtime/zero/stage_1_and_2.py: the fp32 gradient of the local partition is
             // materialised for the step (single_partition_of_fp32_groups[i].grad).
             t.buffers = BufferPolicy::DeepSpeedZero;
             t.step_transient_bytes_per_param = 4;
+            // Megatron-DeepSpeed (model_code megatron, the default here) keeps Megatron's
+            // --make-vocab-size-divisible-by 128 (megatron/arguments.py in microsoft/Megatron-DeepSpeed).
+            if (*s.implementation.model_code == ModelCode::Megatron) t.vocab_multiple = 128;
+            // ZeRO-0 leaves accumulation to autograd (AccumulateGrad adds into .grad after the first microbatch);
+            // ZeRO-1/2/3 hook every parameter and copy its gradient into the reduction bucket each microbatch
+            // (deepspeed/runtime/zero/stage_1_and_2.py reduce_independent_p_g_buckets_and_remove_grads,
+            // stage3.py __add_grad_to_ipg_bucket).
+            t.grad_accumulation = s.parallel.zero == 0 ? GradAccumulation::AutogradAdd : GradAccumulation::BucketCopy;
             break;
         case Framework::Fsdp:
             // torch.optim.AdamW(foreach=True) allocates one fp32 temporary per state tensor

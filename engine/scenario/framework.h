@@ -16,10 +16,19 @@ enum class BufferPolicy {
     FsdpUnits,         // FSDP: unsharded parameters of the current and prefetched unit
 };
 
+// How each microbatch's parameter gradients join the accumulated ones, besides what the weight-gradient GEMMs write.
+enum class GradAccumulation {
+    None,           // not counted as kernels (XLA's program; PyTorch/FSDP as their measured profiles count them)
+    AutogradAdd,    // autograd adds into .grad, one kernel per tensor from the second microbatch on (DeepSpeed ZeRO-0)
+    BucketCopy,     // a hook copies every microbatch's gradient into the reduction bucket (DeepSpeed ZeRO-1/2/3)
+    MainGradHooks,  // Megatron: the GEMMs accumulate weights into main_grad; other tensors get one add each
+};
+
 struct FrameworkTraits {
     bool fused_glu = false;            // SwiGLU/GeGLU backward recomputes from its input (2f saved, not 3f)
     int64_t vocab_multiple = 1;        // embedding rows padded to a multiple of this times tp
     BufferPolicy buffers = BufferPolicy::None;
+    GradAccumulation grad_accumulation = GradAccumulation::None;
     double step_transient_bytes_per_param = 0;  // framework temporaries of the optimizer step, per local shard param
     // From the implementation profile (resolved defaults):
     bool autocast = false;       // fp32 parameters, 16-bit matmuls: torch.autocast's dtype rules apply

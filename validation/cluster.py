@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Multi-GPU step time against published measurements: runs the shardcalc engine (the CLI) on every row of
+validation/measured/a100-megatron-deepspeed-8gpu.csv (720 Megatron-DeepSpeed iterations on 8 A100s, published
+with vTrain; validation/measured/README.md) and prints the step-time error, the error by work granularity, and
+how good a plan the engine would pick: for each group of measured plans with the same model, device count and
+global batch, the plan the engine ranks fastest against the plan that measured fastest (regret).
+
+    python3 validation/cluster.py                                   # the tables
+    python3 validation/cluster.py --check validation/bounds-cluster.json   # what CI runs
+    python3 validation/cluster.py --rows                            # every run
+"""
+import argparse
+import csv
+import json
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "validation" / "measured" / "a100-megatron-deepspeed-8gpu.csv"
+
+
+def scenario_of(row):
+    """The run as vTrain's configurations describe it (validation/measured/README.md): a GPT of the CSV's shape
+    with the GPT-2 vocabulary, fp16, every layer's activations recomputed, 1F1B, on 8-GPU A100 SXM 80 GB nodes."""
+    n = lambda k: int(row[k])
+    return {
+        "framework": "deepspeed",
+        "model": {"arch": "decoder", "layers": n("# layers"), "hidden": n("hidden size"), "heads": n("attention heads"),
+                  "ffn_hidden": 4 * n("hidden size"), "mlp": "gelu", "vocab": 50257, "max_positions": n("sequence length"),
+                  "position_embedding": "learned", "norm": "layernorm", "bias": True, "tied_embeddings": True},
+        "training": {"seq_len": n("sequence length"), "micro_batch": n("micro batch"), "global_batch": n("global batch"),
+                     "dtype": "fp16", "recompute": "full", "optimizer": "adamw",
+                     "attention": "eager", "dropout": 0.1},
+        "parallel": {"dp": n("data parallelism"), "tp": n("tensor parallelism"), "pp": n("pipeline parallelism"), "zero": 0},
+        "hardware": {"preset": "a100-sxm-80gb"},
+    }
+
+
+def estimate(engine, scenario):
+    out = subprocess.run([str(engine), "estimate", "--format", "json", "-"], input=json.dumps(scenario),
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"shardcalc rejected the scenario {json.dumps(scenario)}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def evaluate(engine, rows):
+    """Per row: the measured and predicted step (ms), the predicted time per layer and microbatch (ms), the group."""
+    def one(row):
+        s = scenario_of(row)
+        r = estimate(engine, s)
+        p = s["parallel"]
+        layers_per_stage = s["model"]["layers"] / p["pp"]
+        micro = s["training"]["global_batch"] / (p["dp"] * s["training"]["micro_batch"])
+        pred = r["time"]["step_seconds"] * 1e3
+        return {
+            "plan": f"L{s['model']['layers']} gpus {row['# GPUs']} gb {row['global batch']} tp{p['tp']} dp{p['dp']} "
+                    f"pp{p['pp']} mb{s['training']['micro_batch']}",
+            "group": (s["model"]["layers"], int(row["# GPUs"]), s["training"]["global_batch"]),
+            "measured": float(row["iteration time (ms)"]), "predicted": pred,
+            "per_layer_mb": pred / (layers_per_stage * micro * p["pp"] if p["pp"] > 1 else layers_per_stage * micro),
+        }
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        out = list(pool.map(one, rows))
+    for o in out:
+        o["error"] = (o["predicted"] - o["measured"]) / o["measured"]
+    return out
+
+
+def quantile(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def regret(runs):
+    """Per group of plans (same layers, devices, global batch): measured time of the plan the engine ranks first
+    over the measured best, minus one."""
+    groups = {}
+    for r in runs:
+        groups.setdefault(r["group"], []).append(r)
+    out = []
+    for key, g in sorted(groups.items()):
+        if len(g) < 2:
+            continue
+        pick = min(g, key=lambda r: r["predicted"])
+        best = min(g, key=lambda r: r["measured"])
+        out.append({"group": key, "plans": len(g), "regret": pick["measured"] / best["measured"] - 1,
+                    "pick": pick["plan"], "best": best["plan"]})
+    return out
+
+
+def summary(runs, regrets):
+    errs = [abs(r["error"]) for r in runs]
+    signed = [r["error"] for r in runs]
+    return {"runs": len(runs), "median": statistics.median(errs), "p90": quantile(errs, 0.9), "worst": max(errs),
+            "median_signed": statistics.median(signed), "groups": len(regrets),
+            "mean_regret": statistics.mean(r["regret"] for r in regrets),
+            "worst_regret": max(r["regret"] for r in regrets)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
+    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--check", help="bounds file: fail if an error or the regret exceeds its bound")
+    ap.add_argument("--rows", action="store_true", help="print every run")
+    args = ap.parse_args()
+    with open(args.data, newline="") as f:
+        rows = list(csv.DictReader(f))
+    runs = evaluate(args.engine, rows)
+    regrets = regret(runs)
+    if args.rows:
+        for r in sorted(runs, key=lambda r: r["error"]):
+            print(f"{r['plan']:<44} measured {r['measured']:8.1f} ms  predicted {r['predicted']:8.1f} ms  {r['error']:+6.1%}")
+    # The error by work granularity: predicted time per layer and microbatch.
+    print("predicted ms per layer-microbatch   runs  median error  median |error|")
+    edges = [0, 1, 2, 4, 8, 16, 32, 64, 1e9]
+    for lo, hi in zip(edges, edges[1:]):
+        b = [r for r in runs if lo <= r["per_layer_mb"] < hi]
+        if b:
+            print(f"  {lo:>4g} to {hi if hi < 1e9 else 'more':>4}                        {len(b):>4}  "
+                  f"{statistics.median(r['error'] for r in b):>+12.1%}  {statistics.median(abs(r['error']) for r in b):>13.1%}")
+    print("by tensor parallelism")
+    for tp in sorted({int(r["plan"].split(" tp")[1].split()[0]) for r in runs}):
+        b = [r for r in runs if f" tp{tp} " in r["plan"]]
+        print(f"  tp {tp}: {len(b):>4} runs, median error {statistics.median(r['error'] for r in b):+.1%}, "
+              f"median |error| {statistics.median(abs(r['error']) for r in b):.1%}")
+    s = summary(runs, regrets)
+    print(f"\nstep time over {s['runs']} runs: median |error| {s['median']:.1%}, p90 {s['p90']:.1%}, worst {s['worst']:.1%} "
+          f"(median signed {s['median_signed']:+.1%}; + is predicted slower than measured)")
+    print(f"plan choice over {s['groups']} groups (same layers, GPUs, global batch): mean regret {s['mean_regret']:.1%}, "
+          f"worst {s['worst_regret']:.1%}")
+    worst = max(regrets, key=lambda r: r["regret"])
+    print(f"  worst group {worst['group']}: picked {worst['pick']}, measured best {worst['best']}")
+    if args.check:
+        bounds = json.loads(Path(args.check).read_text())["bounds"]
+        failed = [f"{k}: {s[k]:.1%} > bound {b:.1%}" for k, b in bounds.items() if s[k] > b]
+        if failed:
+            print(f"\nFAILED: errors grew past {args.check}:\n  " + "\n  ".join(failed))
+            return 1
+        print(f"\nall within {args.check}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
