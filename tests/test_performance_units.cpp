@@ -41,7 +41,8 @@ TEST_CASE("roofline: big GEMMs are compute bound at the efficiency, skinny ones 
     const Kernel big = gemm_kernel(8192, 8192, 8192, c);
     CHECK(big.compute_bound);
     const double rate = big.flops / (big.seconds - 5e-6);
-    CHECK(rate == doctest::Approx(312e12 * 0.86).epsilon(0.01));
+    // The large-GEMM efficiency, less the A100's pipeline fill (hardware.gemm_fill_k = 128): k / (k + 128).
+    CHECK(rate == doctest::Approx(312e12 * 0.86 * 8192 / (8192 + 128)).epsilon(0.01));
     const Kernel skinny = gemm_kernel(8192, 8192, 8, c);  // a GEMV-like shape
     CHECK_FALSE(skinny.compute_bound);
     // wave quantization: 108 SMs, 128x128 tiles; 12x9 = 108 tiles run in one wave, 10x11 = 110 in two
@@ -49,6 +50,20 @@ TEST_CASE("roofline: big GEMMs are compute bound at the efficiency, skinny ones 
     const Kernel two_waves = gemm_kernel(128 * 10, 16384, 128 * 11, c);
     CHECK(one_wave.compute_bound);
     CHECK(two_waves.seconds > one_wave.seconds * 1.5);
+}
+
+TEST_CASE("roofline: a short inner dimension pays the pipeline fill where the device has one (A100), not on H100") {
+    // Same FLOPs, same output tiles: k = 256 against k = 8192 (m and n fixed at whole waves of 128 x 128 tiles).
+    auto per_flop = [](const Config& c, double k) {
+        const Kernel g = gemm_kernel(128 * 12, k, 128 * 9 * 8, c);
+        return (g.seconds - c.s.hardware.kernel_launch_us * 1e-6) / g.flops;
+    };
+    const Config a100 = test::config(kGpt);
+    REQUIRE(a100.s.hardware.gemm_fill_k == 128);
+    CHECK(per_flop(a100, 256) / per_flop(a100, 8192) == doctest::Approx((256.0 + 128) / 256 / ((8192.0 + 128) / 8192)));
+    const Config h100 = test::config(R"({"model":{"preset":"gpt2"},"hardware":{"preset":"h100-sxm-80gb"}})");
+    CHECK(h100.s.hardware.gemm_fill_k == 0);
+    CHECK(per_flop(h100, 256) == doctest::Approx(per_flop(h100, 8192)));
 }
 
 TEST_CASE("roofline: elementwise time is bytes over achievable HBM bandwidth plus a launch") {

@@ -217,6 +217,7 @@ const HardwareNumber kHardwareNumbers[] = {
     {"hbm_gbps", &HardwareSpec::hbm_gbps, 1e-3, kRate},
     {"l2_mib", &HardwareSpec::l2_mib, 0, kGiB32},
     {"shared_memory_kib", &HardwareSpec::shared_memory_kib, 0, kGiB32},
+    {"gemm_fill_k", &HardwareSpec::gemm_fill_k, 0, kGiB32},
     {"intra_node_gbps", &HardwareSpec::intra_node_gbps, 1e-3, kRate},
     {"inter_node_gbps", &HardwareSpec::inter_node_gbps, 1e-3, kRate},
     {"matmul_efficiency", &HardwareSpec::matmul_efficiency, 1e-3, 1},

@@ -10,6 +10,12 @@ namespace {
 
 constexpr double kCtaTile = 128;  // output tile of one thread block in cuBLAS's large-GEMM kernels
 
+// The share of a thread block's time spent on products rather than on filling its pipeline: k / (k + fill), `fill`
+// the inner dimension the pipeline's first stages load before the first product (hardware.gemm_fill_k). A GEMM with
+// a short inner dimension (a row-parallel linear at high tp: k = hidden / tp) runs well below the large-GEMM rate
+// that matmul_efficiency was measured at, where k is thousands and the share about 1.
+double pipeline_fill(double k, double fill) { return fill > 0 ? k / (k + fill) : 1; }
+
 class Gpu final : public Device {
 public:
     MatmulUnit matmul_unit(const HardwareSpec& h, Dtype dtype, bool tf32) const override {
@@ -48,7 +54,7 @@ public:
             auto used = [](double d) { return d < kCtaTile ? 1.0 : d / (std::ceil(d / kCtaTile) * kCtaTile); };
             efficiency *= tiles / (waves * sms) * used(m) * used(n);
         }
-        if (matrix_units) efficiency *= alignment_factor(m, k, n, elem_bytes);
+        if (matrix_units) efficiency *= alignment_factor(m, k, n, elem_bytes) * pipeline_fill(k, h.gemm_fill_k);
         return efficiency;
     }
 

@@ -198,6 +198,7 @@ struct HardwareSpec {
     double hbm_gbps = 0;
     double l2_mib = 0;
     double shared_memory_kib = 0;  // of one SM: the thread block's GEMM tile (0: cuBLAS's 128 rows)
+    double gemm_fill_k = 0;        // inner dimension a GEMM thread block spends filling its pipeline (0: hidden)
     double intra_node_gbps = 0;
     double inter_node_gbps = 0;
     double peak_tflops_fp32 = 0, peak_tflops_tf32 = 0, peak_tflops_fp16 = 0,

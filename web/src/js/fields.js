@@ -178,6 +178,7 @@ const EXTRAS = [
   ['hardware.kind', { type: 'enum', options: ['gpu', 'tpu'] }],
   ['hardware.l2_mib', { type: 'num' }],
   ['hardware.shared_memory_kib', { type: 'num' }],
+  ['hardware.gemm_fill_k', { type: 'num' }],
   ['hardware.host_link_gbps', { type: 'num' }],
   ['hardware.host_memory_gbps', { type: 'num' }],
   ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
