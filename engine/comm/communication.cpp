@@ -86,12 +86,15 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         const double bytes = tokens * m.hidden * a;
         auto exposed = [&](CommEntry& e, double& budget, double calls_per_mb) {
             budget += calls_per_mb * e.seconds_each;
+            (&budget == &b.out.fwd_exposed ? b.out.fwd_calls : b.out.bwd_calls) += calls_per_mb;
             e.exposed_seconds = e.seconds();
         };
         // Forward collectives of a layer: the first pass lengthens the forward, the recompute pass the backward.
         auto forward_layer = [&](CommEntry& e) {
             b.out.fwd_exposed += 2 * layers * e.seconds_each;
             b.out.bwd_exposed += 2 * layers * (fwd_passes - 1) * e.seconds_each;
+            b.out.fwd_calls += 2 * layers;
+            b.out.bwd_calls += 2 * layers * (fwd_passes - 1);
             e.exposed_seconds = e.seconds();
         };
         if (!p.sp) {
@@ -155,6 +158,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             CommEntry& bw = b.add(Dim::Ulysses, CollectiveKind::AllToAll, x.backward, bytes, layers * mb, g);
             bw.exposed_seconds = bw.seconds();
             b.out.bwd_exposed += layers * bw.seconds_each;
+            b.out.fwd_calls += layers;
+            b.out.bwd_calls += layers * fwd_passes;
         }
     }
 

@@ -33,6 +33,9 @@ struct StageComm {
     std::vector<CommEntry> entries;
     double fwd_exposed = 0;   // per microbatch, lengthens the stage's forward (tp, ulysses, cp, pp)
     double bwd_exposed = 0;   // per microbatch, lengthens the stage's backward
+    // Per microbatch, the per-layer collectives the host issues in each pass (tp, ulysses): each is a call through
+    // torch.distributed into NCCL, host work like a kernel launch's (schedule/step.cpp).
+    double fwd_calls = 0, bwd_calls = 0;
     double step_exposed = 0;  // per iteration, after the pipeline drains (dp, zero3, tied embeddings)
 };
 

@@ -6,11 +6,17 @@ namespace shardcalc {
 namespace {
 
 // A pass on one device takes its kernels' device time, unless the host issues them more slowly: eager
-// PyTorch spends host time on every launch, so a pass cannot be shorter than launches x host overhead
-// (the device cannot run ahead of kernels not yet issued).
-double pass_seconds(const Kernel& k, double host_us) { return std::max(k.seconds, k.launches * host_us * 1e-6); }
-double forward_seconds(const Kernel& k, const Config& c) { return pass_seconds(k, *c.s.implementation.host_forward_us); }
-double backward_seconds(const Kernel& k, const Config& c) { return pass_seconds(k, *c.s.implementation.host_backward_us); }
+// PyTorch spends host time on every launch and every collective call, so a pass cannot be shorter than
+// (launches + calls) x host overhead (the device cannot run ahead of kernels not yet issued).
+double pass_seconds(const Kernel& k, double calls, double host_us) {
+    return std::max(k.seconds, (k.launches + calls) * host_us * 1e-6);
+}
+double forward_seconds(const Kernel& k, double calls, const Config& c) {
+    return pass_seconds(k, calls, *c.s.implementation.host_forward_us);
+}
+double backward_seconds(const Kernel& k, double calls, const Config& c) {
+    return pass_seconds(k, calls, *c.s.implementation.host_backward_us);
+}
 
 Kernel backward_kernels(const StageCompute& sc) {
     Kernel k = sc.cost.bwd;
@@ -68,8 +74,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
         const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params) : perf.comm[twin];
-        perf.stage_times.push_back({forward_seconds(sc.cost.fwd, c) + comm.fwd_exposed,
-                                    backward_seconds(backward_kernels(sc), c) + comm.bwd_exposed});
+        perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed,
+                                    backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed});
         for (const auto& e : comm.entries)
             if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
         perf.model_flops += sc.cost.model_flops * mb * devices_per_stage;
@@ -108,10 +114,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
     perf.breakdown = {
         {"forward_compute", mb * sc.cost.fwd.seconds},
-        {"forward_host_wait", mb * (forward_seconds(sc.cost.fwd, c) - sc.cost.fwd.seconds)},
+        {"forward_host_wait", mb * (forward_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
         {"backward_compute", mb * sc.cost.bwd.seconds},
         {"recompute", mb * sc.cost.recompute.seconds},
-        {"backward_host_wait", mb * (backward_seconds(backward_kernels(sc), c) - backward_kernels(sc).seconds)},
+        {"backward_host_wait", mb * (backward_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
         {"tp_exposed", exposed(cm, Dim::Tp, false)},
         {"cp_exposed", exposed(cm, Dim::Cp, false)},
         {"ulysses_exposed", exposed(cm, Dim::Ulysses, false)},
