@@ -111,12 +111,40 @@ TEST_CASE("memory timeline: the peak is a moment, with the loss's temporaries at
     CHECK(test::phase(mg.peak(), "step_start").gradients > 0);
 }
 
+TEST_CASE("verdict: a largest request that cannot find its block again makes a fitting peak tight") {
+    // The shape of the out-of-memory run of issue 22: 50.3 GiB in use when one 15.7 GiB request failed on an 80 GB
+    // device (79.18 GiB). Its allocated peak with the request, 66 GiB, fits with the worst measured fragmentation
+    // (66 x 1.165 + 0.77 = 77.7 GiB), but not with a second block of the request stranded: 66 + 15.7 + 0.77.
+    const double cap = 79.18 * test::GiB, ctx = 0.77 * test::GiB, peak = 66.0 * test::GiB, request = 15.7 * test::GiB;
+    const MemoryVerdict v = memory_verdict(peak, ctx, cap, request, Allocator::Caching);
+    CHECK(v.verdict == Verdict::Tight);
+    CHECK(v.margin == doctest::Approx(cap - peak - request - ctx));
+    CHECK(v.reason.find("largest single request (15.70 GiB)") != std::string::npos);
+    CHECK(v.reason.find("expandable_segments") != std::string::npos);
+    // The same peak with a small largest request fits; with expandable segments it fits too.
+    CHECK(memory_verdict(peak, ctx, cap, 0.5 * test::GiB, Allocator::Caching).verdict == Verdict::Fits);
+    CHECK(memory_verdict(peak, ctx, cap, request, Allocator::ExpandableSegments).verdict == Verdict::Fits);
+    // The engine's largest request of a plan: a GPT-2 step's is the fp32 gradient of its logits (the loss's largest
+    // temporary), [tokens, vocab] in fp32.
+    const Report r = test::report(R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8}})");
+    CHECK(r.peak().largest_request >= 8.0 * 1024 * 50257 * 4);
+}
+
 TEST_CASE("verdict: fits with the worst measured fragmentation, tight without it, does not fit even packed") {
-    const double cap = 80 * test::GiB, ctx = 0.77 * test::GiB;
-    CHECK(memory_verdict(60 * test::GiB, ctx, cap).verdict == Verdict::Fits);
-    CHECK(memory_verdict(75 * test::GiB, ctx, cap).verdict == Verdict::Tight);
-    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap).verdict == Verdict::DoesNotFit);
-    CHECK(memory_verdict(75 * test::GiB, ctx, cap).margin < 0);
+    const double cap = 80 * test::GiB, ctx = 0.77 * test::GiB, small = 0.5 * test::GiB;
+    const auto caching = [&](double allocated, double largest = 0.5 * test::GiB) {
+        return memory_verdict(allocated, ctx, cap, largest, Allocator::Caching);
+    };
+    CHECK(caching(60 * test::GiB).verdict == Verdict::Fits);
+    CHECK(caching(75 * test::GiB).verdict == Verdict::Tight);
+    CHECK(caching(79.5 * test::GiB).verdict == Verdict::DoesNotFit);
+    CHECK(caching(75 * test::GiB).margin < 0);
+    // Expandable segments return fragmented pages under pressure: the allocated peak and the context decide.
+    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).verdict == Verdict::Fits);
+    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).margin ==
+          doctest::Approx(cap - 75 * test::GiB - ctx));
+    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).verdict == Verdict::DoesNotFit);
+    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).margin < 0);
     // The report: a plan that does not fit is not "fits", and its JSON says which verdict and why.
     const auto j = nlohmann::json::parse(evaluate_scenario_text(
         R"({"framework":"pytorch","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096,"micro_batch":8}})"));

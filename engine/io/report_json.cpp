@@ -101,6 +101,7 @@ void stage(JsonWriter& w, const StageMemory& m) {
     w.field("allocated", whole(m.allocated()))
         .field("reserved", whole(m.reserved()))
         .field("total", whole(m.total()))
+        .field("largest_request", whole(m.largest_request))
         .field("peak_phase", m.timeline.empty() ? std::string() : m.timeline[m.peak_phase].name);
     w.key("timeline").begin_array();
     for (const auto& ph : m.timeline) {
@@ -335,7 +336,7 @@ std::string report_json_text(const Report& r) {
     if (from < r.verdict.reason_words.size()) w.value(std::string_view(r.verdict.reason_words).substr(from));
     w.end_array()
         // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
-        .field("allocator", peak.compiled ? "xla" : "caching")
+        .field("allocator", peak.compiled ? "xla" : name_of(r.config.s.implementation.allocator))
         .field("fragmentation_median_fraction", peak.compiled ? 0.0 : fragmentation_median_fraction())
         .field("fragmentation_worst_fraction", peak.compiled ? 0.0 : fragmentation_worst_fraction())
         .field("reserve", device_of(r.config.s.hardware).reserve_name())

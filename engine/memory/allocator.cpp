@@ -43,20 +43,40 @@ double fragmentation_worst_fraction() { return kFragmentationWorst; }
 
 double fragmentation_bytes(double allocated_peak) { return kFragmentationMedian * allocated_peak; }
 
-MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity) {
+MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity, double largest_request,
+                             Allocator allocator) {
     MemoryVerdict v;
     const double packed = allocated_peak + outside_allocator;
     const double worst = allocated_peak * (1 + kFragmentationWorst) + outside_allocator;
-    v.margin = capacity - worst;
+    // The caching allocator serves a request from one cached block or a new segment of its size. After the largest
+    // request's block is freed, smaller requests may split it (blocks above 1 MiB are split unless max_split_size_mb
+    // says otherwise), and the next request of that size finds no block whole: it needs a new segment while the split
+    // one, partly in use, cannot be released (c10/cuda/CUDACachingAllocator.cpp: release_cached_blocks frees only
+    // unused segments). In the worst case the allocated peak and one more block of the largest request.
+    const double stranded = allocated_peak + largest_request + outside_allocator;
+    v.margin = capacity - std::max(worst, stranded);
     const std::string worst_percent = std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak";
     if (packed > capacity) {
         v.verdict = Verdict::DoesNotFit;
         set_reason(v, "the allocated peak plus the CUDA context (\x01) exceeds the device (\x01) even with no fragmentation",
                    {packed, capacity});
+    } else if (allocator == Allocator::ExpandableSegments) {
+        // Expandable segments grow one virtual range per stream by mapping 2 MiB pages and unmap free pages before an
+        // allocation fails, so cached but fragmented memory is returned and any request fits in what is free
+        // (PyTorch's CUDA semantics, "expandable_segments"): the allocated peak is the test.
+        v.margin = capacity - packed;
+        set_reason(v, "fits: expandable segments return cached pages before an allocation fails, so the allocated peak "
+                      "and the CUDA context decide, with \x01 to spare", {v.margin});
     } else if (worst > capacity) {
         v.verdict = Verdict::Tight;
         set_reason(v, "fits only if the caching allocator fragments less than the worst measured (" + worst_percent +
                           ", \x01 in all); expect allocator retries or an out-of-memory error", {worst});
+    } else if (stranded > capacity) {
+        v.verdict = Verdict::Tight;
+        set_reason(v, "the largest single request (\x01) needs one contiguous block: if its block of the last step was split "
+                      "by smaller ones, the caching allocator needs \x01 in all, more than the device; "
+                      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (implementation.allocator) avoids it",
+                   {largest_request, stranded});
     } else {
         v.verdict = Verdict::Fits;
         set_reason(v, "fits with the worst measured fragmentation (" + worst_percent + ") and \x01 to spare", {v.margin});

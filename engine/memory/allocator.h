@@ -29,8 +29,11 @@ constexpr char kAmount = '\x01';
 // Sets the reason from `words` (one kAmount per amount) and the amounts in bytes.
 void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<double> amounts);
 
-// `allocated_peak` and `outside_allocator` (CUDA context, library handles) in bytes.
-MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity);
+// `allocated_peak`, `outside_allocator` (CUDA context, library handles) and `largest_request` (the largest single
+// tensor of the step, StageMemory::largest_request) in bytes. The caching allocator must find the largest request as
+// one contiguous block; with expandable segments it maps pages instead (docs/model.md "Caching allocator").
+MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity, double largest_request,
+                             Allocator allocator);
 
 // The fragmentation fractions, exposed for the report and the docs.
 double fragmentation_median_fraction();

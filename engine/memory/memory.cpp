@@ -139,6 +139,30 @@ struct StageParts {
     double comm_buffers = 0, cast_weights = 0, workspace = 0;
 };
 
+// StageMemory::largest_request: each candidate is one tensor, allocated whole.
+double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally, const StageParts& p) {
+    double largest = 0;
+    // A layer's backward allocates the gradient of each saved tensor, the largest among them too.
+    for (const auto& ch : st.chunks)
+        for (const auto& cl : ch.layers)
+            largest = std::max(largest, largest_saved_tensor_bytes(g.groups[static_cast<size_t>(cl.group)].layer, c));
+    // The loss's temporaries (the fp32 upcast of the logits, their gradient), one tensor each.
+    if (st.has_post)
+        for (const auto& op : g.post.ops)
+            for (const auto* list : {&op.forward_temporaries, &op.backward_temporaries})
+                for (const auto& t : *list) largest = std::max(largest, saved_tensor_bytes(t, c));
+    // DeepSpeed's fp32 gradient of the local partition is one flat tensor (single_partition_of_fp32_groups).
+    if (c.s.framework == Framework::DeepSpeed) largest = std::max(largest, p.states.step_transient);
+    if (c.s.parallel.zero == 3) {
+        // ZeRO-3 gathers each parameter whole; FSDP's unit is one flat parameter (a transformer layer).
+        const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(c, g))
+                                                                        : tally.largest;
+        largest = std::max(largest, unit * bytes_of(c.traits.buffers == BufferPolicy::FsdpUnits ? c.s.training.dtype
+                                                                                                 : *c.s.training.param_dtype));
+    }
+    return largest;
+}
+
 MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_region) {
     MemoryLines l;
     l.weights = p.states.weights;
@@ -283,6 +307,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
                 p.loss_backward_temp = std::max(p.loss_backward_temp, temporaries_bytes(op.backward_temporaries, c));
             }
         p.layer_backward_temp = layer_backward_transient(c, g, st);
+        m.largest_request = largest_request(c, g, st, tally, p);
 
         OtherBytes o;
         buffers(c, g, tally, o);

@@ -49,6 +49,10 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
     double expert_params = 0;       // of which routed experts' (after ep and etp)
     double host_cpu = 0, host_nvme = 0;
+    // The largest single tensor the step asks the allocator for at once (bytes): the gradient of a layer's largest
+    // saved tensor, the loss's largest temporary, DeepSpeed's flat fp32 gradient partition, a ZeRO-3 gathered
+    // parameter or FSDP unit. The caching allocator needs it as one contiguous block (memory/allocator.h).
+    double largest_request = 0;
     std::vector<MemoryPhase> timeline;
     size_t peak_phase = 0;          // index into timeline
     bool compiled = false;          // an XLA program (framework xla): `xla` holds its report

@@ -19,7 +19,8 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     e.capacity = cfg.s.hardware.memory_gib * 1024.0 * 1024.0 * 1024.0;
     const StageMemory& peak = e.peak();
     e.verdict = peak.compiled ? xla_verdict(peak.xla, e.capacity, device_of(cfg.s.hardware).reserve_name())
-                              : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity);
+                              : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity, peak.largest_request,
+                                               cfg.s.implementation.allocator);
     if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full);
     return e;
 }
