@@ -201,13 +201,20 @@ TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (fr
 }
 
 TEST_CASE("an MFU beyond any published run is flagged with the reason; ordinary plans are not") {
-    // Issue 10's example: 175B under ZeRO-3 on 64 A100s came out at about 80% MFU with no warning.
-    const Report hot = test::report(R"({"framework":"deepspeed","model":{"preset":"gpt3-175b"},
-        "training":{"seq_len":2048,"global_batch":1536},"parallel":{"dp":64,"zero":3},"hardware":{"preset":"a100-sxm-80gb"}})");
+    // A device described as ideal (every efficiency 1, free links and launches) gives a plan an MFU no run reached.
+    const char* ideal = R"({"framework":"megatron","model":{"preset":"gpt3-175b"},
+        "training":{"seq_len":2048,"global_batch":8192,"micro_batch":2},"parallel":{"dp":8,"tp":8,"pp":8},
+        "hardware":{"preset":"a100-sxm-80gb","memory_gib":1000,"matmul_efficiency":1,"attention_efficiency":1,
+        "intra_node_gbps":1000000,"inter_node_gbps":1000000,"intra_node_latency_us":0,"inter_node_latency_us":0,
+        "kernel_launch_us":0}})";
+    const Report hot = test::report(ideal);
     REQUIRE(hot.metrics.mfu > 0.75);
     CHECK(hot.metrics.efficiency_warning.find("above any published training run") != std::string::npos);
-    const auto j = nlohmann::json::parse(evaluate_scenario_text(R"({"framework":"deepspeed","model":{"preset":"gpt3-175b"},
-        "training":{"seq_len":2048,"global_batch":1536},"parallel":{"dp":64,"zero":3},"hardware":{"preset":"a100-sxm-80gb"}})"));
+    // Issue 10's example, 175B under ZeRO-3 on 64 A100s, came out at about 80% MFU while ZeRO-3's gathers were
+    // hidden behind compute; DeepSpeed's prefetch bucket leaves most of each gather exposed, and it is ordinary now.
+    CHECK(test::report(R"({"framework":"deepspeed","model":{"preset":"gpt3-175b"},"training":{"seq_len":2048,
+        "global_batch":1536},"parallel":{"dp":64,"zero":3},"hardware":{"preset":"a100-sxm-80gb"}})").metrics.mfu < 0.6);
+    const auto j = nlohmann::json::parse(evaluate_scenario_text(ideal));
     // The warning starts with the report's own MFU, in percent.
     const double mfu_percent = 100 * j["report"]["time"]["mfu"].get<double>();
     char expected[32];

@@ -38,20 +38,31 @@ Group make_group(int64_t size, int64_t stride, const Config& c) {
 CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g, const Config& c) {
     const double n = static_cast<double>(g.size);
     if (g.size <= 1 || bytes <= 0) return {0, "none"};
-    const Link link = device_of(c.s.hardware).link(c.s.hardware, g.crosses_nodes, g.members_per_node);
+    const Device& device = device_of(c.s.hardware);
+    const Link link = device.link(c.s.hardware, g.crosses_nodes, g.members_per_node);
     const double bw = link.bytes_per_s, alpha = link.latency_s;
+    // A ring over N nodes takes only some of its steps across the network: N - 1 of an all-gather's or
+    // reduce-scatter's n - 1, 2(N - 1) of an all-reduce's 2(n - 1); the others are NVLink hops inside a node, at
+    // the intra-node latency (NCCL src/graph/tuning.cc ncclTopoTuneModel: nInterSteps, intraLat and interLat;
+    // validation/nccl_facts.md).
+    const double nodes = g.crosses_nodes ? std::ceil(n / static_cast<double>(std::max<int64_t>(1, g.members_per_node))) : 1;
+    const double intra_alpha = g.crosses_nodes ? device.link(c.s.hardware, false, g.members_per_node).latency_s : alpha;
+    auto ring_latency = [&](double steps, double inter_steps) {
+        inter_steps = std::min(steps, inter_steps);
+        return (steps - inter_steps) * intra_alpha + inter_steps * alpha;
+    };
     switch (kind) {
         case CollectiveKind::AllReduce: {
             // Ring: 2(n-1) steps moving 2(n-1)/n of the buffer. Across nodes NCCL may use its double binary
             // tree: 2 log2(n) latency steps at the same bus bandwidth, which wins for small messages;
             // inside a node it uses rings (NCCL src/graph/tuning.cc).
-            const double ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * bytes / bw;
+            const double ring = ring_latency(2 * (n - 1), 2 * (nodes - 1)) + 2 * (n - 1) / n * bytes / bw;
             const double tree = 2 * std::ceil(std::log2(n)) * alpha + 2 * (n - 1) / n * bytes / bw;
             return !link.tree || ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
         }
         case CollectiveKind::AllGather:
         case CollectiveKind::ReduceScatter:
-            return {(n - 1) * alpha + (n - 1) / n * bytes / bw, "ring"};
+            return {ring_latency(n - 1, nodes - 1) + (n - 1) / n * bytes / bw, "ring"};
         case CollectiveKind::AllToAll:
             return {(n - 1) * alpha + (n - 1) / n * bytes / bw, "pairwise"};
         case CollectiveKind::SendRecv:

@@ -1,6 +1,7 @@
 #include "comm/communication.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 
 #include "compute/op_cost.h"
@@ -279,24 +280,52 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
         const Group g = group_of(Dim::Dp, n, c);
-        const double microbatch = sc.cost.fwd.seconds + b.out.fwd_exposed + backward;
         if (p.zero == 3) {
             // ZeRO-3 / FSDP FULL_SHARD gather each layer's parameters before its forward and again before
-            // its backward, and reduce-scatter its gradients, every microbatch, one collective per layer
-            // (module); prefetching overlaps them with compute (Rajbhandari et al. 2020, sec. 5.3).
+            // its backward, and reduce-scatter its gradients, every microbatch; prefetching overlaps them with
+            // compute (Rajbhandari et al. 2020, sec. 5.3). FSDP gathers one flat parameter per unit (a layer).
+            // DeepSpeed's stage-3 coordinator gathers each parameter tensor whole (each call its own ring: its
+            // latency once per tensor), releases a module's parameters after its forward, so that full recompute
+            // gathers them again inside backward before the backward's own gather, and reduce-scatters the
+            // gradients in buckets of reduce_bucket_size elements (deepspeed/runtime/zero/partition_parameters.py,
+            // stage3.py).
+            const bool deepspeed = c.traits.buffers == BufferPolicy::DeepSpeedZero;
             const double units = std::max(1.0, layers);
-            const double gather = params / units * bytes_of(t.dtype);
-            CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather, "parameters before forward (per layer)", gather,
-                                 units * mb, g);
-            CommEntry& bw = b.add(Dim::Zero3, CollectiveKind::AllGather, "parameters before backward (per layer)", gather,
-                                  units * mb, g);
-            CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter, "gradients (per layer)", gather, units * mb, g);
+            const double gathers = deepspeed ? std::max(units, sc.param_tensors) : units;
+            const double backward_gathers = deepspeed && full ? 2 : 1;
+            const double buckets = deepspeed ? std::max(1.0, std::ceil(params / kDeepSpeedReduceBucket)) : units;
+            const double gather = params / gathers * bytes_of(t.dtype);
+            CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather,
+                                 deepspeed ? "parameters before forward (per tensor)" : "parameters before forward (per layer)",
+                                 gather, gathers * mb, g);
+            CommEntry& bw = b.add(Dim::Zero3, CollectiveKind::AllGather,
+                                  deepspeed ? (full ? "parameters before recompute and before backward (per tensor)"
+                                                    : "parameters before backward (per tensor)")
+                                            : "parameters before backward (per layer)",
+                                  gather, backward_gathers * gathers * mb, g);
+            CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter,
+                                  deepspeed ? "gradients (per reduce bucket)" : "gradients (per layer)",
+                                  params / buckets * bytes_of(*t.grad_dtype), buckets * mb, g);
             f.overlapped = bw.overlapped = rs.overlapped = true;
-            const double per_mb = units * (f.seconds_each + bw.seconds_each + rs.seconds_each);
-            const double exposed = std::max(0.0, per_mb - microbatch) * mb;
+            // Layer by layer, a gather can hide only behind the compute that runs while it is in flight: the part
+            // fetched ahead of the layer that needs it. FSDP prefetches the next unit whole; DeepSpeed fetches up to
+            // stage3_prefetch_bucket_size elements ahead (kDeepSpeedPrefetchBucket), a small share of a large
+            // model's layer, so the rest of each gather waits in line. The gradients' reduce-scatter runs beside
+            // the backward (overlap_comm, on for ZeRO-3).
+            const double ahead = deepspeed ? std::min(1.0, kDeepSpeedPrefetchBucket / std::max(1.0, params / units)) : 1.0;
+            const double fwd_gather = gathers / units * f.seconds_each;
+            const double bwd_gather = gathers / units * backward_gathers * bw.seconds_each;
+            const double reduce = buckets / units * rs.seconds_each;
+            const double fwd_compute = sc.cost.fwd.seconds / units;
+            const double bwd_compute = (sc.cost.bwd.seconds + sc.cost.recompute.seconds) / units;
+            const double fwd_exposed = fwd_gather - std::min(ahead * fwd_gather, fwd_compute);
+            const double bwd_exposed = bwd_gather + reduce - std::min(ahead * bwd_gather + reduce, bwd_compute);
+            const double exposed_mb = units * (fwd_exposed + bwd_exposed);
+            const double per_mb = units * (fwd_gather + bwd_gather + reduce);
+            const double exposed = exposed_mb * mb;
             // Attribute the exposed part proportionally.
             for (CommEntry* e : {&f, &bw, &rs})
-                e->exposed_seconds = per_mb > 0 ? exposed * units * e->seconds_each / per_mb : 0;
+                e->exposed_seconds = per_mb > 0 ? exposed * e->seconds() / mb / per_mb : 0;
             b.out.step_exposed += exposed;
         } else {
             // Gradient reduction overlaps the backward pass that produces the gradients when

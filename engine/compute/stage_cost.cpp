@@ -1,5 +1,6 @@
 #include "compute/stage_cost.h"
 
+#include "graph/blocks.h"
 #include "graph/build.h"
 
 namespace shardcalc {
@@ -29,6 +30,7 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
             out.layers_fwd += layers.fwd;
             attention_seconds(group.layer, c, static_cast<double>(cl.count), out);
             out.layers += cl.count;
+            out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
             if (group.moe) out.moe_layers += cl.count;
         }
     if (st.has_pre) out.cost += module_cost(g.pre, c, false);

@@ -12,6 +12,7 @@ struct StageCompute {
     double attention_fwd = 0;       // seconds of core attention, the window ring attention hides behind
     double attention_bwd = 0;
     int64_t layers = 0;
+    double param_tensors = 0;       // parameter tensors of those layers (graph/blocks.h param_tensor_count)
     int64_t moe_layers = 0;         // of which mixture-of-experts layers
 };
 

@@ -15,6 +15,14 @@ BuildContext build_context(const Config& c) {
                         c.traits.autocast,  c.s.training.router_z_loss};
 }
 
+double param_tensor_count(const Module& m) {
+    double n = 0;
+    for (const auto& op : m.ops)
+        for (const auto& p : op.params) n += p.tied || p.shared ? 0 : 1;
+    for (const auto& child : m.children) n += param_tensor_count(child);
+    return n;
+}
+
 double local_numel(const ParamTensor& p, const Config& c) {
     const double n = static_cast<double>(p.numel());
     switch (p.split) {

@@ -27,6 +27,10 @@ struct BuildContext {
 
 BuildContext build_context(const Config& c);
 
+// Parameter tensors of a module and its children, each counted where it is stored (tied and shared ones are another
+// op's): what ZeRO-3 gathers one by one.
+double param_tensor_count(const Module& m);
+
 // Elements of a parameter tensor one device holds: tp splits a sharded one, ep x etp an expert's.
 double local_numel(const ParamTensor& p, const Config& c);
 

@@ -13,11 +13,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// DeepSpeed defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size and
-// stage3_prefetch_bucket_size, in elements.
-constexpr double kDeepSpeedReduceBucket = 5e8;
-constexpr double kDeepSpeedPrefetchBucket = 5e7;
-
 // Parameters of the embedding and head a stage holds (no transformer layers).
 ParamTally outside_layers(const Config& c, const ModelGraph& g, const StagePlan& st) {
     ParamTally t;

@@ -8,6 +8,11 @@
 
 namespace shardcalc {
 
+// DeepSpeed defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size and stage3_prefetch_bucket_size, in
+// elements.
+constexpr double kDeepSpeedReduceBucket = 5e8;
+constexpr double kDeepSpeedPrefetchBucket = 5e7;
+
 // How a framework holds extra gradient/parameter memory for communication.
 enum class BufferPolicy {
     None,              // Megatron: grads reduce in place in the contiguous main-grad buffer
