@@ -1,16 +1,14 @@
 // Step time against published training runs on A100 80GB (Selene / Azure). Each case prints
 // our figure, the published one and the error; bounds are the model's known accuracy, stated
 // with the reason, so that a regression fails. Summary (docs/model.md, "Validation"):
-//   Korthikanti et al. 2022 Table 5 iteration times: -6% to -12%, median 7.8% (ours faster).
+//   Korthikanti et al. 2022 Table 5 iteration times: +1.2% to -8.1%, mean |error| 4.1%, median 4.2%.
 //   Korthikanti Table 4 per-layer times (22B): within 8%.
-//   Narayanan et al. 2021 Table 1 TFLOP/s: +5% to +22%, median +15% (ours faster): the roofline
-//     takes the best measured GEMM efficiency and 2021 kernels were slower; the same model is
-//     within 12% of Table 5 (2022).
-//   Narayanan Table 2, ZeRO-3 without model parallelism: +71% to +449%: ZeRO-3's per-layer
-//     gathers across 384-1536 GPUs were far slower than the alpha-beta model with prefetch overlap.
-//   Azure ML's training guide (Megatron-DeepSpeed Bloom, 8-16 A100): +31% to +72%: those runs reach 38% of
+//   Narayanan et al. 2021 Table 1 TFLOP/s: -1.3% to +14%, median +9.7% (ours faster: 2021's kernels were slower).
+//   Narayanan Table 2, ZeRO-3 without model parallelism: +34% to +56%: DeepSpeed's per-tensor gathers with a
+//     small prefetch bucket expose most of the communication; 2021's runs were slower still.
+//   Azure ML's training guide (Megatron-DeepSpeed Bloom, 8-16 A100): +37% to +60%: those runs reach 38% of
 //     peak where Megatron-LM reaches 44-52% on the same hardware.
-//   Median |error| over all 37 comparisons: 10.0%.
+//   Median |error| over all 37 comparisons: 5.9%.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -74,12 +72,12 @@ TEST_CASE("Korthikanti et al. 2022, Table 5: iteration time, full recompute and 
             const double err = (ours - paper) / paper;
             std::printf("  Korthikanti T5 %-5s %-15s ours %7.2f s  paper %7.2f s  error %+5.1f%%\n", r.name, label, ours,
                         paper, 100 * err);
-            CHECK(std::abs(err) < 0.15);
+            CHECK(std::abs(err) < 0.10);
             errors.push_back(std::abs(err));
         }
     }
     std::printf("  Korthikanti T5 median |error| %.1f%%\n", 100 * median(errors));
-    CHECK(median(errors) < 0.10);
+    CHECK(median(errors) < 0.06);
 }
 
 TEST_CASE("Korthikanti et al. 2022, Table 4: one 22B layer, forward and backward milliseconds") {
@@ -143,7 +141,7 @@ TEST_CASE("Narayanan et al. 2021, Table 2: 175B, PTD-P against ZeRO-3 without mo
         std::printf("  Narayanan T2 %-6s %4d GPUs  ours %5.1f TFLOP/s  paper %5.1f  error %+6.1f%%\n", r.name, r.gpus,
                     res.eq3_tflops, r.tflops, 100 * err);
         CHECK(err > 0);
-        CHECK(err < (r.zero3 ? 5.0 : 0.20));
+        CHECK(err < (r.zero3 ? 0.70 : 0.12));
     }
 }
 
