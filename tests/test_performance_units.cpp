@@ -101,6 +101,22 @@ TEST_CASE("alpha-beta: a data-parallel group strided by tp crosses nodes over on
     CHECK(make_group(16, 2, c).members_per_node == 4);
 }
 
+TEST_CASE("alpha-beta: a ring over two full nodes takes one step across the network; an all-to-all uses each GPU's NIC") {
+    const Config c = test::config(kGpt);
+    const Group g = make_group(16, 1, c);  // two nodes of 8
+    REQUIRE(g.crosses_nodes);
+    REQUIRE(g.members_per_node == 8);
+    const double bytes = 1e9, nvlink = 300e9 * 0.6, nic = 25e9 * 0.9;
+    // 15 ring steps: 14 NVLink hops and 1 across the network (NCCL nInterSteps = nodes - 1); the ring's bandwidth is
+    // every NIC of the node's (8 rings, one per NIC).
+    const CollectiveTime ag = collective_time(CollectiveKind::AllGather, bytes, g, c);
+    CHECK(ag.seconds == doctest::Approx(14 * 3.4e-6 + 14e-6 + 15.0 / 16 * bytes / std::min(nvlink, 8 * nic)));
+    // An all-to-all: 7 of 16 parts over NVLink, 8 through the GPU's own NIC, side by side; one exchange per peer.
+    const CollectiveTime a2a = collective_time(CollectiveKind::AllToAll, bytes, g, c);
+    CHECK(a2a.seconds == doctest::Approx(7 * 3.4e-6 + 8 * 14e-6 + std::max(7.0 / 16 * bytes / nvlink, 8.0 / 16 * bytes / nic)));
+    CHECK(a2a.seconds > 4 * ag.seconds);  // one NIC against the ring's eight
+}
+
 TEST_CASE("pipeline: 1F1B bubble is (p-1)(f+b), interleaving divides it by v (Narayanan et al. 2021, sec. 2.2)") {
     const std::vector<StageTime> stages(4, StageTime{1.0, 2.0});
     const PipelineTime t = pipeline_time(stages, 8, 1);

@@ -63,8 +63,20 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
         case CollectiveKind::AllGather:
         case CollectiveKind::ReduceScatter:
             return {ring_latency(n - 1, nodes - 1) + (n - 1) / n * bytes / bw, "ring"};
-        case CollectiveKind::AllToAll:
-            return {(n - 1) * alpha + (n - 1) / n * bytes / bw, "pairwise"};
+        case CollectiveKind::AllToAll: {
+            // Each rank sends 1/n of its buffer to every other rank at once. Inside a node that is NVLink; across
+            // nodes each GPU's share for other nodes leaves through its own NIC (one per GPU on the reference
+            // systems), unlike a ring, whose steps spread over every NIC of the node: the two parts proceed side by
+            // side and the slower sets the time.
+            if (!g.crosses_nodes) return {(n - 1) * alpha + (n - 1) / n * bytes / bw, "pairwise"};
+            const double local = static_cast<double>(std::max<int64_t>(1, g.members_per_node));
+            const double nvlink = device.link(c.s.hardware, false, g.members_per_node).bytes_per_s;
+            const double nic = device.link(c.s.hardware, true, 1).bytes_per_s;
+            // Pairwise: one exchange per peer, local - 1 of them over NVLink and n - local over the network.
+            return {(local - 1) * intra_alpha + (n - local) * alpha +
+                        std::max((local - 1) / n * bytes / nvlink, (n - local) / n * bytes / nic),
+                    "pairwise"};
+        }
         case CollectiveKind::SendRecv:
             return {alpha + bytes / bw, "p2p"};
     }

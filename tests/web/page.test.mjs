@@ -1221,8 +1221,11 @@ test('the answer stays in view while the plan is edited, on desktop and phone; t
 });
 
 test('an implausible MFU is flagged with its reason, in the time section and the summary', async () => {
-  const hot = { framework: 'deepspeed', model: { preset: 'gpt3-175b' }, training: { seq_len: 2048, global_batch: 1536 },
-    parallel: { dp: 64, zero: 3 }, hardware: { preset: 'a100-sxm-80gb' } };
+  // A device described as ideal (every efficiency 1, free links and launches): an MFU no run reached.
+  const hot = { framework: 'megatron', model: { preset: 'gpt3-175b' }, training: { seq_len: 2048, global_batch: 8192, micro_batch: 2 },
+    parallel: { dp: 8, tp: 8, pp: 8 },
+    hardware: { preset: 'a100-sxm-80gb', memory_gib: 1000, matmul_efficiency: 1, attention_efficiency: 1, intra_node_gbps: 1e6,
+      inter_node_gbps: 1e6, intra_node_latency_us: 0, inter_node_latency_us: 0, kernel_launch_us: 0 } };
   const report = cliReport(hot);
   assert.ok(report.time.efficiency_warning);
   const page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(hot))}`);
