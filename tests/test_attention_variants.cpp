@@ -95,6 +95,33 @@ TEST_CASE("fp8 recipes: 1-byte GEMM inputs, fp8 weight copies, GEMMs at the fp8 
     CHECK(test::error_of(base + R"(,"fp8":"current"},"implementation":{"model_code":"huggingface"}})")["path"] == "/training/fp8");
 }
 
+TEST_CASE("fp8 primary weights (--fp8-param-gather): the layers' weights in fp8, one transposed copy; Megatron only") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
+        "training":{"seq_len":4096,"global_batch":8,"recompute":"none","fp8":"delayed")";
+    const std::string plan = R"(},"parallel":{"dp":8,"distributed_optimizer":true},"hardware":{"preset":"h100-sxm-80gb"}})";
+    const Report bf16 = test::report(base + plan);
+    const Report fp8 = test::report(base + R"(,"param_dtype":"fp8")" + plan);
+    const double h = 4096, f = 14336, L = 32;
+    const double layer_weights = L * (h * (h + 2 * 1024) + h * h + 3 * h * f);
+    // One byte less per layer weight; the embedding, norms and output layer stay bf16.
+    CHECK(bf16.stages[0].weights - fp8.stages[0].weights == doctest::Approx(layer_weights).epsilon(1e-9));
+    // Transformer Engine keeps only the transposed fp8 copy: the row-wise one is the parameter.
+    CHECK(fp8.stages[0].other.cast_weights == doctest::Approx(layer_weights).epsilon(1e-9));
+    CHECK(bf16.stages[0].other.cast_weights == doctest::Approx(2 * layer_weights).epsilon(1e-9));
+    // The fp32 master copy stays (the distributed optimizer's), and so do the gradients.
+    CHECK(fp8.stages[0].optimizer == doctest::Approx(bf16.stages[0].optimizer));
+    CHECK(fp8.stages[0].gradients == doctest::Approx(bf16.stages[0].gradients));
+    // Refused without an fp8 recipe, outside Megatron, and without the distributed optimizer.
+    const std::string no_recipe = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"param_dtype":"fp8"},
+        "parallel":{"distributed_optimizer":true}})";
+    CHECK(test::error_of(no_recipe)["path"] == "/training/param_dtype");
+    CHECK(test::error_of(std::string(base + R"(,"param_dtype":"fp8"},"parallel":{"dp":8},"hardware":{"preset":"h100-sxm-80gb"}})"))["path"] ==
+          "/training/param_dtype");
+    const auto ds = test::error_of(R"({"framework":"deepspeed","model":{"preset":"llama-3.1-8b"},
+        "training":{"fp8":"delayed","param_dtype":"fp8"},"hardware":{"preset":"h100-sxm-80gb"}})");
+    CHECK(ds["path"] == "/training/param_dtype");
+}
+
 TEST_CASE("Gemma 3 27B: four norms per layer, five local layers to one global, exact text-model count") {
     const Report r = test::report(R"({"framework": "pytorch", "model": {"preset": "gemma-3-27b"}, "training": {"seq_len": 128}})");
     CHECK(r.parameters.total == 27009346304.0);  // llama.cpp's n_params for the text model

@@ -42,8 +42,9 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1) 
 // the optimizer is sharded (ZeRO-2 every microbatch, as it keeps only its partition) followed after the step by the
 // all-gather of the updated parameters. With parallel.overlap_grad_reduce the reduction hides behind `backward`
 // (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm, DDP buckets); the rest is exposed.
-void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double backward, const char* reduce_purpose,
-                   const char* gather_purpose) {
+// `param_bytes`: bytes per parameter as stored, which the all-gather moves.
+void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double param_bytes, double backward,
+                   const char* reduce_purpose, const char* gather_purpose) {
     const ParallelSpec& p = b.c.s.parallel;
     const TrainingSpec& t = b.c.s.training;
     const bool sharded = p.zero >= 1 || p.distributed_optimizer;
@@ -54,7 +55,7 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double ba
     r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
     b.out.step_exposed += r.exposed_seconds;
     if (sharded) {
-        CommEntry& ag = b.add(dim, CollectiveKind::AllGather, gather_purpose, params * bytes_of(*t.param_dtype), 1, g);
+        CommEntry& ag = b.add(dim, CollectiveKind::AllGather, gather_purpose, params * param_bytes, 1, g);
         ag.exposed_seconds = ag.seconds();
         b.out.step_exposed += ag.seconds();
     }
@@ -63,7 +64,9 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double ba
 }  // namespace
 
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
-                              double expert_params) {
+                              double expert_params, double weight_bytes) {
+    // Bytes per stored parameter, the same for the experts' (their fp8 share is the layers').
+    const double param_bytes = all_params > 0 ? weight_bytes / all_params : bytes_of(*c.s.training.param_dtype);
     // The routed experts' gradients are reduced over the ranks holding the same experts (below); the rest over
     // the data-parallel replicas.
     const double params = all_params - expert_params;
@@ -332,7 +335,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             // parallel.overlap_grad_reduce is on (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
             // DDP buckets); otherwise it runs after backward. ZeRO-2 / SHARD_GRAD_OP reduce every
             // microbatch because they keep only their partition.
-            gradient_sync(b, Dim::Dp, g, params, backward, "gradients", "updated parameters after the optimizer step");
+            gradient_sync(b, Dim::Dp, g, params, param_bytes, backward, "gradients",
+                          "updated parameters after the optimizer step");
         }
     }
     const int64_t n_experts = c.d.expert_replica_degree;
@@ -340,7 +344,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert
         // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
         // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).
-        gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n_experts, c), expert_params, backward, "expert gradients",
+        gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n_experts, c), expert_params, param_bytes, backward,
+                      "expert gradients",
                       "updated expert parameters after the optimizer step");
     }
     b.out.entries.assign(b.entries.begin(), b.entries.end());

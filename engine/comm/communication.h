@@ -50,8 +50,10 @@ struct DimensionTraffic {
 std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc);  // in dimension order, only those used
 
 // `params`: parameters on one device of the stage (after tp, before ZeRO); `expert_params` the routed experts'
-// share of them (after ep and etp).
+// share of them (after ep and etp); `weight_bytes`: the bytes those parameters take as stored (StageMemory's
+// weights before any ZeRO-3 partition), which the parameter all-gather after the step moves (fp8 primary weights
+// take 1 byte for the fp8 layers' weights, 2 for the rest).
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params,
-                              double expert_params = 0);
+                              double expert_params, double weight_bytes);
 
 }  // namespace shardcalc

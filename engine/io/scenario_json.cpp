@@ -150,7 +150,10 @@ TrainingSpec parse_training(const json* j) {
     const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
                           "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
     if (t.dtype == Dtype::Fp8) r.problem("dtype", fp8_msg);
-    if (t.param_dtype == Dtype::Fp8) r.problem("param_dtype", fp8_msg);
+    // FP8 primary weights (Megatron's --fp8-param-gather) go with an fp8 recipe; validate.cpp checks the rest.
+    if (t.param_dtype == Dtype::Fp8 && t.fp8 == Fp8Recipe::None)
+        r.problem("param_dtype", "fp8 primary weights (Megatron's --fp8-param-gather) need an fp8 recipe: set training.fp8 "
+                                 "(delayed|current|blockwise); allowed without one: fp32|fp16|bf16");
     if (t.grad_dtype == Dtype::Fp8) r.problem("grad_dtype", fp8_msg);
     r.finish();
     return t;

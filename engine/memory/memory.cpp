@@ -86,7 +86,10 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
     // Transformer Engine casts each fp8 GEMM's weight once per step (cached from the first microbatch) into a
     // row-wise and a column-wise (transposed) fp8 copy, the second for the backward GEMMs on Hopper: 2 bytes
     // per weight while forward and backward run (transformer_engine/pytorch/module/linear.py, Float8Tensor).
-    if (c.s.training.fp8 != Fp8Recipe::None) o.cast_weights += 2 * tally.fp8_weights;
+    // With fp8 primary weights (--fp8-param-gather) the row-wise copy is the parameter itself: the transposed one
+    // remains.
+    if (c.s.training.fp8 != Fp8Recipe::None)
+        o.cast_weights += (*c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * tally.fp8_weights;
 }
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest

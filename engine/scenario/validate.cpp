@@ -147,6 +147,16 @@ void validate_training(const Config& c, Checks& check) {
         check.require(c.s.hardware.peak_tflops_fp8 > 0, "/training/fp8",
                       "the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0: " + c.s.hardware.preset + ")");
         check.require(is_16bit(t.dtype), "/training/fp8", "fp8 GEMMs run beside 16-bit activations: training.dtype must be bf16 or fp16");
+        // Megatron's --fp8-param-gather keeps Transformer Engine's weights in fp8 with an fp32 master copy in the
+        // optimizer (megatron/training/arguments.py: it requires the distributed optimizer or FSDP).
+        if (*t.param_dtype == Dtype::Fp8) {
+            check.require(c.s.framework == Framework::Megatron, "/training/param_dtype",
+                          std::string("fp8 primary weights are Megatron's --fp8-param-gather; framework ") +
+                              name_of(c.s.framework) + " keeps 16-bit weights; allowed: fp32|fp16|bf16");
+            check.require(c.s.parallel.distributed_optimizer, "/training/param_dtype",
+                          "fp8 primary weights (--fp8-param-gather) need Megatron's distributed optimizer: set "
+                          "parallel.distributed_optimizer true");
+        }
     }
     if (m.experts == 0) {
         check.require(t.expert_imbalance == 1, "/training/expert_imbalance", "describes expert routing; the model has no experts");

@@ -34,6 +34,11 @@ double exposed(const StageComm& sc, Dim dim, bool step_level) {
     return sum;
 }
 
+// The bytes a stage's parameters take as stored, before ZeRO-3 partitions them (its gathers move these).
+double weight_bytes(const Config& c, const StageMemory& m) {
+    return c.s.parallel.zero >= 3 ? m.params * bytes_of(*c.s.training.param_dtype) : m.weights;
+}
+
 }  // namespace
 
 OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
@@ -73,7 +78,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
-        const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params) : perf.comm[twin];
+        const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
+                                                                     weight_bytes(c, mem[i])) : perf.comm[twin];
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed,
                                     backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed});
         for (const auto& e : comm.entries)
