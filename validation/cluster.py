@@ -13,10 +13,11 @@ import argparse
 import csv
 import json
 import statistics
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from compare import check_result, evaluate as estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "validation" / "measured" / "a100-megatron-deepspeed-8gpu.csv"
@@ -39,21 +40,12 @@ def scenario_of(row):
     }
 
 
-def estimate(engine, scenario):
-    out = subprocess.run([str(engine), "estimate", "--format", "json", "-"], input=json.dumps(scenario),
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"shardcalc rejected the scenario {json.dumps(scenario)}: {out.stderr.strip()}")
-    return json.loads(out.stdout)
-
-
 def evaluate(engine, rows):
     """Per row: the measured and predicted step (ms), the predicted time per layer and microbatch (ms), the group."""
     def one(row):
         s = scenario_of(row)
         r = estimate(engine, s)
         p = s["parallel"]
-        layers_per_stage = s["model"]["layers"] / p["pp"]
         micro = s["training"]["global_batch"] / (p["dp"] * s["training"]["micro_batch"])
         pred = r["time"]["step_seconds"] * 1e3
         return {
@@ -61,7 +53,8 @@ def evaluate(engine, rows):
                     f"pp{p['pp']} mb{s['training']['micro_batch']}",
             "group": (s["model"]["layers"], int(row["# GPUs"]), s["training"]["global_batch"]),
             "measured": float(row["iteration time (ms)"]), "predicted": pred,
-            "per_layer_mb": pred / (layers_per_stage * micro * p["pp"] if p["pp"] > 1 else layers_per_stage * micro),
+            # Work granularity: the predicted step over layers x microbatches.
+            "per_layer_mb": pred / (s["model"]["layers"] * micro),
         }
     with ThreadPoolExecutor(max_workers=4) as pool:
         out = list(pool.map(one, rows))
@@ -137,11 +130,7 @@ def main():
     print(f"  worst group {worst['group']}: picked {worst['pick']}, measured best {worst['best']}")
     if args.check:
         bounds = json.loads(Path(args.check).read_text())["bounds"]
-        failed = [f"{k}: {s[k]:.1%} > bound {b:.1%}" for k, b in bounds.items() if s[k] > b]
-        if failed:
-            print(f"\nFAILED: errors grew past {args.check}:\n  " + "\n  ".join(failed))
-            return 1
-        print(f"\nall within {args.check}")
+        return check_result([f"{k}: {s[k]:.1%} > bound {b:.1%}" for k, b in bounds.items() if s[k] > b], args.check)
     return 0
 
 

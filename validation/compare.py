@@ -159,6 +159,15 @@ def evaluate(engine, scenario):
     return json.loads(out.stdout)
 
 
+def check_result(failed, bounds_path):
+    """Prints what grew past the bounds (or that nothing did) and returns the exit status."""
+    if failed:
+        print(f"\nFAILED: errors grew past {bounds_path}:\n  " + "\n  ".join(failed))
+        return 1
+    print(f"\nall errors within {bounds_path}")
+    return 0
+
+
 def load(paths):
     records = []
     for path in paths:
@@ -302,10 +311,7 @@ def main():
             for stat in ("median", "worst"):
                 if stat in b and s[q][stat] > b[stat]:
                     failed.append(f"{q}: {stat} |error| {s[q][stat]:.1%} > bound {b[stat]:.1%}")
-        if failed:
-            print(f"\nFAILED: errors grew past {args.check}:\n  " + "\n  ".join(failed))
-            return 1
-        print(f"\nall errors within {args.check}")
+        return check_result(failed, args.check)
     return 0
 
 
