@@ -164,7 +164,14 @@ Kernel grad_accumulation(const Op& op, const Config& c) {
     const double m = static_cast<double>(c.d.microbatches);
     // AccumulateGrad's first microbatch takes the gradient as it is: adds on m - 1 of m microbatches.
     const double share = mode == GradAccumulation::AutogradAdd ? (m - 1) / m : 1;
-    const double g = bytes_of(mode == GradAccumulation::MainGradHooks ? Dtype::Fp32 : *c.s.training.grad_dtype);
+    // Bytes per element: an add reads both and writes the sum, a copy reads and writes; Megatron's hook adds the
+    // parameter's .grad (in its dtype: the activation dtype for these tensors, also under fp8 primary weights) into
+    // the main_grad buffer (grad_dtype, fp32 by default).
+    const double g = bytes_of(*c.s.training.grad_dtype);
+    const Dtype param = *c.s.training.param_dtype == Dtype::Fp8 ? c.s.training.dtype : *c.s.training.param_dtype;
+    const double per_element = mode == GradAccumulation::BucketCopy    ? 2 * g
+                               : mode == GradAccumulation::MainGradHooks ? 2 * g + bytes_of(param)
+                                                                         : 3 * g;
     const bool gemm = std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
     Kernel total;
     for (size_t i = 0; i < op.params.size(); ++i) {
@@ -172,8 +179,7 @@ Kernel grad_accumulation(const Op& op, const Config& c) {
         if (p.tied || p.shared) continue;
         // A linear's weight (its first parameter) is accumulated by its GEMM under Megatron.
         if (mode == GradAccumulation::MainGradHooks && gemm && i == 0) continue;
-        const double bytes = (mode == GradAccumulation::BucketCopy ? 2 : 3) * g * local_numel(p, c);
-        total += memory_kernel(bytes, c, 1);
+        total += memory_kernel(per_element * local_numel(p, c), c, 1);
     }
     return scaled(total, share);
 }
