@@ -160,6 +160,14 @@ test('one live region carries the answer: the summary bar; #status keeps its dat
   const announced = await page.evaluate(() => [...document.querySelectorAll('[role="status"], [role="alert"], [aria-live]:not([aria-live="off"])')]
     .filter((r) => !r.hidden && r.textContent.includes('must divide')).map((r) => r.id || r.className));
   assert.ok(announced.includes('engine-error'), `the error is announced by #engine-error (${announced})`);
+  // Once: the field's own error line is read with the field (aria-describedby), not announced again.
+  assert.deepEqual(announced.filter((id) => id !== 'engine-error' && id !== 'summary'), [], `announced more than once: ${announced}`);
+  const field = await page.evaluate(() => {
+    const p = document.querySelector('.field-error');
+    const input = document.querySelector(`[aria-describedby~="${p.id}"]`);
+    return { live: p.matches('[role], [aria-live]'), described: !!input, invalid: input?.getAttribute('aria-invalid') };
+  });
+  assert.deepEqual(field, { live: false, described: true, invalid: 'true' });
   await close(page);
 });
 

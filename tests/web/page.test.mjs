@@ -1138,8 +1138,16 @@ test('the link error banner can be dismissed, and a successful edit clears it', 
   await close(edited);
 });
 
+// The search panel's code fills its fields from the form when it arrives: a test types only after that, or the two
+// writes race (a typed "64" and the panel's "64" once made "6464").
+async function searchPanelReady(page) {
+  await page.locator('#search-section').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('#s-devices').value !== '' && document.querySelector('#s-batch').value !== '');
+}
+
 test('Find a plan: the engine ranks plans in the worker; a row loads into the form; the search is in the link', async () => {
   const page = await open(env);
+  await searchPanelReady(page);
   await page.fill('#s-devices', '8');
   await page.fill('#s-batch', '64');
   await page.click('#s-run');
@@ -1172,6 +1180,7 @@ test('Find a plan: the engine ranks plans in the worker; a row loads into the fo
 
 test('Find a plan: a long search shows progress and can be cancelled; bad settings name the field', async () => {
   const page = await open(env);
+  await searchPanelReady(page);
   await page.fill('#s-devices', '8-1024');
   await page.fill('#s-batch', '1024');
   for (const f of ['deepspeed', 'fsdp']) await page.check(`#s-fw-${f}`);

@@ -198,7 +198,8 @@ export function showFieldErrors(form, errors) {
     el.closest('details')?.setAttribute('open', '');
     el.setAttribute('aria-invalid', 'true');
     el.setAttribute('aria-describedby', [el.getAttribute('aria-describedby'), id].filter(Boolean).join(' '));
-    el.closest('.field').append(h('p', { id, class: 'field-error', role: 'alert', 'data-error-for': error.path }, error.message));
+    // Not a live region: #engine-error announces the errors once; the field's aria-describedby reads this one on focus.
+    el.closest('.field').append(h('p', { id, class: 'field-error', 'data-error-for': error.path }, error.message));
   });
   return unplaced;
 }
