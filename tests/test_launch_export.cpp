@@ -72,6 +72,23 @@ TEST_CASE("export: the plan's own launch, by its framework's generator") {
     CHECK(shardcalc::format_launch_text(m["launch"]).rfind("torchrun:\n  torchrun --nnodes 32", 0) == 0);
 }
 
+TEST_CASE("export: Megatron-LM's overlap and fp8 flags follow the scenario") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},)";
+    const json plain = launch(base + R"("training":{"seq_len":4096},"parallel":{"dp":8}})", "megatron-lm");
+    REQUIRE(plain["ok"] == true);
+    for (const char* flag : {"--overlap-grad-reduce", "--overlap-param-gather", "--fp8-param-gather"})
+        CHECK_FALSE(has(lines_of(plain, 1), flag));
+    const json fp8 = launch(base + R"("training":{"seq_len":4096,"fp8":"current","param_dtype":"fp8"},
+        "parallel":{"dp":8,"distributed_optimizer":true,"overlap_grad_reduce":true,"overlap_param_gather":true}})",
+                            "megatron-lm");
+    REQUIRE(fp8["ok"] == true);
+    const auto lines = lines_of(fp8, 1);
+    CHECK(has(lines, "--overlap-grad-reduce"));
+    CHECK(has(lines, "--overlap-param-gather"));
+    CHECK(has(lines, "--fp8-format hybrid --fp8-recipe tensorwise"));
+    CHECK(has(lines, "--fp8-param-gather"));
+}
+
 TEST_CASE("export: a search row's scenario exports the launch the search lists for it") {
     const json s = json::parse(shardcalc::search_scenario_text(example("search/llama-3.1-8b-fewest-gpus.json")));
     REQUIRE(s["ok"] == true);

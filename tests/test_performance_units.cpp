@@ -216,6 +216,31 @@ TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (fr
                .s.parallel.overlap_grad_reduce);
 }
 
+TEST_CASE("overlap_param_gather: the distributed optimizer's all-gather hides behind one microbatch's forward") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096,
+        "global_batch":64},"hardware":{"preset":"h100-sxm-80gb"},"parallel":{"dp":8,"distributed_optimizer":true,
+        "overlap_grad_reduce":true)";
+    const Report serial = test::report(base + "}}");
+    const Report overlapped = test::report(base + R"(,"overlap_param_gather":true}})");
+    const auto gather = [](const Report& r) {
+        for (const auto& e : r.perf.comm[0].entries)
+            if (e.dimension == Dim::Dp && e.kind == CollectiveKind::AllGather) return e;
+        FAIL("no all-gather");
+        return CommEntry{};
+    };
+    CHECK(gather(serial).exposed_seconds == doctest::Approx(gather(serial).seconds()));
+    CHECK_FALSE(gather(serial).overlapped);
+    const double forward = overlapped.perf.stage_times[0].fwd;
+    CHECK(gather(overlapped).overlapped);
+    CHECK(gather(overlapped).exposed_seconds == doctest::Approx(std::max(0.0, gather(overlapped).seconds() - forward)));
+    CHECK(overlapped.perf.step_seconds < serial.perf.step_seconds);
+    // Megatron's rule: the distributed optimizer and overlapped gradient reduction; Megatron only.
+    CHECK(test::error_of(R"({"framework":"megatron","model":{"preset":"gpt2"},"parallel":{"dp":2,"overlap_param_gather":true}})")["path"] ==
+          "/parallel/overlap_param_gather");
+    CHECK(test::error_of(R"({"framework":"fsdp","model":{"preset":"gpt2"},"parallel":{"dp":2,"overlap_param_gather":true}})")["path"] ==
+          "/parallel/overlap_param_gather");
+}
+
 TEST_CASE("an MFU beyond any published run is flagged with the reason; ordinary plans are not") {
     // A device described as ideal (every efficiency 1, free links and launches) gives a plan an MFU no run reached.
     const char* ideal = R"({"framework":"megatron","model":{"preset":"gpt3-175b"},

@@ -42,9 +42,11 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1) 
 // the optimizer is sharded (ZeRO-2 every microbatch, as it keeps only its partition) followed after the step by the
 // all-gather of the updated parameters. With parallel.overlap_grad_reduce the reduction hides behind `backward`
 // (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm, DDP buckets); the rest is exposed.
-// `param_bytes`: bytes per parameter as stored, which the all-gather moves.
+// `param_bytes`: bytes per parameter as stored, which the all-gather moves. With parallel.overlap_param_gather
+// (Megatron's --overlap-param-gather) the all-gather runs bucket by bucket beside the next step's first forward
+// pass (`forward`: one microbatch's) and only its excess is exposed.
 void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double param_bytes, double backward,
-                   const char* reduce_purpose, const char* gather_purpose) {
+                   double forward, const char* reduce_purpose, const char* gather_purpose) {
     const ParallelSpec& p = b.c.s.parallel;
     const TrainingSpec& t = b.c.s.training;
     const bool sharded = p.zero >= 1 || p.distributed_optimizer;
@@ -56,8 +58,9 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double pa
     b.out.step_exposed += r.exposed_seconds;
     if (sharded) {
         CommEntry& ag = b.add(dim, CollectiveKind::AllGather, gather_purpose, params * param_bytes, 1, g);
-        ag.exposed_seconds = ag.seconds();
-        b.out.step_exposed += ag.seconds();
+        ag.overlapped = p.overlap_param_gather;
+        ag.exposed_seconds = ag.overlapped ? std::max(0.0, ag.seconds() - forward) : ag.seconds();
+        b.out.step_exposed += ag.exposed_seconds;
     }
 }
 
@@ -278,8 +281,10 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         }
     }
 
-    // A microbatch's backward pass, which gradient reductions may hide behind.
+    // A microbatch's backward pass, which gradient reductions may hide behind, and its forward pass, which the
+    // overlapped parameter all-gather may hide behind.
     const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
+    const double forward = sc.cost.fwd.seconds + b.out.fwd_exposed;
     const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
         const Group g = group_of(Dim::Dp, n, c);
@@ -335,7 +340,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             // parallel.overlap_grad_reduce is on (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
             // DDP buckets); otherwise it runs after backward. ZeRO-2 / SHARD_GRAD_OP reduce every
             // microbatch because they keep only their partition.
-            gradient_sync(b, Dim::Dp, g, params, param_bytes, backward, "gradients",
+            gradient_sync(b, Dim::Dp, g, params, param_bytes, backward, forward, "gradients",
                           "updated parameters after the optimizer step");
         }
     }
@@ -345,7 +350,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
         // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).
         gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n_experts, c), expert_params, param_bytes, backward,
-                      "expert gradients",
+                      forward, "expert gradients",
                       "updated expert parameters after the optimizer step");
     }
     b.out.entries.assign(b.entries.begin(), b.entries.end());

@@ -181,6 +181,7 @@ ParallelSpec parse_parallel(const json* j) {
     p.world_size = r.integer("world_size", 1, kWorld);
     assign(p.schedule, r.choice<Schedule>("schedule"));
     p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
+    assign(p.overlap_param_gather, r.boolean("overlap_param_gather"));
     p.first_stage_layers = r.integer("first_stage_layers", 1, kLayers);
     p.last_stage_layers = r.integer("last_stage_layers", 1, kLayers);
     if (const auto list = r.integers("stage_layers", 1, kLayers, kStages)) p.stage_layers = *list;
@@ -393,6 +394,7 @@ json scenario_to_json(const Scenario& s) {
                      {"offload_params", name_of(p.offload_params)}, {"schedule", name_of(p.schedule)}};
     put(parallel, "world_size", p.world_size);
     put(parallel, "overlap_grad_reduce", p.overlap_grad_reduce);
+    if (p.overlap_param_gather) parallel["overlap_param_gather"] = true;
     put(parallel, "first_stage_layers", p.first_stage_layers);
     put(parallel, "last_stage_layers", p.last_stage_layers);
     if (!p.stage_layers.empty()) parallel["stage_layers"] = p.stage_layers;

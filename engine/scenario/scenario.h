@@ -162,6 +162,9 @@ struct ParallelSpec {
     std::optional<int64_t> world_size;      // when given, must equal dp*tp*pp*cp*ulysses
     Schedule schedule = Schedule::OneFOneB;
     std::optional<bool> overlap_grad_reduce;  // gradient reduction hidden behind backward; default per framework
+    // Megatron's --overlap-param-gather: the distributed optimizer's all-gather of the updated parameters runs
+    // bucket by bucket beside the next step's first forward pass instead of after the optimizer step.
+    bool overlap_param_gather = false;
     // Uneven pipelines: the first / last stage's layer count, the other stages sharing the rest evenly
     // (Megatron --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers); unset = even.
     std::optional<int64_t> first_stage_layers, last_stage_layers;

@@ -248,6 +248,9 @@ void validate_sharding(const Config& c, Checks& check) {
 void validate_framework(const Config& c, Checks& check) {
     const ParallelSpec& p = c.s.parallel;
     const Framework f = c.s.framework;
+    check.require(!p.overlap_param_gather || f == Framework::Megatron, "/parallel/overlap_param_gather",
+                  std::string("is Megatron's --overlap-param-gather (its distributed optimizer's all-gather); framework ") +
+                      name_of(f) + ": allowed false");
     switch (f) {
         case Framework::Megatron:
             check.require(p.zero == 0, "/parallel/zero",
@@ -259,6 +262,11 @@ void validate_framework(const Config& c, Checks& check) {
                     "megatron offloads the optimizer to cpu only; allowed: none|cpu");
             check.require(p.offload_optimizer == Offload::None || p.distributed_optimizer, "/parallel/offload_optimizer",
                     "megatron's optimizer CPU offload needs distributed_optimizer = true");
+            // megatron/training/arguments.py: --overlap-param-gather requires --use-distributed-optimizer and
+            // --overlap-grad-reduce.
+            check.require(!p.overlap_param_gather || (p.distributed_optimizer && *p.overlap_grad_reduce),
+                    "/parallel/overlap_param_gather",
+                    "Megatron's --overlap-param-gather needs distributed_optimizer = true and overlap_grad_reduce = true");
             break;
         case Framework::DeepSpeed:
             check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer",

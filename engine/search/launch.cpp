@@ -67,8 +67,19 @@ LaunchCommand megatron_lm(const Config& c) {
     if (t.recompute == Recompute::Full)
         l.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
     if (p.distributed_optimizer) l.push_back("--use-distributed-optimizer");
+    if (*p.overlap_grad_reduce) l.push_back("--overlap-grad-reduce");
+    if (p.overlap_param_gather) l.push_back("--overlap-param-gather");
     if (p.offload_optimizer == Offload::Cpu) l.push_back("--optimizer-cpu-offload");
     if (const char* d = dtype_flag(c)) l.push_back(d);
+    // Transformer Engine's fp8 recipes as Megatron-LM names them (--fp8-recipe: delayed, tensorwise = current
+    // scaling, blockwise; hybrid = e4m3 forward, e5m2 gradients).
+    switch (t.fp8) {
+        case Fp8Recipe::None: break;
+        case Fp8Recipe::Delayed: l.push_back("--fp8-format hybrid --fp8-recipe delayed"); break;
+        case Fp8Recipe::Current: l.push_back("--fp8-format hybrid --fp8-recipe tensorwise"); break;
+        case Fp8Recipe::Blockwise: l.push_back("--fp8-format e4m3 --fp8-recipe blockwise"); break;
+    }
+    if (*t.param_dtype == Dtype::Fp8) l.push_back("--fp8-param-gather");
     return cmd;
 }
 

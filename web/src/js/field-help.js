@@ -105,6 +105,7 @@ export const HELP = {
   'parallel.offload_optimizer': ['none, cpu or nvme: moves the optimizer states and master copy off the device; the host also holds the fp32 gradients and runs the step. Megatron: cpu with the distributed optimizer; DeepSpeed: ZeRO ≥ 1.', STATES],
   'parallel.offload_params': ['none, cpu or nvme: moves the weights off the device, ZeRO-3 only (DeepSpeed, or FSDP with the same setting as offload optimizer and no NVMe).', STATES],
   'parallel.schedule': ['1f1b (interleaved when vpp > 1): stage r keeps at most pp − r microbatches in flight. gpipe: all forwards first, every microbatch’s activations stay alive; vpp must be 1.', PIPE],
+  'parallel.overlap_param_gather': ['Megatron\'s --overlap-param-gather: the distributed optimizer\'s all-gather of the updated parameters runs beside the next step\'s first forward pass; only what exceeds one microbatch\'s forward is exposed. Needs the distributed optimizer and overlapped gradient reduction. Default: off.', COMM],
   'parallel.overlap_grad_reduce': ['Whether the gradient reduction hides behind the backward pass (only the excess is exposed) or runs after it. Default: off under Megatron, on under DeepSpeed ZeRO-3, FSDP and DDP.', COMM],
 
   'implementation.model_code': ['huggingface: transformers modules run op by op (unfused norms, activations and loss: more saved tensors and kernels); megatron: fused kernels (QKV, GLU, cross entropy).', IMPL],

@@ -123,6 +123,7 @@ export const SECTIONS = [
       pick('offload_params', 'Offload params', OFFLOAD, true),
       pick('schedule', 'Pipeline schedule', ['1f1b', 'gpipe'], true),
       { key: 'overlap_grad_reduce', type: 'bool', label: 'Overlap gradient reduction', options: ['true', 'false'], more: true, fw: true },
+      bool('overlap_param_gather', 'Overlap parameter gather', false, true),
     ],
   },
   {
