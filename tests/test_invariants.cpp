@@ -210,6 +210,8 @@ json draw(Rng& r, const json& models, const json& hardware) {
         if (r.chance(0.5)) {
             parallel["distributed_optimizer"] = true;
             if (r.chance(0.2)) parallel["offload_optimizer"] = "cpu";
+            // Megatron's --overlap-param-gather rides on the distributed optimizer and overlapped gradient reduction.
+            if (r.chance(0.2)) parallel["overlap_grad_reduce"] = parallel["overlap_param_gather"] = true;
         }
     } else if (framework == "deepspeed") {
         zero = pp > 1 ? r.pick<int64_t>({0, 1}) : r.pick<int64_t>({0, 1, 2, 3});
@@ -222,7 +224,7 @@ json draw(Rng& r, const json& models, const json& hardware) {
         zero = r.pick<int64_t>({0, 1});
     }
     parallel["zero"] = zero;
-    if (r.chance(0.3)) parallel["overlap_grad_reduce"] = r.chance(0.5);
+    if (!parallel.contains("overlap_param_gather") && r.chance(0.3)) parallel["overlap_grad_reduce"] = r.chance(0.5);
     if (r.chance(0.1)) parallel["world_size"] = dp * tp * pp * cp * ulysses;
 
     if (r.chance(0.1)) hw["gpus_per_node"] = r.pick<int64_t>({1, 4, 16});
@@ -232,6 +234,16 @@ json draw(Rng& r, const json& models, const json& hardware) {
     if (r.chance(0.3)) impl["optimizer_impl"] = r.pick<std::string>({"fused", "foreach", "for_loop"});
     if (r.chance(0.2)) impl["tf32"] = r.chance(0.5);
     if (r.chance(0.1)) impl["allocator"] = "expandable_segments";
+    // fp8 GEMMs under Megatron's model code on a device with fp8 tensor cores; with the distributed optimizer, fp8
+    // primary weights (--fp8-param-gather) now and then.
+    const json& hw_preset = *std::find_if(hardware.begin(), hardware.end(), [&](const json& h) { return h["id"] == hw["preset"]; });
+    const bool fp8_device = hw_preset["peak_tflops"].value("fp8", 0.0) > 0;
+    if (framework == "megatron" && fp8_device && training["dtype"] != "fp32" && impl.value("model_code", "megatron") == "megatron" &&
+        r.chance(0.2)) {
+        training["fp8"] = r.pick<std::string>({"delayed", "current", "blockwise"});
+        if (parallel.value("distributed_optimizer", false) && !training.contains("param_dtype") && r.chance(0.5))
+            training["param_dtype"] = "fp8";
+    }
 
     s["model"] = model;
     s["training"] = training;
