@@ -46,7 +46,8 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
     // the intra-node latency (NCCL src/graph/tuning.cc ncclTopoTuneModel: nInterSteps, intraLat and interLat;
     // validation/nccl_facts.md).
     const double nodes = g.crosses_nodes ? std::ceil(n / static_cast<double>(std::max<int64_t>(1, g.members_per_node))) : 1;
-    const double intra_alpha = g.crosses_nodes ? device.link(c.s.hardware, false, g.members_per_node).latency_s : alpha;
+    const Link intra = g.crosses_nodes ? device.link(c.s.hardware, false, g.members_per_node) : link;
+    const double intra_alpha = intra.latency_s;
     auto ring_latency = [&](double steps, double inter_steps) {
         inter_steps = std::min(steps, inter_steps);
         return (steps - inter_steps) * intra_alpha + inter_steps * alpha;
@@ -67,14 +68,11 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
             // Each rank sends 1/n of its buffer to every other rank at once. Inside a node that is NVLink; across
             // nodes each GPU's share for other nodes leaves through its own NIC (one per GPU on the reference
             // systems), unlike a ring, whose steps spread over every NIC of the node: the two parts proceed side by
-            // side and the slower sets the time.
-            if (!g.crosses_nodes) return {(n - 1) * alpha + (n - 1) / n * bytes / bw, "pairwise"};
-            const double local = static_cast<double>(std::max<int64_t>(1, g.members_per_node));
-            const double nvlink = device.link(c.s.hardware, false, g.members_per_node).bytes_per_s;
-            const double nic = device.link(c.s.hardware, true, 1).bytes_per_s;
-            // Pairwise: one exchange per peer, local - 1 of them over NVLink and n - local over the network.
-            return {(local - 1) * intra_alpha + (n - local) * alpha +
-                        std::max((local - 1) / n * bytes / nvlink, (n - local) / n * bytes / nic),
+            // side and the slower sets the time. Pairwise: one exchange per peer, local - 1 of them over NVLink and
+            // n - local over the network (inside one node: local = n, all of them over NVLink).
+            const double local = g.crosses_nodes ? static_cast<double>(std::max<int64_t>(1, g.members_per_node)) : n;
+            const double remote = g.crosses_nodes ? (n - local) / n * bytes / device.link(c.s.hardware, true, 1).bytes_per_s : 0;
+            return {(local - 1) * intra_alpha + (n - local) * alpha + std::max((local - 1) / n * bytes / intra.bytes_per_s, remote),
                     "pairwise"};
         }
         case CollectiveKind::SendRecv:

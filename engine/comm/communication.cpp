@@ -91,9 +91,10 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // sec. 4.2.2: sequence parallelism swaps each all-reduce for an all-gather + reduce-scatter).
         const Group g = group_of(Dim::Tp, p.tp, c);
         const double bytes = tokens * m.hidden * a;
-        auto exposed = [&](CommEntry& e, double& budget, double calls_per_mb) {
-            budget += calls_per_mb * e.seconds_each;
-            (&budget == &b.out.fwd_exposed ? b.out.fwd_calls : b.out.bwd_calls) += calls_per_mb;
+        // A collective exposed in the forward (`forward`) or the backward pass, `calls_per_mb` times per microbatch.
+        auto exposed = [&](CommEntry& e, bool forward, double calls_per_mb) {
+            (forward ? b.out.fwd_exposed : b.out.bwd_exposed) += calls_per_mb * e.seconds_each;
+            (forward ? b.out.fwd_calls : b.out.bwd_calls) += calls_per_mb;
             e.exposed_seconds = e.seconds();
         };
         // Forward collectives of a layer: the first pass lengthens the forward, the recompute pass the backward.
@@ -109,22 +110,22 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                                 2 * layers * mb * fwd_passes, g));
             exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "attention and MLP input gradients (backward)", bytes,
                           2 * layers * mb, g),
-                    b.out.bwd_exposed, 2 * layers);
+                    false, 2 * layers);
             if (st.has_pre)
                 exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel embedding output", bytes, mb, g),
-                        b.out.fwd_exposed, 1);
+                        true, 1);
             if (st.has_post && m.head == Head::Lm)
                 exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "output-layer input gradient", bytes * c.d.mlm_share, mb, g),
-                        b.out.bwd_exposed, 1);
+                        false, 1);
         } else {
             forward_layer(b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
                                 bytes, 2 * layers * mb * fwd_passes, g));
             forward_layer(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
                                 2 * layers * mb * fwd_passes, g));
             exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
-                    b.out.bwd_exposed, 2 * layers);
+                    false, 2 * layers);
             exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
-                    b.out.bwd_exposed, 2 * layers);
+                    false, 2 * layers);
             // The saved sequence shard is gathered again for the weight gradient, overlapped with the
             // data-gradient GEMM (Korthikanti et al. 2022, sec. 4.2.2).
             CommEntry& regather = b.add(Dim::Tp, CollectiveKind::AllGather, "saved inputs re-gathered for weight gradients",
@@ -132,15 +133,15 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
             regather.overlapped = true;
             if (st.has_pre)
                 exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "vocab-parallel embedding output", bytes, mb, g),
-                        b.out.fwd_exposed, 1);
+                        true, 1);
             if (st.has_post && m.head == Head::Lm)
                 exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "final-norm output into the output layer", bytes * c.d.mlm_share, mb, g),
-                        b.out.fwd_exposed, 1);
+                        true, 1);
         }
         // max, sum of exponentials, target logit: one fp32 each per token (an MLM head: its gathered positions)
         if (st.has_post && m.head == Head::Lm)
             exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "vocab-parallel cross-entropy statistics", tokens * 4 * c.d.mlm_share, 3 * mb, g),
-                    b.out.fwd_exposed, 3);
+                    true, 3);
     }
 
     if (p.ulysses > 1) {

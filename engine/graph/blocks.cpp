@@ -76,19 +76,17 @@ Op high_precision(Op op) {
 }
 
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input) {
-    if (b.megatron_eager && op.params.size() > 1) {
-        // Megatron reduces the output gradient over the tokens for a bias, in the linear's backward
-        // (megatron/core/tensor_parallel/layers.py: grad_output.sum(dim=0)) or, for a bias the linear skips
-        // (skip_bias_add), in autograd's backward of the fused bias-GeLU / bias-dropout-add: one kernel either way.
-        const Work& mm = op.work.front();
-        op.work.push_back(eager::bias_grad(b, mm.sharded && !mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence, mm.out));
-    }
-    if (!b.hf_code) return op;
+    if (!b.hf_code && !b.megatron_eager) return op;
     const Work mm = op.work.front();  // a copy: the pushes below may move the vector
+    if (b.hf_code) {
+        const SavedSplit in_split = mm.sharded && mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
+        if (b.autocast && fp32_input) op.work.push_back(eager::input_cast(b, in_split, mm.in));
+        if (b.autocast) op.work.push_back(eager::weight_cast(b, op.params.front().numel(), mm.sharded));
+    }
+    // A bias's gradient reduces the output gradient over the tokens: autograd's under Hugging Face; Megatron's in the
+    // linear's backward (megatron/core/tensor_parallel/layers.py: grad_output.sum(dim=0)) or, for a bias the linear
+    // skips (skip_bias_add), in autograd's backward of the fused bias-GeLU / bias-dropout-add: one kernel either way.
     const SavedSplit out_split = mm.sharded && !mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
-    const SavedSplit in_split = mm.sharded && mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
-    if (b.autocast && fp32_input) op.work.push_back(eager::input_cast(b, in_split, mm.in));
-    if (b.autocast) op.work.push_back(eager::weight_cast(b, op.params.front().numel(), mm.sharded));
     if (op.params.size() > 1) op.work.push_back(eager::bias_grad(b, out_split, mm.out));
     return op;
 }
