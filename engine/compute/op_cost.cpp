@@ -172,7 +172,7 @@ Kernel grad_accumulation(const Op& op, const Config& c) {
     const double per_element = mode == GradAccumulation::BucketCopy    ? 2 * g
                                : mode == GradAccumulation::MainGradHooks ? 2 * g + bytes_of(param)
                                                                          : 3 * g;
-    const bool gemm = std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
+    const bool gemm = has_matmul(op);
     Kernel total;
     for (size_t i = 0; i < op.params.size(); ++i) {
         const ParamTensor& p = op.params[i];

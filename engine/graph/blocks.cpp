@@ -1,5 +1,7 @@
 #include "graph/blocks.h"
 
+#include <algorithm>
+
 #include "graph/eager_kernels.h"
 #include "scenario/dimension.h"
 
@@ -13,6 +15,10 @@ BuildContext build_context(const Config& c) {
                         c.s.model.arch == Arch::Decoder,
                         c.traits.hf_code,   !c.traits.hf_code && !c.traits.xla,
                         c.traits.autocast,  c.s.training.router_z_loss};
+}
+
+bool has_matmul(const Op& op) {
+    return std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
 }
 
 double param_tensor_count(const Module& m) {

@@ -27,6 +27,9 @@ struct BuildContext {
 
 BuildContext build_context(const Config& c);
 
+// Whether an op multiplies by a weight (a linear or expert GEMM): its first parameter is then a GEMM's weight.
+bool has_matmul(const Op& op);
+
 // Parameter tensors of a module and its children, each counted where it is stored (tied and shared ones are another
 // op's): what ZeRO-3 gathers one by one.
 double param_tensor_count(const Module& m);

@@ -26,7 +26,7 @@ double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) 
 
 ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
     ParamTally t;
-    const bool matmul = std::any_of(op.work.begin(), op.work.end(), [](const Work& w) { return w.kind == WorkKind::Matmul; });
+    const bool matmul = has_matmul(op);
     const bool fp8 = std::any_of(op.work.begin(), op.work.end(), [&](const Work& w) { return runs_in_fp8(w, c); });
     for (const auto& p : op.params) {
         const double local = local_numel(p, c);
