@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 what=${1:-native}
 case "$what" in native|wasm|all) ;; *) echo "usage: $0 [native|wasm|all]" >&2; exit 2 ;; esac
 jobs=$(nproc 2>/dev/null || echo 2)
-# The native compiles go through ccache where it is installed (scripts/deps.sh): a clone elsewhere on the same
-# machine (CI's) reuses them. Paths are hashed relative to the repository, not the folder it was cloned to.
+# The compiles, native and WebAssembly, go through ccache where it is installed (scripts/deps.sh): a clone elsewhere
+# on the same machine (CI's) reuses them (the WebAssembly links, where -flto generates the code, are not cached). Paths are hashed relative to the repository, not the folder it was cloned to.
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
@@ -20,7 +20,7 @@ if [ "$what" != wasm ]; then
   cmake --build build -j"$jobs"
 fi
 if [ "$what" != native ]; then
-  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release \
+  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
     -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
   cmake --build build-wasm -j"$jobs"
 fi
