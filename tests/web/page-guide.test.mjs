@@ -19,7 +19,6 @@ test('every error at once: each at its field, all in the banner in words, the sa
     const page = await open(env, '', { viewport });
     await page.fill('#f-parallel-tp', '3');
     await page.fill('#f-training-global_batch', '7');
-    await page.selectOption('#f-parallel-zero', '2').catch(() => {}); // disabled for megatron: the link below sets it
     await page.waitForSelector('#status[data-state="error"]');
     const expected = cliErrors(plan({ 'parallel.tp': 3, 'training.global_batch': 7 }));
     assert.deepEqual(expected.map((e) => e.path), ['/training/global_batch', '/parallel/tp']);
