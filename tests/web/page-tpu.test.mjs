@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, open, shots, useBrowser } from './harness.mjs';
+import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, open, scenario, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -71,7 +71,7 @@ test('choosing a TPU selects the xla framework; a GPU gives the GPU frameworks b
   // The default plan's sequence parallelism is not modelled under xla: the choice turns it off and says so.
   await page.waitForSelector('#xla-section:not([hidden])');
   assert.equal(await page.isChecked('#f-parallel-sp'), false);
-  assert.match(await page.textContent('#adapt-note'), /Framework megatron → xla .*Sequence parallel \(sp\) on → off \(under xla .*allowed: false\)/);
+  assert.match(await page.textContent('#adapt-note'), /Framework megatron → xla \(the device does not run megatron\); Sequence parallel \(sp\) on → off \(under xla shardcalc models data and tensor \(model\) parallelism only\)\. Undo$/);
   assert.equal(await page.locator('.field-error').count(), 0);
   // The framework menu offers only what the engine accepts on a TPU.
   await page.waitForFunction(() => [...document.querySelector('#f-framework').options].some((o) => o.value === 'megatron' && o.disabled));
@@ -81,5 +81,19 @@ test('choosing a TPU selects the xla framework; a GPU gives the GPU frameworks b
   await page.selectOption('#f-hardware-preset', 'h100-sxm-80gb');
   await page.waitForFunction(() => document.querySelector('#f-framework')?.value === 'megatron');
   await page.waitForSelector('#xla-section[hidden]', { state: 'attached' });
+  await close(page);
+});
+
+test('a TPU chosen for a plan with several dimensions xla does not model names the reason once, after all of them', async () => {
+  const page = await open(env, link(scenario({ 'parallel.dp': 1, 'parallel.pp': 2 })));
+  await page.selectOption('#f-hardware-preset', 'tpu-v5p');
+  await page.waitForFunction(() => document.querySelector('#f-framework')?.value === 'xla');
+  await page.waitForSelector('#status[data-state="ready"]');
+  const note = await page.textContent('#adapt-note');
+  // Pipeline and sequence parallelism both move for the engine's one reason: it is said once, after both; data
+  // parallelism then keeps the 8 devices.
+  assert.equal(note, 'Adapted to your choice: Framework megatron → xla (the device does not run megatron); ' +
+    'Pipeline parallel (pp) 2 → 1, Sequence parallel (sp) on → off (under xla shardcalc models data and tensor (model) parallelism only); ' +
+    'Data parallel (dp) 1 → 2 (keeps the plan on 8 devices). Undo');
   await close(page);
 });

@@ -108,12 +108,21 @@ async function keepWorld(engine, plan, world, report, changes) {
 
 const shown = (v) => (typeof v === 'boolean' ? (v ? 'on' : 'off') : typeof v === 'number' ? count(v) : String(v));
 
-// The moves of a choice in one line (each with the engine's reason), and Undo.
+// The moves of a choice in one line, and Undo. Moves made for the same reason share it, said once after the last of
+// them (a TPU's xla turns off several dimensions for one reason). The engine's "; allowed: …" tail is left out: the
+// move's arrow shows the value taken.
 export function showMoves(note, changes, undo) {
+  const groups = new Map();
+  for (const c of changes) {
+    const reason = c.reason.replace(/; allowed: [^;]*$/, '');
+    groups.set(reason, [...(groups.get(reason) || []), c]);
+  }
   const move = (c) => h('span', { class: 'adapt-move', 'data-path': c.path, title: c.reason },
-    `${FIELDS.get(c.path)?.label ?? c.path} ${shown(c.from)} → ${shown(c.to)}`, h('span', { class: 'adapt-why' }, ` (${c.reason})`));
-  note.replaceChildren(h('span', {}, 'Adapted to your choice: '), ...changes.flatMap((c, i) => (i ? ['; ', move(c)] : [move(c)])), '. ',
-    h('button', { type: 'button', class: 'adapt-undo', onclick: undo }, 'Undo'));
+    `${FIELDS.get(c.path)?.label ?? c.path} ${shown(c.from)} → ${shown(c.to)}`);
+  const group = ([reason, moves]) => [...moves.flatMap((c, i) => (i ? [', ', move(c)] : [move(c)])),
+    h('span', { class: 'adapt-why' }, ` (${reason})`)];
+  note.replaceChildren(h('span', {}, 'Adapted to your choice: '), ...[...groups].flatMap((g, i) => (i ? ['; ', ...group(g)] : group(g))),
+    '. ', h('button', { type: 'button', class: 'adapt-undo', onclick: undo }, 'Undo'));
 }
 
 // A "Use <value>" button on each error of the banner `box` whose field the engine can move to a value it accepts;
