@@ -215,7 +215,7 @@ set -e
 [ "$rc4" -eq 2 ] && grep -q -- '--tool belongs to export' "$tmp/err4" || fail "estimate --tool: $(cat "$tmp/err4")"
 [ "$rc5" -eq 2 ] && grep -q -- '--format for export: allowed: text|json' "$tmp/err5" || fail "export --format csv: $(cat "$tmp/err5")"
 
-# The README's import: a real Hugging Face config.json (Llama 3.1 8B), read as the preset's model.
+# docs/cli.md's import: a real Hugging Face config.json (Llama 3.1 8B), read as the preset's model.
 "$cli" import "$root/examples/hf/llama-3.1-8b-config.json" > "$tmp/import-llama" || fail "import llama config"
 grep -q '"family": "llama"' "$tmp/import-llama" && grep -q '"unknown": \[\]' "$tmp/import-llama" || fail "import llama: $(cat "$tmp/import-llama")"
 "$cli" import --format scenario "$root/examples/hf/llama-3.1-8b-config.json" | "$cli" estimate - > "$tmp/imported-llama" || fail "import llama | estimate"

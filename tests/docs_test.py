@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Docs and CLI cannot drift: every example scenario in examples/ and every scenario shown in the
-README and docs/scenario.md evaluates, and the README's sample CLI output is what the CLI prints.
+README and docs (cli, scenario, search) evaluates, and docs/cli.md's sample CLI output is what the CLI prints.
 Usage: docs_test.py SHARDCALC ROOT"""
 import json
 import re
@@ -39,7 +39,7 @@ if frameworks != {"megatron", "deepspeed", "fsdp", "pytorch", "xla"}:
 
 # Scenarios shown in the docs (```json blocks with a "model").
 shown = 0
-for doc in ("README.md", "docs/scenario.md", "docs/search.md"):
+for doc in ("README.md", "docs/cli.md", "docs/scenario.md", "docs/search.md"):
     for block in re.findall(r"```json\n(.*?)```", (root / doc).read_text(), re.S):
         try:
             scenario = json.loads(block)
@@ -54,11 +54,11 @@ for doc in ("README.md", "docs/scenario.md", "docs/search.md"):
 if shown < 2:
     failures.append(f"only {shown} scenarios found in the docs")
 
-# The README's sample output: each line shown (not "...") is printed by the CLI, in order.
-readme = (root / "README.md").read_text()
+# docs/cli.md's sample output: each line shown (not "...") is printed by the CLI, in order.
+readme = (root / "docs" / "cli.md").read_text()
 match = re.search(r"`build/engine/shardcalc estimate` prints \(abridged\):\n\n```\n(.*?)```", readme, re.S)
 if not match:
-    failures.append("README: sample output block not found")
+    failures.append("docs/cli.md: sample output block not found")
 else:
     example = re.search(r"\(`(examples/[^`]+)`\)", readme[: match.start() + 200]).group(1)
     printed = evaluate((root / example).read_text(), "table").stdout.splitlines()
@@ -69,9 +69,9 @@ else:
         try:
             at = printed.index(line, at) + 1
         except ValueError:
-            failures.append(f"README sample output: the CLI does not print (in this order): {line}")
+            failures.append(f"docs/cli.md sample output: the CLI does not print (in this order): {line}")
 
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures))
     sys.exit(1)
-print(f"docs ok: {len(examples)} examples, {shown} scenarios in the docs, README sample output matches")
+print(f"docs ok: {len(examples)} examples, {shown} scenarios in the docs, docs/cli.md sample output matches")

@@ -1,6 +1,6 @@
 // The core module's surface (wasm/CMakeLists.txt): evaluate, presets, choices and version as plain C
 // functions of a standalone WebAssembly module, which web/src/js/core-engine.js instantiates without
-// Emscripten's JavaScript glue or embind (the page's first download: README.md "Page budget").
+// Emscripten's JavaScript glue or embind (the page's first download: docs/performance.md).
 // Text crosses as UTF-8: the page copies its request into memory from sc_alloc and passes pointer and
 // length; each answer is a NUL-terminated string from malloc (JSON text, which never holds a raw NUL)
 // that the page reads and hands back to sc_free.

@@ -1,4 +1,4 @@
-// What the page's WebAssembly core leaves out, for its size (README.md "Page budget"): LSTMs (their rules and
+// What the page's WebAssembly core leaves out, for its size (docs/performance.md): LSTMs (their rules and
 // builder) and TPUs (the TPU device and XLA's program). Defining these functions here keeps the linker from taking
 // engine/scenario/lstm_rules.cpp's, engine/graph/lstm.cpp's, engine/scenario/device_tpu.cpp's and
 // engine/memory/xla_program.cpp's objects out of the engine library (an archive member is linked only for a symbol

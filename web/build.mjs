@@ -25,7 +25,7 @@ await cp(src, dist, { recursive: true });
 await writeFile(join(dist, 'engine', 'shardcalc.mjs'), withoutEval(await readFile(join(wasmDir, 'shardcalc.mjs'), 'utf8')));
 for (const name of ['shardcalc-core', 'shardcalc']) await copyFile(join(wasmDir, `${name}.wasm`), join(dist, 'engine', `${name}.wasm`));
 // The published plans' sources ({id: source}): the core leaves them out (engine/CMakeLists.txt), and the page fetches
-// this file when a plan is chosen from the menu, not when it opens (page budget, README).
+// this file when a plan is chosen from the menu, not when it opens (page budget: docs/performance.md).
 const planDir = join(root, 'presets', 'plans');
 const planSources = {};
 for (const file of (await readdir(planDir)).filter((f) => f.endsWith('.json')).sort())
@@ -136,7 +136,7 @@ async function defaultScenarioText() {
 
 // The hosted page, bundled and minified: one request for the page's modules instead of a chain of
 // about thirty (each import found only once its importer has loaded), one for the worker and the core
-// engine's glue, and fewer bytes (page budget: README.md). The whole engine's glue stays a file of its
+// engine's glue, and fewer bytes (page budget: docs/performance.md). The whole engine's glue stays a file of its
 // own (dist/engine/shardcalc.mjs): the worker imports it on the first search, the page only where no
 // worker starts. early.js stays a classic script (index.html loads it first).
 // The page's script is one file plus a file for each module the page imports on demand (the field help, the
@@ -202,11 +202,16 @@ console.log(`built ${dist} and shardcalc-standalone.html (${(html.length / 1024)
 // HTML in the Markdown shown as text. The calculator never loads them; only a followed link does.
 // tests/web/docs-links.test.mjs checks that every `doc` anchor and every link between the docs resolves.
 const DOC_PAGES = [
+  ['index', 'Documentation'],
+  ['page', 'Using the page'],
+  ['cli', 'Using the CLI'],
   ['model', 'How it works'],
   ['scenario', 'Scenario reference'],
   ['search', 'Plan search'],
   ['presets', 'Presets'],
   ['validation-sources', 'Validation sources'],
+  ['performance', 'Performance'],
+  ['testing', 'Tests and validation'],
 ];
 
 async function renderDocs() {

@@ -130,7 +130,7 @@ std::string general_usage() {
            "  {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}); with estimate --check:\n"
            "  3 the plan is tight, 4 it does not fit\n"
            "\n"
-           "docs: README.md (Using the CLI), docs/scenario.md (scenario, report, errors, CLI), docs/search.md\n";
+           "docs: docs/cli.md, docs/scenario.md (scenario, report, errors, CLI), docs/search.md\n";
     return out;
 }
 

@@ -34,7 +34,7 @@ using nlohmann::json;
 // (negative) or unsigned when they fit 64 bits, else as a double; a UTF-8 byte-order mark skipped. One exception:
 // a key repeated in one object is an error at its pointer, where nlohmann keeps the last value. Written here
 // rather than driving nlohmann's SAX parser so that the page's WebAssembly core carries one small reader
-// (README.md "Page budget").
+// (docs/performance.md).
 class Reader {
 public:
     Reader(const std::string& text, std::vector<OutOfRangeNumber>* out_of_range)

@@ -49,7 +49,7 @@ private:
 };
 
 // `v` as compact JSON text, as nlohmann's dump(-1) with invalid UTF-8 replaced (error_handler_t::replace); the one
-// serializer of the WebAssembly core, which then links neither nlohmann's nor printf (README.md "Page budget").
+// serializer of the WebAssembly core, which then links neither nlohmann's nor printf (docs/performance.md).
 std::string compact_json(const nlohmann::json& v);
 
 // `s` as the inside of a JSON string, invalid UTF-8 replaced (nlohmann's dump with error_handler_t::replace).

@@ -2,7 +2,7 @@
 // follow-up (building the form, drawing the sections below the first screen, asking the engine which values
 // each menu may offer) waits until that answer is on screen: the browser rasterises and presents the frame on
 // other threads, and on a machine of two cores the form's 50 to 120 ms and the worker's menu requests took
-// the cores those threads needed (page budget, README.md). Element Timing says when the element marked
+// the cores those threads needed (page budget: docs/performance.md). Element Timing says when the element marked
 // elementtiming="result" (the summary's verdict, summary.js) was presented; browsers without it, and answers
 // that paint no verdict (an input error), wait for the frame only.
 const WAIT_AT_MOST_MS = 500; // a verdict that is never presented (a hidden tab) holds nothing back for long

@@ -89,7 +89,7 @@ async function evaluatePin() {
 }
 
 // The comparison's code is a chunk of its own (web/build.mjs), fetched when a plan is first pinned or a
-// link carries a pin: a page that compares nothing never downloads it (page budget, README).
+// link carries a pin: a page that compares nothing never downloads it (page budget: docs/performance.md).
 let compare = null;
 function renderPair() {
   const on = Boolean(app.pin);
@@ -191,7 +191,7 @@ async function evaluateNow() {
 // they are painted, the sections below it, which a reader reaches by scrolling: the module tree, the time and
 // communication tables, the notes, the Markdown export and the four charts there (memory over the step, time,
 // pipeline, roofline). The first result does not wait for them: measured 25 to 30 ms sooner painted (page
-// budget, README.md); the first of all waits until it is on screen (after-paint.js). #results[data-below] is
+// budget: docs/performance.md); the first of all waits until it is on screen (after-paint.js). #results[data-below] is
 // "pending" until they are drawn, then "drawn". An embed shows no time tables or charts, so they are not drawn there.
 function renderResults(first = false) {
   const r = app.report;
@@ -255,7 +255,7 @@ function drawTimeline(width = $('#timeline-box').clientWidth) {
 }
 
 // The form is built in the task after the first answer is painted: building its inputs takes 50 to 120 ms
-// here, and the first numbers need none of them (page budget, README.md). Scheduled before the sections below
+// here, and the first numbers need none of them (page budget: docs/performance.md). Scheduled before the sections below
 // the first screen (renderResults), so that the inputs come first; after the first verdict is on screen when the
 // first answer has one (after-paint.js). #inputs[data-form] is "pending" until it is built, then "built"; the
 // fields' errors and resolved values of the answer then shown are put in place.

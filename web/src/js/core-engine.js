@@ -1,6 +1,6 @@
 // The core engine (wasm/core.cpp): evaluate, presets, choices and version, plain C functions of a
 // standalone WebAssembly module, instantiated here without Emscripten's glue or embind, which would
-// be the larger part of the worker's script (page budget: README.md). The same interface as the
+// be the larger part of the worker's script (page budget: docs/performance.md). The same interface as the
 // whole engine's embind module for those four: strings in, strings out.
 //
 //   const core = await createCore({ module })        a WebAssembly.Module compiled by the page (early.js)

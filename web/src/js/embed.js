@@ -1,7 +1,7 @@
 // The embedded view (?embed=1) tells the page that embeds it how tall its content is, whenever that changes,
 // so the iframe can fit it exactly (no inner scroll bar, nothing cut off). The message carries only a height:
 // it is posted to any origin because the embedding wiki's origin is not known, and says nothing private.
-// The listener that applies it is part of the copied snippet (share.js iframeSnippet, README "Embedding").
+// The listener that applies it is part of the copied snippet (share.js iframeSnippet, docs/page.md).
 export const RESIZE_MESSAGE = 'shardcalc:resize';
 
 export function reportHeight() {

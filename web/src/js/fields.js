@@ -192,7 +192,7 @@ for (const section of SECTIONS)
 for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.split('.')[0] });
 
 // Field help (field-help.js) is a chunk of its own (web/build.mjs), fetched when the reader first reaches
-// the form or presses a "?" (form.js): the first result never waits for it (page budget, README).
+// the form or presses a "?" (form.js): the first result never waits for it (page budget: docs/performance.md).
 // Resolves once every field's `help` and `doc` are in the catalogue.
 let help = null;
 export function loadHelp() {

@@ -3,7 +3,7 @@
 // gives it: every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it. It imports nothing:
 // app.js hands it the page's DOM and number helpers, since a module shared with the page's first script splits
-// that script into one more file to download at once (README.md "Page budget").
+// that script into one more file to download at once (docs/performance.md).
 
 const PASS = {
   forward: 'forward',

@@ -1,6 +1,6 @@
 // Numbers as en-US text without Intl. Chromium's first Intl.NumberFormat costs about 20 ms of the main
 // thread here (V8 initialises ICU's number formatting), on the way to the first result (page budget,
-// README.md). These give exactly what Intl.NumberFormat('en-US', options).format(x) gives for the options
+// docs/performance.md). These give exactly what Intl.NumberFormat('en-US', options).format(x) gives for the options
 // the page uses (tests/web/number-text.test.mjs compares them on random and tie values):
 //   numberText(x, { minimumFractionDigits, maximumFractionDigits })   fixed decimals, "1,234.5"
 //   numberText(x, { maximumSignificantDigits })                       "0.000123", "1,230,000"

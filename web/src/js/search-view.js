@@ -2,7 +2,7 @@
 // that follow the form, the run with progress and cancel, the reasons, the ranked table with each plan's launch
 // lines, the Pareto chart; the Share section's "Launch this plan") is a chunk fetched when the panel first comes
 // near the screen, by the first search, by a link's search (search=) or by opening "Launch this plan", never with
-// the page's first download (page budget, README). Until then this notes which panel fields the reader set (the
+// the page's first download (page budget: docs/performance.md). Until then this notes which panel fields the reader set (the
 // chunk leaves those as they are; an emptied one follows the form again).
 import { $ } from './dom.js';
 
