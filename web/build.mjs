@@ -140,7 +140,7 @@ async function defaultScenarioText() {
 // own (dist/engine/shardcalc.mjs): the worker imports it on the first search, the page only where no
 // worker starts. early.js stays a classic script (index.html loads it first).
 // The page's script is one file plus a file for each module the page imports on demand (the field help, the
-// comparison, the search panel, the kernel table, a choice's moves, size suffixes): fetched on first use, never
+// comparison, the search panel, the Gantt and roofline charts, the kernel table, a choice's moves, size suffixes): fetched on first use, never
 // before the first result. esbuild's own splitting put every module that main.js shares with such a file into a
 // chunk of its own, all of them in the first download, which compresses worse than one file (2 KB more gzipped,
 // measured): so main.js is built whole, re-exporting the modules the on-demand files share with it, and each

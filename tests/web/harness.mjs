@@ -129,6 +129,14 @@ export const formBuilt = (page) =>
 export const belowDrawn = (page) =>
   page.waitForFunction(() => document.querySelector('#results')?.dataset.below !== 'pending', null, { timeout: 15000 });
 
+// The Gantt chart and the roofline plot are drawn once the time section nears the screen (app.js watchLowerCharts):
+// scrolls there and waits until they show the page's answer.
+export async function lowerChartsDrawn(page) {
+  await page.locator('#gantt').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('#results')?.dataset.lowerCharts === 'drawn', null, { timeout: 15000 });
+  await belowDrawn(page);
+}
+
 // The Content-Security-Policy violations `page` has reported.
 export const cspViolations = (page) => page.evaluate(() => window.__cspViolations);
 

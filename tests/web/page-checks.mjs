@@ -1,9 +1,11 @@
 // What several page test files check the same way: every metric the page shows, the memory of each stage, the
 // time and communication figures against the CLI's report, and the 70B plan they use (page*.test.mjs).
 import assert from 'node:assert/strict';
-import { DEFAULTS, expectMetric } from './harness.mjs';
+import { DEFAULTS, expectMetric, lowerChartsDrawn } from './harness.mjs';
 
+// Every figure the page shows, by metric, the Gantt chart's and the roofline's included (drawn first).
 export async function metrics(page) {
+  await lowerChartsDrawn(page);
   return page.$$eval('[data-metric]', (nodes) => Object.fromEntries(nodes.map((n) => [n.dataset.metric, n.dataset.value])));
 }
 

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DEFAULTS, DESKTOP, PHONE, cliReport, close, expectMetric, link, open, shots, useBrowser } from './harness.mjs';
+import { DEFAULTS, DESKTOP, PHONE, cliReport, close, expectMetric, link, lowerChartsDrawn, open, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -300,6 +300,7 @@ test('pipeline chart at hundreds of microbatches: runs of passes in a forward an
     assert.ok(report.derived.microbatches >= 256);
     const page = await open(env, link(scenario), { viewport });
     await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
+    await lowerChartsDrawn(page);
     await page.waitForSelector('#gantt svg[data-mode="runs"]');
     assert.equal(await page.getAttribute('#gantt svg', 'data-blocks'), String(t.stage.length));
     const runs = await runsOnPage(page);
@@ -359,6 +360,7 @@ test('pipeline chart at hundreds of microbatches: runs of passes in a forward an
   const report = cliReport(few);
   const page = await open(env, link(few), { viewport: DESKTOP });
   await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
+  await lowerChartsDrawn(page);
   await page.waitForSelector('#gantt svg[data-mode="blocks"]');
   assert.equal(await page.locator('#gantt rect.block').count(), report.pipeline.timeline_events);
   assert.equal(await page.locator('#gantt-legend .gantt-zoom').count(), 0, 'nothing to zoom');
@@ -380,6 +382,7 @@ test('roofline: op names never overlap each other, a dot or the chart’s own la
     assert.ok(ops.length >= 5, `${name}: ${ops.length} ops`);
     const page = await open(env, link(scenario), { viewport });
     await expectMetric(page, 'time.step_seconds', report.time.step_seconds);
+    await lowerChartsDrawn(page);
     await page.waitForSelector('#roofline svg');
     const shapes = await page.evaluate(() => {
       const s = document.querySelector('#roofline svg');

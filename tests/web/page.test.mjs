@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { DEFAULTS, V1_DEFAULTS, cli, cliReport, close, dist, expectMetric, link, open, root, shots, useBrowser } from './harness.mjs';
+import { DEFAULTS, V1_DEFAULTS, cli, cliReport, close, dist, expectMetric, link, lowerChartsDrawn, open, root, shots, useBrowser } from './harness.mjs';
 import { metrics, expectStages, plan70b, fillPlan70b, expectTime, openMore } from './page-checks.mjs';
 import { duration } from '../../web/src/js/format.js';
 
@@ -233,6 +233,7 @@ test('time and communication for LLaMA-3.1-70B tp=8 pp=4 dp=2 equal the CLI; Gan
   assert.equal(await page.locator('#comm-table tr.subtotal').count(), new Set(report.communication.map((c) => c.dimension)).size);
 
   // Gantt: one row per stage, every timeline event one block with its title, F and B both drawn.
+  await lowerChartsDrawn(page);
   const t = report.pipeline.timeline;
   assert.equal(await page.locator('#gantt .gantt-row').count(), report.pipeline.stages.length);
   const forward = t.kind.filter((k) => k === 'F').length;
@@ -330,6 +331,7 @@ test('schedule=gpipe changes memory and time to the CLI values', async () => {
   assert.notEqual(gpipe.memory.per_device.total, oneF.memory.per_device.total);
   await expectStages(page, gpipe);
   await expectTime(page, gpipe);
+  await lowerChartsDrawn(page);
   assert.match(await page.textContent('#gantt-legend'), /gpipe/);
   assert.equal(await page.locator('#gantt rect.block').count(), gpipe.pipeline.timeline_events);
   await close(page);
@@ -345,6 +347,7 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   const report = cliReport(old);
   const dark = await open(env, link, { colorScheme: 'dark' });
   await expectTime(dark, report);
+  await lowerChartsDrawn(dark);
   await dark.locator('#time-section').screenshot({ path: join(shots, 'time-dark.png') });
   await close(dark);
 
@@ -352,6 +355,7 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   await expectTime(phone, report);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `no horizontal page scroll on a phone (overflow ${overflow}px)`);
+  await lowerChartsDrawn(phone);
   await phone.locator('#time-section').screenshot({ path: join(shots, 'time-phone.png') });
   await close(phone);
 
@@ -366,6 +370,7 @@ test('time section: dark theme, a phone screen, a long schedule and embed mode',
   assert.ok(longReport.pipeline.timeline_events > 800 && longReport.pipeline.timeline_complete);
   const page = await open(env, `#scenario=${encodeURIComponent(JSON.stringify(long))}`);
   await expectTime(page, longReport);
+  await lowerChartsDrawn(page);
   assert.equal(await page.getAttribute('#gantt svg', 'data-blocks'), String(longReport.pipeline.timeline_events));
   assert.equal(await page.locator('#gantt rect.block').count(), 0);
   assert.equal(await page.getAttribute('#gantt svg', 'data-mode'), 'runs');

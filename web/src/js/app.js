@@ -9,11 +9,9 @@ import { renderChart, renderLegend } from './chart.js';
 import { dig, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable, renderXla } from './render.js';
 import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
-import { renderGantt } from './gantt.js';
 import { wireSearch } from './search-view.js';
 import { reportHeight } from './embed.js';
 import { renderSummary } from './summary.js';
-import { renderRoofline } from './roofline.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
 import { count, duration, fixed } from './format.js';
@@ -190,7 +188,7 @@ async function evaluateNow() {
 // stage table and its chart, the time headline and, when a plan is pinned, the comparison. In the task after
 // they are painted, the sections below it, which a reader reaches by scrolling: the module tree, the time and
 // communication tables, the notes, the Markdown export and the four charts there (memory over the step, time,
-// pipeline, roofline). The first result does not wait for them: measured 25 to 30 ms sooner painted (page
+// and, once their file has come, pipeline and roofline: drawLowerCharts). The first result does not wait for them: measured 25 to 30 ms sooner painted (page
 // budget: docs/performance.md); the first of all waits until it is on screen (after-paint.js). #results[data-below] is
 // "pending" until they are drawn, then "drawn". An embed shows no time tables or charts, so they are not drawn there.
 function renderResults(first = false) {
@@ -243,8 +241,31 @@ function drawBelowCharts() {
   const widths = ['#time-chart-box', '#gantt', '#roofline', '#timeline-box'].map((sel) => $(sel).clientWidth);
   drawTimeline(widths[3]);
   renderTimeChart($('#time-chart'), $('#time-legend'), r, widths[0]);
-  renderGantt($('#gantt'), $('#gantt-legend'), r, widths[1]);
-  renderRoofline($('#roofline'), $('#roofline-legend'), r, widths[2]);
+  drawLowerCharts(widths[1], widths[2]);
+}
+
+// The Gantt chart and the roofline plot come in a file of their own (lower-charts.js), fetched once the time
+// section nears the screen, and are drawn from then on with the rest (page budget: docs/performance.md).
+// #results[data-lower-charts] is "waiting" until that file has come, then "drawn".
+let lowerCharts = null;
+function drawLowerCharts(ganttWidth = $('#gantt').clientWidth, rooflineWidth = $('#roofline').clientWidth) {
+  if (!lowerCharts || !app.report) return;
+  lowerCharts.renderGantt($('#gantt'), $('#gantt-legend'), app.report, ganttWidth);
+  lowerCharts.renderRoofline($('#roofline'), $('#roofline-legend'), app.report, rooflineWidth);
+  $('#results').dataset.lowerCharts = 'drawn';
+}
+
+function watchLowerCharts() {
+  $('#results').dataset.lowerCharts = 'waiting';
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    import('./lower-charts.js').then((module) => {
+      lowerCharts = module;
+      drawLowerCharts();
+    });
+  }, { rootMargin: '100% 0px' }); // a screen ahead: drawn before the reader gets there
+  observer.observe($('#gantt'));
 }
 
 // Memory over the step, for the stage the reader picked (the most loaded one by default).
@@ -601,6 +622,7 @@ export async function start(enginePromise) {
   await loadFragment();
   evaluateNow(); // the form is built once the first answer is painted (buildFormAfterPaint)
   if (!embed) wirePlanPresets();
+  if (!embed) watchLowerCharts();
   wireShare();
   if (!embed) {
     const search = wireSearch({
