@@ -620,6 +620,24 @@ TEST_CASE("config.json: Mixture-of-Experts families import exactly, equal to the
         CHECK_FALSE(dense.contains("moe_every"));
         CHECK(dense["qk_norm"] == true);
     }
+    SUBCASE("Qwen3-MoE as transformers 5 writes it: num_local_experts for num_experts; the two must agree") {
+        // Qwen3MoeConfig's attribute_map (num_experts -> num_local_experts): a config saved by transformers 5
+        // names the count num_local_experts. It was refused as "a layout the importer has no table for".
+        json written = json::parse(kQwen3Moe);
+        written["num_local_experts"] = written["num_experts"];
+        written.erase("num_experts");
+        const json r = imported(written.dump());
+        REQUIRE(r["ok"] == true);
+        CHECK(r["unknown"].empty());
+        CHECK(resolved(r["model"]) == preset("qwen3-30b-a3b"));
+        // Both keys, as one value: the same model; two values: refused at the second key, naming the first.
+        written["num_experts"] = 128;
+        CHECK(resolved(model_of(written.dump())) == preset("qwen3-30b-a3b"));
+        written["num_experts"] = 64;
+        const json both = refusal(written.dump());
+        CHECK(both["path"] == "/num_local_experts");
+        CHECK(says(both, "while num_experts is 64"));
+    }
     SUBCASE("Llama 4 Scout: the text model of 107,769,861,120 from text_config, the llama-4-scout preset") {
         const json r = imported(kLlama4Scout);
         REQUIRE(r["ok"] == true);
@@ -706,20 +724,27 @@ TEST_CASE("config.json: latent attention (DeepSeek) and gpt-oss import exactly, 
         CHECK(m["shared_experts"] == 1);
         CHECK(m["first_dense_layers"] == 3);
         CHECK(m["router_bias"] == true);  // topk_method noaux_tc: e_score_correction_bias
-        CHECK(m["mtp_layers"] == 1);
-        CHECK(parameters(m) == 682636487424);
-        CHECK(resolved(m) == preset("deepseek-v3"));
-        // The main model alone, DeepSeek's "671B" (validation/moe_facts.md 1.3).
-        CHECK(parameters(model_of(with(kDeepSeekV3, "num_nextn_predict_layers", "0"))) == 671026419200);
-        // The MTP module is named: transformers' DeepseekV3ForCausalLM does not load it.
+        // What transformers' DeepseekV3ForCausalLM builds: the main model, DeepSeek's "671B" (validation/moe_facts.md
+        // 1.3), without the multi-token prediction module its config names (num_nextn_predict_layers 1).
+        CHECK_FALSE(m.contains("mtp_layers"));
+        CHECK(parameters(m) == 671026419200);
+        // The note says how to add the module; with it the model is the deepseek-v3 preset, as DeepSeek trains it.
         REQUIRE(r["notes"].size() == 1);
         CHECK(r["notes"][0].get<std::string>().find("num_nextn_predict_layers 1") != std::string::npos);
+        CHECK(r["notes"][0].get<std::string>().find("model.mtp_layers 1") != std::string::npos);
+        json with_mtp = m;
+        with_mtp["mtp_layers"] = 1;
+        CHECK(parameters(with_mtp) == 682636487424);
+        CHECK(resolved(with_mtp) == preset("deepseek-v3"));
+        CHECK(refusal(with(kDeepSeekV3, "num_nextn_predict_layers", "\"one\""))["path"] == "/num_nextn_predict_layers");
         // Without the routing keys, DeepseekV3Config's defaults: the same model.
         json bare = json::parse(kDeepSeekV3);
         for (const char* key : {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
                                 "first_k_dense_replace", "topk_method", "q_lora_rank", "qk_rope_head_dim"})
             bare.erase(key);
-        CHECK(resolved(model_of(bare.dump())) == preset("deepseek-v3"));
+        json bare_model = model_of(bare.dump());
+        bare_model["mtp_layers"] = 1;
+        CHECK(resolved(bare_model) == preset("deepseek-v3"));
     }
     SUBCASE("DeepSeek-V2-Lite: 15,706,484,224 with queries projected directly (q_lora_rank null)") {
         // 2 * 102400*2048 embedding and untied head; 27 layers of MLA (q_proj 3072*2048, kv_a_proj_with_mqa

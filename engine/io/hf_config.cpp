@@ -82,7 +82,14 @@ struct Import {
 
     std::string path(const std::string& key) const { return at + pointer(key); }
     std::string name(const std::string& key) const { return (at.empty() ? "" : at.substr(1) + ".") + shorten(key); }
+    // Two keys that transformers reads as one setting (an attribute_map alias, such as Qwen3-MoE's num_experts and
+    // num_local_experts) must agree: neither silently wins.
     void set(const char* field, json value, const std::string& key) {
+        if (const auto it = source.find(field); it != source.end() && it->second != key && model[field] != value) {
+            refuse(key, quote(value) + " while " + it->second + " is " + quote(model[field]) +
+                            ": transformers reads both as one setting (model." + field + ")");
+            return;
+        }
         model[field] = std::move(value);
         source[field] = key;
     }
@@ -755,12 +762,18 @@ void finish_deepseek(const json& config, bool v3, Import& in) {
                                              : "V2's greedy and group_limited_greedy routing (a router without bias)") +
                                          "; another method may keep a different router");
     }
-    // num_nextn_predict_layers (DeepSeek-V3's multi-token prediction modules) is read as model.mtp_layers.
-    if (const auto mtp = field_count(in, "mtp_layers"); mtp && *mtp > 0)
-        in.notes.push_back("num_nextn_predict_layers " + std::to_string(*mtp) + ": the multi-token prediction "
-                           "module is counted and trained (model.mtp_layers), as DeepSeek trains it; transformers' "
-                           "DeepseekV3ForCausalLM does not load it (the checkpoint's layers from num_hidden_layers "
-                           "on), so its count is smaller by the module.");
+}
+
+// DeepSeek-V3's num_nextn_predict_layers: its multi-token prediction modules, which transformers'
+// DeepseekV3ForCausalLM does not build (modeling_deepseek_v3.py builds num_hidden_layers layers and skips the
+// checkpoint's layers from there on). The import builds what the model class builds, and says how to add them.
+void read_nextn(const std::string& key, const json& value, Import& in) {
+    const auto n = count_of(value);
+    if (!n) return in.refuse(key, quote(value) + ": a count of multi-token prediction modules is expected");
+    if (*n > 0)
+        in.notes.push_back(key + " " + std::to_string(*n) + ": DeepSeek's multi-token prediction module, which "
+                           "transformers' DeepseekV3ForCausalLM does not build, is not imported; add model.mtp_layers " +
+                           std::to_string(*n) + " to count and train it as DeepSeek does.");
 }
 void finish_deepseek_v2(const json& config, Import& in) { finish_deepseek(config, false, in); }
 void finish_deepseek_v3(const json& config, Import& in) { finish_deepseek(config, true, in); }
@@ -1005,7 +1018,10 @@ const std::vector<Family>& families() {
                              finish_mixtral};
         // The keys Qwen2-MoE and Qwen3-MoE share (Qwen2MoeConfig, Qwen3MoeConfig): experts, their width, the
         // layer pattern and the routing's normalization.
+        // transformers 5 writes the expert count as num_local_experts (Qwen3MoeConfig's attribute_map: num_experts
+        // -> num_local_experts); earlier releases and Qwen's own files write num_experts. Either is read.
         const std::vector<Rule> qwen_moe_rules = {{"num_experts", "experts", nullptr},
+                                                  {"num_local_experts", "experts", nullptr},
                                                   {"num_experts_per_tok", "experts_per_token", nullptr},
                                                   {"moe_intermediate_size", "expert_ffn_hidden", nullptr},
                                                   {"decoder_sparse_step", "moe_every", nullptr},
@@ -1145,7 +1161,7 @@ const std::vector<Family>& families() {
         deepseek_v2_rules.push_back({"mlp_bias", nullptr, later});
         const Family deepseek_v2{"deepseek_v2", deepseek_v2_fixed, deepseek_v2_rules, finish_deepseek_v2};
         // DeepseekV3Config's defaults: 256 experts of 2048, 8 per token, 1 shared, 3 dense layers first, the
-        // noaux_tc router's bias; num_nextn_predict_layers (DeepSeek's config; transformers' has none) absent: 0.
+        // noaux_tc router's bias. num_nextn_predict_layers (DeepSeek's config; transformers' has none) builds nothing.
         json deepseek_v3_fixed = deepseek_v2_fixed;
         for (const auto& [field, value] : {std::pair<const char*, int64_t>{"experts", 256}, {"experts_per_token", 8},
                                            {"expert_ffn_hidden", 2048}, {"shared_experts", 1},
@@ -1153,7 +1169,7 @@ const std::vector<Family>& families() {
             deepseek_v3_fixed[field] = value;
         deepseek_v3_fixed["router_bias"] = true;
         std::vector<Rule> deepseek_v3_rules = deepseek_rules;
-        deepseek_v3_rules.push_back({"num_nextn_predict_layers", "mtp_layers", nullptr});
+        deepseek_v3_rules.push_back({"num_nextn_predict_layers", nullptr, read_nextn});
         const Family deepseek_v3{"deepseek_v3", deepseek_v3_fixed, deepseek_v3_rules, finish_deepseek_v3};
         // FalconConfig's defaults (Falcon-7B's sizes; rotary, no biases, tied, parallel_attn and multi_query)
         // and its attribute_map spellings n_layer, n_head and n_embed (finish_falcon, finish_falcon_ffn).
