@@ -211,3 +211,18 @@ TEST_CASE("LSTM: parameters, memory terms and its refusals") {
         }
     CHECK(gemms == 4);
 }
+
+TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer directly; no FFN is assumed") {
+    // nn.Embedding(V, e) into nn.LSTM(input_size=e, hidden_size=d): the first layer's input gates are [4d, e], and
+    // there is no projection from e to d (ALBERT's embedding_hidden_mapping_in is an encoder's, not an LSTM's).
+    const std::string text = R"({"framework": "pytorch", "model": {"arch": "lstm", "layers": 2, "hidden": 1024,
+        "embedding_dim": 256, "vocab": 10000, "projection": 0, "fused_gates": true, "bias": true,
+        "tied_embeddings": false, "output_bias": true}, "training": {"seq_len": 35, "micro_batch": 20, "dtype": "fp32"}})";
+    const Report r = test::report(text);
+    const double V = 10000, e = 256, d = 1024;
+    // Embedding, layer 1 (input e), layer 2 (input d), each with one bias of 4d (DeepFlow's count; nn.LSTM keeps two,
+    // b_ih and b_hh, which the engine does not yet model), and the softmax with its bias.
+    CHECK(r.parameters.total == V * e + 4 * d * (e + d + 1) + 4 * d * (d + d + 1) + (d + 1) * V);
+    for (const auto& row : r.modules) CHECK(row.path.find("embedding_hidden_mapping_in") == std::string::npos);
+    for (const auto& note : r.notes) CHECK(note.find("ffn_hidden") == std::string::npos);
+}

@@ -77,8 +77,9 @@ Module embedding_module(const Config& c) {
     // Embedding dropout mask, sbh (Korthikanti sec. 4.3).
     if (b.dropout) mod.ops.push_back(dropout_add(b, "embedding_dropout", e));
     // ALBERT projects the factorized embedding up to the hidden size (transformers' AlbertTransformer
-    // embedding_hidden_mapping_in).
-    if (e != m.hidden)
+    // embedding_hidden_mapping_in). An LSTM has no such GEMM: its first layer reads the embedding at its own width
+    // (nn.LSTM's input_size; graph/lstm.cpp).
+    if (e != m.hidden && m.arch != Arch::Lstm)
         mod.ops.push_back(eager_linear(
             b, linear("embedding_hidden_mapping_in", m.hidden, e, true, Parallel::None, SavedSplit::Sequence, e), true));
     return mod;

@@ -24,7 +24,8 @@ void apply_model_defaults(ModelSpec& m, std::vector<std::string>& notes) {
     }
     if (!m.ffn_hidden) {
         m.ffn_hidden = 4 * m.hidden;
-        notes.push_back("model.ffn_hidden not given: assumed 4*hidden = " + str(*m.ffn_hidden));
+        // An LSTM has no feed-forward block: nothing was assumed that it uses.
+        if (m.arch != Arch::Lstm) notes.push_back("model.ffn_hidden not given: assumed 4*hidden = " + str(*m.ffn_hidden));
     }
     if (!m.embedding_dim) m.embedding_dim = m.hidden;
     // Qwen2 biases its query, key and value projections and no other linear (transformers
