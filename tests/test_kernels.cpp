@@ -212,7 +212,7 @@ TEST_CASE("LSTM: parameters, memory terms and its refusals") {
     CHECK(gemms == 4);
 }
 
-TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer directly; no FFN is assumed") {
+TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer directly; no FFN; a next-token loss") {
     // nn.Embedding(V, e) into nn.LSTM(input_size=e, hidden_size=d): the first layer's input gates are [4d, e], and
     // there is no projection from e to d (ALBERT's embedding_hidden_mapping_in is an encoder's, not an LSTM's).
     const std::string text = R"({"framework": "pytorch", "model": {"arch": "lstm", "layers": 2, "hidden": 1024,
@@ -225,4 +225,14 @@ TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer direc
     CHECK(r.parameters.total == V * e + 4 * d * (e + d + 1) + 4 * d * (d + d + 1) + (d + 1) * V);
     for (const auto& row : r.modules) CHECK(row.path.find("embedding_hidden_mapping_in") == std::string::npos);
     for (const auto& note : r.notes) CHECK(note.find("ffn_hidden") == std::string::npos);
+    // Its loss is next-token, as a decoder's (not BERT's masked-LM rule): at the loss backward, nll_loss's and
+    // log_softmax's two fp32 [tokens, vocab] gradients.
+    const StageMemory& m = r.peak();
+    bool seen = false;
+    for (const auto& moment : m.timeline)
+        if (moment.name == "loss_backward") {
+            seen = true;
+            CHECK(moment.lines.other.transient == doctest::Approx(2 * 4 * (35.0 * 20) * V));
+        }
+    CHECK(seen);
 }

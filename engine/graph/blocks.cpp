@@ -447,7 +447,10 @@ Op cross_entropy(const BuildContext& b) {
     // in the dtype log_softmax runs in (fp32 under autocast, else the scores' dtype) and, under autocast,
     // the 16-bit scores as well (validation/measured: bert-large inventory 2sbv + 4sbv with autocast, 2sbv
     // in pure bf16).
-    const bool mlm = b.hf_code && !b.causal;
+    // The loss is over the next token in a decoder and in an LSTM language model, over masked positions in an
+    // encoder: its buffers follow the kind of loss, not the attention mask (an LSTM has none).
+    const bool next_token = b.m.arch != Arch::Encoder;
+    const bool mlm = b.hf_code && !next_token;
     op.saved.push_back({"log_probs", mlm ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v, false});
     if (mlm && b.autocast) op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v, false});
     // Temporaries: in forward the output layer's logits in the training dtype, plus their fp32 upcast where
@@ -456,13 +459,13 @@ Op cross_entropy(const BuildContext& b) {
     // gradients (causal LM: two [tokens, vocab] fp32 buffers; BERT MLM: one) (validation/measured: the
     // forward and backward peaks above what forward saved).
     op.forward_temporaries.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v, false});
-    const bool causal_upcast = b.hf_code && b.causal && b.act_bytes < 4;
+    const bool causal_upcast = b.hf_code && next_token && b.act_bytes < 4;
     if (causal_upcast) op.forward_temporaries.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
     if (!b.hf_code) {
         op.backward_temporaries.push_back({"logits_grad", SavedKind::Activation, SavedSplit::Tensor, v, false});
     } else {
         op.backward_temporaries.push_back({"nll_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
-        if (b.causal) op.backward_temporaries.push_back({"log_softmax_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
+        if (next_token) op.backward_temporaries.push_back({"log_softmax_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
     }
     // Forward reads the 16-bit logits and makes two fp32 passes (max and exp-sum); backward reads the
     // fp32 softmax and writes the 16-bit logit gradient.
