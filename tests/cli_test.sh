@@ -123,11 +123,11 @@ set -e
 for h in "--help" "-h" "help"; do
   "$cli" $h > "$tmp/help" 2> "$tmp/err" || fail "$h exit code"
   [ ! -s "$tmp/err" ] || fail "$h: stderr not empty"
-  for c in estimate kernels search export import presets; do grep -q "^  shardcalc $c " "$tmp/help" || fail "$h: no $c line"; done
+  for c in estimate kernels search export reconcile import presets; do grep -q "^  shardcalc $c " "$tmp/help" || fail "$h: no $c line"; done
   grep -q "exit status: 0 ok; 2 invalid input or usage" "$tmp/help" && grep -q "3 the plan is tight, 4 it does not fit" "$tmp/help" || fail "$h: exit codes"
   grep -q "docs/scenario.md" "$tmp/help" || fail "$h: docs link"
 done
-for c in estimate kernels search export import presets; do
+for c in estimate kernels search export reconcile import presets; do
   "$cli" help "$c" > "$tmp/help-$c" || fail "help $c exit code"
   "$cli" "$c" --help > "$tmp/help2" || fail "$c --help exit code"
   "$cli" "$c" -h > "$tmp/help3" || fail "$c -h exit code"
@@ -220,4 +220,17 @@ set -e
 grep -q '"family": "llama"' "$tmp/import-llama" && grep -q '"unknown": \[\]' "$tmp/import-llama" || fail "import llama: $(cat "$tmp/import-llama")"
 "$cli" import --format scenario "$root/examples/hf/llama-3.1-8b-config.json" | "$cli" estimate - > "$tmp/imported-llama" || fail "import llama | estimate"
 grep -q '^parameters: 8,030,261,248$' "$tmp/imported-llama" || fail "imported Llama 3.1 8B parameters: $(grep '^parameters' "$tmp/imported-llama")"
+# reconcile: a real Megatron-LM log (tests/data/logs) against a scenario; its usage errors exit 2.
+"$cli" reconcile "$root/examples/llama-3.1-70b-h100.json" "$root/tests/data/logs/megatron-lm-pr5662.log" > "$tmp/rec" || fail "reconcile exit"
+grep -q '^Megatron-LM log against the estimate' "$tmp/rec" && grep -q '^step time: log 0.744 s' "$tmp/rec" || fail "reconcile table: $(cat "$tmp/rec")"
+"$cli" reconcile --format json "$root/examples/llama-3.1-70b-h100.json" "$root/tests/data/logs/megatron-lm-issue60.log" > "$tmp/rec.json" || fail "reconcile json exit"
+grep -q '"log_reports": 1' "$tmp/rec.json" || fail "reconcile json: $(cat "$tmp/rec.json")"
+set +e
+"$cli" reconcile "$root/examples/llama-3.1-70b-h100.json" > /dev/null 2> "$tmp/err"; rc=$?
+"$cli" reconcile "$root/examples/llama-3.1-70b-h100.json" "$root/README.md" > /dev/null 2> "$tmp/err2"; rc2=$?
+"$cli" reconcile "$root/examples/llama-3.1-70b-h100.json" "$tmp/no-such.log" > /dev/null 2> "$tmp/err3"; rc3=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'reconcile needs the run' "$tmp/err" || fail "reconcile without a log: $(cat "$tmp/err")"
+[ "$rc2" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err2" || fail "reconcile of a file with no log line: $(cat "$tmp/err2")"
+[ "$rc3" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err3" || fail "reconcile of a missing log: $(cat "$tmp/err3")"
 echo "cli ok"

@@ -13,6 +13,7 @@
 #include "core/edit_distance.h"
 #include "io/api.h"
 #include "io/presets.h"
+#include "io/reconcile_io.h"
 #include "io/text_format.h"
 #include "version.h"
 
@@ -100,6 +101,21 @@ const Command kCommands[] = {
      "%EXIT%"
      "\n"
      "docs: docs/scenario.md (section 6.1, importing a Hugging Face config.json)\n"},
+    {"reconcile", "reconcile FILE|- LOG [--format table|json]",
+     "Sets a run's log against the estimate of its scenario: per rank that printed memory, the peak allocated,\n"
+     "the caching allocator's reserve and the peak reserved, the log's beside the estimate of that rank's\n"
+     "pipeline stage, with the gap; the step time; and what the log cannot tell. Reads Megatron-LM's memory\n"
+     "lines (\"memory (MB) | allocated: ... | max allocated: ... | reserved: ... | max reserved: ...\", with or\n"
+     "without \"[Rank N]\") and iteration lines (\"elapsed time per iteration (ms): ...\"); other lines are skipped.\n"
+     "\n"
+     "  FILE|-           the run's scenario, or - to read it from standard input\n"
+     "  LOG              the run's log file\n"
+     "  --format FORMAT  table (default); json: {\"source\", \"ranks\", \"step_seconds\", \"unknowns\"} in bytes and s\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/cli.md (Reconciling with a run's log)\n"},
     {"presets", "presets [--format table|json]",
      "Lists the model and hardware presets a scenario can name (model.preset, hardware.preset).\n"
      "\n"
@@ -246,7 +262,7 @@ nlohmann::json print_answer(const std::string& answer, const char* key, const st
 }
 
 struct Options {
-    std::string command, input, topic, format, stage, tool;
+    std::string command, input, log, topic, format, stage, tool;
     bool check = false, help = false, format_given = false, stage_given = false, tool_given = false;
     std::string usage_error;  // the first, reported unless --help asks for the usage instead
 };
@@ -283,6 +299,7 @@ Options parse(int argc, char** argv) {
         else if (o.command.empty()) o.command = arg;
         else if (o.command == "help" && o.topic.empty()) o.topic = arg;
         else if (o.input.empty() && o.command != "presets" && o.command != "help") o.input = arg;
+        else if (o.command == "reconcile" && o.log.empty()) o.log = arg;
         else usage_error("unexpected argument: " + arg + "; see shardcalc --help");
     }
     return o;
@@ -334,6 +351,10 @@ int main(int argc, char** argv) {
     if (command == "export") {
         if (format.empty()) format = "text";
         if (format != "text" && format != "json") return fail("", "--format for export: allowed: text|json");
+    } else if (command == "reconcile") {
+        if (format.empty()) format = "table";
+        if (format != "table" && format != "json") return fail("", "--format for reconcile: allowed: table|json");
+        if (o.log.empty()) return fail("", "reconcile needs the run's scenario and its log file; see shardcalc reconcile --help");
     } else {
         if (format.empty()) format = "table";
         if (format != "json" && format != "table" && format != "markdown" && format != "csv")
@@ -350,6 +371,18 @@ int main(int argc, char** argv) {
     std::string text, error;
     if (!read_input(o.input, "scenario file", text, error)) return fail("", error);
     if (command == "export") return export_launch(text, o.tool, format);
+    if (command == "reconcile") {
+        std::string log;
+        if (!read_input(o.log, "log file", log, error)) return fail("/log", error);
+        nlohmann::json result = nlohmann::json::parse(shardcalc::reconcile_text(text, log));
+        if (!result["ok"].get<bool>()) {
+            std::cerr << shardcalc::to_text(result) << "\n";
+            return 2;
+        }
+        if (format == "json") std::cout << result["reconciliation"].dump(2) << "\n";
+        else std::cout << shardcalc::format_reconciliation_table(result["reconciliation"]);
+        return 0;
+    }
     if (command == "kernels")
         return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
                             {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})

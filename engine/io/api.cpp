@@ -10,6 +10,8 @@
 #include "io/json_writer.h"
 #include "io/kernels_json.h"
 #include "io/presets.h"
+#include "io/reconcile_io.h"
+#include "io/run_log.h"
 #include "io/report_json.h"
 #include "io/scenario_json.h"
 #include "io/search_json.h"
@@ -81,6 +83,14 @@ std::string kernels_scenario_text(const std::string& scenario_json, int64_t stag
 }
 
 std::string presets_text() { return embedded_presets_document(); }
+
+std::string reconcile_text(const std::string& scenario_json, const std::string& log_text) {
+    return guarded_text([&] {
+        const Report r = evaluate(scenario_from_json(parse_json_text(scenario_json)));
+        const MeasuredRun run = read_run_log(log_text);
+        return "{\"ok\":true,\"reconciliation\":" + to_text(reconciliation_json(reconcile(r, run), run.source)) + "}";
+    });
+}
 
 std::string choices_text(const std::string& request_json) {
     return guarded_text([&] {

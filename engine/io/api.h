@@ -42,6 +42,12 @@ std::string kernels_scenario_text(const std::string& scenario_json, int64_t stag
 // object in the scenario is ignored.
 std::string launch_scenario_text(const std::string& scenario_json, const std::string& tool = "all");
 
+// A run's log set against the scenario's estimate (io/run_log.h reads the log, report/reconcile.h compares):
+// {"ok": true, "reconciliation": {"source", "ranks": [{"rank", "stage", "peak_allocated": {"log", "estimate", "gap"},
+// "allocator_reserve": {...}, "peak_reserved": {...}}], "step_seconds": {"log", "log_reports", "estimate", "error"},
+// "unknowns": [...]}} (bytes and seconds), or the error value (the log's at "/log").
+std::string reconcile_text(const std::string& scenario_json, const std::string& log_text);
+
 class Searcher;
 // A search run in slices, so that the page's worker can report progress and stop between them.
 // Never throws: an input that cannot be searched is done at once, its result the error value.

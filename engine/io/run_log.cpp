@@ -1,0 +1,96 @@
+#include "io/run_log.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "core/error.h"
+
+namespace shardcalc {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;  // Megatron's report_memory: mega_bytes = 1024.0 * 1024.0
+
+std::string trim(const std::string& s) {
+    const size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos) return "";
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+// A finite, non-negative number at the start of `s` (after blanks), or nothing.
+std::optional<double> number_at(const std::string& s) {
+    const std::string t = trim(s);
+    if (t.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || !std::isfinite(v) || v < 0) return std::nullopt;
+    return v;
+}
+
+[[noreturn]] void bad_line(size_t line, const std::string& what) {
+    throw InputError("/log", "line " + std::to_string(line) + ": " + what);
+}
+
+// "[Rank 3] (after 20 iterations) memory (MB) | allocated: ... | max allocated: ... | reserved: ... | max reserved: ...",
+// or without "[Rank N]" (rank 0 reports).
+MeasuredMemory memory_line(const std::string& text, size_t line) {
+    MeasuredMemory m;
+    if (const size_t at = text.find("[Rank "); at != std::string::npos) {
+        const auto rank = number_at(text.substr(at + 6));
+        if (!rank || *rank != std::floor(*rank)) bad_line(line, "a rank that is not a whole number");
+        m.rank = static_cast<int64_t>(*rank);
+    }
+    std::map<std::string, double> fields;
+    size_t pos = text.find('|');
+    while (pos != std::string::npos) {
+        const size_t next = text.find('|', pos + 1);
+        const std::string field = text.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
+        if (const size_t colon = field.find(':'); colon != std::string::npos) {
+            const auto value = number_at(field.substr(colon + 1));
+            if (!value) bad_line(line, "\"" + trim(field) + "\" is not a number of MB");
+            fields[trim(field.substr(0, colon))] = *value * kMiB;
+        }
+        pos = next;
+    }
+    for (const char* key : {"allocated", "max allocated", "reserved", "max reserved"})
+        if (!fields.count(key)) bad_line(line, std::string("the memory line has no \"") + key + "\"");
+    m.allocated = fields["allocated"];
+    m.max_allocated = fields["max allocated"];
+    m.reserved = fields["reserved"];
+    m.max_reserved = fields["max reserved"];
+    return m;
+}
+
+}  // namespace
+
+MeasuredRun read_run_log(const std::string& text) {
+    MeasuredRun run;
+    std::map<int64_t, MeasuredMemory> last;  // each rank's latest report
+    size_t line = 0, start = 0;
+    while (start <= text.size()) {
+        const size_t end = text.find('\n', start);
+        const std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        ++line;
+        if (l.find("memory (MB)") != std::string::npos && l.find("max allocated") != std::string::npos) {
+            const MeasuredMemory m = memory_line(l, line);
+            last[m.rank] = m;
+        } else if (const size_t at = l.find("elapsed time per iteration (ms):"); at != std::string::npos) {
+            const auto ms = number_at(l.substr(at + 32));
+            if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
+            run.step_seconds.push_back(*ms / 1e3);
+        }
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    for (const auto& [rank, m] : last) run.memory.push_back(m);
+    if (run.memory.empty() && run.step_seconds.empty())
+        throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
+                                 "allocated: … | max allocated: … | reserved: … | max reserved: …\") and iteration "
+                                 "lines (\"elapsed time per iteration (ms): …\")");
+    run.source = "Megatron-LM";
+    return run;
+}
+
+}  // namespace shardcalc

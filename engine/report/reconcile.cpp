@@ -1,0 +1,67 @@
+#include "report/reconcile.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace shardcalc {
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
+    Reconciliation out;
+    const Config& c = report.config;
+    const int64_t world = c.d.world_size, pp = c.s.parallel.pp;
+    for (const MeasuredMemory& m : run.memory) {
+        if (m.rank < 0 || m.rank >= world)
+            throw InputError("/log", "rank " + std::to_string(m.rank) + " is outside the plan's " + std::to_string(world) +
+                                         " devices: is the scenario the run's plan?");
+        RankReconciliation r;
+        r.rank = m.rank;
+        // Megatron's rank order puts the pipeline outermost (megatron/core/parallel_state.py, order
+        // "tp-cp-ep-dp-pp"): ranks [s * world / pp, (s + 1) * world / pp) hold pipeline stage s.
+        r.stage = m.rank / (world / pp);
+        const StageMemory& s = report.stages[static_cast<size_t>(r.stage)];
+        r.measured_peak_allocated = m.max_allocated;
+        r.estimated_peak_allocated = s.allocated();
+        r.measured_reserve = std::max(0.0, m.max_reserved - m.max_allocated);
+        r.estimated_reserve = s.other.fragmentation;
+        r.measured_peak_reserved = m.max_reserved;
+        r.estimated_peak_reserved = s.reserved();
+        r.peak_allocated_gap = r.estimated_peak_allocated - r.measured_peak_allocated;
+        r.reserve_gap = r.estimated_reserve - r.measured_reserve;
+        r.peak_reserved_gap = r.estimated_peak_reserved - r.measured_peak_reserved;
+        out.ranks.push_back(r);
+    }
+    std::sort(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    if (!run.step_seconds.empty()) {
+        out.timed = true;
+        // Each report averages the iterations since the one before; the first also holds start-up and warm-up.
+        std::vector<double> steady(run.step_seconds.begin() + (run.step_seconds.size() > 1 ? 1 : 0), run.step_seconds.end());
+        out.measured_step_seconds = median(steady);
+        out.step_reports = static_cast<int64_t>(steady.size());
+        out.estimated_step_seconds = report.perf.step_seconds;
+        out.step_error = (out.estimated_step_seconds - out.measured_step_seconds) / out.measured_step_seconds;
+    }
+    out.unknowns.push_back("memory outside PyTorch's allocator (the CUDA context, NCCL's and other libraries' buffers): "
+                           "the log reports the allocator only; nvidia-smi's figure for the process would tell it");
+    if (!out.ranks.empty())
+        out.unknowns.push_back("how the allocated peak splits into weights, gradients, optimizer states, activations and "
+                               "temporaries: the log gives the total; a memory snapshot (torch.cuda.memory._snapshot) "
+                               "would name each block");
+    if (!out.ranks.empty() && static_cast<int64_t>(out.ranks.size()) < pp)
+        out.unknowns.push_back("the pipeline stages no reported rank holds: their ranks did not print memory");
+    if (out.ranks.empty()) out.unknowns.push_back("memory: the log has no memory line");
+    if (!out.timed) out.unknowns.push_back("step time: the log has no iteration line");
+    return out;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,49 @@
+#pragma once
+// A real run's log set against the estimate of its scenario: per rank, the allocator figures the log reports beside
+// the estimate of that rank's pipeline stage, the gap in the terms the log can tell apart, and the step time. Pure
+// arithmetic on plain structs; io/run_log.cpp reads the log.
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+
+namespace shardcalc {
+
+// One rank's memory as a log reports it: PyTorch's caching-allocator counters (torch.cuda.memory_allocated,
+// max_memory_allocated, memory_reserved, max_memory_reserved), in bytes.
+struct MeasuredMemory {
+    int64_t rank = 0;  // the global rank the line names; 0 where the log names none (rank 0 reports)
+    double allocated = 0, max_allocated = 0, reserved = 0, max_reserved = 0;
+};
+
+// What a log says about a run.
+struct MeasuredRun {
+    std::string source;                  // the format read, in words ("Megatron-LM")
+    std::vector<MeasuredMemory> memory;  // the last report of each rank, by rank
+    std::vector<double> step_seconds;    // the time per iteration of each report, in order
+};
+
+struct RankReconciliation {
+    int64_t rank = 0, stage = 0;
+    double measured_peak_allocated = 0, estimated_peak_allocated = 0;
+    // The caching allocator's reserve at the peak: max reserved - max allocated (measured); fragmentation (estimated).
+    double measured_reserve = 0, estimated_reserve = 0;
+    double measured_peak_reserved = 0, estimated_peak_reserved = 0;
+    // Estimate minus log, in bytes (negative: the estimate is short).
+    double peak_allocated_gap = 0, reserve_gap = 0, peak_reserved_gap = 0;
+};
+
+struct Reconciliation {
+    std::vector<RankReconciliation> ranks;
+    bool timed = false;                 // the log has iteration times
+    double measured_step_seconds = 0;   // median over the reports after the first (which includes start-up)
+    int64_t step_reports = 0;           // how many reports that median is over
+    double estimated_step_seconds = 0;
+    double step_error = 0;              // (estimate - log) / log
+    std::vector<std::string> unknowns;  // what the log cannot tell, in words
+};
+
+// Throws InputError at "/log" when a rank in the log is outside the plan's devices.
+Reconciliation reconcile(const Report& report, const MeasuredRun& run);
+
+}  // namespace shardcalc
