@@ -64,6 +64,14 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
         CHECK(e.problems()[0].path == "/log");
         CHECK(e.problems()[0].message.find("line 2") == 0);
     }
+    // Megatron's own estimate, as a fork printed it (a prefix before the words): read beside the measurements.
+    const MeasuredRun theory = read_run_log(data_file("tests/data/logs/flagscale-pr454.log"));
+    REQUIRE(theory.has_framework_estimate);
+    CHECK(theory.framework_estimate.weights_and_optimizer == doctest::Approx(46983.28 * kMiB));
+    CHECK(theory.framework_estimate.activations == doctest::Approx(8989.01 * kMiB));
+    CHECK(theory.framework_estimate.total == doctest::Approx(55972.29 * kMiB));
+    CHECK(theory.memory.empty());
+    CHECK_THROWS_AS(read_run_log("Theoretical memory footprints: weight and optimizer=1 MB, total=2 MB\n"), InputError);
     CHECK_THROWS_AS(read_run_log("epoch 1 loss 2.3\n"), InputError);
     CHECK_THROWS_AS(read_run_log(""), InputError);
 }
@@ -95,6 +103,16 @@ TEST_CASE("reconcile: each rank against its pipeline stage's estimate, the gaps,
     CHECK(x.step_reports == 3);
     CHECK(x.step_error == doctest::Approx((r.perf.step_seconds - 18.0) / 18.0));
     CHECK_FALSE(x.unknowns.empty());
+    CHECK_FALSE(x.has_framework_estimate);
+    // With Megatron's own estimate: ours beside it, split as it splits (the first stage).
+    run.has_framework_estimate = true;
+    run.framework_estimate = {40e9, 20e9, 60e9};
+    const Reconciliation y = reconcile(r, run);
+    REQUIRE(y.has_framework_estimate);
+    const StageMemory& first = r.stages.front();
+    CHECK(y.ours_same_split.weights_and_optimizer == doctest::Approx(first.weights + first.gradients + first.optimizer));
+    CHECK(y.ours_same_split.activations == doctest::Approx(first.activations));
+    CHECK(y.framework_estimate.total == 60e9);
 
     run.memory.push_back({256, 1, 1, 1, 1});
     try {

@@ -15,6 +15,13 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
                          {"peak_reserved", {{"log", x.measured_peak_reserved}, {"estimate", x.estimated_peak_reserved},
                                             {"gap", x.peak_reserved_gap}}}});
     nlohmann::json j = {{"source", source}, {"ranks", ranks}, {"unknowns", r.unknowns}};
+    if (r.has_framework_estimate) {
+        auto split = [](const FrameworkEstimate& e) {
+            return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
+                                  {"total", e.total}};
+        };
+        j["framework_estimate"] = {{"framework", split(r.framework_estimate)}, {"ours", split(r.ours_same_split)}};
+    }
     if (r.timed)
         j["step_seconds"] = {{"log", r.measured_step_seconds}, {"log_reports", r.step_reports},
                              {"estimate", r.estimated_step_seconds}, {"error", r.step_error}};
@@ -55,6 +62,15 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
                       t["log"].get<double>(), static_cast<long long>(t["log_reports"].get<int64_t>()),
                       t["estimate"].get<double>(), 100 * t["error"].get<double>());
         out += buf;
+    }
+    if (j.contains("framework_estimate")) {
+        const auto& f = j["framework_estimate"]["framework"];
+        const auto& o = j["framework_estimate"]["ours"];
+        out += "the framework's own estimate (first stage), MiB: weights and optimizer " +
+               mib(f["weights_and_optimizer"].get<double>()) + ", activations " + mib(f["activations"].get<double>()) +
+               ", total " + mib(f["total"].get<double>()) + "; ours the same way: " +
+               mib(o["weights_and_optimizer"].get<double>()) + ", " + mib(o["activations"].get<double>()) + ", " +
+               mib(o["total"].get<double>()) + "\n";
     }
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -76,6 +77,19 @@ MeasuredRun read_run_log(const std::string& text) {
         if (l.find("memory (MB)") != std::string::npos && l.find("max allocated") != std::string::npos) {
             const MeasuredMemory m = memory_line(l, line);
             last[m.rank] = m;
+        } else if (const size_t at = l.find("Theoretical memory footprints:"); at != std::string::npos) {
+            // "Theoretical memory footprints: weight and optimizer=46983.28 MB, activation=8989.01 MB, total=55972.29 MB"
+            FrameworkEstimate e;
+            const std::pair<const char*, double*> keys[] = {{"weight and optimizer=", &e.weights_and_optimizer},
+                                                             {"activation=", &e.activations}, {"total=", &e.total}};
+            for (const auto& [key, out] : keys) {
+                const size_t k = l.find(key, at);
+                const auto mb = k == std::string::npos ? std::nullopt : number_at(l.substr(k + std::strlen(key)));
+                if (!mb) bad_line(line, std::string("the theoretical memory line has no number after \"") + key + "\"");
+                *out = *mb * kMiB;
+            }
+            run.has_framework_estimate = true;
+            run.framework_estimate = e;
         } else if (const size_t at = l.find("elapsed time per iteration (ms):"); at != std::string::npos) {
             const auto ms = number_at(l.substr(at + 32));
             if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
@@ -85,7 +99,7 @@ MeasuredRun read_run_log(const std::string& text) {
         start = end + 1;
     }
     for (const auto& [rank, m] : last) run.memory.push_back(m);
-    if (run.memory.empty() && run.step_seconds.empty())
+    if (run.memory.empty() && run.step_seconds.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\") and iteration "
                                  "lines (\"elapsed time per iteration (ms): …\")");

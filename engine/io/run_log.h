@@ -5,7 +5,9 @@
 //     [Rank 0] (after 20 iterations) memory (MB) | allocated: 3270.16 | max allocated: 5670.39 | reserved: 6406.00 | max reserved: 6406.00
 //     after 5 iterations memory (MB) | allocated: 10250.5 | max allocated: 12606.0 | reserved: 17482.0 | max reserved: 17482.0
 //     [2026-07-10 05:46:31] iteration 20/ 20 | consumed samples: 320 | elapsed time per iteration (ms): 744.0 | ...
-//   ("MB" there is 2^20 bytes: report_memory divides by 1024 * 1024.)
+//     Theoretical memory footprints: weight and optimizer=46983.28 MB, activation=8989.01 MB, total=55972.29 MB
+//       (megatron/training/theoretical_memory_usage.py report_theoretical_memory, with any prefix before it)
+//   ("MB" there is 2^20 bytes: report_memory divides by 1024 * 1024, the theoretical memory by 1024 ** 2.)
 // Other lines are skipped. Throws InputError at "/log" when no line of a known format is found, or a known line
 // holds a number that does not read.
 #include <string>

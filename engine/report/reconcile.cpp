@@ -51,6 +51,15 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         out.estimated_step_seconds = report.perf.step_seconds;
         out.step_error = (out.estimated_step_seconds - out.measured_step_seconds) / out.measured_step_seconds;
     }
+    if (run.has_framework_estimate) {
+        // Megatron's theoretical memory is that of the first pipeline stage (its embedding and first layers).
+        const StageMemory& first = report.stages.front();
+        out.has_framework_estimate = true;
+        out.framework_estimate = run.framework_estimate;
+        out.ours_same_split.weights_and_optimizer = first.weights + first.gradients + first.optimizer;
+        out.ours_same_split.activations = first.activations;
+        out.ours_same_split.total = out.ours_same_split.weights_and_optimizer + out.ours_same_split.activations;
+    }
     out.unknowns.push_back("memory outside PyTorch's allocator (the CUDA context, NCCL's and other libraries' buffers): "
                            "the log reports the allocator only; nvidia-smi's figure for the process would tell it");
     if (!out.ranks.empty())

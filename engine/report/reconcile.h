@@ -16,11 +16,19 @@ struct MeasuredMemory {
     double allocated = 0, max_allocated = 0, reserved = 0, max_reserved = 0;
 };
 
+// Megatron-LM's own estimate as it prints it (megatron/training/theoretical_memory_usage.py), in bytes: the most
+// loaded stage's weights and optimizer states and its activations (Korthikanti's formula).
+struct FrameworkEstimate {
+    double weights_and_optimizer = 0, activations = 0, total = 0;
+};
+
 // What a log says about a run.
 struct MeasuredRun {
     std::string source;                  // the format read, in words ("Megatron-LM")
     std::vector<MeasuredMemory> memory;  // the last report of each rank, by rank
     std::vector<double> step_seconds;    // the time per iteration of each report, in order
+    bool has_framework_estimate = false;
+    FrameworkEstimate framework_estimate;
 };
 
 struct RankReconciliation {
@@ -40,6 +48,10 @@ struct Reconciliation {
     int64_t step_reports = 0;           // how many reports that median is over
     double estimated_step_seconds = 0;
     double step_error = 0;              // (estimate - log) / log
+    // The framework's own estimate beside ours for the same stage (the first pipeline stage, which Megatron's
+    // theoretical memory describes): ours split the same way, weights + gradients + optimizer, and activations.
+    bool has_framework_estimate = false;
+    FrameworkEstimate framework_estimate, ours_same_split;
     std::vector<std::string> unknowns;  // what the log cannot tell, in words
 };
 
