@@ -73,6 +73,24 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
     CHECK(theory.memory.empty());
     CHECK_THROWS_AS(read_run_log("Theoretical memory footprints: weight and optimizer=1 MB, total=2 MB\n"), InputError);
     CHECK_THROWS_AS(read_run_log("epoch 1 loss 2.3\n"), InputError);
+
+    // DeepSpeed's see_memory_usage: rank 0's reports, each peak since the previous one (the run's: the largest).
+    const MeasuredRun ds = read_run_log(data_file("tests/data/logs/deepspeed-issue522.log"));
+    CHECK(ds.source == "DeepSpeed");
+    REQUIRE(ds.memory.size() == 1);
+    CHECK(ds.memory[0].rank == 0);
+    CHECK(ds.memory[0].allocated == doctest::Approx(5.19 * 1024 * kMiB));
+    CHECK(ds.memory[0].max_allocated == doctest::Approx(5.31 * 1024 * kMiB));
+    CHECK(ds.memory[0].reserved == doctest::Approx(6.68 * 1024 * kMiB));
+    CHECK(ds.memory[0].max_reserved == doctest::Approx(7 * 1024 * kMiB));
+    const MeasuredRun falling = read_run_log(
+        "[INFO] [utils.py:827:see_memory_usage] MA 1 GB         Max_MA 9 GB         CA 10 GB         Max_CA 10 GB\n"
+        "[INFO] [utils.py:827:see_memory_usage] MA 1 GB         Max_MA 2 GB         CA 10 GB         Max_CA 3 GB\n");
+    CHECK(falling.memory[0].max_allocated == doctest::Approx(9 * 1024 * kMiB));
+    CHECK(falling.memory[0].max_reserved == doctest::Approx(10 * 1024 * kMiB));
+    CHECK_THROWS_AS(read_run_log("[INFO] see_memory_usage] MA 1 GB Max_MA x GB CA 1 GB Max_CA 1 GB\n"), InputError);
+    CHECK_THROWS_AS(read_run_log(data_file("tests/data/logs/deepspeed-issue522.log") +
+                                 data_file("tests/data/logs/megatron-lm-pr5662.log")), InputError);
     CHECK_THROWS_AS(read_run_log(""), InputError);
 }
 

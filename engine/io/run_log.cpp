@@ -1,5 +1,6 @@
 #include "io/run_log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -64,11 +65,29 @@ MeasuredMemory memory_line(const std::string& text, size_t line) {
     return m;
 }
 
+// DeepSpeed's see_memory_usage (deepspeed/runtime/utils.py), printed by rank 0 only:
+// "... see_memory_usage] MA 4.96 GB         Max_MA 5.09 GB         CA 6.39 GB         Max_CA 6 GB". Its GB is 2^30
+// bytes (it divides by 1024 ** 3), MA and Max_MA rounded to 2 decimals, Max_CA to a whole GB; Max_MA and Max_CA are
+// the peaks since the previous report (it resets the peak counters after printing).
+MeasuredMemory deepspeed_line(const std::string& text, size_t line) {
+    MeasuredMemory m;
+    const std::pair<const char*, double*> keys[] = {{" MA ", &m.allocated}, {"Max_MA ", &m.max_allocated},
+                                                     {" CA ", &m.reserved}, {"Max_CA ", &m.max_reserved}};
+    for (const auto& [key, out] : keys) {
+        const size_t k = text.find(key);
+        const auto gb = k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
+        if (!gb) bad_line(line, std::string("the see_memory_usage line has no number after \"") + trim(key) + "\"");
+        *out = *gb * 1024.0 * kMiB;
+    }
+    return m;
+}
+
 }  // namespace
 
 MeasuredRun read_run_log(const std::string& text) {
     MeasuredRun run;
     std::map<int64_t, MeasuredMemory> last;  // each rank's latest report
+    bool deepspeed = false, megatron = false;
     size_t line = 0, start = 0;
     while (start <= text.size()) {
         const size_t end = text.find('\n', start);
@@ -77,6 +96,16 @@ MeasuredRun read_run_log(const std::string& text) {
         if (l.find("memory (MB)") != std::string::npos && l.find("max allocated") != std::string::npos) {
             const MeasuredMemory m = memory_line(l, line);
             last[m.rank] = m;
+            megatron = true;
+        } else if (l.find("see_memory_usage") != std::string::npos && l.find("Max_MA") != std::string::npos) {
+            // Each report's peaks are since the one before: the run's peak is the largest of them.
+            MeasuredMemory m = deepspeed_line(l, line);
+            if (const auto it = last.find(0); it != last.end()) {
+                m.max_allocated = std::max(m.max_allocated, it->second.max_allocated);
+                m.max_reserved = std::max(m.max_reserved, it->second.max_reserved);
+            }
+            last[0] = m;
+            deepspeed = true;
         } else if (const size_t at = l.find("Theoretical memory footprints:"); at != std::string::npos) {
             // "Theoretical memory footprints: weight and optimizer=46983.28 MB, activation=8989.01 MB, total=55972.29 MB"
             FrameworkEstimate e;
@@ -101,9 +130,13 @@ MeasuredRun read_run_log(const std::string& text) {
     for (const auto& [rank, m] : last) run.memory.push_back(m);
     if (run.memory.empty() && run.step_seconds.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
-                                 "allocated: … | max allocated: … | reserved: … | max reserved: …\") and iteration "
-                                 "lines (\"elapsed time per iteration (ms): …\")");
-    run.source = "Megatron-LM";
+                                 "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
+                                 "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, and "
+                                 "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\")");
+    if (megatron && deepspeed)
+        throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
+                                 "give one run's log");
+    run.source = deepspeed ? "DeepSpeed" : "Megatron-LM";
     return run;
 }
 

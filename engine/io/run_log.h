@@ -8,6 +8,8 @@
 //     Theoretical memory footprints: weight and optimizer=46983.28 MB, activation=8989.01 MB, total=55972.29 MB
 //       (megatron/training/theoretical_memory_usage.py report_theoretical_memory, with any prefix before it)
 //   ("MB" there is 2^20 bytes: report_memory divides by 1024 * 1024, the theoretical memory by 1024 ** 2.)
+//   DeepSpeed, deepspeed/runtime/utils.py see_memory_usage (rank 0 only; GB = 2^30 bytes):
+//     [INFO] [utils.py:827:see_memory_usage] MA 4.96 GB         Max_MA 5.09 GB         CA 6.39 GB         Max_CA 6 GB
 // Other lines are skipped. Throws InputError at "/log" when no line of a known format is found, or a known line
 // holds a number that does not read.
 #include <string>
