@@ -73,6 +73,11 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
     CHECK(theory.memory.empty());
     CHECK_THROWS_AS(read_run_log("Theoretical memory footprints: weight and optimizer=1 MB, total=2 MB\n"), InputError);
     CHECK_THROWS_AS(read_run_log("epoch 1 loss 2.3\n"), InputError);
+    // Numbers past any run (a rank of 1e300, an infinite size) are refused, never turned into Infinity or a wrapped rank.
+    CHECK_THROWS_AS(read_run_log("[Rank 1e300] memory (MB) | allocated: 1 | max allocated: 1 | reserved: 1 | max reserved: 1\n"),
+                    InputError);
+    CHECK_THROWS_AS(read_run_log("memory (MB) | allocated: 1 | max allocated: 1e309 | reserved: 1 | max reserved: 1\n"),
+                    InputError);
 
     // DeepSpeed's see_memory_usage: rank 0's reports, each peak since the previous one (the run's: the largest).
     const MeasuredRun ds = read_run_log(data_file("tests/data/logs/deepspeed-issue522.log"));

@@ -21,13 +21,14 @@ std::string trim(const std::string& s) {
     return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
 }
 
-// A finite, non-negative number at the start of `s` (after blanks), or nothing.
+// A number from 0 to 10^12 at the start of `s` (after blanks), or nothing. 10^12 MB, ms or GB is beyond any run, and
+// the bound keeps every product finite and every rank a representable integer.
 std::optional<double> number_at(const std::string& s) {
     const std::string t = trim(s);
     if (t.empty()) return std::nullopt;
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || !std::isfinite(v) || v < 0) return std::nullopt;
+    if (end == t.c_str() || !std::isfinite(v) || v < 0 || v > 1e12) return std::nullopt;
     return v;
 }
 
