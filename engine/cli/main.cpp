@@ -241,7 +241,7 @@ int export_launch(const std::string& text, const std::string& tool, const std::s
     return 0;
 }
 
-// The text writers of one answer.
+// The text writers of one answer; null for a format the command does not offer (main checks --format first).
 struct Writers {
     std::string (*table)(const nlohmann::json&);
     std::string (*markdown)(const nlohmann::json&);
@@ -376,14 +376,9 @@ int main(int argc, char** argv) {
     if (command == "reconcile") {
         std::string log;
         if (!read_input(o.log, "log file", log, error)) return fail("/log", error);
-        nlohmann::json result = nlohmann::json::parse(shardcalc::reconcile_text(text, log));
-        if (!result["ok"].get<bool>()) {
-            std::cerr << shardcalc::to_text(result) << "\n";
-            return 2;
-        }
-        if (format == "json") std::cout << result["reconciliation"].dump(2) << "\n";
-        else std::cout << shardcalc::format_reconciliation_table(result["reconciliation"]);
-        return 0;
+        return print_answer(shardcalc::reconcile_text(text, log), "reconciliation", format,
+                            {shardcalc::format_reconciliation_table, nullptr, nullptr})
+                       .is_null() ? 2 : 0;
     }
     if (command == "kernels")
         return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,

@@ -1,6 +1,8 @@
 #include "io/reconcile_io.h"
 
-#include <cstdio>
+#include <vector>
+
+#include "io/text_table.h"
 
 namespace shardcalc {
 
@@ -28,49 +30,33 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     return j;
 }
 
-namespace {
-
-std::string mib(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", bytes / (1024.0 * 1024.0));
-    return buf;
-}
-
-std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
-
-}  // namespace
-
 std::string format_reconciliation_table(const nlohmann::json& j) {
+    using text::fixed;
+    using text::mib;
     std::string out = j["source"].get<std::string>() + " log against the estimate (MiB = 2^20 bytes; gap = estimate - log)\n";
     if (!j["ranks"].empty()) {
-        out += "rank  stage   peak allocated: log  estimate     gap   allocator reserve: log  estimate     gap"
-               "   peak reserved: log  estimate     gap\n";
+        std::vector<text::Row> rows{{"rank", "stage", "peak allocated: log", "estimate", "gap", "allocator reserve: log",
+                                     "estimate", "gap", "peak reserved: log", "estimate", "gap"}};
         for (const auto& r : j["ranks"]) {
-            auto three = [&](const char* key, size_t first) {
-                const auto& t = r[key];
-                return pad(mib(t["log"].get<double>()), first) + pad(mib(t["estimate"].get<double>()), 10) +
-                       pad(mib(t["gap"].get<double>()), 8);
-            };
-            out += pad(std::to_string(r["rank"].get<int64_t>()), 4) + pad(std::to_string(r["stage"].get<int64_t>()), 7) +
-                   three("peak_allocated", 22) + three("allocator_reserve", 25) + three("peak_reserved", 21) + "\n";
+            text::Row row{r["rank"].dump(), r["stage"].dump()};
+            for (const char* key : {"peak_allocated", "allocator_reserve", "peak_reserved"})
+                for (const char* part : {"log", "estimate", "gap"}) row.push_back(mib(r[key][part]));
+            rows.push_back(row);
         }
-    }
-    if (j.contains("step_seconds")) {
-        const auto& t = j["step_seconds"];
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "step time: log %.3f s (median of %lld reports after the first), estimate %.3f s (%+.1f%%)\n",
-                      t["log"].get<double>(), static_cast<long long>(t["log_reports"].get<int64_t>()),
-                      t["estimate"].get<double>(), 100 * t["error"].get<double>());
-        out += buf;
+        out += text::aligned(rows);
     }
     if (j.contains("framework_estimate")) {
         const auto& f = j["framework_estimate"]["framework"];
         const auto& o = j["framework_estimate"]["ours"];
-        out += "the framework's own estimate (first stage), MiB: weights and optimizer " +
-               mib(f["weights_and_optimizer"].get<double>()) + ", activations " + mib(f["activations"].get<double>()) +
-               ", total " + mib(f["total"].get<double>()) + "; ours the same way: " +
-               mib(o["weights_and_optimizer"].get<double>()) + ", " + mib(o["activations"].get<double>()) + ", " +
-               mib(o["total"].get<double>()) + "\n";
+        out += "the framework's own estimate (first stage), MiB: weights and optimizer " + mib(f["weights_and_optimizer"]) +
+               ", activations " + mib(f["activations"]) + ", total " + mib(f["total"]) + "; ours the same way: " +
+               mib(o["weights_and_optimizer"]) + ", " + mib(o["activations"]) + ", " + mib(o["total"]) + "\n";
+    }
+    if (j.contains("step_seconds")) {
+        const auto& t = j["step_seconds"];
+        out += "step time: log " + fixed(t["log"].get<double>(), 3) + " s (median of " + t["log_reports"].dump() +
+               " reports after the first), estimate " + fixed(t["estimate"].get<double>(), 3) + " s (" +
+               (t["error"].get<double>() >= 0 ? "+" : "") + fixed(100 * t["error"].get<double>(), 1) + "%)\n";
     }
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";

@@ -8,12 +8,15 @@
 #include <optional>
 
 #include "core/error.h"
+#include "io/text_table.h"
 
 namespace shardcalc {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;  // Megatron's report_memory: mega_bytes = 1024.0 * 1024.0
+// Megatron's report_memory: mega_bytes = 1024.0 * 1024.0; DeepSpeed's see_memory_usage: / (1024 * 1024 * 1024).
+using text::kGiB;
+using text::kMiB;
 
 std::string trim(const std::string& s) {
     const size_t a = s.find_first_not_of(" \t\r");
@@ -78,7 +81,7 @@ MeasuredMemory deepspeed_line(const std::string& text, size_t line) {
         const size_t k = text.find(key);
         const auto gb = k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
         if (!gb) bad_line(line, std::string("the see_memory_usage line has no number after \"") + trim(key) + "\"");
-        *out = *gb * 1024.0 * kMiB;
+        *out = *gb * kGiB;
     }
     return m;
 }
