@@ -1,8 +1,10 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "core/error.h"
@@ -34,6 +36,15 @@ inline const shardcalc::MemoryLines& phase(const shardcalc::StageMemory& m, cons
         if (p.name == name) return p.lines;
     FAIL("no phase " << name);
     return m;
+}
+
+// A file of the repository (examples/…, tests/data/…) as text; fails the test when it cannot be read.
+inline std::string repo_file(const std::string& path) {
+    std::ifstream in(std::string(SHARDCALC_PRESETS_DIR) + "/../" + path);
+    REQUIRE_MESSAGE(in.good(), path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 // Relative error |a-b|/|b|.

@@ -1,7 +1,5 @@
 // The per-kernel table (report/kernel_table.h): its rows add up to the stage's compute time, and it reproduces
 // DeepFlow's projection of an LSTM language model (docs/sources.md) kernel by kernel.
-#include <fstream>
-#include <sstream>
 
 #include "helpers.h"
 #include "io/scenario_json.h"
@@ -11,14 +9,7 @@ using namespace shardcalc;
 
 namespace {
 
-std::string file_text(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::string example(const char* name) { return file_text(std::string(SHARDCALC_PRESETS_DIR) + "/../examples/" + name); }
+std::string example(const char* name) { return test::repo_file(std::string("examples/") + name); }
 
 const KernelRow& row(const KernelTable& t, const std::string& module, const std::string& kernel, KernelPass pass) {
     for (const auto& r : t.rows)
@@ -227,12 +218,5 @@ TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer direc
     for (const auto& note : r.notes) CHECK(note.find("ffn_hidden") == std::string::npos);
     // Its loss is next-token, as a decoder's (not BERT's masked-LM rule): at the loss backward, nll_loss's and
     // log_softmax's two fp32 [tokens, vocab] gradients.
-    const StageMemory& m = r.peak();
-    bool seen = false;
-    for (const auto& moment : m.timeline)
-        if (moment.name == "loss_backward") {
-            seen = true;
-            CHECK(moment.lines.other.transient == doctest::Approx(2 * 4 * (35.0 * 20) * V));
-        }
-    CHECK(seen);
+    CHECK(test::phase(r.peak(), "loss_backward").other.transient == doctest::Approx(2 * 4 * (35.0 * 20) * V));
 }

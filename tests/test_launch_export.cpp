@@ -1,8 +1,6 @@
 // `shardcalc export` (io/api.h launch_scenario_text): the launch lines of the scenario's own plan, the same that
 // `shardcalc search` lists for a ranked plan; and the per-kernel table numbering stages as pipeline ranks from 0,
 // as `--stage` and `estimate` do.
-#include <fstream>
-#include <sstream>
 
 #include "helpers.h"
 #include "io/text_format.h"
@@ -13,12 +11,7 @@ using shardcalc::launch_scenario_text;
 
 namespace {
 
-std::string example(const std::string& name) {
-    std::ifstream in(std::string(SHARDCALC_PRESETS_DIR) + "/../examples/" + name);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+std::string example(const std::string& name) { return test::repo_file("examples/" + name); }
 
 json launch(const std::string& text, const std::string& tool = "all") { return json::parse(launch_scenario_text(text, tool)); }
 

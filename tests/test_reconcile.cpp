@@ -1,9 +1,6 @@
-// Reconciling a run's log with its estimate: the Megatron-LM log reader on real published lines
+// Reconciling a run's log with its estimate: the Megatron-LM and DeepSpeed log readers on real published lines
 // (tests/data/logs/README.md), and the comparison's arithmetic and rank-to-stage rule.
 #include <doctest/doctest.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "helpers.h"
 #include "io/api.h"
@@ -14,20 +11,12 @@ using namespace shardcalc;
 
 namespace {
 
-std::string data_file(const std::string& path) {
-    std::ifstream in(std::string(SHARDCALC_PRESETS_DIR) + "/../" + path);
-    REQUIRE_MESSAGE(in.good(), path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 constexpr double kMiB = 1024.0 * 1024.0;
 
 }  // namespace
 
 TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, iteration times; other lines skipped") {
-    const MeasuredRun recent = read_run_log(data_file("tests/data/logs/megatron-lm-pr5662.log"));
+    const MeasuredRun recent = read_run_log(test::repo_file("tests/data/logs/megatron-lm-pr5662.log"));
     CHECK(recent.source == "Megatron-LM");
     REQUIRE(recent.memory.size() == 1);
     CHECK(recent.memory[0].rank == 0);
@@ -39,7 +28,7 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
     CHECK(recent.step_seconds[0] == doctest::Approx(0.744));
 
     // 2020's format: no "[Rank N]" (rank 0 printed it), and timer lines with "|" that are not memory.
-    const MeasuredRun old = read_run_log(data_file("tests/data/logs/megatron-lm-issue60.log"));
+    const MeasuredRun old = read_run_log(test::repo_file("tests/data/logs/megatron-lm-issue60.log"));
     REQUIRE(old.memory.size() == 1);
     CHECK(old.memory[0].rank == 0);
     CHECK(old.memory[0].max_allocated == doctest::Approx(12606.06201171875 * kMiB));
@@ -65,7 +54,7 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
         CHECK(e.problems()[0].message.find("line 2") == 0);
     }
     // Megatron's own estimate, as a fork printed it (a prefix before the words): read beside the measurements.
-    const MeasuredRun theory = read_run_log(data_file("tests/data/logs/flagscale-pr454.log"));
+    const MeasuredRun theory = read_run_log(test::repo_file("tests/data/logs/flagscale-pr454.log"));
     REQUIRE(theory.has_framework_estimate);
     CHECK(theory.framework_estimate.weights_and_optimizer == doctest::Approx(46983.28 * kMiB));
     CHECK(theory.framework_estimate.activations == doctest::Approx(8989.01 * kMiB));
@@ -80,7 +69,7 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
                     InputError);
 
     // DeepSpeed's see_memory_usage: rank 0's reports, each peak since the previous one (the run's: the largest).
-    const MeasuredRun ds = read_run_log(data_file("tests/data/logs/deepspeed-issue522.log"));
+    const MeasuredRun ds = read_run_log(test::repo_file("tests/data/logs/deepspeed-issue522.log"));
     CHECK(ds.source == "DeepSpeed");
     REQUIRE(ds.memory.size() == 1);
     CHECK(ds.memory[0].rank == 0);
@@ -94,13 +83,13 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
     CHECK(falling.memory[0].max_allocated == doctest::Approx(9 * 1024 * kMiB));
     CHECK(falling.memory[0].max_reserved == doctest::Approx(10 * 1024 * kMiB));
     CHECK_THROWS_AS(read_run_log("[INFO] see_memory_usage] MA 1 GB Max_MA x GB CA 1 GB Max_CA 1 GB\n"), InputError);
-    CHECK_THROWS_AS(read_run_log(data_file("tests/data/logs/deepspeed-issue522.log") +
-                                 data_file("tests/data/logs/megatron-lm-pr5662.log")), InputError);
+    CHECK_THROWS_AS(read_run_log(test::repo_file("tests/data/logs/deepspeed-issue522.log") +
+                                 test::repo_file("tests/data/logs/megatron-lm-pr5662.log")), InputError);
     CHECK_THROWS_AS(read_run_log(""), InputError);
 }
 
 TEST_CASE("reconcile: each rank against its pipeline stage's estimate, the gaps, the steady step time") {
-    const std::string scenario = data_file("examples/llama-3.1-70b-h100.json");  // 256 devices, pp 4
+    const std::string scenario = test::repo_file("examples/llama-3.1-70b-h100.json");  // 256 devices, pp 4
     const Report r = test::report(scenario);
     REQUIRE(r.stages.size() == 4);
     MeasuredRun run;
@@ -147,8 +136,8 @@ TEST_CASE("reconcile: each rank against its pipeline stage's estimate, the gaps,
 }
 
 TEST_CASE("reconcile_text: the API's answer, and its errors at the scenario's fields or at /log") {
-    const std::string scenario = data_file("examples/llama-3.1-70b-h100.json");
-    const nlohmann::json ok = nlohmann::json::parse(reconcile_text(scenario, data_file("tests/data/logs/megatron-lm-pr5662.log")));
+    const std::string scenario = test::repo_file("examples/llama-3.1-70b-h100.json");
+    const nlohmann::json ok = nlohmann::json::parse(reconcile_text(scenario, test::repo_file("tests/data/logs/megatron-lm-pr5662.log")));
     REQUIRE(ok["ok"] == true);
     const auto& j = ok["reconciliation"];
     CHECK(j["source"] == "Megatron-LM");
