@@ -75,7 +75,7 @@ TEST_CASE("roofline: elementwise time is bytes over achievable HBM bandwidth plu
 TEST_CASE("alpha-beta: ring all-reduce moves 2(n-1)/n of the buffer; groups inside a node use NVLink") {
     const Config c = test::config(kGpt);
     const Group tp = make_group(8, 1, c);
-    CHECK_FALSE(tp.crosses_nodes);
+    CHECK_FALSE(tp.scale_out);
     CHECK(tp.first.front() == "n0_g0");
     CHECK(tp.first.back() == "n0_g7");
     const double bytes = 1e9;
@@ -92,20 +92,20 @@ TEST_CASE("alpha-beta: ring all-reduce moves 2(n-1)/n of the buffer; groups insi
 TEST_CASE("alpha-beta: a data-parallel group strided by tp crosses nodes over one NIC per GPU") {
     const Config c = test::config(kGpt);
     const Group dp = make_group(16, 8, c);
-    CHECK(dp.crosses_nodes);
-    CHECK(dp.members_per_node == 1);
+    CHECK(dp.scale_out);
+    CHECK(dp.members_per_domain == 1);
     CHECK(dp.first[1] == "n1_g0");
     const CollectiveTime t = collective_time(CollectiveKind::ReduceScatter, 1e9, dp, c);
     CHECK(t.seconds == doctest::Approx(15 * 14e-6 + 15.0 / 16 * 1e9 / (25e9 * 0.9)));
     // stride 2 puts 4 members in a node: they share 4 NICs
-    CHECK(make_group(16, 2, c).members_per_node == 4);
+    CHECK(make_group(16, 2, c).members_per_domain == 4);
 }
 
 TEST_CASE("alpha-beta: a ring over two full nodes takes one step across the network; an all-to-all uses each GPU's NIC") {
     const Config c = test::config(kGpt);
     const Group g = make_group(16, 1, c);  // two nodes of 8
-    REQUIRE(g.crosses_nodes);
-    REQUIRE(g.members_per_node == 8);
+    REQUIRE(g.scale_out);
+    REQUIRE(g.members_per_domain == 8);
     const double bytes = 1e9, nvlink = 300e9 * 0.6, nic = 25e9 * 0.9;
     // 15 ring steps: 14 NVLink hops and 1 across the network (NCCL nInterSteps = nodes - 1); the ring's bandwidth is
     // every NIC of the node's (8 rings, one per NIC).
@@ -115,6 +115,46 @@ TEST_CASE("alpha-beta: a ring over two full nodes takes one step across the netw
     const CollectiveTime a2a = collective_time(CollectiveKind::AllToAll, bytes, g, c);
     CHECK(a2a.seconds == doctest::Approx(7 * 3.4e-6 + 8 * 14e-6 + std::max(7.0 / 16 * bytes / nvlink, 8.0 / 16 * bytes / nic)));
     CHECK(a2a.seconds > 4 * ag.seconds);  // one NIC against the ring's eight
+}
+
+TEST_CASE("alpha-beta: an NVLink domain wider than a host keeps its groups on NVLink; leaving it uses each GPU's NIC") {
+    // Hosts of 4 GPUs (a GB200 NVL72 compute tray) joined by one NVLink fabric of 72, against the same hosts without it.
+    const char* kTrays = R"({"model":{"preset":"gpt2"},"hardware":{"preset":"a100-sxm-80gb","gpus_per_node":4,"nvlink_domain":72}})";
+    const Config rack = test::config(kTrays);
+    const Config hosts = test::config(R"({"model":{"preset":"gpt2"},"hardware":{"preset":"a100-sxm-80gb","gpus_per_node":4}})");
+    const Group tp16 = make_group(16, 1, rack);
+    CHECK_FALSE(tp16.scale_out);  // four hosts, one fabric
+    CHECK(tp16.first[4] == "n1_g0");  // members are still named by host
+    CHECK(make_group(16, 1, hosts).scale_out);
+    const double bytes = 1e9, nvlink = 300e9 * 0.6, nic = 25e9 * 0.9;
+    CHECK(collective_time(CollectiveKind::AllGather, bytes, tp16, rack).seconds ==
+          doctest::Approx(15 * 3.4e-6 + 15.0 / 16 * bytes / nvlink));
+    // Two racks: 72 members in each, one network step of the ring's 143, every NIC of the rack behind the ring.
+    const Group two = make_group(144, 1, rack);
+    REQUIRE(two.scale_out);
+    CHECK(two.members_per_domain == 72);
+    CHECK(collective_time(CollectiveKind::AllGather, bytes, two, rack).seconds ==
+          doctest::Approx(142 * 3.4e-6 + 14e-6 + 143.0 / 144 * bytes / std::min(nvlink, 72 * nic)));
+    // A data-parallel group strided by 72: one member per rack, on its own NIC.
+    const Group dp = make_group(4, 72, rack);
+    CHECK(dp.scale_out);
+    CHECK(dp.members_per_domain == 1);
+}
+
+TEST_CASE("the NVLink domain: a whole number of hosts, one host unless given, echoed as it was used") {
+    const auto e = test::error_of(R"({"model":{"preset":"gpt2"},"hardware":{"gpus_per_node":4,"nvlink_domain":6}})");
+    CHECK(e["path"] == "/hardware/nvlink_domain");
+    CHECK(e["message"] == "must be a multiple of gpus_per_node (4): one NVLink/NVSwitch fabric joins whole hosts; null for one host");
+    const Config c = test::config(R"({"model":{"preset":"gpt2"},"hardware":{"gpus_per_node":4,"nvlink_domain":72}})");
+    CHECK(nvlink_domain_of(c.s.hardware) == 72);
+    const auto echo = shardcalc::scenario_to_json(c.s);
+    CHECK(echo["hardware"]["nvlink_domain"] == 72);
+    const Config plain = test::config(R"({"model":{"preset":"gpt2"}})");
+    CHECK(nvlink_domain_of(plain.s.hardware) == 8);
+    CHECK(shardcalc::scenario_to_json(plain.s)["hardware"]["nvlink_domain"] == 8);
+    // null removes a preset's domain: one host again.
+    const Config removed = test::config(R"({"model":{"preset":"gpt2"},"hardware":{"gpus_per_node":4,"nvlink_domain":null}})");
+    CHECK(nvlink_domain_of(removed.s.hardware) == 4);
 }
 
 TEST_CASE("pipeline: 1F1B bubble is (p-1)(f+b), interleaving divides it by v (Narayanan et al. 2021, sec. 2.2)") {

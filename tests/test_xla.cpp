@@ -155,7 +155,7 @@ TEST_CASE("a TPU slice's collectives run over ICI across hosts; a GPU group cros
                                       R"(","model":{"preset":"bert-base"},"training":{"seq_len":512,"micro_batch":8},"parallel":{"dp":16},"hardware":{"preset":")" +
                                       hw + R"("}})");
         for (const auto& e : r.perf.comm[0].entries)
-            if (e.dimension == Dim::Dp) return std::pair<double, bool>{e.seconds(), e.group.crosses_nodes};
+            if (e.dimension == Dim::Dp) return std::pair<double, bool>{e.seconds(), e.group.scale_out};
         FAIL("no dp collective");
         return std::pair<double, bool>{0, false};
     };

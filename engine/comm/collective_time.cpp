@@ -20,6 +20,7 @@ const char* collective_name(CollectiveKind k) {
 
 Group make_group(int64_t size, int64_t stride, const Config& c) {
     const int64_t gpn = c.s.hardware.gpus_per_node;
+    const int64_t domain = nvlink_domain_of(c.s.hardware);
     Group g;
     g.size = size;
     g.stride = stride;
@@ -29,9 +30,10 @@ Group make_group(int64_t size, int64_t stride, const Config& c) {
         g.first.push_back("n" + std::to_string(rank / gpn) + "_g" + std::to_string(rank % gpn));
     }
     if (size > shown) g.first.push_back("... (" + std::to_string(size - shown) + " more)");
+    // Hosts name the members; the NVLink domain (one host, or a rack of them on NVL72) decides the links.
     const int64_t span = (size - 1) * stride + 1;  // ranks from the first member to the last
-    g.crosses_nodes = size > 1 && span > gpn;
-    g.members_per_node = g.crosses_nodes ? std::max<int64_t>(1, gpn / std::min(stride, gpn)) : size;
+    g.scale_out = size > 1 && span > domain;
+    g.members_per_domain = g.scale_out ? std::max<int64_t>(1, domain / std::min(stride, domain)) : size;
     return g;
 }
 
@@ -39,14 +41,14 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
     const double n = static_cast<double>(g.size);
     if (g.size <= 1 || bytes <= 0) return {0, "none"};
     const Device& device = device_of(c.s.hardware);
-    const Link link = device.link(c.s.hardware, g.crosses_nodes, g.members_per_node);
+    const Link link = device.link(c.s.hardware, g.scale_out, g.members_per_domain);
     const double bw = link.bytes_per_s, alpha = link.latency_s;
-    // A ring over N nodes takes only some of its steps across the network: N - 1 of an all-gather's or
-    // reduce-scatter's n - 1, 2(N - 1) of an all-reduce's 2(n - 1); the others are NVLink hops inside a node, at
-    // the intra-node latency (NCCL src/graph/tuning.cc ncclTopoTuneModel: nInterSteps, intraLat and interLat;
-    // validation/nccl_facts.md).
-    const double nodes = g.crosses_nodes ? std::ceil(n / static_cast<double>(std::max<int64_t>(1, g.members_per_node))) : 1;
-    const Link intra = g.crosses_nodes ? device.link(c.s.hardware, false, g.members_per_node) : link;
+    // A ring over N NVLink domains takes only some of its steps across the network: N - 1 of an all-gather's or
+    // reduce-scatter's n - 1, 2(N - 1) of an all-reduce's 2(n - 1); the others are NVLink hops inside a domain, at
+    // the intra-node latency (NCCL src/graph/tuning.cc ncclTopoTuneModel: nInterSteps, intraLat and interLat, with
+    // an NVLink domain as NCCL's "node"; validation/nccl_facts.md).
+    const double nodes = g.scale_out ? std::ceil(n / static_cast<double>(std::max<int64_t>(1, g.members_per_domain))) : 1;
+    const Link intra = g.scale_out ? device.link(c.s.hardware, false, g.members_per_domain) : link;
     const double intra_alpha = intra.latency_s;
     auto ring_latency = [&](double steps, double inter_steps) {
         inter_steps = std::min(steps, inter_steps);
@@ -65,13 +67,13 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
         case CollectiveKind::ReduceScatter:
             return {ring_latency(n - 1, nodes - 1) + (n - 1) / n * bytes / bw, "ring"};
         case CollectiveKind::AllToAll: {
-            // Each rank sends 1/n of its buffer to every other rank at once. Inside a node that is NVLink; across
-            // nodes each GPU's share for other nodes leaves through its own NIC (one per GPU on the reference
-            // systems), unlike a ring, whose steps spread over every NIC of the node: the two parts proceed side by
-            // side and the slower sets the time. Pairwise: one exchange per peer, local - 1 of them over NVLink and
-            // n - local over the network (inside one node: local = n, all of them over NVLink).
-            const double local = g.crosses_nodes ? static_cast<double>(std::max<int64_t>(1, g.members_per_node)) : n;
-            const double remote = g.crosses_nodes ? (n - local) / n * bytes / device.link(c.s.hardware, true, 1).bytes_per_s : 0;
+            // Each rank sends 1/n of its buffer to every other rank at once. Inside an NVLink domain that is NVLink;
+            // between domains each GPU's share for other domains leaves through its own NIC (one per GPU on the
+            // reference systems), unlike a ring, whose steps spread over every NIC of the domain: the two parts
+            // proceed side by side and the slower sets the time. Pairwise: one exchange per peer, local - 1 of them
+            // over NVLink and n - local over the network (inside one domain: local = n, all of them over NVLink).
+            const double local = g.scale_out ? static_cast<double>(std::max<int64_t>(1, g.members_per_domain)) : n;
+            const double remote = g.scale_out ? (n - local) / n * bytes / device.link(c.s.hardware, true, 1).bytes_per_s : 0;
             return {(local - 1) * intra_alpha + (n - local) * alpha + std::max((local - 1) / n * bytes / intra.bytes_per_s, remote),
                     "pairwise"};
         }

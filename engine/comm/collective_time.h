@@ -15,8 +15,8 @@ const char* collective_name(CollectiveKind k);
 struct Group {
     int64_t size = 1;
     int64_t stride = 1;               // rank distance between members (Megatron order tp, cp, ulysses, dp, pp)
-    bool crosses_nodes = false;
-    int64_t members_per_node = 1;
+    bool scale_out = false;          // leaves the NVLink domain: its steps between domains use the NICs
+    int64_t members_per_domain = 1;  // members in one NVLink domain (they share its NICs, one per GPU)
     std::vector<std::string> first;   // members of the first group, in the Megatron analysis tool's "n0_g0" notation
 };
 

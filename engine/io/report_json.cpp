@@ -153,7 +153,7 @@ void communication(JsonWriter& w, const Report& r) {
             .field("count_per_iteration", e.count)
             .field("volume_per_iteration", whole(e.volume()))
             .field("group_size", e.group.size)
-            .field("crosses_nodes", e.group.crosses_nodes)
+            .field("scale_out", e.group.scale_out)
             .field("first_group", e.group.first)
             .field("algorithm", e.algorithm)
             .field("seconds", finite(e.seconds()))

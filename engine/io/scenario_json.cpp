@@ -275,6 +275,7 @@ HardwareSpec parse_hardware(const json* user) {
     assign(h.name, r.string("name"));
     assign(h.kind, r.choice<DeviceKind>("kind"));
     assign(h.gpus_per_node, r.integer("gpus_per_node", 1, kDegree));
+    assign(h.nvlink_domain, r.integer("nvlink_domain", 1, kDegree));
     assign(h.matrix_unit, r.integer("matrix_unit", 0, 65536));
     assign(h.sm_count, r.integer("sm_count", 0, kDegree));
     for (const auto& f : kHardwareNumbers) {
@@ -414,6 +415,7 @@ json scenario_to_json(const Scenario& s) {
     json hardware = {{"preset", h.preset}, {"name", h.name}, {"kind", name_of(h.kind)}, {"gpus_per_node", h.gpus_per_node},
                      {"sm_count", h.sm_count}, {"peak_tflops", peaks}};
     if (h.kind == DeviceKind::Tpu || h.matrix_unit > 0) hardware["matrix_unit"] = h.matrix_unit;
+    hardware["nvlink_domain"] = nvlink_domain_of(h);  // always: a preset's larger domain must not return on reading
     for (const auto& f : kHardwareNumbers) hardware[f.key] = h.*f.member;
     const ImplementationSpec& im = s.implementation;
     json implementation = {{"allocator", name_of(im.allocator)}};

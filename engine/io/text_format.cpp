@@ -206,7 +206,7 @@ std::vector<Row> time_rows(const json& r, bool raw) {
 }
 
 std::vector<Row> comm_rows(const json& r, bool raw) {
-    std::vector<Row> rows{{"dimension", "collective", "purpose", "group", "first group", "crosses nodes", "message",
+    std::vector<Row> rows{{"dimension", "collective", "purpose", "group", "first group", "scale-out", "message",
                            "count/iteration", "volume/iteration", "time", "exposed"}};
     for (const auto& e : r["communication"]) {
         std::string members;
@@ -215,7 +215,7 @@ std::vector<Row> comm_rows(const json& r, bool raw) {
         auto bytes = [&](const json& v) { return raw ? v.dump() : human_bytes(v.get<double>()); };
         auto secs = [&](const json& v) { return raw ? v.dump() : seconds_text(v.get<double>()); };
         rows.push_back({e["dimension"].get<std::string>(), e["collective"].get<std::string>(), e["purpose"].get<std::string>(),
-                        e["group_size"].dump(), "[" + members + "]", e["crosses_nodes"].get<bool>() ? "yes" : "no",
+                        e["group_size"].dump(), "[" + members + "]", e["scale_out"].get<bool>() ? "yes" : "no",
                         bytes(e["bytes"]), fixed(e["count_per_iteration"].get<double>(), 0), bytes(e["volume_per_iteration"]),
                         secs(e["seconds"]), secs(e["exposed_seconds"])});
     }

@@ -40,8 +40,9 @@ public:
     virtual double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
                                     bool matrix_units) const = 0;
     virtual ArrayLayout layout(const std::vector<int64_t>& shape, Dtype dtype) const = 0;
-    // A group spanning hosts or not; `members_per_host`: how many of its members share one host's network.
-    virtual Link link(const HardwareSpec& h, bool crosses_hosts, int64_t members_per_host) const = 0;
+    // A group inside one scale-up fabric (NVLink domain) or leaving it (`scale_out`); `members_per_domain`: how many of
+    // its members share one domain's network.
+    virtual Link link(const HardwareSpec& h, bool scale_out, int64_t members_per_domain) const = 0;
     // What hardware.overhead_gib holds, in words for the verdict and the report.
     virtual const char* reserve_name() const = 0;
 };

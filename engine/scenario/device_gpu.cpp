@@ -65,14 +65,14 @@ public:
         return {bytes, bytes, ""};
     }
 
-    // Inside a node the group runs over NVLink; across nodes each node's members share their NICs, one per GPU
-    // on the reference systems (DGX A100/H100), so a ring crossing a node gets inter_node_gbps times the members
-    // it has there. Across nodes NCCL may run all-reduce as a double binary tree; inside a node it uses rings
-    // (NCCL src/graph/tuning.cc).
-    Link link(const HardwareSpec& h, bool crosses_hosts, int64_t members_per_host) const override {
+    // Inside an NVLink domain (a DGX node, an NVL72 rack) the group runs over NVLink; between domains each domain's
+    // members share their NICs, one per GPU on the reference systems (DGX A100/H100/B200, GB200 NVL72), so a ring
+    // leaving a domain gets inter_node_gbps times the members it has there. Between domains NCCL may run all-reduce
+    // as a double binary tree; inside one it uses rings (NCCL src/graph/tuning.cc).
+    Link link(const HardwareSpec& h, bool scale_out, int64_t members_per_domain) const override {
         const double nvlink = h.intra_node_gbps * h.intra_node_efficiency;
-        if (!crosses_hosts) return {1e9 * nvlink, h.intra_node_latency_us * 1e-6};
-        const double nics = h.inter_node_gbps * h.inter_node_efficiency * static_cast<double>(members_per_host);
+        if (!scale_out) return {1e9 * nvlink, h.intra_node_latency_us * 1e-6};
+        const double nics = h.inter_node_gbps * h.inter_node_efficiency * static_cast<double>(members_per_domain);
         return {1e9 * std::min(nvlink, nics), h.inter_node_latency_us * 1e-6, true};
     }
 

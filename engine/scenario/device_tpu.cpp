@@ -71,7 +71,7 @@ public:
 
     // A slice's chips form one ICI torus that spans its hosts: a group's collectives run over ICI whether or not
     // it crosses a host (hosts talk over the data-center network only between slices, which is not modelled).
-    Link link(const HardwareSpec& h, bool, int64_t) const override {
+    Link link(const HardwareSpec& h, bool, int64_t) const override {  // one ICI torus: every group on it
         return {1e9 * h.intra_node_gbps * h.intra_node_efficiency, h.intra_node_latency_us * 1e-6};
     }
 

@@ -195,6 +195,9 @@ struct HardwareSpec {
     DeviceKind kind = DeviceKind::Gpu;
     double memory_gib = 0;
     int64_t gpus_per_node = 8;    // devices per host (a TPU host: its chips or cores)
+    // Devices joined by one scale-up fabric (NVLink/NVSwitch): 8 on a DGX, 72 on an NVL72 rack of 18 hosts. Groups
+    // inside it run at intra_node_gbps; groups leaving it use the NICs. 0: one host (gpus_per_node).
+    int64_t nvlink_domain = 0;
     int64_t matrix_unit = 0;      // a TPU's MXU side (128 x 128 systolic array; 256 on v6e): XLA pads matmul dims to it
     double overhead_gib = 0;      // device memory outside the allocator: CUDA context and handles; a TPU runtime's reserved HBM
     double workspace_mib = 0;     // cuBLAS workspace held by the allocator from the first GEMM
@@ -220,6 +223,9 @@ struct HardwareSpec {
     // DRAM bandwidth. 0: not known (an offloaded optimizer step is then not timed).
     double host_link_gbps = 0, host_memory_gbps = 0;
 };
+
+// The devices one scale-up fabric joins: the NVLink domain, or one host where none is given.
+inline int64_t nvlink_domain_of(const HardwareSpec& h) { return h.nvlink_domain > 0 ? h.nvlink_domain : h.gpus_per_node; }
 
 struct Scenario {
     Framework framework = Framework::Megatron;

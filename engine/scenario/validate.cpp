@@ -339,6 +339,11 @@ void validate_hardware(const Config& c, Checks& check) {
                 "must be 0 (the device has no such unit) or from 0.001 to 1000000000 TFLOP/s");
     check.require(h.peak_tflops_fp32 > 0 || h.peak_tflops_bf16 > 0 || h.peak_tflops_fp16 > 0, "/hardware/peak_tflops",
             "needs at least one peak (fp32, fp16 or bf16) in TFLOP/s");
+    // The NVLink domain is a whole number of hosts (NVL72: 18 hosts of 4); the ring rules of comm/collective_time.cpp
+    // count hosts and domains in those units.
+    check.require(h.nvlink_domain == 0 || h.nvlink_domain % h.gpus_per_node == 0, "/hardware/nvlink_domain",
+                  "must be a multiple of gpus_per_node (" + std::to_string(h.gpus_per_node) +
+                      "): one NVLink/NVSwitch fabric joins whole hosts; null for one host");
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ struct SearchSpec {
     std::vector<int64_t> devices;         // ascending; empty: the scenario's own world size
     std::vector<Framework> frameworks;    // empty: the scenario's framework
     std::set<SearchDim> dims;             // empty: all but offload
-    bool tp_within_node = true;           // tensor parallelism never crosses a node
+    bool tp_within_node = true;           // tensor parallelism never leaves an NVLink domain (one node, or an NVL72 rack)
     double memory_margin = 0;             // fraction of capacity kept free beyond the verdict's own margin
     RankBy rank_by = RankBy::StepTime;
     int64_t top = 10;                     // plans listed

@@ -100,13 +100,13 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
     std::vector<Structure> out;
     const ModelSpec& m = shape.s.model;
     const int64_t heads = m.heads, kv = *m.kv_heads, ffn = *m.ffn_hidden, layers = m.layers, seq = shape.d.seq_len;
-    const int64_t per_node = shape.s.hardware.gpus_per_node;
+    const int64_t per_domain = nvlink_domain_of(shape.s.hardware);  // tensor parallelism needs NVLink
     const ParallelSpec& given = base.parallel;
     std::vector<Framework> frameworks = spec.frameworks;
     if (frameworks.empty()) frameworks.push_back(base.framework);
     for (const Framework f : frameworks) {
         const Support can = support_of(f);
-        const int64_t tp_cap = spec.tp_within_node ? std::min(devices, per_node) : devices;
+        const int64_t tp_cap = spec.tp_within_node ? std::min(devices, per_domain) : devices;
         const std::vector<int64_t> tps =
             searched(spec, SearchDim::Tp) ? (can.tp ? powers_of_two(tp_cap) : std::vector<int64_t>{1})
                                           : std::vector<int64_t>{given.tp};

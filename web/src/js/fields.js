@@ -145,6 +145,7 @@ export const SECTIONS = [
       { key: 'preset', type: 'preset', label: 'Device' },
       num('memory_gib', 'Memory (GiB)'),
       int('gpus_per_node', 'GPUs per node'),
+      int('nvlink_domain', 'NVLink domain (GPUs)', true),
       num('overhead_gib', 'Overhead (GiB)'),
       num('price_per_gpu_hour', 'Price per GPU-hour (USD)'),
       num('hbm_gbps', 'HBM (GB/s)', true),

@@ -129,7 +129,7 @@ export function renderTimeTable(table, report) {
 // lines between them). Byte cells carry their own unit (KiB to GiB in one column), so no header names one.
 const COMM_GROUPS = [
   ['What', [['Dimension'], ['Collective'], ['Purpose']]],
-  ['Group', [['Size', 'num'], ['First group'], ['Crosses nodes']]],
+  ['Group', [['Size', 'num'], ['First group'], ['Scale-out', null, 'leaves the NVLink domain (a node, or an NVL72 rack): its steps between domains use the NICs']]],
   ['Per iteration', [['Message size', 'num', 'bytes of one call'], ['Calls', 'num'], ['Volume', 'num', 'message size × calls']]],
   ['Time per iteration (ms)', [['Total', 'num'], ['Exposed', 'num', 'not hidden behind compute']]],
 ];
@@ -171,7 +171,7 @@ export function renderCommTable(table, report, unit) {
           h('td', {}, c.collective, h('span', { class: 'muted' }, ` ${c.algorithm || ''}`)),
           h('td', { class: 'purpose' }, c.purpose),
           m('group_size', count), members(c.first_group),
-          h('td', {}, c.crosses_nodes ? 'yes' : 'no'),
+          h('td', {}, c.scale_out ? 'yes' : 'no'),
           m('bytes', size), m('count_per_iteration', count), m('volume_per_iteration', size),
           m('seconds', ms), metric(report, `communication.${i}.exposed_seconds`, ms, 'td', { title: c.overlapped ? 'partly hidden behind compute' : null }));
       }),
