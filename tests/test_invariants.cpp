@@ -207,6 +207,14 @@ json draw(Rng& r, const json& models, const json& hardware) {
 
     int64_t zero = 0;
     if (framework == "megatron") {
+        // Megatron-Core's per-module recompute: a few of its modules, under selective recompute.
+        if (training["recompute"] == "selective" && r.chance(0.4)) {
+            json modules = json::array();
+            for (const char* m : {"core_attn", "layernorm", "mlp", "moe_act", "moe", "shared_experts"})
+                if (r.chance(0.4)) modules.push_back(m);
+            if (modules.empty()) modules.push_back("mlp");
+            training["recompute_modules"] = modules;
+        }
         if (r.chance(0.5)) {
             parallel["distributed_optimizer"] = true;
             if (r.chance(0.2)) parallel["offload_optimizer"] = "cpu";
@@ -227,7 +235,11 @@ json draw(Rng& r, const json& models, const json& hardware) {
     if (!parallel.contains("overlap_param_gather") && r.chance(0.3)) parallel["overlap_grad_reduce"] = r.chance(0.5);
     if (r.chance(0.1)) parallel["world_size"] = dp * tp * pp * cp * ulysses;
 
-    if (r.chance(0.1)) hw["gpus_per_node"] = r.pick<int64_t>({1, 4, 16});
+    if (r.chance(0.1)) {
+        hw["gpus_per_node"] = r.pick<int64_t>({1, 4, 16});
+        // The NVLink domain is whole hosts: one host, or (where that divides it) a rack of 72 GPUs.
+        hw["nvlink_domain"] = 72 % hw["gpus_per_node"].get<int64_t>() == 0 && r.chance(0.5) ? json(72) : json(nullptr);
+    }
     if (r.chance(0.1)) hw["price_per_gpu_hour"] = 2.5;
     json impl = json::object();
     if (r.chance(0.3)) impl["model_code"] = r.pick<std::string>({"megatron", "huggingface"});
@@ -418,6 +430,7 @@ TEST_CASE("invariants hold on thousands of random valid scenarios") {
             for (const char* rc : {"none", "selective", "full"}) {
                 json v = s;
                 v["training"]["recompute"] = rc;
+                if (std::string(rc) != "selective") v["training"].erase("recompute_modules");
                 const json e = rc == s["training"]["recompute"] ? res : result_of(v);
                 if (!e["ok"].get<bool>()) break;
                 ++variants["recompute"];

@@ -84,6 +84,12 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     const bool full = t.recompute == Recompute::Full;
     // Full recompute repeats the forward collectives, inside the backward pass.
     const double fwd_passes = full ? 2 : 1;
+    // Selective recompute repeats those of the modules it runs again (docs/model.md "Per-module recompute"): a dense
+    // layer's MLP (its one tensor-parallel collective of the layer's two) and a whole MoE layer (its dispatch and combine).
+    const unsigned modules = recomputed_modules(t);
+    const double tp_again = full ? 2 * layers
+                                 : (modules & bit(RecomputeModule::Mlp)) ? layers - static_cast<double>(sc.moe_layers) : 0;
+    const double ep_passes = full || (modules & bit(RecomputeModule::Moe)) ? 2 : 1;
 
     if (p.tp > 1) {
         // Megatron tensor parallelism: two collectives per layer forward and two backward, each over
@@ -100,14 +106,14 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         // Forward collectives of a layer: the first pass lengthens the forward, the recompute pass the backward.
         auto forward_layer = [&](CommEntry& e) {
             b.out.fwd_exposed += 2 * layers * e.seconds_each;
-            b.out.bwd_exposed += 2 * layers * (fwd_passes - 1) * e.seconds_each;
+            b.out.bwd_exposed += tp_again * e.seconds_each;
             b.out.fwd_calls += 2 * layers;
-            b.out.bwd_calls += 2 * layers * (fwd_passes - 1);
+            b.out.bwd_calls += tp_again;
             e.exposed_seconds = e.seconds();
         };
         if (!p.sp) {
             forward_layer(b.add(Dim::Tp, CollectiveKind::AllReduce, "attention and MLP outputs (forward)", bytes,
-                                2 * layers * mb * fwd_passes, g));
+                                (2 * layers + tp_again) * mb, g));
             exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "attention and MLP input gradients (backward)", bytes,
                           2 * layers * mb, g),
                     false, 2 * layers);
@@ -119,9 +125,9 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                         false, 1);
         } else {
             forward_layer(b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
-                                bytes, 2 * layers * mb * fwd_passes, g));
+                                bytes, (2 * layers + tp_again) * mb, g));
             forward_layer(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
-                                2 * layers * mb * fwd_passes, g));
+                                (2 * layers + tp_again) * mb, g));
             exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
                     false, 2 * layers);
             exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
@@ -209,10 +215,10 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
         std::vector<Made> made;
         double fwd_each = 0, bwd_each = 0;
         auto both_passes = [&](const Group& g, CollectiveKind kind, const char* what, double bytes, bool forward) {
-            CommEntry& e = b.add(Dim::Ep, kind, what, bytes, moe * mb * (forward ? fwd_passes : 1), g);
+            CommEntry& e = b.add(Dim::Ep, kind, what, bytes, moe * mb * (forward ? ep_passes : 1), g);
             e.overlapped = p.overlap_moe_comm;
             const Made x{&e, forward ? moe * e.seconds_each : 0,
-                         forward ? moe * (fwd_passes - 1) * e.seconds_each : moe * e.seconds_each};
+                         forward ? moe * (ep_passes - 1) * e.seconds_each : moe * e.seconds_each};
             fwd_each += x.in_fwd;
             bwd_each += x.in_bwd;
             made.push_back(x);

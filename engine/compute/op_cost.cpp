@@ -151,11 +151,9 @@ OpCost OpCost::scaled(double k) const {
 
 bool recomputed(const Op& op, const Config& c, bool in_layer) {
     if (!in_layer) return false;
-    // Full recompute re-runs every forward kernel of the layer; selective re-runs core attention's
-    // score computation where it was dropped (eager only: flash already recomputes in backward).
-    const Recompute r = c.s.training.recompute;
-    const bool drops = std::any_of(op.saved.begin(), op.saved.end(), [](const SavedTensor& t) { return t.dropped_by_selective; });
-    return r == Recompute::Full || (r == Recompute::Selective && drops);
+    // Full recompute re-runs every forward kernel of the layer; selective those of the modules it recomputes
+    // (graph/op.h rerun_by: core attention's scores where they were dropped, a checkpointed MLP or MoE layer, ...).
+    return c.s.training.recompute == Recompute::Full || (op.rerun_by & recomputed_modules(c.s.training)) != 0;
 }
 
 Kernel grad_accumulation(const Op& op, const Config& c) {

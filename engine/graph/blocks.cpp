@@ -7,6 +7,18 @@
 
 namespace shardcalc {
 
+namespace {
+constexpr unsigned kByCoreAttn = bit(RecomputeModule::CoreAttn);
+}  // namespace
+
+void tag_recompute(Module& m, unsigned drops, unsigned reruns) {
+    for (Op& op : m.ops) {
+        for (SavedTensor& t : op.saved) t.dropped_by |= drops;
+        op.rerun_by |= reruns;
+    }
+    for (Module& child : m.children) tag_recompute(child, drops, reruns);
+}
+
 BuildContext build_context(const Config& c) {
     const Attention kernel = c.traits.sdpa_math ? Attention::Eager : c.s.training.attention;
     return BuildContext{c.s.model,          kernel,                        c.s.training.dropout > 0,
@@ -63,7 +75,7 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
         op.params.push_back(vector_param("b", out, kind == Parallel::Column ? ParamSplit::Sharded : ParamSplit::Replicated));
     // A linear layer keeps its input for the weight gradient (Korthikanti sec. 4.1), in the matmul dtype:
     // under autocast that is the 16-bit cast it made of an fp32 input (validation/measured inventories).
-    if (save_input) op.saved.push_back({"input", SavedKind::GemmInput, input_split, input_width, false});
+    if (save_input) op.saved.push_back({"input", SavedKind::GemmInput, input_split, input_width});
     Work w;
     w.kind = WorkKind::Matmul;
     w.in = in;
@@ -103,7 +115,7 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     // Layer norm stores its input, 2sbh (Korthikanti sec. 4.1); the per-token mean/rstd
     // statistics (2 fp32 values per token) are below the formula's resolution and omitted.
     // Under autocast norms run in fp32 (autocast's fp32 op list), so the saved input is fp32.
-    op.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Sequence, width, false});
+    op.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Sequence, width});
     if (!b.hf_code) {
         // Forward reads x and writes y; backward reads dy and x and writes dx.
         Work w = elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes);
@@ -126,7 +138,7 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
     // tensor in the input's dtype for the weight product (validation/measured: llama inventory, 8sbh
     // under autocast).
     op.saved[0].kind = SavedKind::Fp32;
-    op.saved.push_back({"normalized", SavedKind::Upcast, SavedSplit::Sequence, width, false});
+    op.saved.push_back({"normalized", SavedKind::Upcast, SavedSplit::Sequence, width});
     op.work.push_back(eager::rms_norm(b, width));
     return op;
 }
@@ -134,7 +146,7 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
 Op dropout_add(const BuildContext& b, const std::string& name, int64_t width) {
     Op op{name, {}, {}};
     // Residual dropout keeps a 1-byte mask per element, sbh (Korthikanti sec. 4.1).
-    if (b.dropout) op.saved.push_back({"mask", SavedKind::Mask, SavedSplit::Sequence, width, false});
+    if (b.dropout) op.saved.push_back({"mask", SavedKind::Mask, SavedSplit::Sequence, width});
     // Forward reads the branch and the residual and writes the sum (and the mask); backward applies
     // the mask to dy only when there is dropout (a plain residual add passes the gradient through).
     if (b.hf_code) {
@@ -170,6 +182,7 @@ namespace {
 void mla_projections(const BuildContext& b, Module& mod) {
     const ModelSpec& m = b.m;
     const AttentionWidths w = attention_widths(m);
+    const size_t first = mod.ops.size();
     if (m.q_lora_rank > 0) {
         mod.ops.push_back(linear("linear_q_down_proj", m.q_lora_rank, m.hidden, false, Parallel::None, SavedSplit::Sequence, m.hidden));
         mod.ops.push_back(norm(b, "q_layernorm", m.q_lora_rank));
@@ -177,6 +190,9 @@ void mla_projections(const BuildContext& b, Module& mod) {
     } else {
         mod.ops.push_back(linear("linear_q_proj", w.q, m.hidden, false, Parallel::Column, SavedSplit::Sequence, m.hidden));
     }
+    // Megatron-Core builds the norm before multi-latent attention as a module of its own (not fused into a linear):
+    // under layernorm recompute its output, which the first projection saves, is discarded and recomputed.
+    mod.ops[first].saved.front().dropped_by = bit(RecomputeModule::LayerNorm);
     // The key/value latent and the shared rotary key come from the same input as the queries (saved once).
     mod.ops.push_back(linear("linear_kv_down_proj", m.kv_lora_rank + m.qk_rope_head_dim, m.hidden, false, Parallel::None,
                              SavedSplit::Sequence, m.hidden, false));
@@ -216,7 +232,7 @@ Module self_attention(const BuildContext& b, bool local) {
         // transformers modeling_qwen3.py q_norm / k_norm): each keeps its input, in the tensor-parallel region.
         for (const auto& [name, width] : {std::pair<const char*, int64_t>{"q_norm", q_width}, {"k_norm", kv_width}}) {
             Op n{name, {vector_param("w", *m.head_dim, ParamSplit::Replicated)}, {}};
-            n.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Tensor, width, false});
+            n.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Tensor, width});
             n.work.push_back(elementwise(width, SavedSplit::Tensor, 2 * b.act_bytes, 3 * b.act_bytes));
             mod.ops.push_back(n);
         }
@@ -228,32 +244,32 @@ Module self_attention(const BuildContext& b, bool local) {
     if (b.attention == Attention::Flash) {
         // FlashAttention-2 backward needs q, k, v, the output (saved by the next linear) and the
         // fp32 log-sum-exp per head and token (flash_attn/flash_attn_interface.py ctx.save_for_backward).
-        core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
-        core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, kv_width, false});
-        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, v_width, false});
-        core.saved.push_back({"softmax_lse", SavedKind::Fp32, SavedSplit::Tensor, m.heads, false});
+        core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width});
+        core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, kv_width});
+        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, v_width});
+        core.saved.push_back({"softmax_lse", SavedKind::Fp32, SavedSplit::Tensor, m.heads});
     } else {
         // Eager attention (Korthikanti sec. 4.1): QK^T keeps q and k (4sbh), softmax keeps its output
         // (2as^2b), dropout its mask (as^2b) and output (2as^2b), attention-over-values keeps v (2sbh).
         // Key/value heads are repeated to all query heads before the matmuls (repeat_kv in
         // transformers' modeling_llama.py), so the saved k and v have the query width.
-        core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
-        core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, q_width, false});
+        core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width});
+        core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, q_width});
         if (b.hf_code) {
             // Hugging Face eager attention: softmax(scores, dtype=float32).to(query.dtype) keeps the fp32
             // probabilities for the softmax backward and their 16-bit copy for the product with V
             // (eager_attention_forward in modeling_llama.py; validation/measured: 6as^2b in bf16).
-            core.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Scores, m.heads, true});
-            if (b.act_bytes < 4) core.saved.push_back({"probabilities", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
+            core.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Scores, m.heads, kByCoreAttn});
+            if (b.act_bytes < 4) core.saved.push_back({"probabilities", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
         } else {
             // Megatron's fused scale-mask-softmax keeps its output in the training dtype.
-            core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
+            core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
         }
         if (b.dropout) {
-            core.saved.push_back({"dropout_mask", SavedKind::Mask, SavedSplit::Scores, m.heads, true});
-            core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, true});
+            core.saved.push_back({"dropout_mask", SavedKind::Mask, SavedSplit::Scores, m.heads, kByCoreAttn});
+            core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
         }
-        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, out_width, false});
+        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, out_width});
         // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
         // backward reads probabilities and their gradient and writes the score gradient.
         const double a = b.act_bytes;
@@ -295,6 +311,9 @@ Module self_attention(const BuildContext& b, bool local) {
         else core.work.push_back(eager::head_layout(b, q_width + kv_width, 2));
         if (m.position_embedding == PositionEmbedding::Rope) core.work.push_back(eager::rope(b, q_width + kv_width));
     }
+    // Selective recompute runs the score computation again where it dropped its tensors (eager only: flash
+    // already recomputes the scores in its backward).
+    for (const SavedTensor& t : core.saved) core.rerun_by |= t.dropped_by & kByCoreAttn;
     mod.ops.push_back(core);
     mod.ops.push_back(eager_linear(b, linear("dense", m.hidden, out_width, m.bias, Parallel::Row, SavedSplit::Tensor, out_width),
                                    false));
@@ -329,10 +348,10 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
         // its input, tanh its output, the last product both factors. pow is on autocast's fp32 list, so under
         // autocast three of the four are fp32 (validation/measured: gpt2 inventory, 3 fp32 + 1 bf16 of width f).
         for (const char* name : {"pow_input", "tanh_output", "one_plus_tanh"})
-            act.saved.push_back({name, SavedKind::Upcast, SavedSplit::Tensor, f, false});
-        act.saved.push_back({"half_input", SavedKind::Activation, SavedSplit::Tensor, f, false});
+            act.saved.push_back({name, SavedKind::Upcast, SavedSplit::Tensor, f});
+        act.saved.push_back({"half_input", SavedKind::Activation, SavedSplit::Tensor, f});
     } else {
-        act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Tensor, act_width, false});
+        act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Tensor, act_width});
     }
     // Per output element: GeLU reads x, writes y (bwd: dy, x -> dx); a fused GLU reads 2 and writes 1
     // (bwd: dy and 2 inputs -> 2 gradients); eager GLU runs activation and product as two kernels.
@@ -355,7 +374,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
     // Biased experts follow model.mlp_bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
     if (*b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
-    op.saved.push_back({"input", fp32 ? SavedKind::Upcast : SavedKind::GemmInput, input_split, in, false});
+    op.saved.push_back({"input", fp32 ? SavedKind::Upcast : SavedKind::GemmInput, input_split, in});
     Work w;
     w.kind = WorkKind::Matmul;
     w.in = in;
@@ -383,10 +402,10 @@ Module moe_mlp(const BuildContext& b) {
     // MixtralSparseMoeBlock.gate) over the layer's tokens, keeping its input and the fp32 routing probabilities
     // (top-k softmax) for backward.
     Op router = high_precision(linear("router", experts, h, m.router_bias, Parallel::None, SavedSplit::Sequence, h));
-    router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
+    router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts});
     // The z-loss, mean(logsumexp(logits)^2) (megatron/core/transformer/moe/moe_utils.py z_loss_func), keeps the
     // logits it reads in fp32 for logsumexp's backward.
-    if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts, false});
+    if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts});
     router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
     mod.ops.push_back(router);
     // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide.
@@ -399,7 +418,7 @@ Module moe_mlp(const BuildContext& b) {
     // As the dense MLP: a fused GLU keeps its 2f-wide input; the eager form (Hugging Face's experts, act_fn(gate) * up)
     // keeps the gate/up output and the activated gate for the product (3f); GeLU its f-wide input.
     const bool eager_glu = gated && !b.fused_glu;
-    act.saved.push_back({"input", expert_kind, SavedSplit::Expert, !gated ? f : eager_glu ? 3 * f : 2 * f, false});
+    act.saved.push_back({"input", expert_kind, SavedSplit::Expert, !gated ? f : eager_glu ? 3 * f : 2 * f});
     // Per output element as the dense MLP's kernels (eager_kernels.cpp glu: two kernels forward, three backward);
     // the eager form splits one gate/up output (chunk), whose backward is a cat of the two gradients (r 2e w 2e,
     // one kernel more: profiled, CatArrayBatchedCopy of [S, 2f] per layer).
@@ -409,8 +428,13 @@ Module moe_mlp(const BuildContext& b) {
         act_work.bwd_kernels = 4;
     }
     act.work.push_back(act_work);
+    // moe_act discards the activation's output, fc2's saved input, and runs the activation again before fc2's backward
+    // (megatron/core/transformer/moe/experts.py, CheckpointWithoutOutput).
+    act.rerun_by = bit(RecomputeModule::MoeAct);
     experts_mod.ops.push_back(act);
-    experts_mod.ops.push_back(expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts));
+    Op fc2 = expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts);
+    fc2.saved.front().dropped_by = bit(RecomputeModule::MoeAct);
+    experts_mod.ops.push_back(fc2);
     if (b.hf_code) {
         // transformers 5's grouped_mm_experts_forward zeroes the rows of tokens routed to no local expert (its
         // sentinels) around the grouped GEMMs: masked_fill_ of the gathered input and masked_fill of the weighted
@@ -424,15 +448,31 @@ Module moe_mlp(const BuildContext& b) {
     // Combine: the expert outputs weighted by their probabilities and summed back per token; the product keeps
     // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).
     Op combine{"combine", {}, {}};
-    combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h, false});
+    combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h});
     combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
     mod.ops.push_back(combine);
     // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).
-    if (m.shared_experts > 0) mod.children.push_back(mlp(b, *m.shared_expert_ffn_hidden, "shared_experts"));
+    if (m.shared_experts > 0) {
+        // shared_experts checkpoints them: what they saved but their input dropped, all of them run again.
+        Module shared = mlp(b, *m.shared_expert_ffn_hidden, "shared_experts");
+        const unsigned own = bit(RecomputeModule::SharedExperts);
+        tag_recompute(shared, own, own);
+        shared.ops.front().saved.front().dropped_by = 0;
+        mod.children.push_back(shared);
+    }
     // Qwen2-MoE scales the shared experts' output by sigmoid(x W), W [1, h] (modeling_qwen2_moe.py shared_expert_gate);
     // its input is the router's.
     if (m.shared_expert_gate)
         mod.ops.push_back(high_precision(linear("shared_expert_gate", 1, h, false, Parallel::None, SavedSplit::Sequence, h, false)));
+    // Megatron-Core's selective recompute of the layer (docs/model.md "Per-module recompute"): moe checkpoints all of
+    // it, so everything it saved is dropped but its input, the router's (which the checkpoint keeps), and all of it
+    // runs again, the dispatch and combine included (megatron/core/transformer/moe/moe_layer.py). The norm before
+    // the layer is a module of its own in Megatron-Core's MoE layers: under layernorm its output, the router's and
+    // the shared experts' saved input, is discarded and recomputed.
+    const unsigned whole = bit(RecomputeModule::Moe), norm_output = bit(RecomputeModule::LayerNorm);
+    tag_recompute(mod, whole, whole);
+    mod.ops.front().saved.front().dropped_by = norm_output;
+    if (m.shared_experts > 0) mod.children.back().ops.front().saved.front().dropped_by = whole | norm_output;
     return mod;
 }
 
@@ -451,21 +491,21 @@ Op cross_entropy(const BuildContext& b) {
     // encoder: its buffers follow the kind of loss, not the attention mask (an LSTM has none).
     const bool next_token = b.m.arch != Arch::Encoder;
     const bool mlm = b.hf_code && !next_token;
-    op.saved.push_back({"log_probs", mlm ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v, false});
-    if (mlm && b.autocast) op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v, false});
+    op.saved.push_back({"log_probs", mlm ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v});
+    if (mlm && b.autocast) op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v});
     // Temporaries: in forward the output layer's logits in the training dtype, plus their fp32 upcast where
     // the loss makes one; in backward the gradients: Megatron writes the logit gradient in place into the
     // saved softmax and casts it down, Hugging Face's loss allocates nll_loss's and log_softmax's fp32
     // gradients (causal LM: two [tokens, vocab] fp32 buffers; BERT MLM: one) (validation/measured: the
     // forward and backward peaks above what forward saved).
-    op.forward_temporaries.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v, false});
+    op.forward_temporaries.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v});
     const bool causal_upcast = b.hf_code && next_token && b.act_bytes < 4;
-    if (causal_upcast) op.forward_temporaries.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
+    if (causal_upcast) op.forward_temporaries.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, v});
     if (!b.hf_code) {
-        op.backward_temporaries.push_back({"logits_grad", SavedKind::Activation, SavedSplit::Tensor, v, false});
+        op.backward_temporaries.push_back({"logits_grad", SavedKind::Activation, SavedSplit::Tensor, v});
     } else {
-        op.backward_temporaries.push_back({"nll_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
-        if (next_token) op.backward_temporaries.push_back({"log_softmax_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v, false});
+        op.backward_temporaries.push_back({"nll_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v});
+        if (next_token) op.backward_temporaries.push_back({"log_softmax_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v});
     }
     // Forward reads the 16-bit logits and makes two fp32 passes (max and exp-sum); backward reads the
     // fp32 softmax and writes the 16-bit logit gradient.

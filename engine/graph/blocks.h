@@ -76,6 +76,10 @@ AttentionWidths attention_widths(const ModelSpec& m);
 
 // `local`: a sliding-window layer (model.sliding_window).
 Module self_attention(const BuildContext& b, bool local = false);
+// Marks every saved tensor of `m` (and its children) as dropped, and every op as run again, by the selective
+// recompute of the RecomputeModule bits given.
+void tag_recompute(Module& m, unsigned drops, unsigned reruns);
+
 // A dense MLP of width f (ffn_hidden; a MoE layer's shared experts use their own width). `save_input` false:
 // its input is a tensor another op already keeps (a parallel block's normalized input).
 Module mlp(const BuildContext& b, int64_t f, const char* name = "mlp", bool save_input = true);

@@ -95,7 +95,14 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
         layer.children.push_back(n);
     };
     auto add_op = [&](Op op) { layer.children.push_back(Module{op.name, {op}, {}}); };
-    if (!post_norm) add_norm("input_layernorm");
+    // Under layernorm recompute Megatron-Core recomputes the norms it builds as modules of their own: before multi-latent
+    // attention and before a MoE layer; elsewhere Transformer Engine fuses the norm into the next linear
+    // (megatron/core/transformer/transformer_layer.py: IdentityOp norms are skipped; docs/model.md "Per-module recompute").
+    const unsigned norm_rerun = bit(RecomputeModule::LayerNorm);
+    if (!post_norm) {
+        add_norm("input_layernorm");
+        if (c.s.model.kv_lora_rank > 0) layer.children.back().ops.front().rerun_by |= norm_rerun;
+    }
     layer.children.push_back(self_attention(b, local));
     if (c.s.model.parallel_block) {
         // Falcon / GPT-J / PaLM parallel layers: attention and MLP both read the one normalized input (saved once,
@@ -117,7 +124,18 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
     if (c.s.model.post_norms) add_norm("attention_output_norm");
     add_op(dropout_add(b, "attention_dropout_add", h));
     add_norm(post_norm ? "attention_output_layernorm" : "post_attention_layernorm");
-    layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden));
+    if (moe) {
+        layer.children.back().ops.front().rerun_by |= norm_rerun;
+        layer.children.push_back(moe_mlp(b));
+    } else {
+        // mlp checkpoints a dense layer's MLP with its fused norm: what they saved is dropped but the norm's input, the
+        // checkpoint's own, and all of it runs again.
+        const unsigned whole = bit(RecomputeModule::Mlp);
+        layer.children.back().ops.front().rerun_by |= whole;
+        Module dense = mlp(b, *c.s.model.ffn_hidden);
+        tag_recompute(dense, whole, whole);
+        layer.children.push_back(dense);
+    }
     if (c.s.model.post_norms) add_norm("mlp_output_norm");
     add_op(dropout_add(b, "mlp_dropout_add", h));
     if (post_norm) add_norm("output_layernorm");

@@ -35,7 +35,7 @@ ModelGraph build_encoder(const Config& c) {
         // transform to the embedding size, then the decoder tied to the word embeddings with its own bias.
         g.post.ops.push_back(gathered(eager_linear(
             b, linear("mlm_transform", e, m.hidden, true, Parallel::None, SavedSplit::Sequence, m.hidden), true)));
-        Op act{"mlm_activation", {}, {{"input", SavedKind::Activation, SavedSplit::Sequence, e, false}}};
+        Op act{"mlm_activation", {}, {{"input", SavedKind::Activation, SavedSplit::Sequence, e}}};
         act.work.push_back(elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
         g.post.ops.push_back(gathered(act));
         g.post.ops.push_back(gathered(norm(b, "mlm_layernorm", e)));

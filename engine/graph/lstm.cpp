@@ -41,9 +41,9 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     // 1.25 (a non-linearity each) = 3.25, as DeepFlow counts; backward 22 per cell unit (o's and tanh(c)'s gradients 2,
     // tanh' 3, the dc sum 1, the four gradients of c's products 4, three sigmoid' at 3, tanh' of g 3) = 5.5 per gate element.
     Op cell{"cell", {}, {}};
-    cell.saved.push_back({"gate_activations", SavedKind::Activation, SavedSplit::Sequence, 4 * d, false});
-    cell.saved.push_back({"cell_state", SavedKind::Activation, SavedSplit::Sequence, d, false});
-    cell.saved.push_back({"tanh_cell_state", SavedKind::Activation, SavedSplit::Sequence, d, false});
+    cell.saved.push_back({"gate_activations", SavedKind::Activation, SavedSplit::Sequence, 4 * d});
+    cell.saved.push_back({"cell_state", SavedKind::Activation, SavedSplit::Sequence, d});
+    cell.saved.push_back({"tanh_cell_state", SavedKind::Activation, SavedSplit::Sequence, d});
     Work pointwise = elementwise(4 * d, SavedSplit::Sequence, 8.5 * b.act_bytes, 10.75 * b.act_bytes);
     pointwise.fwd_kernels = 10;
     pointwise.bwd_kernels = 14;
@@ -54,7 +54,7 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     layer.ops.push_back(cell);
     // Dropout on the layer's output, the non-recurrent connection (Zaremba et al. 2014): a 1-byte mask kept.
     if (b.dropout) {
-        Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, d, false}}};
+        Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, d}}};
         drop.work.push_back(elementwise(d, SavedSplit::Sequence, 2 * b.act_bytes + 1, 2 * b.act_bytes + 1));
         layer.ops.push_back(drop);
     }

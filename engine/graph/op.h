@@ -55,7 +55,7 @@ struct SavedTensor {
     SavedKind kind = SavedKind::Activation;
     SavedSplit split = SavedSplit::Sequence;
     int64_t width = 0;              // per token (Sequence/Tensor) or number of heads (Scores)
-    bool dropped_by_selective = false;  // recomputed under selective recompute (Korthikanti et al. 2022, sec. 5)
+    unsigned dropped_by = 0;  // RecomputeModule bits whose selective recompute drops it (rebuilt in backward)
     bool gathered = false;  // in an MLM head over the gathered positions: Derived::mlm_share of the tokens
 };
 
@@ -111,6 +111,7 @@ struct Op {
     // timeline places them at their moment in the step.
     std::vector<SavedTensor> forward_temporaries;
     std::vector<SavedTensor> backward_temporaries;
+    unsigned rerun_by = 0;  // RecomputeModule bits whose selective recompute runs its forward again in backward
 };
 
 struct Module {

@@ -3,6 +3,7 @@
 // type and range; failures name the field by JSON pointer and say what is allowed.
 // A field that fails reads as absent and its problem is kept: finish() throws every problem of
 // the object at once (with the unknown keys), so the caller must call it before trusting a value.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -40,6 +41,29 @@ public:
         const auto v = parse_name<E>(*text);
         if (!v) return fail(key, "unknown value \"" + *text + "\"; allowed: " + allowed_names<E>());
         return v;
+    }
+
+    // A list of distinct names of E; an element's problem names it (".../1").
+    template <class E>
+    std::optional<std::vector<E>> choices(const char* key) {
+        const nlohmann::json* v = get(key);
+        if (!v) return std::nullopt;
+        if (!v->is_array()) return fail(key, "must be a list of names from " + allowed_names<E>());
+        std::vector<E> out;
+        for (size_t i = 0; i < v->size(); ++i) {
+            const std::string at = field(key) + "/" + std::to_string(i);
+            const auto e = (*v)[i].is_string() ? parse_name<E>((*v)[i].get<std::string>()) : std::nullopt;
+            if (!e) {
+                problems_.add(at, "must be one of " + allowed_names<E>());
+                return std::nullopt;
+            }
+            if (std::find(out.begin(), out.end(), *e) != out.end()) {
+                problems_.add(at, std::string("\"") + name_of(*e) + "\" is listed twice");
+                return std::nullopt;
+            }
+            out.push_back(*e);
+        }
+        return out;
     }
 
     std::string field(const char* key) const { return path_ + "/" + key; }

@@ -137,6 +137,10 @@ TrainingSpec parse_training(const json* j) {
     t.master_weights = r.boolean("master_weights");
     assign(t.optimizer, r.choice<Optimizer>("optimizer"));
     assign(t.recompute, r.choice<Recompute>("recompute"));
+    if (const auto modules = r.choices<RecomputeModule>("recompute_modules")) {
+        for (const RecomputeModule m : *modules) t.recompute_modules |= bit(m);
+        if (modules->empty()) r.problem("recompute_modules", "must name at least one module: " + allowed_names<RecomputeModule>());
+    }
     assign(t.attention, r.choice<Attention>("attention"));
     assign(t.dropout, r.number("dropout", 0, 1));  // 1 itself is refused in validate.cpp
     // 10^18 tokens: 25,000 times the largest runs published, so run time and cost stay finite.
@@ -374,6 +378,7 @@ json scenario_to_json(const Scenario& s) {
                      {"attention", name_of(t.attention)}, {"dropout", t.dropout}, {"train_tokens", t.train_tokens}};
     put(training, "seq_len", t.seq_len);
     put(training, "global_batch", t.global_batch);
+    if (t.recompute_modules != 0) training["recompute_modules"] = recompute_module_names(t.recompute_modules);
     put_name(training, "param_dtype", t.param_dtype);
     put_name(training, "grad_dtype", t.grad_dtype);
     put(training, "master_weights", t.master_weights);

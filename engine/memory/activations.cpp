@@ -77,11 +77,11 @@ std::vector<int64_t> saved_tensor_shape(const SavedTensor& t, const Config& c) {
 }
 
 double op_activation_bytes(const Op& op, const Config& c, bool in_layer) {
-    const Recompute r = c.s.training.recompute;
-    if (in_layer && r == Recompute::Full) return 0;
+    if (in_layer && c.s.training.recompute == Recompute::Full) return 0;
+    const unsigned recomputed = in_layer ? recomputed_modules(c.s.training) : 0;
     double sum = 0;
     for (const auto& t : op.saved) {
-        if (in_layer && r == Recompute::Selective && t.dropped_by_selective) continue;
+        if (t.dropped_by & recomputed) continue;
         sum += saved_tensor_bytes(t, c);
     }
     return sum;
@@ -95,7 +95,7 @@ double module_activation_bytes(const Module& m, const Config& c, bool in_layer) 
 }
 
 SavedTensor layer_checkpoint(const Config& c) {
-    return SavedTensor{"layer_input", SavedKind::Upcast, SavedSplit::Sequence, c.s.model.hidden, false};
+    return SavedTensor{"layer_input", SavedKind::Upcast, SavedSplit::Sequence, c.s.model.hidden};
 }
 
 double layer_checkpoint_bytes(const Config& c) { return saved_tensor_bytes(layer_checkpoint(c), c); }

@@ -49,7 +49,6 @@ struct Walk {
 
     // The saved tensors of one module's ops, `count` times (its layers and in-flight microbatches).
     void module(const Module& m, const std::string& path, bool in_layer, double count, bool counted) {
-        const Recompute r = c.s.training.recompute;
         for (const auto& op : m.ops) {
             if (op.is_loss) continue;  // the loss's tensors are the logits line
             // XLA's softmax fusion writes the probabilities once, in the narrowest dtype the model keeps them;
@@ -62,7 +61,7 @@ struct Walk {
                 }
             bool probabilities_taken = false;
             for (const auto& t : op.saved) {
-                if (in_layer && r == Recompute::Selective && t.dropped_by_selective) continue;
+                if (in_layer && (t.dropped_by & recomputed_modules(c.s.training))) continue;
                 const bool is_probabilities = t.split == SavedSplit::Scores && t.kind != SavedKind::Mask &&
                                               saved_tensor_bytes(t, c) == probabilities && !probabilities_taken;
                 probabilities_taken = probabilities_taken || is_probabilities;

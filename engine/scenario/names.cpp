@@ -24,6 +24,17 @@ SHARDCALC_NAMES(Optimizer, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"
                 {Optimizer::Lion, "lion"}, {Optimizer::Adafactor, "adafactor"})
 SHARDCALC_NAMES(Recompute, {Recompute::None, "none"}, {Recompute::Selective, "selective"},
                 {Recompute::Full, "full"})
+SHARDCALC_NAMES(RecomputeModule, {RecomputeModule::CoreAttn, "core_attn"}, {RecomputeModule::LayerNorm, "layernorm"},
+                {RecomputeModule::Mlp, "mlp"}, {RecomputeModule::MoeAct, "moe_act"}, {RecomputeModule::Moe, "moe"},
+                {RecomputeModule::SharedExperts, "shared_experts"})
+
+std::vector<std::string> recompute_module_names(unsigned bits) {
+    std::vector<std::string> out;
+    for (const auto& [m, name] : enum_names<RecomputeModule>())
+        if (bits & bit(m)) out.emplace_back(name);
+    return out;
+}
+
 SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eager"})
 SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "current"},
                 {Fp8Recipe::Blockwise, "blockwise"})

@@ -37,4 +37,7 @@ std::string allowed_names() {
     return out;
 }
 
+// The names of RecomputeModule bits, in the table's order.
+std::vector<std::string> recompute_module_names(unsigned bits);
+
 }  // namespace shardcalc

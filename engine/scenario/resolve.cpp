@@ -90,6 +90,24 @@ double allgather_dispatch_rows(const Config& c) {
     return tokens_per_device(c, false) * static_cast<double>(p.ep * expert_tp(p));
 }
 
+namespace {
+
+// Recompute modules the model gives nothing to act on: Megatron-Core accepts them and recomputes nothing there.
+void recompute_module_notes(Config& c) {
+    const unsigned given = c.s.training.recompute_modules;
+    const ModelSpec& m = c.s.model;
+    const unsigned moe_only = bit(RecomputeModule::Moe) | bit(RecomputeModule::MoeAct) | bit(RecomputeModule::SharedExperts);
+    if ((given & moe_only) && m.experts == 0)
+        c.notes.push_back("training.recompute_modules: moe, moe_act and shared_experts act on MoE layers; the model has none");
+    else if ((given & bit(RecomputeModule::SharedExperts)) && m.shared_experts == 0)
+        c.notes.push_back("training.recompute_modules: shared_experts acts on shared experts; the model has none");
+    if ((given & bit(RecomputeModule::LayerNorm)) && m.experts == 0 && m.kv_lora_rank == 0)
+        c.notes.push_back("training.recompute_modules: layernorm recomputes the norms Megatron-Core builds as modules (before "
+                          "multi-latent attention and MoE layers); Transformer Engine fuses this model's into the next linear");
+}
+
+}  // namespace
+
 Config resolve(Scenario scenario) {
     Config c;
     if (scenario.hardware.preset_defaulted)
@@ -141,6 +159,7 @@ Config resolve(Scenario scenario) {
         c.notes.push_back("implementation.allocator expandable_segments: the verdict counts no fragmentation (free pages "
                           "are unmapped before an allocation fails); the reserved line keeps the caching allocator's "
                           "measured median (the one measured run with expandable segments reserved 7.2% over its peak)");
+    recompute_module_notes(c);
     if (c.traits.sdpa_math)
         c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
                           "attention probabilities like eager attention");

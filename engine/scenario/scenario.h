@@ -18,6 +18,17 @@ enum class Norm { LayerNorm, RmsNorm };
 enum class Head { Lm, None };
 enum class Optimizer { Adam, AdamW, Sgd, SgdMomentum, Lion, Adafactor };
 enum class Recompute { None, Selective, Full };
+// Megatron-Core's --recompute-modules under selective recompute (megatron/core/transformer/transformer_config.py
+// recompute_modules), as bits: a saved tensor or op of the graph names the modules whose recompute drops or re-runs it.
+enum class RecomputeModule : unsigned {
+    CoreAttn = 1,       // the core attention (Korthikanti et al. 2022's selective recompute; Megatron's default)
+    LayerNorm = 2,      // the norms Megatron-Core builds as modules, their output discarded and recomputed
+    Mlp = 4,            // a dense layer's MLP, checkpointed whole
+    MoeAct = 8,         // the routed experts' activation, its output discarded and recomputed
+    Moe = 16,           // a MoE layer, checkpointed whole (its dispatch and combine run again)
+    SharedExperts = 32  // a MoE layer's shared experts, checkpointed whole
+};
+constexpr unsigned bit(RecomputeModule m) { return static_cast<unsigned>(m); }
 enum class Attention { Flash, Eager };
 // FP8 GEMMs in the transformer layers (Transformer Engine recipes; DeepSeek-V3 sec. 3.3): none; per-tensor
 // scales from an amax history (delayed) or from the tensor itself (current); per-block scales, 1x128 for
@@ -121,6 +132,7 @@ struct TrainingSpec {
     std::optional<bool> master_weights;
     Optimizer optimizer = Optimizer::AdamW;
     Recompute recompute = Recompute::None;
+    unsigned recompute_modules = 0;  // bits of RecomputeModule under selective recompute; 0: Megatron's default, core_attn
     Attention attention = Attention::Flash;
     double dropout = 0.0;
     double train_tokens = 0;  // tokens to train for time-to-train and cost; 0: not reported
@@ -223,6 +235,13 @@ struct HardwareSpec {
     // DRAM bandwidth. 0: not known (an offloaded optimizer step is then not timed).
     double host_link_gbps = 0, host_memory_gbps = 0;
 };
+
+// The modules a plan recomputes, as RecomputeModule bits: none without selective recompute (full recompute re-runs the
+// whole layer), core attention where none are named.
+inline unsigned recomputed_modules(const TrainingSpec& t) {
+    if (t.recompute != Recompute::Selective) return 0;
+    return t.recompute_modules != 0 ? t.recompute_modules : bit(RecomputeModule::CoreAttn);
+}
 
 // The devices one scale-up fabric joins: the NVLink domain, or one host where none is given.
 inline int64_t nvlink_domain_of(const HardwareSpec& h) { return h.nvlink_domain > 0 ? h.nvlink_domain : h.gpus_per_node; }

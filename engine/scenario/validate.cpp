@@ -130,6 +130,14 @@ void validate_training(const Config& c, Checks& check) {
         check.require(c.d.seq_len <= m.max_positions, "/training/seq_len",
                 "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
     check.require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
+    if (t.recompute_modules != 0) {
+        check.require(t.recompute == Recompute::Selective, "/training/recompute_modules",
+                      "needs training.recompute selective (Megatron's --recompute-granularity selective)");
+        check.require(c.s.framework == Framework::Megatron || t.recompute_modules == bit(RecomputeModule::CoreAttn),
+                      "/training/recompute_modules",
+                      "recomputing modules other than core_attn is Megatron-Core's (framework megatron); other frameworks' "
+                      "selective recompute is core attention only");
+    }
     if (*t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
                       "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");

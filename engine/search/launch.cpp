@@ -63,7 +63,14 @@ LaunchCommand megatron_lm(const Config& c) {
     l.push_back("--micro-batch-size " + n(t.micro_batch));
     l.push_back("--global-batch-size " + n(c.d.samples_per_step));
     l.push_back("--seq-length " + n(c.d.seq_len));
-    if (t.recompute == Recompute::Selective) l.push_back("--recompute-granularity selective");
+    if (t.recompute == Recompute::Selective) {
+        std::string line = "--recompute-granularity selective";
+        if (t.recompute_modules != 0) {
+            line += " --recompute-modules";
+            for (const std::string& name : recompute_module_names(t.recompute_modules)) line += " " + name;
+        }
+        l.push_back(line);
+    }
     if (t.recompute == Recompute::Full)
         l.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
     if (p.distributed_optimizer) l.push_back("--use-distributed-optimizer");

@@ -69,3 +69,31 @@ test('the expert fields are in the form with help, and ep steps through the valu
   await page.locator('#section-parallel').screenshot({ path: join(shots, 'moe-ep-error.png') });
   await close(page);
 });
+
+// gpt-oss-120b as Megatron-Bridge's H100 recipe runs it: selective recompute of the norms and expert activations.
+const GPT_OSS = {
+  framework: 'megatron',
+  model: { preset: 'gpt-oss-120b' },
+  training: { seq_len: 4096, micro_batch: 1, global_batch: 1280, recompute: 'selective', recompute_modules: ['layernorm', 'moe_act'] },
+  parallel: { dp: 16, tp: 1, pp: 4, ep: 8, distributed_optimizer: true },
+  hardware: { preset: 'h100-sxm-80gb' },
+};
+
+test('recompute modules: a link\'s list shows in its field, an edited list is the CLI\'s plan, a bad name is named', async () => {
+  const page = await open(env, link(GPT_OSS));
+  const field = page.locator('#f-training-recompute_modules');
+  assert.equal(await field.inputValue(), 'layernorm,moe_act');
+  assert.ok(await field.isVisible(), 'the "More" group opens for a field the link sets');
+  await expectMetric(page, 'memory.stages.0.activations', cliReport(GPT_OSS).memory.stages[0].activations);
+  // The whole MoE layer instead: less kept, the expert all-to-alls again in backward.
+  const moe = { ...GPT_OSS, training: { ...GPT_OSS.training, recompute_modules: ['moe'] } };
+  await field.fill('moe');
+  await field.press('Tab');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('training.recompute_modules=moe'));
+  await expectMetric(page, 'memory.stages.0.activations', cliReport(moe).memory.stages[0].activations);
+  await field.fill('moe, attn');
+  await field.press('Tab');
+  await page.waitForSelector('#status[data-state="error"]');
+  assert.match(await page.locator('#engine-error li').first().textContent(), /must be one of core_attn\|layernorm\|mlp\|moe_act\|moe\|shared_experts/);
+  await close(page);
+});

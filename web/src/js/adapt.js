@@ -11,7 +11,7 @@ import { acceptedFramework } from './guide.js';
 // The fields a choice may move: the plan's, not the model or the device the reader chose.
 const PLAN_SECTIONS = ['training', 'parallel'];
 export const adaptable = (path) =>
-  FIELDS.get(path)?.input === true && PLAN_SECTIONS.includes(path.split('.')[0]) && FIELDS.get(path).type !== 'ints';
+  FIELDS.get(path)?.input === true && PLAN_SECTIONS.includes(path.split('.')[0]) && !['ints', 'names'].includes(FIELDS.get(path).type);
 
 async function firstValid(engine, scenario, path, candidates) {
   if (!candidates.length) return undefined;

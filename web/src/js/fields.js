@@ -83,6 +83,7 @@ export const SECTIONS = [
       pick('dtype', 'Activation dtype', ['fp32', 'fp16', 'bf16']),
       pick('optimizer', 'Optimizer', ['adam', 'adamw', 'sgd', 'sgd_momentum', 'lion', 'adafactor']),
       pick('recompute', 'Recompute', ['none', 'selective', 'full']),
+      { key: 'recompute_modules', type: 'names', label: 'Recompute modules (list)', more: true },
       pick('param_dtype', 'Param dtype', DTYPES, true, true),
       pick('grad_dtype', 'Grad dtype', DTYPES, true, true),
       { key: 'master_weights', type: 'bool', label: 'Master weights', options: ['true', 'false'], more: true, fw: true },
@@ -208,6 +209,12 @@ export function listOfIntegers(text) {
   const parts = text.split(',').map((t) => t.trim());
   const numbers = parts.map((t) => (/^\d+$/.test(t) ? Number(t) : NaN));
   return numbers.every(Number.isSafeInteger) ? numbers : text;
+}
+
+// "layernorm, moe_act" -> ["layernorm", "moe_act"]; the engine checks the names (and names a bad one's place).
+export function listOfNames(text) {
+  const parts = text.split(',').map((t) => t.trim());
+  return parts.every((t) => /^[a-z_0-9]+$/.test(t)) ? parts : text;
 }
 
 export const pointer = (path) => `/${path.replaceAll('.', '/')}`;

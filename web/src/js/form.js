@@ -2,7 +2,7 @@
 // Each control has id f-<section>-<field> and name = the field's JSON pointer, so an engine
 // error path finds its input directly.
 import { h } from './dom.js';
-import { FIELDS, SECTIONS, inputId, isOverride, listOfIntegers, loadHelp, pointer } from './fields.js';
+import { FIELDS, SECTIONS, inputId, isOverride, listOfIntegers, listOfNames, loadHelp, pointer } from './fields.js';
 import { effective } from './state.js';
 import { addHints, updateHints } from './form-hints.js';
 
@@ -19,6 +19,8 @@ function control(path, spec, presets) {
   if (spec.type === 'bool') return h('input', { ...common, type: 'checkbox' });
   // A list of integers ("7, 8, 8, 7"), written as text.
   if (spec.type === 'ints') return h('input', { ...common, type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false' });
+  // A list of names ("layernorm, moe_act"), written as text.
+  if (spec.type === 'names') return h('input', { ...common, type: 'text', autocomplete: 'off', spellcheck: 'false' });
   const isInt = spec.type === 'int';
   return h('input', { ...common, type: 'number', step: isInt ? 1 : 'any', min: 0, inputmode: isInt ? 'numeric' : 'decimal' });
 }
@@ -135,6 +137,7 @@ export function readInput(el) {
   if (el.value === '') return spec.type === 'preset' ? '' : undefined;
   if (spec.type === 'bool') return el.value === 'true';
   if (spec.type === 'ints') return listOfIntegers(el.value);
+  if (spec.type === 'names') return listOfNames(el.value);
   return el.value;
 }
 

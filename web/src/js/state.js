@@ -4,7 +4,7 @@
 //     preset's value so the engine default applies);
 //   everything else: the fields that are set.
 // The engine scenario, the share fragment and the form are all views of this map.
-import { FIELDS, SCENARIO_SECTIONS, isOverride, listOfIntegers } from './fields.js';
+import { FIELDS, SCENARIO_SECTIONS, isOverride, listOfIntegers, listOfNames } from './fields.js';
 import { parseJson, quote } from './json.js';
 import { numberText } from './number-text.js';
 
@@ -139,6 +139,10 @@ function check(path, v, presets, source) {
     if (!Array.isArray(v) || !v.every(Number.isSafeInteger)) fail(`${path} must be a list of integers, got ${quote(v)}`);
     return v;
   }
+  if (type === 'names') {
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) fail(`${path} must be a list of names, got ${quote(v)}`);
+    return v;
+  }
   const numeric = type === 'int' || type === 'num';
   if (numeric && typeof v === 'number' && !Number.isFinite(v)) fail(`${path}: ${source ?? v} is not a finite number`);
   if (numeric ? !Number.isFinite(v) : typeof v !== (type === 'bool' ? 'boolean' : 'string'))
@@ -157,6 +161,7 @@ function parseText(path, text, presets) {
   }
   if (type === 'bool') return check(path, { true: true, false: false }[text] ?? text, presets);
   if (type === 'ints') return check(path, listOfIntegers(text), presets);
+  if (type === 'names') return check(path, listOfNames(text), presets);
   return check(path, text, presets);
 }
 
