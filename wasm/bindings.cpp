@@ -37,6 +37,12 @@ std::string launch(const std::string& text, const std::string& tool) {
     return never_throws([&] { return shardcalc::launch_scenario_text(text, tool); });
 }
 
+// A run's log against the scenario's estimate (io/api.h reconcile_text): {"ok":true,"reconciliation":{...}} or the
+// error value (the log's at /log).
+std::string reconcile(const std::string& text, const std::string& log) {
+    return never_throws([&] { return shardcalc::reconcile_text(text, log); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
@@ -48,6 +54,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("importConfig", &guarded<&shardcalc::import_config_text>);
     emscripten::function("kernels", &kernels);
     emscripten::function("launch", &launch);
+    emscripten::function("reconcile", &reconcile);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

@@ -14,7 +14,7 @@ import { reportHeight } from './embed.js';
 import { renderSummary } from './summary.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
-import { count, duration, fixed } from './format.js';
+import { bytes, count, duration, fixed } from './format.js';
 import { decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
@@ -213,9 +213,22 @@ function renderResults(first = false) {
       renderCommTable($('#comm-table'), r, app.unit);
       drawBelowCharts();
       renderKernelTable();
+      refreshReconcile();
     }
     results.dataset.below = 'drawn';
   }, { firstVerdict: first });
+}
+
+// "Compare with my run" (reconcile-view.js, fetched on the section's first opening): a pasted log against the plan.
+let reconcileView = null;
+const reconcilePage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, fixed });
+function openReconcile() {
+  if (!$('#reconcile').open || reconcileView) return;
+  reconcileView = import('./reconcile-view.js');
+  reconcileView.then((view) => view.wireReconcile(reconcilePage()));
+}
+function refreshReconcile() {
+  reconcileView?.then((view) => view.refreshReconcile(reconcilePage()));
 }
 
 // The per-kernel table, while its section is open: kernel-view.js (fetched on the first opening) asks the whole
@@ -647,6 +660,7 @@ export async function start(enginePromise) {
   });
   $('#link-error-dismiss').addEventListener('click', () => linkError(''));
   $('#kernels').addEventListener('toggle', renderKernelTable);
+  $('#reconcile').addEventListener('toggle', openReconcile);
   $('#pin').addEventListener('click', () => setPin(app.entries));
   $('#unpin').addEventListener('click', () => setPin(null));
   $('#unit').addEventListener('change', () => {

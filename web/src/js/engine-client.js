@@ -14,6 +14,8 @@
 //                               pipeline rank `stage`, -1: the slowest; engine/report/kernel_table.h)
 //   await engine.launch(scenario, tool = 'all') -> {ok: true, framework, generator, launch: [{tool, lines}]} | {ok: false, error}
 //                               (how to launch the plan with its framework's tools; engine/io/api.h launch_scenario_text)
+//   await engine.reconcile(scenario, logText) -> {ok: true, reconciliation} | {ok: false, error} (a run's log against
+//                               the plan's estimate; engine/io/api.h reconcile_text)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -69,6 +71,9 @@ async function mainThreadEngine() {
     },
     async launch(scenario, tool = 'all') {
       return JSON.parse(module.launch(JSON.stringify(scenario), tool));
+    },
+    async reconcile(scenario, log) {
+      return JSON.parse(module.reconcile(JSON.stringify(scenario), log));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -144,6 +149,9 @@ async function workerEngine() {
     },
     async launch(scenario, tool = 'all') {
       return JSON.parse(await call('launch', { text: JSON.stringify(scenario), tool }));
+    },
+    async reconcile(scenario, log) {
+      return JSON.parse(await call('reconcile', { text: JSON.stringify(scenario), log }));
     },
     search(scenario, onProgress) {
       const id = next;

@@ -1,0 +1,81 @@
+// "Compare with my run" in real Chromium: a real log (tests/data/logs, each with its published source), pasted or
+// chosen as a file, is set beside the page's plan by the engine, with the CLI's numbers (`shardcalc reconcile`);
+// the comparison follows the unit and the plan; a log with nothing to read says so; the log goes nowhere.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli, close, link, open, root, useBrowser } from './harness.mjs';
+
+const env = useBrowser();
+const LOG = join(root, 'tests', 'data', 'logs', 'megatron-lm-pr5662.log');
+const PLAN = JSON.parse(readFileSync(join(root, 'examples', 'llama-3.1-70b-h100.json'), 'utf8'));
+
+// The CLI's reconciliation of `log` against `scenario`.
+function cliReconcile(scenario, log) {
+  const dir = mkdtempSync(join(tmpdir(), 'reconcile-'));
+  writeFileSync(join(dir, 's.json'), JSON.stringify(scenario));
+  return JSON.parse(execFileSync(cli, ['reconcile', join(dir, 's.json'), log, '--format', 'json']));
+}
+
+const cells = (page) => page.$$eval('#reconcile-table td[data-reconcile]', (tds) =>
+  Object.fromEntries(tds.map((td) => [td.dataset.reconcile, [Number(td.dataset.value), td.textContent]])));
+
+test('a pasted Megatron-LM log: each reported rank beside the estimate, as the CLI reconciles it, in the page\'s unit', async () => {
+  const page = await open(env, link(PLAN));
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.click('#reconcile summary');
+  await page.fill('#run-log', readFileSync(LOG, 'utf8'));
+  await page.click('#reconcile-run');
+  await page.waitForSelector('#reconcile[data-state="drawn"]');
+  const expected = cliReconcile(PLAN, LOG);
+  const shown = await cells(page);
+  const rank = expected.ranks[0];
+  for (const key of ['peak_allocated', 'allocator_reserve', 'peak_reserved'])
+    for (const part of ['log', 'estimate', 'gap']) {
+      const [value, text] = shown[`ranks.0.${key}.${part}`];
+      assert.ok(Math.abs(value - rank[key][part]) <= 1e-6 * Math.abs(rank[key][part]), `${key}.${part}: ${value} vs ${rank[key][part]}`);
+      assert.equal(text, (rank[key][part] / 2 ** 30).toFixed(2));
+    }
+  const notes = await page.$$eval('#reconcile-notes li', (lis) => lis.map((li) => li.textContent));
+  assert.match(notes[0], /^Step time: log 744 ms \(median of 1 reports after the first\), estimate [\d.]+ s \(\+[\d,.]+ %\)\.$/);
+  assert.ok(notes.some((n) => /^The log cannot tell memory outside PyTorch's allocator/.test(n)));
+  assert.match(await page.textContent('#reconcile-status'), /^Megatron-LM log: one rank reported memory\.$/);
+  // In GB, the same numbers in the other unit.
+  await page.selectOption('#unit', 'GB');
+  await page.waitForFunction(() => /\(GB\)/.test(document.querySelector('#reconcile-table thead')?.textContent || ''));
+  const [, gb] = (await cells(page))['ranks.0.peak_allocated.log'];
+  assert.equal(gb, (rank.peak_allocated.log / 1e9).toFixed(2));
+  // The log went nowhere: no request after the page's own files carried it.
+  assert.ok(requests.every((u) => u.startsWith(env.server.url)), requests.join(', '));
+  await close(page);
+});
+
+test('a log chosen as a file is compared; a log with nothing to read says so; a new plan compares again', async () => {
+  const page = await open(env, link(PLAN));
+  await page.click('#reconcile summary');
+  await page.setInputFiles('#run-log-file', LOG);
+  await page.waitForSelector('#reconcile[data-state="drawn"]');
+  assert.match(await page.inputValue('#run-log'), /memory \(MB\)/);
+  const before = (await cells(page))['ranks.0.peak_allocated.estimate'][0];
+  // A new plan: the comparison is made again against it.
+  await page.fill('#f-training-micro_batch', '2');
+  await page.waitForFunction((b) => {
+    const td = document.querySelector('#reconcile-table td[data-reconcile="ranks.0.peak_allocated.estimate"]');
+    return td && Number(td.dataset.value) !== b;
+  }, before);
+  const plan2 = structuredClone(PLAN);
+  plan2.training.micro_batch = 2;
+  const [after] = (await cells(page))['ranks.0.peak_allocated.estimate'];
+  const expected = cliReconcile(plan2, LOG).ranks[0].peak_allocated.estimate;
+  assert.ok(Math.abs(after - expected) <= 1e-6 * expected, `${after} vs ${expected}`);
+  // Text with no line any reader knows.
+  await page.fill('#run-log', 'hello\nworld\n');
+  await page.click('#reconcile-run');
+  await page.waitForFunction(() => /^No comparison: /.test(document.querySelector('#reconcile-status').textContent));
+  assert.equal(await page.locator('#reconcile-table tr').count(), 0);
+  await close(page);
+});

@@ -1,0 +1,104 @@
+// "Compare with my run": a run's log set beside the plan's estimate, as the engine reconciles them
+// (engine/report/reconcile.h through io/api.h reconcile_text): every figure is the engine's; the only arithmetic
+// here is unit scaling for display. A chunk of its own, fetched when the reader opens the section (app.js), with
+// the whole engine behind it. It imports nothing: app.js hands it the page's helpers (kernel-view.js says why).
+// The log stays in the browser: it goes to the page's own worker and nowhere else.
+
+const TERMS = [
+  ['peak_allocated', 'Peak allocated', 'max allocated: the largest amount the step held at once'],
+  ['allocator_reserve', 'Allocator reserve', 'reserved beyond allocated at the peak: the caching allocator\'s cached blocks (our fragmentation)'],
+  ['peak_reserved', 'Peak reserved', 'max reserved: what the caching allocator held from the device'],
+];
+
+let last = null; // the log of the last comparison, compared again when the plan or the unit changes
+
+// Wires the section's controls once. `page`: {engine, report(), unit(), h, bytes, duration, fixed}.
+export function wireReconcile(page) {
+  const box = document.querySelector('#reconcile');
+  const area = box.querySelector('#run-log');
+  const file = box.querySelector('#run-log-file');
+  const read = (f) => f && f.text().then((text) => { area.value = text; compare(page); });
+  file.addEventListener('change', () => read(file.files[0]));
+  area.addEventListener('dragover', (e) => e.preventDefault());
+  area.addEventListener('drop', (e) => {
+    e.preventDefault();
+    read(e.dataTransfer.files[0]);
+  });
+  box.querySelector('#reconcile-run').addEventListener('click', () => compare(page));
+}
+
+// Compares the section's log with the current plan, again after a new report or unit (app.js) once a log was compared.
+export function refreshReconcile(page) {
+  if (last !== null) compare(page);
+}
+
+async function compare(page) {
+  const box = document.querySelector('#reconcile');
+  const status = box.querySelector('#reconcile-status');
+  const text = box.querySelector('#run-log').value;
+  const report = page.report();
+  if (!text.trim()) {
+    status.textContent = 'Paste a log, or choose its file, first.';
+    return;
+  }
+  if (!report) {
+    status.textContent = 'The plan has an error: there is no estimate to compare with.';
+    return;
+  }
+  last = text;
+  box.dataset.state = 'loading';
+  status.textContent = 'Comparing…';
+  let answer;
+  try {
+    answer = await page.engine.reconcile(report.scenario, text);
+  } catch (error) {
+    answer = { ok: false, error: { message: error.message } };
+  }
+  if (page.report() !== report || box.querySelector('#run-log').value !== text) return; // a newer comparison draws
+  render(box, answer, page);
+  box.dataset.state = 'drawn';
+}
+
+function render(box, answer, { h, bytes, duration, fixed, unit }) {
+  const table = box.querySelector('#reconcile-table');
+  const notes = box.querySelector('#reconcile-notes');
+  const status = box.querySelector('#reconcile-status');
+  if (!answer.ok) {
+    status.textContent = `No comparison: ${answer.error.message}`;
+    table.replaceChildren();
+    notes.replaceChildren();
+    return;
+  }
+  const r = answer.reconciliation;
+  const u = unit();
+  const cell = (value, key) => h('td', { class: 'num', 'data-reconcile': key, 'data-value': value }, bytes(value, u));
+  const head = [
+    h('tr', { class: 'group-head' }, h('th', { scope: 'colgroup', colspan: 2 }, 'Reported rank'),
+      ...TERMS.map(([, label, title]) => h('th', { scope: 'colgroup', colspan: 3, title }, `${label} (${u})`))),
+    h('tr', null, h('th', { scope: 'col' }, 'Rank'), h('th', { scope: 'col' }, 'Stage'),
+      ...TERMS.flatMap(() => [['Log'], ['Estimate'], ['Gap', 'estimate − log']].map(([label, title]) =>
+        h('th', { scope: 'col', class: 'num', title: title || null }, label)))),
+  ];
+  const rows = r.ranks.map((x, i) => h('tr', null, h('td', { class: 'num' }, String(x.rank)), h('td', { class: 'num' }, String(x.stage)),
+    ...TERMS.flatMap(([key]) => ['log', 'estimate', 'gap'].map((part) => cell(x[key][part], `ranks.${i}.${key}.${part}`)))));
+  table.replaceChildren(h('caption', { class: 'sr-only' }, `${r.source} log against the estimate, per reported rank`),
+    h('thead', null, ...head), h('tbody', null, ...rows));
+  const lines = [];
+  if (r.framework_estimate) {
+    const f = r.framework_estimate.framework;
+    const o = r.framework_estimate.ours;
+    lines.push(`The framework's own estimate (first stage): weights and optimizer ${bytes(f.weights_and_optimizer, u)}, ` +
+      `activations ${bytes(f.activations, u)}, total ${bytes(f.total, u)} ${u}; ours the same way: ${bytes(o.weights_and_optimizer, u)}, ` +
+      `${bytes(o.activations, u)}, ${bytes(o.total, u)} ${u}.`);
+  }
+  if (r.step_seconds) {
+    const t = r.step_seconds;
+    lines.push(`Step time: log ${duration(t.log)} (median of ${t.log_reports} reports after the first), estimate ` +
+      `${duration(t.estimate)} (${t.error >= 0 ? '+' : ''}${fixed(100 * t.error, 1)} %).`);
+  }
+  lines.push(...r.unknowns.map((x) => `The log cannot tell ${x}.`));
+  notes.replaceChildren(...lines.map((line) => h('li', null, line)));
+  status.textContent = r.ranks.length
+    ? `${r.source} log: ${r.ranks.length === 1 ? 'one rank' : `${r.ranks.length} ranks`} reported memory.`
+    : `${r.source} log: no rank reported memory.`;
+}
