@@ -88,6 +88,63 @@ TEST_CASE("Megatron-LM logs: per-rank memory lines, the older rank-less line, it
     CHECK_THROWS_AS(read_run_log(""), InputError);
 }
 
+TEST_CASE("PyTorch's memory_summary: the peaks and the out-of-memory counters, alone or completing a Megatron-LM rank") {
+    // Unsloth's published summary (tests/data/logs/README.md): sizes in MiB, device 0, no out-of-memory errors.
+    const MeasuredRun run = read_run_log(test::repo_file("tests/data/logs/unsloth-memory-summary.log"));
+    CHECK(run.source == "PyTorch (memory_summary)");
+    REQUIRE(run.memory.size() == 1);
+    CHECK(run.memory[0].rank == 0);
+    CHECK(run.memory[0].allocated == doctest::Approx(32711 * kMiB));
+    CHECK(run.memory[0].max_allocated == doctest::Approx(52084 * kMiB));
+    CHECK(run.memory[0].reserved == doctest::Approx(49552 * kMiB));
+    CHECK(run.memory[0].max_reserved == doctest::Approx(52188 * kMiB));
+    CHECK(run.memory[0].ooms == 0);
+    CHECK(run.memory[0].alloc_retries == 0);
+    // Its table as a Docker log or a comment prints it, with a prefix before each line, and KiB and B sizes; after a
+    // Megatron-LM line of the same rank it adds the counters.
+    const std::string prefixed =
+        "[Rank 1] (after 5 iterations) memory (MB) | allocated: 100 | max allocated: 200 | reserved: 300 | max reserved: 400\n"
+        "trainer  | |                  PyTorch CUDA memory summary, device ID 1                 |\n"
+        "trainer  | |            CUDA OOMs: 2            |        cudaMalloc retries: 5         |\n"
+        "trainer  | | Allocated memory      | 682537 KiB |     512 B  |   3115 GiB |   3114 GiB |\n"
+        "trainer  | | GPU reserved memory   |  65430 MiB |  65430 MiB |   3115 GiB |   3114 GiB |\n";
+    const MeasuredRun both = read_run_log(prefixed);
+    CHECK(both.source == "Megatron-LM");
+    REQUIRE(both.memory.size() == 1);
+    CHECK(both.memory[0].rank == 1);
+    CHECK(both.memory[0].ooms == 2);
+    CHECK(both.memory[0].alloc_retries == 5);
+    CHECK(both.memory[0].max_allocated == doctest::Approx(200 * kMiB));  // the larger of the two peaks
+    CHECK(both.memory[0].max_reserved == doctest::Approx(65430 * kMiB));
+    // A size without a unit is refused at its line.
+    try {
+        read_run_log("|  PyTorch CUDA memory summary, device ID 0  |\n| Allocated memory      |  32711 |  52084 MiB | 1 | 1 |\n");
+        FAIL("a size without its unit must be refused");
+    } catch (const InputError& e) {
+        CHECK(e.problems()[0].path == "/log");
+        CHECK(e.problems()[0].message.find("line 2") == 0);
+    }
+}
+
+TEST_CASE("reconcile: a run that ran out of memory says so, whatever its peak") {
+    const std::string scenario = R"({"model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8}})";
+    const auto j = nlohmann::json::parse(reconcile_text(scenario,
+        "|  PyTorch CUDA memory summary, device ID 0  |\n|  CUDA OOMs: 1  |  cudaMalloc retries: 3  |\n"
+        "| Allocated memory      |  1000 MiB |  9000 MiB | 1 GiB | 1 GiB |\n| GPU reserved memory   |  9500 MiB |  9500 MiB | 1 GiB | 1 GiB |\n"));
+    REQUIRE(j["ok"] == true);
+    const auto& r = j["reconciliation"];
+    CHECK(r["ranks"][0]["ooms"] == 1);
+    CHECK(r["ranks"][0]["alloc_retries"] == 3);
+    REQUIRE(r["findings"].size() == 2);
+    CHECK(r["findings"][0] == "rank 0 ran out of memory 1 time: the run did not fit as it ran, whatever its peak");
+    CHECK(r["findings"][1].get<std::string>().find("retried cudaMalloc 3 times") != std::string::npos);
+    // Megatron-LM's lines carry no counters: no finding, and no counter in the answer.
+    const auto megatron = nlohmann::json::parse(
+        reconcile_text(scenario, "memory (MB) | allocated: 1 | max allocated: 2 | reserved: 3 | max reserved: 4\n"));
+    CHECK(megatron["reconciliation"]["findings"].empty());
+    CHECK_FALSE(megatron["reconciliation"]["ranks"][0].contains("ooms"));
+}
+
 TEST_CASE("reconcile: each rank against its pipeline stage's estimate, the gaps, the steady step time") {
     const std::string scenario = test::repo_file("examples/llama-3.1-70b-h100.json");  // 256 devices, pp 4
     const Report r = test::report(scenario);

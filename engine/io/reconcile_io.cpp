@@ -8,7 +8,7 @@ namespace shardcalc {
 
 nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& source) {
     nlohmann::json ranks = nlohmann::json::array();
-    for (const RankReconciliation& x : r.ranks)
+    for (const RankReconciliation& x : r.ranks) {
         ranks.push_back({{"rank", x.rank}, {"stage", x.stage},
                          {"peak_allocated", {{"log", x.measured_peak_allocated}, {"estimate", x.estimated_peak_allocated},
                                              {"gap", x.peak_allocated_gap}}},
@@ -16,7 +16,10 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
                                                 {"gap", x.reserve_gap}}},
                          {"peak_reserved", {{"log", x.measured_peak_reserved}, {"estimate", x.estimated_peak_reserved},
                                             {"gap", x.peak_reserved_gap}}}});
-    nlohmann::json j = {{"source", source}, {"ranks", ranks}, {"unknowns", r.unknowns}};
+        if (x.ooms >= 0) ranks.back()["ooms"] = x.ooms;
+        if (x.alloc_retries >= 0) ranks.back()["alloc_retries"] = x.alloc_retries;
+    }
+    nlohmann::json j = {{"source", source}, {"ranks", ranks}, {"findings", r.findings}, {"unknowns", r.unknowns}};
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
@@ -58,6 +61,7 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
                " reports after the first), estimate " + fixed(t["estimate"].get<double>(), 3) + " s (" +
                (t["error"].get<double>() >= 0 ? "+" : "") + fixed(100 * t["error"].get<double>(), 1) + "%)\n";
     }
+    for (const auto& f : j["findings"]) out += f.get<std::string>() + "\n";
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
     return out;

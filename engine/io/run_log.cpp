@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 #include "core/error.h"
 #include "io/text_table.h"
@@ -86,18 +88,74 @@ MeasuredMemory deepspeed_line(const std::string& text, size_t line) {
     return m;
 }
 
+// A size as torch.cuda.memory_summary prints it (torch/cuda/memory.py _format_size: "512 B", "682537 KiB",
+// "65430 MiB", "3115 GiB"), in bytes.
+std::optional<double> summary_size(const std::string& cell) {
+    const auto v = number_at(cell);
+    if (!v) return std::nullopt;
+    const std::string t = trim(cell);
+    const size_t unit = t.find_first_of("BKMGTP");
+    if (unit == std::string::npos) return std::nullopt;
+    const std::pair<const char*, double> units[] = {{"B", 1}, {"KiB", 1024}, {"MiB", kMiB}, {"GiB", kGiB},
+                                                    {"TiB", kGiB * 1024}, {"PiB", kGiB * 1024 * 1024}};
+    for (const auto& [name, scale] : units)
+        if (trim(t.substr(unit)) == name) return *v * scale;
+    return std::nullopt;
+}
+
+// One row of a memory_summary table, "| Allocated memory      |  32711 MiB |  52084 MiB | ... |": its current and peak
+// sizes (the first two cells after the metric's name).
+std::pair<double, double> summary_row(const std::string& text, size_t at, size_t line) {
+    std::vector<std::string> cells;
+    size_t pos = text.find('|', at);
+    while (pos != std::string::npos && cells.size() < 2) {
+        const size_t next = text.find('|', pos + 1);
+        if (next == std::string::npos) break;
+        cells.push_back(text.substr(pos + 1, next - pos - 1));
+        pos = next;
+    }
+    const auto cur = cells.size() == 2 ? summary_size(cells[0]) : std::nullopt;
+    const auto peak = cells.size() == 2 ? summary_size(cells[1]) : std::nullopt;
+    if (!cur || !peak) bad_line(line, "the memory_summary row has no current and peak size (\"12345 MiB\")");
+    return {*cur, *peak};
+}
+
+// "|            CUDA OOMs: 1            |        cudaMalloc retries: 1         |": the count after `key`.
+int64_t summary_count(const std::string& text, const char* key, size_t line) {
+    const size_t k = text.find(key);
+    const auto n = k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
+    if (!n || *n != std::floor(*n)) bad_line(line, std::string("the memory_summary has no whole number after \"") + key + "\"");
+    return static_cast<int64_t>(*n);
+}
+
 }  // namespace
 
 MeasuredRun read_run_log(const std::string& text) {
     MeasuredRun run;
     std::map<int64_t, MeasuredMemory> last;  // each rank's latest report
-    bool deepspeed = false, megatron = false;
+    bool deepspeed = false, megatron = false, summary = false;
+    std::map<int64_t, MeasuredMemory> summaries;  // torch.cuda.memory_summary's, by device
+    int64_t device = -1;                          // the device of the memory_summary being read
     size_t line = 0, start = 0;
     while (start <= text.size()) {
         const size_t end = text.find('\n', start);
         const std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
         ++line;
-        if (l.find("memory (MB)") != std::string::npos && l.find("max allocated") != std::string::npos) {
+        if (const size_t at = l.find("PyTorch CUDA memory summary, device ID"); at != std::string::npos) {
+            // torch.cuda.memory_summary (torch/cuda/memory.py): its device ID read as the rank (one process per device).
+            const auto id = number_at(l.substr(at + 38));
+            if (!id || *id != std::floor(*id)) bad_line(line, "the memory_summary's device ID is not a whole number");
+            device = static_cast<int64_t>(*id);
+            summaries[device].rank = device;
+            summary = true;
+        } else if (device >= 0 && l.find("CUDA OOMs:") != std::string::npos) {
+            summaries[device].ooms = summary_count(l, "CUDA OOMs:", line);
+            summaries[device].alloc_retries = summary_count(l, "cudaMalloc retries:", line);
+        } else if (const size_t row = l.find("| Allocated memory"); device >= 0 && row != std::string::npos) {
+            std::tie(summaries[device].allocated, summaries[device].max_allocated) = summary_row(l, row + 1, line);
+        } else if (const size_t row = l.find("| GPU reserved memory"); device >= 0 && row != std::string::npos) {
+            std::tie(summaries[device].reserved, summaries[device].max_reserved) = summary_row(l, row + 1, line);
+        } else if (l.find("memory (MB)") != std::string::npos && l.find("max allocated") != std::string::npos) {
             const MeasuredMemory m = memory_line(l, line);
             last[m.rank] = m;
             megatron = true;
@@ -131,16 +189,33 @@ MeasuredRun read_run_log(const std::string& text) {
         if (end == std::string::npos) break;
         start = end + 1;
     }
+    // A memory_summary completes its rank's report (Megatron's lines have no out-of-memory count) or stands for it.
+    for (const auto& [rank, s] : summaries) {
+        if (s.max_allocated <= 0 && s.max_reserved <= 0 && s.ooms < 0)
+            throw InputError("/log", "the memory_summary of device " + std::to_string(rank) +
+                                         " has no \"Allocated memory\" or \"GPU reserved memory\" row and no counters");
+        if (const auto it = last.find(rank); it != last.end()) {
+            it->second.ooms = s.ooms;
+            it->second.alloc_retries = s.alloc_retries;
+            if (s.max_allocated > 0) {
+                it->second.max_allocated = std::max(it->second.max_allocated, s.max_allocated);
+                it->second.max_reserved = std::max(it->second.max_reserved, s.max_reserved);
+            }
+        } else {
+            last[rank] = s;
+        }
+    }
     for (const auto& [rank, m] : last) run.memory.push_back(m);
     if (run.memory.empty() && run.step_seconds.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
                                  "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, and "
-                                 "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\")");
+                                 "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), and "
+                                 "torch.cuda.memory_summary() tables");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
-    run.source = deepspeed ? "DeepSpeed" : "Megatron-LM";
+    run.source = deepspeed ? "DeepSpeed" : megatron || !summary ? "Megatron-LM" : "PyTorch (memory_summary)";
     return run;
 }
 

@@ -10,6 +10,13 @@
 //   ("MB" there is 2^20 bytes: report_memory divides by 1024 * 1024, the theoretical memory by 1024 ** 2.)
 //   DeepSpeed, deepspeed/runtime/utils.py see_memory_usage (rank 0 only; GB = 2^30 bytes):
 //     [INFO] [utils.py:827:see_memory_usage] MA 4.96 GB         Max_MA 5.09 GB         CA 6.39 GB         Max_CA 6 GB
+//   PyTorch, torch/cuda/memory.py memory_summary (sizes in B, KiB, MiB, GiB as _format_size prints them; the device ID
+//   read as the rank, one process per device):
+//     |                  PyTorch CUDA memory summary, device ID 0                 |
+//     |            CUDA OOMs: 0            |        cudaMalloc retries: 0         |
+//     | Allocated memory      |  32711 MiB |  52084 MiB | 142756 GiB | 142724 GiB |
+//     | GPU reserved memory   |  49552 MiB |  52188 MiB |  86354 MiB |  36802 MiB |
+//   A summary completes the Megatron-LM report of its rank (the out-of-memory and retry counters) or stands alone.
 // Other lines are skipped. Throws InputError at "/log" when no line of a known format is found, or a known line
 // holds a number that does not read.
 #include <string>

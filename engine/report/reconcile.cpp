@@ -39,6 +39,17 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         r.peak_allocated_gap = r.estimated_peak_allocated - r.measured_peak_allocated;
         r.reserve_gap = r.estimated_reserve - r.measured_reserve;
         r.peak_reserved_gap = r.estimated_peak_reserved - r.measured_peak_reserved;
+        r.ooms = m.ooms;
+        r.alloc_retries = m.alloc_retries;
+        // The allocator's own counters say whether the run fitted as it ran (c10/cuda/CUDACachingAllocator.cpp:
+        // num_ooms counts failed allocations, num_alloc_retries the cudaMalloc calls retried after freeing the cache).
+        const auto times = [](int64_t n) { return std::to_string(n) + (n == 1 ? " time" : " times"); };
+        if (m.ooms > 0)
+            out.findings.push_back("rank " + std::to_string(m.rank) + " ran out of memory " + times(m.ooms) +
+                                   ": the run did not fit as it ran, whatever its peak");
+        if (m.alloc_retries > 0)
+            out.findings.push_back("rank " + std::to_string(m.rank) + " freed the allocator's cache and retried cudaMalloc " +
+                                   times(m.alloc_retries) + ": it ran at the edge of the device, slower");
         out.ranks.push_back(r);
     }
     std::sort(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });

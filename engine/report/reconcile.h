@@ -14,6 +14,9 @@ namespace shardcalc {
 struct MeasuredMemory {
     int64_t rank = 0;  // the global rank the line names; 0 where the log names none (rank 0 reports)
     double allocated = 0, max_allocated = 0, reserved = 0, max_reserved = 0;
+    // torch.cuda.memory_summary's counters where the log has one: allocations that failed with an out-of-memory
+    // error, and cudaMalloc calls retried after the cache was freed; -1: not known.
+    int64_t ooms = -1, alloc_retries = -1;
 };
 
 // Megatron-LM's own estimate as it prints it (megatron/training/theoretical_memory_usage.py), in bytes: the most
@@ -39,6 +42,7 @@ struct RankReconciliation {
     double measured_peak_reserved = 0, estimated_peak_reserved = 0;
     // Estimate minus log, in bytes (negative: the estimate is short).
     double peak_allocated_gap = 0, reserve_gap = 0, peak_reserved_gap = 0;
+    int64_t ooms = -1, alloc_retries = -1;  // as MeasuredMemory
 };
 
 struct Reconciliation {
@@ -52,6 +56,7 @@ struct Reconciliation {
     // theoretical memory describes): ours split the same way, weights + gradients + optimizer, and activations.
     bool has_framework_estimate = false;
     FrameworkEstimate framework_estimate, ours_same_split;
+    std::vector<std::string> findings;  // what the log shows beyond the figures (out-of-memory errors), in words
     std::vector<std::string> unknowns;  // what the log cannot tell, in words
 };
 

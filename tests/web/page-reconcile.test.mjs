@@ -72,6 +72,13 @@ test('a log chosen as a file is compared; a log with nothing to read says so; a 
   const [after] = (await cells(page))['ranks.0.peak_allocated.estimate'];
   const expected = cliReconcile(plan2, LOG).ranks[0].peak_allocated.estimate;
   assert.ok(Math.abs(after - expected) <= 1e-6 * expected, `${after} vs ${expected}`);
+  // PyTorch's memory_summary table: its peaks, as the CLI reads them.
+  const SUMMARY = join(root, 'tests', 'data', 'logs', 'unsloth-memory-summary.log');
+  await page.fill('#run-log', readFileSync(SUMMARY, 'utf8'));
+  await page.click('#reconcile-run');
+  await page.waitForFunction(() => /^PyTorch \(memory_summary\) log: one rank/.test(document.querySelector('#reconcile-status').textContent));
+  const peak = cliReconcile(plan2, SUMMARY).ranks[0].peak_reserved.log;
+  assert.equal((await cells(page))['ranks.0.peak_reserved.log'][0], peak);
   // Text with no line any reader knows.
   await page.fill('#run-log', 'hello\nworld\n');
   await page.click('#reconcile-run');

@@ -96,6 +96,7 @@ function render(box, answer, { h, bytes, duration, fixed, unit }) {
     lines.push(`Step time: log ${duration(t.log)} (median of ${t.log_reports} reports after the first), estimate ` +
       `${duration(t.estimate)} (${t.error >= 0 ? '+' : ''}${fixed(100 * t.error, 1)} %).`);
   }
+  lines.push(...r.findings.map((x) => `${x[0].toUpperCase()}${x.slice(1)}.`));
   lines.push(...r.unknowns.map((x) => `The log cannot tell ${x}.`));
   notes.replaceChildren(...lines.map((line) => h('li', null, line)));
   status.textContent = r.ranks.length
