@@ -11,6 +11,9 @@ using namespace shardcalc;
 
 namespace {
 
+// The caching allocator's fragmentation as measured on the runs of validation/measured (no calibration given).
+const Fragmentation kMeasured = fragmentation_of(ImplementationSpec{});
+
 const char* kLlama160m =
     R"("model":{"arch":"decoder","layers":12,"hidden":768,"heads":12,"kv_heads":4,"ffn_hidden":3072,"mlp":"swiglu",)"
     R"("vocab":32000,"max_positions":8192,"position_embedding":"rope","norm":"rmsnorm","bias":false,"tied_embeddings":false})";
@@ -102,7 +105,7 @@ TEST_CASE("memory timeline: the peak is a moment, with the loss's temporaries at
     CHECK(test::phase(m, "optimizer_step").gradients == doctest::Approx(m.params * 4));
     // The reported lines are those of the peak moment, plus fragmentation and the memory outside the allocator.
     CHECK(m.allocated() == doctest::Approx(m.timeline[m.peak_phase].lines.allocated()));
-    CHECK(m.total() == doctest::Approx(m.allocated() * (1 + fragmentation_median_fraction()) + 0.77 * test::GiB));
+    CHECK(m.total() == doctest::Approx(m.allocated() * (1 + kMeasured.typical) + 0.77 * test::GiB));
     // With gradient accumulation the gradients already exist while later microbatches run forward.
     const Report acc = test::report(gpt2(R"({"seq_len":1024,"micro_batch":8,"global_batch":16})"));
     CHECK(test::phase(acc.peak(), "forward_end").gradients == doctest::Approx(m.params * 4));
@@ -116,35 +119,58 @@ TEST_CASE("verdict: a largest request that cannot find its block again makes a f
     // device (79.18 GiB). Its allocated peak with the request, 66 GiB, fits with the worst measured fragmentation
     // (66 x 1.165 + 0.77 = 77.7 GiB), but not with a second block of the request stranded: 66 + 15.7 + 0.77.
     const double cap = 79.18 * test::GiB, ctx = 0.77 * test::GiB, peak = 66.0 * test::GiB, request = 15.7 * test::GiB;
-    const MemoryVerdict v = memory_verdict(peak, ctx, cap, request, Allocator::Caching);
+    const MemoryVerdict v = memory_verdict(peak, ctx, cap, request, Allocator::Caching, kMeasured);
     CHECK(v.verdict == Verdict::Tight);
     CHECK(v.margin == doctest::Approx(cap - peak - request - ctx));
     CHECK(v.reason.find("largest single request (15.70 GiB)") != std::string::npos);
     CHECK(v.reason.find("expandable_segments") != std::string::npos);
     // The same peak with a small largest request fits; with expandable segments it fits too.
-    CHECK(memory_verdict(peak, ctx, cap, 0.5 * test::GiB, Allocator::Caching).verdict == Verdict::Fits);
-    CHECK(memory_verdict(peak, ctx, cap, request, Allocator::ExpandableSegments).verdict == Verdict::Fits);
+    CHECK(memory_verdict(peak, ctx, cap, 0.5 * test::GiB, Allocator::Caching, kMeasured).verdict == Verdict::Fits);
+    CHECK(memory_verdict(peak, ctx, cap, request, Allocator::ExpandableSegments, kMeasured).verdict == Verdict::Fits);
     // The engine's largest request of a plan: a GPT-2 step's is the fp32 gradient of its logits (the loss's largest
     // temporary), [tokens, vocab] in fp32.
     const Report r = test::report(R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8}})");
     CHECK(r.peak().largest_request >= 8.0 * 1024 * 50257 * 4);
 }
 
+TEST_CASE("verdict: a calibrated fragmentation (implementation.fragmentation) replaces the measured median and worst") {
+    const double cap = 80 * test::GiB, ctx = 0.77 * test::GiB, small = 0.5 * test::GiB;
+    // 75 GiB allocated is tight against the worst measured (16.5%), fits if this cluster's allocator keeps 5% only.
+    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::Caching, kMeasured).verdict == Verdict::Tight);
+    ImplementationSpec im;
+    im.fragmentation = 0.05;
+    const Fragmentation own = fragmentation_of(im);
+    const MemoryVerdict v = memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::Caching, own);
+    CHECK(v.verdict == Verdict::Fits);
+    CHECK(v.margin == doctest::Approx(cap - 75 * 1.05 * test::GiB - ctx));
+    CHECK(v.reason.find("the calibrated fragmentation (5% of the peak, implementation.fragmentation)") != std::string::npos);
+    // In a report: the reserved line and the verdict's fractions follow it.
+    const std::string base = R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8})";
+    const Report measured = test::report(base + "}");
+    const Report calibrated = test::report(base + R"(,"implementation":{"fragmentation":0.25}})");
+    CHECK(calibrated.peak().other.fragmentation == doctest::Approx(0.25 * calibrated.peak().allocated()));
+    CHECK(calibrated.peak().allocated() == doctest::Approx(measured.peak().allocated()));
+    const auto j = nlohmann::json::parse(evaluate_scenario_text(base + R"(,"implementation":{"fragmentation":0.25}})"));
+    CHECK(j["report"]["memory"]["verdict"]["fragmentation_worst_fraction"] == 0.25);
+    CHECK(j["report"]["scenario"]["implementation"]["fragmentation"] == 0.25);
+    CHECK(test::error_of(base + R"(,"implementation":{"fragmentation":1.5}})")["path"] == "/implementation/fragmentation");
+}
+
 TEST_CASE("verdict: fits with the worst measured fragmentation, tight without it, does not fit even packed") {
     const double cap = 80 * test::GiB, ctx = 0.77 * test::GiB, small = 0.5 * test::GiB;
     const auto caching = [&](double allocated, double largest = 0.5 * test::GiB) {
-        return memory_verdict(allocated, ctx, cap, largest, Allocator::Caching);
+        return memory_verdict(allocated, ctx, cap, largest, Allocator::Caching, kMeasured);
     };
     CHECK(caching(60 * test::GiB).verdict == Verdict::Fits);
     CHECK(caching(75 * test::GiB).verdict == Verdict::Tight);
     CHECK(caching(79.5 * test::GiB).verdict == Verdict::DoesNotFit);
     CHECK(caching(75 * test::GiB).margin < 0);
     // Expandable segments return fragmented pages under pressure: the allocated peak and the context decide.
-    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).verdict == Verdict::Fits);
-    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).margin ==
+    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments, kMeasured).verdict == Verdict::Fits);
+    CHECK(memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments, kMeasured).margin ==
           doctest::Approx(cap - 75 * test::GiB - ctx));
-    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).verdict == Verdict::DoesNotFit);
-    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments).margin < 0);
+    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments, kMeasured).verdict == Verdict::DoesNotFit);
+    CHECK(memory_verdict(79.5 * test::GiB, ctx, cap, small, Allocator::ExpandableSegments, kMeasured).margin < 0);
     // The report: a plan that does not fit is not "fits", and its JSON says which verdict and why.
     const auto j = nlohmann::json::parse(evaluate_scenario_text(
         R"({"framework":"pytorch","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096,"micro_batch":8}})"));

@@ -142,6 +142,13 @@ TEST_CASE("reconcile: a run that ran out of memory says so, whatever its peak") 
     const auto megatron = nlohmann::json::parse(
         reconcile_text(scenario, "memory (MB) | allocated: 1 | max allocated: 2 | reserved: 3 | max reserved: 4\n"));
     CHECK(megatron["reconciliation"]["findings"].empty());
+    // The calibration the log implies: its allocator reserve over its allocated peak, a scenario field by its path.
+    CHECK(megatron["reconciliation"]["calibration"]["implementation.fragmentation"] == doctest::Approx((4.0 - 2.0) / 2.0));
+    const auto real = nlohmann::json::parse(reconcile_text(scenario, test::repo_file("tests/data/logs/megatron-lm-pr5662.log")));
+    CHECK(real["reconciliation"]["calibration"]["implementation.fragmentation"] == doctest::Approx((6406.0 - 5670.39) / 5670.39));
+    // A log with no memory line implies nothing.
+    const auto timed = nlohmann::json::parse(reconcile_text(scenario, "elapsed time per iteration (ms): 100\n"));
+    CHECK(timed["reconciliation"]["calibration"].empty());
     CHECK_FALSE(megatron["reconciliation"]["ranks"][0].contains("ooms"));
 }
 

@@ -45,7 +45,7 @@ std::string launch_scenario_text(const std::string& scenario_json, const std::st
 // A run's log set against the scenario's estimate (io/run_log.h reads the log, report/reconcile.h compares):
 // {"ok": true, "reconciliation": {"source", "ranks": [{"rank", "stage", "peak_allocated": {"log", "estimate", "gap"},
 // "allocator_reserve": {...}, "peak_reserved": {...}, "ooms"?, "alloc_retries"?}], "step_seconds": {"log", "log_reports",
-// "estimate", "error"}, "findings": [...], "unknowns": [...]}} (bytes and seconds), or the error value (the log's at "/log").
+// "estimate", "error"}, "findings": [...], "unknowns": [...], "calibration": {"implementation.fragmentation"?}}} (bytes and seconds), or the error value (the log's at "/log").
 std::string reconcile_text(const std::string& scenario_json, const std::string& log_text);
 
 class Searcher;

@@ -20,6 +20,9 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
         if (x.alloc_retries >= 0) ranks.back()["alloc_retries"] = x.alloc_retries;
     }
     nlohmann::json j = {{"source", source}, {"ranks", ranks}, {"findings", r.findings}, {"unknowns", r.unknowns}};
+    // Scenario fields by their dotted path, for a link or a scenario file to keep.
+    j["calibration"] = nlohmann::json::object();
+    if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
@@ -62,6 +65,10 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
                (t["error"].get<double>() >= 0 ? "+" : "") + fixed(100 * t["error"].get<double>(), 1) + "%)\n";
     }
     for (const auto& f : j["findings"]) out += f.get<std::string>() + "\n";
+    if (j["calibration"].contains("implementation.fragmentation"))
+        out += "calibration for this cluster: implementation.fragmentation = " +
+               fixed(j["calibration"]["implementation.fragmentation"].get<double>(), 3) +
+               " (the log's allocator reserve over its allocated peak, the largest of its ranks)\n";
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
     return out;

@@ -337,8 +337,8 @@ std::string report_json_text(const Report& r) {
     w.end_array()
         // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
         .field("allocator", peak.compiled ? "xla" : name_of(r.config.s.implementation.allocator))
-        .field("fragmentation_median_fraction", peak.compiled ? 0.0 : fragmentation_median_fraction())
-        .field("fragmentation_worst_fraction", peak.compiled ? 0.0 : fragmentation_worst_fraction())
+        .field("fragmentation_median_fraction", peak.compiled ? 0.0 : fragmentation_of(r.config.s.implementation).typical)
+        .field("fragmentation_worst_fraction", peak.compiled ? 0.0 : fragmentation_of(r.config.s.implementation).worst)
         .field("reserve", device_of(r.config.s.hardware).reserve_name())
         .end_object();
     w.field("headroom", whole(r.capacity) - whole(peak.total()));

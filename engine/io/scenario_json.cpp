@@ -205,6 +205,7 @@ ImplementationSpec parse_implementation(const json* j) {
     assign(im.allocator, r.choice<Allocator>("allocator"));
     im.host_forward_us = r.number("host_forward_us", 0, kMicros);
     im.host_backward_us = r.number("host_backward_us", 0, kMicros);
+    im.fragmentation = r.number("fragmentation", 0, 1);
     r.finish();
     return im;
 }
@@ -429,6 +430,7 @@ json scenario_to_json(const Scenario& s) {
     put(implementation, "tf32", im.tf32);
     put(implementation, "host_forward_us", im.host_forward_us);
     put(implementation, "host_backward_us", im.host_backward_us);
+    put(implementation, "fragmentation", im.fragmentation);
     return json{{"version", 1},          {"framework", name_of(s.framework)}, {"model", model},
                 {"training", training},  {"parallel", parallel},               {"hardware", hardware},
                 {"implementation", implementation}};

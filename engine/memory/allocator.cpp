@@ -38,16 +38,16 @@ void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<doubl
     v.reason_amounts.assign(amounts);
 }
 
-double fragmentation_median_fraction() { return kFragmentationMedian; }
-double fragmentation_worst_fraction() { return kFragmentationWorst; }
-
-double fragmentation_bytes(double allocated_peak) { return kFragmentationMedian * allocated_peak; }
+Fragmentation fragmentation_of(const ImplementationSpec& im) {
+    if (im.fragmentation) return {*im.fragmentation, *im.fragmentation, true};
+    return {kFragmentationMedian, kFragmentationWorst, false};
+}
 
 MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity, double largest_request,
-                             Allocator allocator) {
+                             Allocator allocator, const Fragmentation& fragmentation) {
     MemoryVerdict v;
     const double packed = allocated_peak + outside_allocator;
-    const double worst = allocated_peak * (1 + kFragmentationWorst) + outside_allocator;
+    const double worst = allocated_peak * (1 + fragmentation.worst) + outside_allocator;
     // The caching allocator serves a request from one cached block or a new segment of its size. After the largest
     // request's block is freed, smaller requests may split it (blocks above 1 MiB are split unless max_split_size_mb
     // says otherwise), and the next request of that size finds no block whole: it needs a new segment while the split
@@ -55,7 +55,9 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
     // unused segments). In the worst case the allocated peak and one more block of the largest request.
     const double stranded = allocated_peak + largest_request + outside_allocator;
     v.margin = capacity - std::max(worst, stranded);
-    const std::string worst_percent = std::to_string(static_cast<int>(kFragmentationWorst * 100 + 0.5)) + "% of the peak";
+    const std::string worst_percent = std::to_string(static_cast<int>(fragmentation.worst * 100 + 0.5)) + "% of the peak";
+    const std::string which = fragmentation.calibrated ? "the calibrated fragmentation (" + worst_percent + ", implementation.fragmentation)"
+                                                       : "the worst measured fragmentation (" + worst_percent + ")";
     if (packed > capacity) {
         v.verdict = Verdict::DoesNotFit;
         set_reason(v, "the allocated peak plus the CUDA context (\x01) exceeds the device (\x01) even with no fragmentation",
@@ -69,8 +71,8 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
                       "and the CUDA context decide, with \x01 to spare", {v.margin});
     } else if (worst > capacity) {
         v.verdict = Verdict::Tight;
-        set_reason(v, "fits only if the caching allocator fragments less than the worst measured (" + worst_percent +
-                          ", \x01 in all); expect allocator retries or an out-of-memory error", {worst});
+        set_reason(v, "fits only if the caching allocator fragments less than " + which + ", \x01 in all; expect "
+                      "allocator retries or an out-of-memory error", {worst});
     } else if (stranded > capacity) {
         v.verdict = Verdict::Tight;
         set_reason(v, "the largest single request (\x01) needs one contiguous block: if its block of the last step was split "
@@ -79,7 +81,7 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
                    {largest_request, stranded});
     } else {
         v.verdict = Verdict::Fits;
-        set_reason(v, "fits with the worst measured fragmentation (" + worst_percent + ") and \x01 to spare", {v.margin});
+        set_reason(v, "fits with " + which + " and \x01 to spare", {v.margin});
     }
     return v;
 }

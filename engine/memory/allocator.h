@@ -10,8 +10,14 @@
 
 namespace shardcalc {
 
-// Reserved minus allocated at the peak, as the median fraction measured on real runs.
-double fragmentation_bytes(double allocated_peak);
+// Reserved minus allocated at the peak, as a fraction of the allocated peak: the typical (the reserved line) and the
+// worst (the verdict's margin). The median and largest measured on real runs, or the user's own measurement
+// (implementation.fragmentation) for both.
+struct Fragmentation {
+    double typical = 0, worst = 0;
+    bool calibrated = false;  // from implementation.fragmentation
+};
+Fragmentation fragmentation_of(const ImplementationSpec& im);
 
 enum class Verdict { Fits, Tight, DoesNotFit };
 const char* verdict_name(Verdict v);  // "fits" | "tight" | "does_not_fit"
@@ -33,10 +39,6 @@ void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<doubl
 // tensor of the step, StageMemory::largest_request) in bytes. The caching allocator must find the largest request as
 // one contiguous block; with expandable segments it maps pages instead (docs/model.md "Caching allocator").
 MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity, double largest_request,
-                             Allocator allocator);
-
-// The fragmentation fractions, exposed for the report and the docs.
-double fragmentation_median_fraction();
-double fragmentation_worst_fraction();
+                             Allocator allocator, const Fragmentation& fragmentation);
 
 }  // namespace shardcalc

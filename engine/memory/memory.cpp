@@ -335,7 +335,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
             if (m.timeline[i].lines.allocated() > m.timeline[m.peak_phase].lines.allocated()) m.peak_phase = i;
         static_cast<MemoryLines&>(m) = m.timeline[m.peak_phase].lines;
         // XLA assigns buffers when it compiles (no allocator caching blocks); PyTorch's caching allocator fragments.
-        m.other.fragmentation = c.traits.xla ? 0 : fragmentation_bytes(m.allocated());
+        m.other.fragmentation = c.traits.xla ? 0 : fragmentation_of(c.s.implementation).typical * m.allocated();
         m.other.overhead = c.s.hardware.overhead_gib * kGiB;
         if (c.traits.xla) {
             m.compiled = true;

@@ -20,7 +20,7 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     const StageMemory& peak = e.peak();
     e.verdict = peak.compiled ? xla_verdict(peak.xla, e.capacity, device_of(cfg.s.hardware).reserve_name())
                               : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity, peak.largest_request,
-                                               cfg.s.implementation.allocator);
+                                               cfg.s.implementation.allocator, fragmentation_of(cfg.s.implementation));
     if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full);
     return e;
 }

@@ -53,6 +53,12 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         out.ranks.push_back(r);
     }
     std::sort(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    for (const RankReconciliation& r : out.ranks)
+        if (r.measured_peak_allocated > 0) {
+            out.has_fragmentation = true;
+            out.implied_fragmentation =
+                std::max(out.implied_fragmentation, std::min(1.0, r.measured_reserve / r.measured_peak_allocated));
+        }
     if (!run.step_seconds.empty()) {
         out.timed = true;
         // Each report averages the iterations since the one before; the first also holds start-up and warm-up.

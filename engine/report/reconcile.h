@@ -56,6 +56,10 @@ struct Reconciliation {
     // theoretical memory describes): ours split the same way, weights + gradients + optimizer, and activations.
     bool has_framework_estimate = false;
     FrameworkEstimate framework_estimate, ours_same_split;
+    // What the log implies for this cluster, as scenario fields: the caching allocator's reserve over the allocated
+    // peak (implementation.fragmentation), the largest of the reporting ranks'.
+    bool has_fragmentation = false;
+    double implied_fragmentation = 0;
     std::vector<std::string> findings;  // what the log shows beyond the figures (out-of-memory errors), in words
     std::vector<std::string> unknowns;  // what the log cannot tell, in words
 };

@@ -198,6 +198,9 @@ struct ImplementationSpec {
     // autograd's C++ engine. A pass takes at least its kernel count times this, so small models come out
     // launch-bound as they are.
     std::optional<double> host_forward_us, host_backward_us;
+    // The caching allocator's reserve beyond the allocated peak, as a fraction of it, measured on the user's own runs
+    // (shardcalc reconcile's calibration); unset: the median and worst of the runs in validation/measured.
+    std::optional<double> fragmentation;
 };
 
 struct HardwareSpec {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, close, link, open, root, useBrowser } from './harness.mjs';
+import { cli, cliReport, close, expectMetric, link, open, root, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 const LOG = join(root, 'tests', 'data', 'logs', 'megatron-lm-pr5662.log');
@@ -49,6 +49,14 @@ test('a pasted Megatron-LM log: each reported rank beside the estimate, as the C
   await page.waitForFunction(() => /\(GB\)/.test(document.querySelector('#reconcile-table thead')?.textContent || ''));
   const [, gb] = (await cells(page))['ranks.0.peak_allocated.log'];
   assert.equal(gb, (rank.peak_allocated.log / 1e9).toFixed(2));
+  // What the log implies for this cluster: its allocator reserve over its peak, kept in the plan and its link.
+  const fraction = expected.calibration['implementation.fragmentation'];
+  assert.ok(fraction > 0 && fraction < 1);
+  await page.click('#reconcile-calibrate');
+  await page.waitForFunction((f) => decodeURIComponent(window.location.hash).includes(`implementation.fragmentation=${f}`), fraction);
+  const kept = structuredClone(PLAN);
+  kept.implementation = { ...(kept.implementation || {}), fragmentation: fraction };
+  await expectMetric(page, 'memory.per_device.total', cliReport(kept).memory.per_device.total);
   // The log went nowhere: no request after the page's own files carried it.
   assert.ok(requests.every((u) => u.startsWith(env.server.url)), requests.join(', '));
   await close(page);

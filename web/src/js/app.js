@@ -14,7 +14,7 @@ import { reportHeight } from './embed.js';
 import { renderSummary } from './summary.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
-import { bytes, count, duration, fixed } from './format.js';
+import { bytes, count, duration, fixed, percent } from './format.js';
 import { decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
@@ -221,7 +221,14 @@ function renderResults(first = false) {
 
 // "Compare with my run" (reconcile-view.js, fetched on the section's first opening): a pasted log against the plan.
 let reconcileView = null;
-const reconcilePage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, fixed });
+const reconcilePage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, calibrate, h, bytes, duration, fixed, percent });
+// Keeps what a log implies for the reader's cluster (scenario fields by path) in the plan, and so in its link.
+function calibrate(fields) {
+  for (const [path, value] of Object.entries(fields)) if (FIELDS.has(path)) setField(app.presets, app.entries, path, value);
+  syncForm(form, app.presets, app.entries, true);
+  app.edited = true;
+  changed();
+}
 function openReconcile() {
   if (!$('#reconcile').open || reconcileView) return;
   reconcileView = import('./reconcile-view.js');

@@ -114,6 +114,7 @@ export const HELP = {
   'implementation.tf32': ['fp32 matmuls on the TF32 tensor cores (allow_tf32): changes the time of fp32 training only. Megatron turns it on, PyTorch leaves it off.', ROOF],
   'implementation.allocator': ['PYTORCH_CUDA_ALLOC_CONF: recorded and noted; the fragmentation margins stay those measured with the caching allocator.', `${M}caching-allocator-and-the-verdict`],
   'implementation.host_forward_us': ['Host time to launch one forward kernel (Python module code), µs: a pass takes at least launches × this; the excess over device time is the forward host wait.', `${M}step-time-for-real-implementations`],
+  'implementation.fragmentation': ['The caching allocator’s reserve beyond the allocated peak, as a fraction of it (0 to 1), measured on your own runs: “Compare with my run” offers the log’s. Replaces the measured median (reserved line) and worst (verdict). Unset: those of the runs shardcalc was checked on.', `${M}caching-allocator-and-the-verdict`],
   'implementation.host_backward_us': ['Host time to launch one backward kernel (autograd), µs; the excess over device time is the backward host wait.', `${M}step-time-for-real-implementations`],
 
   'hardware.preset': ['Loads a device’s memory, peak FLOP/s, bandwidths and efficiencies (each sourced in its preset); every field you change overrides it. A TPU runs XLA programs (framework xla): its memory is reported as XLA’s program, arguments and reserve, with tiled layouts.', 'scenario.md#24-hardware'],

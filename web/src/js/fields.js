@@ -137,6 +137,7 @@ export const SECTIONS = [
       pick('allocator', 'Allocator', ['caching', 'expandable_segments']),
       num('host_forward_us', 'Host µs per kernel, forward', true),
       num('host_backward_us', 'Host µs per kernel, backward', true),
+      num('fragmentation', 'Allocator fragmentation (fraction)', true),
     ],
   },
   {

@@ -59,7 +59,7 @@ async function compare(page) {
   box.dataset.state = 'drawn';
 }
 
-function render(box, answer, { h, bytes, duration, fixed, unit }) {
+function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibrate }) {
   const table = box.querySelector('#reconcile-table');
   const notes = box.querySelector('#reconcile-notes');
   const status = box.querySelector('#reconcile-status');
@@ -98,7 +98,16 @@ function render(box, answer, { h, bytes, duration, fixed, unit }) {
   }
   lines.push(...r.findings.map((x) => `${x[0].toUpperCase()}${x.slice(1)}.`));
   lines.push(...r.unknowns.map((x) => `The log cannot tell ${x}.`));
-  notes.replaceChildren(...lines.map((line) => h('li', null, line)));
+  const items = lines.map((line) => h('li', null, line));
+  // What the log implies for this cluster, kept in the plan (and its link) on request.
+  const fraction = r.calibration['implementation.fragmentation'];
+  if (fraction !== undefined) {
+    const use = h('button', { type: 'button', id: 'reconcile-calibrate' }, `Use the log's fragmentation (${percent(fraction)})`);
+    use.addEventListener('click', () => calibrate({ 'implementation.fragmentation': fraction }));
+    items.push(h('li', null, `The log's allocator reserve is ${percent(fraction)} of its allocated peak (the largest of its ` +
+      'ranks): the verdict counts on the worst measured elsewhere unless you keep this one. ', use));
+  }
+  notes.replaceChildren(...items);
   status.textContent = r.ranks.length
     ? `${r.source} log: ${r.ranks.length === 1 ? 'one rank' : `${r.ranks.length} ranks`} reported memory.`
     : `${r.source} log: no rank reported memory.`;
