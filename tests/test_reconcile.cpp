@@ -126,6 +126,43 @@ TEST_CASE("PyTorch's memory_summary: the peaks and the out-of-memory counters, a
     }
 }
 
+TEST_CASE("nvidia-smi's GPU table: each GPU's memory in use; beside the allocator's figures it tells the memory outside") {
+    // Published during a run on 8 A100s (tests/data/logs/README.md): its first two GPUs.
+    const MeasuredRun run = read_run_log(test::repo_file("tests/data/logs/nvidia-smi-spark-issue8.log"));
+    CHECK(run.source == "nvidia-smi");
+    REQUIRE(run.memory.size() == 2);
+    CHECK(run.memory[1].rank == 1);
+    CHECK_FALSE(run.memory[0].allocator);
+    CHECK(run.memory[0].device_used == doctest::Approx(33717 * kMiB));
+    CHECK(run.memory[1].device_used == doctest::Approx(33695 * kMiB));
+    // Against a plan: the device's memory in use against our total; no allocator term, no calibration from it alone.
+    const std::string plan = R"({"model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8},"parallel":{"dp":8},
+        "hardware":{"preset":"a100-sxm-80gb"}})";
+    const auto alone = nlohmann::json::parse(reconcile_text(plan, test::repo_file("tests/data/logs/nvidia-smi-spark-issue8.log")));
+    const auto& rank = alone["reconciliation"]["ranks"][0];
+    CHECK_FALSE(rank.contains("peak_allocated"));
+    CHECK(rank["device_used"]["log"] == doctest::Approx(33717 * kMiB));
+    const Report r = test::report(plan);
+    CHECK(rank["device_used"]["estimate"] == doctest::Approx(r.stages[0].total()));
+    CHECK_FALSE(alone["reconciliation"]["calibration"].contains("hardware.overhead_gib"));
+    // With a Megatron-LM memory line of the same rank: in use less reserved is the memory outside the allocator.
+    const auto both = nlohmann::json::parse(reconcile_text(plan,
+        "[Rank 0] (after 5 iterations) memory (MB) | allocated: 20000 | max allocated: 30000 | reserved: 32000 | max reserved: 32000\n" +
+        test::repo_file("tests/data/logs/nvidia-smi-spark-issue8.log")));
+    CHECK(both["reconciliation"]["calibration"]["hardware.overhead_gib"] == doctest::Approx((33717.0 - 32000.0) / 1024));
+    CHECK(both["reconciliation"]["ranks"][0].contains("peak_allocated"));
+    CHECK(both["reconciliation"]["ranks"][0].contains("device_used"));
+    // A fan speed in the memory row ("| 30%") is not a GPU's first row; a memory row without its MiB is an error.
+    const MeasuredRun fan = read_run_log(
+        "| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: 12.2 |\n"
+        "|   0  NVIDIA GeForce RTX 3090    Off | 00000000:01:00.0 Off |                  N/A |\n"
+        "| 30%   35C    P8    10W / 350W |   2048MiB / 24576MiB |      0%      Default |\n");
+    REQUIRE(fan.memory.size() == 1);
+    CHECK(fan.memory[0].device_used == doctest::Approx(2048 * kMiB));
+    CHECK_THROWS_AS(read_run_log("| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03 |\n|   0  NVIDIA A100    On |\n"
+                                 "| N/A   35C    P0    60W / 400W |   xMiB / 81920MiB |\n"), InputError);
+}
+
 TEST_CASE("reconcile: a run that ran out of memory says so, whatever its peak") {
     const std::string scenario = R"({"model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8}})";
     const auto j = nlohmann::json::parse(reconcile_text(scenario,

@@ -1,5 +1,6 @@
 #include "io/reconcile_io.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "io/text_table.h"
@@ -9,20 +10,26 @@ namespace shardcalc {
 nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& source) {
     nlohmann::json ranks = nlohmann::json::array();
     for (const RankReconciliation& x : r.ranks) {
-        ranks.push_back({{"rank", x.rank}, {"stage", x.stage},
-                         {"peak_allocated", {{"log", x.measured_peak_allocated}, {"estimate", x.estimated_peak_allocated},
-                                             {"gap", x.peak_allocated_gap}}},
-                         {"allocator_reserve", {{"log", x.measured_reserve}, {"estimate", x.estimated_reserve},
-                                                {"gap", x.reserve_gap}}},
-                         {"peak_reserved", {{"log", x.measured_peak_reserved}, {"estimate", x.estimated_peak_reserved},
-                                            {"gap", x.peak_reserved_gap}}}});
-        if (x.ooms >= 0) ranks.back()["ooms"] = x.ooms;
-        if (x.alloc_retries >= 0) ranks.back()["alloc_retries"] = x.alloc_retries;
+        nlohmann::json rank = {{"rank", x.rank}, {"stage", x.stage}};
+        // Each term the log gives: the allocator's three (not from nvidia-smi alone), the device's memory in use.
+        const auto term = [](double log, double estimate, double gap) {
+            return nlohmann::json{{"log", log}, {"estimate", estimate}, {"gap", gap}};
+        };
+        if (x.allocator) {
+            rank["peak_allocated"] = term(x.measured_peak_allocated, x.estimated_peak_allocated, x.peak_allocated_gap);
+            rank["allocator_reserve"] = term(x.measured_reserve, x.estimated_reserve, x.reserve_gap);
+            rank["peak_reserved"] = term(x.measured_peak_reserved, x.estimated_peak_reserved, x.peak_reserved_gap);
+        }
+        if (x.has_device_used) rank["device_used"] = term(x.measured_device_used, x.estimated_device_used, x.device_used_gap);
+        if (x.ooms >= 0) rank["ooms"] = x.ooms;
+        if (x.alloc_retries >= 0) rank["alloc_retries"] = x.alloc_retries;
+        ranks.push_back(rank);
     }
     nlohmann::json j = {{"source", source}, {"ranks", ranks}, {"findings", r.findings}, {"unknowns", r.unknowns}};
     // Scenario fields by their dotted path, for a link or a scenario file to keep.
     j["calibration"] = nlohmann::json::object();
     if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
+    if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead / text::kGiB;
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
@@ -41,12 +48,22 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
     using text::mib;
     std::string out = j["source"].get<std::string>() + " log against the estimate (MiB = 2^20 bytes; gap = estimate - log)\n";
     if (!j["ranks"].empty()) {
-        std::vector<text::Row> rows{{"rank", "stage", "peak allocated: log", "estimate", "gap", "allocator reserve: log",
-                                     "estimate", "gap", "peak reserved: log", "estimate", "gap"}};
+        // The terms some rank's log gives, each as log, estimate and gap; "-" where a rank's log lacks one.
+        const std::pair<const char*, const char*> all[] = {{"peak_allocated", "peak allocated"},
+                                                           {"allocator_reserve", "allocator reserve"},
+                                                           {"peak_reserved", "peak reserved"},
+                                                           {"device_used", "device in use"}};
+        std::vector<std::pair<const char*, const char*>> terms;
+        for (const auto& t : all)
+            if (std::any_of(j["ranks"].begin(), j["ranks"].end(), [&](const auto& r) { return r.contains(t.first); }))
+                terms.push_back(t);
+        text::Row head{"rank", "stage"};
+        for (const auto& [key, label] : terms) head.insert(head.end(), {std::string(label) + ": log", "estimate", "gap"});
+        std::vector<text::Row> rows{head};
         for (const auto& r : j["ranks"]) {
             text::Row row{r["rank"].dump(), r["stage"].dump()};
-            for (const char* key : {"peak_allocated", "allocator_reserve", "peak_reserved"})
-                for (const char* part : {"log", "estimate", "gap"}) row.push_back(mib(r[key][part]));
+            for (const auto& [key, label] : terms)
+                for (const char* part : {"log", "estimate", "gap"}) row.push_back(r.contains(key) ? mib(r[key][part]) : "-");
             rows.push_back(row);
         }
         out += text::aligned(rows);
@@ -69,6 +86,10 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
         out += "calibration for this cluster: implementation.fragmentation = " +
                fixed(j["calibration"]["implementation.fragmentation"].get<double>(), 3) +
                " (the log's allocator reserve over its allocated peak, the largest of its ranks)\n";
+    if (j["calibration"].contains("hardware.overhead_gib"))
+        out += "calibration for this cluster: hardware.overhead_gib = " +
+               fixed(j["calibration"]["hardware.overhead_gib"].get<double>(), 2) +
+               " (nvidia-smi's memory in use less the allocator's reserved, the largest of its ranks)\n";
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
     return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -128,6 +129,29 @@ int64_t summary_count(const std::string& text, const char* key, size_t line) {
     return static_cast<int64_t>(*n);
 }
 
+// nvidia-smi's table: the first row of a GPU, "|   0  A100-SXM-80GB       On   | 00000000:10:00.0 Off | ...": its index.
+// (A memory row starts "| N/A" or with a fan speed, "| 30%", which this refuses.)
+std::optional<int64_t> smi_gpu_row(const std::string& text) {
+    const size_t bar = text.find('|');
+    if (bar == std::string::npos) return std::nullopt;
+    const size_t a = text.find_first_not_of(' ', bar + 1);
+    if (a == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[a]))) return std::nullopt;
+    size_t b = a;
+    while (b < text.size() && std::isdigit(static_cast<unsigned char>(text[b]))) ++b;
+    const size_t name = text.find_first_not_of(' ', b);
+    if (b - a > 6 || name == std::string::npos || name < b + 2 || !std::isalpha(static_cast<unsigned char>(text[name])))
+        return std::nullopt;
+    return std::stoll(text.substr(a, b - a));
+}
+
+// nvidia-smi's memory row, "| N/A   61C    P0   175W / 400W |  33717MiB / 81252MiB |": the MiB in use.
+std::optional<double> smi_used(const std::string& text, size_t mib) {
+    size_t a = mib;
+    while (a > 0 && std::isdigit(static_cast<unsigned char>(text[a - 1]))) --a;
+    if (a == mib) return std::nullopt;
+    return number_at(text.substr(a, mib - a));
+}
+
 }  // namespace
 
 MeasuredRun read_run_log(const std::string& text) {
@@ -136,12 +160,27 @@ MeasuredRun read_run_log(const std::string& text) {
     bool deepspeed = false, megatron = false, summary = false;
     std::map<int64_t, MeasuredMemory> summaries;  // torch.cuda.memory_summary's, by device
     int64_t device = -1;                          // the device of the memory_summary being read
+    std::map<int64_t, double> smi;                // nvidia-smi's memory in use, by GPU index
+    bool in_smi = false;                          // inside nvidia-smi's GPU table
+    int64_t smi_gpu = -1;                         // the GPU whose memory row comes next
     size_t line = 0, start = 0;
     while (start <= text.size()) {
         const size_t end = text.find('\n', start);
         const std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
         ++line;
-        if (const size_t at = l.find("PyTorch CUDA memory summary, device ID"); at != std::string::npos) {
+        if (l.find("NVIDIA-SMI ") != std::string::npos && l.find("Driver Version") != std::string::npos) {
+            in_smi = true;  // nvidia-smi's table: GPUs until its process list
+            smi_gpu = -1;
+        } else if (in_smi && (l.find("Processes:") != std::string::npos || trim(l).empty())) {
+            in_smi = false;
+        } else if (in_smi && smi_gpu_row(l)) {
+            smi_gpu = *smi_gpu_row(l);
+        } else if (const size_t mib = l.find("MiB /"); in_smi && smi_gpu >= 0 && mib != std::string::npos) {
+            const auto used = smi_used(l, mib);
+            if (!used) bad_line(line, "nvidia-smi's memory row has no number of MiB in use");
+            smi[smi_gpu] = *used * kMiB;
+            smi_gpu = -1;
+        } else if (const size_t at = l.find("PyTorch CUDA memory summary, device ID"); at != std::string::npos) {
             // torch.cuda.memory_summary (torch/cuda/memory.py): its device ID read as the rank (one process per device).
             const auto id = number_at(l.substr(at + 38));
             if (!id || *id != std::floor(*id)) bad_line(line, "the memory_summary's device ID is not a whole number");
@@ -205,17 +244,30 @@ MeasuredRun read_run_log(const std::string& text) {
             last[rank] = s;
         }
     }
+    // nvidia-smi's figure, the GPU index read as the rank (one process per device): beside the allocator's, or alone.
+    for (const auto& [gpu, used] : smi) {
+        if (const auto it = last.find(gpu); it != last.end()) {
+            it->second.device_used = used;
+        } else {
+            MeasuredMemory m;
+            m.rank = gpu;
+            m.allocator = false;
+            m.device_used = used;
+            last[gpu] = m;
+        }
+    }
     for (const auto& [rank, m] : last) run.memory.push_back(m);
     if (run.memory.empty() && run.step_seconds.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
                                  "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, and "
                                  "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), and "
-                                 "torch.cuda.memory_summary() tables");
+                                 "torch.cuda.memory_summary() tables and nvidia-smi's GPU table");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
-    run.source = deepspeed ? "DeepSpeed" : megatron || !summary ? "Megatron-LM" : "PyTorch (memory_summary)";
+    run.source = deepspeed ? "DeepSpeed" : megatron ? "Megatron-LM" : summary ? "PyTorch (memory_summary)"
+                 : !smi.empty() && run.step_seconds.empty() && !run.has_framework_estimate ? "nvidia-smi" : "Megatron-LM";
     return run;
 }
 

@@ -17,6 +17,10 @@
 //     | Allocated memory      |  32711 MiB |  52084 MiB | 142756 GiB | 142724 GiB |
 //     | GPU reserved memory   |  49552 MiB |  52188 MiB |  86354 MiB |  36802 MiB |
 //   A summary completes the Megatron-LM report of its rank (the out-of-memory and retry counters) or stands alone.
+//   nvidia-smi's GPU table (from its "NVIDIA-SMI … Driver Version" line to its process list), each GPU's memory in use,
+//   the GPU index read as the rank:
+//     |   0  A100-SXM-80GB       On   | 00000000:10:00.0 Off |                    0 |
+//     | N/A   61C    P0   175W / 400W |  33717MiB / 81252MiB |     84%      Default |
 // Other lines are skipped. Throws InputError at "/log" when no line of a known format is found, or a known line
 // holds a number that does not read.
 #include <string>

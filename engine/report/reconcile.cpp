@@ -41,6 +41,18 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         r.peak_reserved_gap = r.estimated_peak_reserved - r.measured_peak_reserved;
         r.ooms = m.ooms;
         r.alloc_retries = m.alloc_retries;
+        r.allocator = m.allocator;
+        if (m.device_used >= 0) {
+            r.has_device_used = true;
+            r.measured_device_used = m.device_used;
+            r.estimated_device_used = s.total();
+            r.device_used_gap = r.estimated_device_used - r.measured_device_used;
+            // What the device holds beyond the allocator's reserve: the CUDA context, NCCL's and cuBLAS's buffers.
+            if (m.allocator && m.device_used > m.reserved) {
+                out.has_overhead = true;
+                out.implied_overhead = std::max(out.implied_overhead, m.device_used - m.reserved);
+            }
+        }
         // The allocator's own counters say whether the run fitted as it ran (c10/cuda/CUDACachingAllocator.cpp:
         // num_ooms counts failed allocations, num_alloc_retries the cudaMalloc calls retried after freeing the cache).
         const auto times = [](int64_t n) { return std::to_string(n) + (n == 1 ? " time" : " times"); };
@@ -54,7 +66,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
     }
     std::sort(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
     for (const RankReconciliation& r : out.ranks)
-        if (r.measured_peak_allocated > 0) {
+        if (r.allocator && r.measured_peak_allocated > 0) {
             out.has_fragmentation = true;
             out.implied_fragmentation =
                 std::max(out.implied_fragmentation, std::min(1.0, r.measured_reserve / r.measured_peak_allocated));
@@ -77,8 +89,14 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         out.ours_same_split.activations = first.activations;
         out.ours_same_split.total = out.ours_same_split.weights_and_optimizer + out.ours_same_split.activations;
     }
-    out.unknowns.push_back("memory outside PyTorch's allocator (the CUDA context, NCCL's and other libraries' buffers): "
-                           "the log reports the allocator only; nvidia-smi's figure for the process would tell it");
+    const bool smi = std::any_of(out.ranks.begin(), out.ranks.end(), [](const auto& r) { return r.has_device_used; });
+    if (!out.has_overhead)
+        out.unknowns.push_back(smi ? "memory outside PyTorch's allocator apart from the total: nvidia-smi gives the device's "
+                                     "memory in use; the allocator's reserved (Megatron-LM's memory line, memory_summary) "
+                                     "beside it would tell it"
+                                   : "memory outside PyTorch's allocator (the CUDA context, NCCL's and other libraries' "
+                                     "buffers): the log reports the allocator only; nvidia-smi's figure for the process "
+                                     "would tell it");
     if (!out.ranks.empty())
         out.unknowns.push_back("how the allocated peak splits into weights, gradients, optimizer states, activations and "
                                "temporaries: the log gives the total; a memory snapshot (torch.cuda.memory._snapshot) "

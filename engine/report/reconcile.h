@@ -17,6 +17,8 @@ struct MeasuredMemory {
     // torch.cuda.memory_summary's counters where the log has one: allocations that failed with an out-of-memory
     // error, and cudaMalloc calls retried after the cache was freed; -1: not known.
     int64_t ooms = -1, alloc_retries = -1;
+    bool allocator = true;    // the allocator's figures above are known (false: nvidia-smi only)
+    double device_used = -1;  // nvidia-smi's memory in use on the device (allocator, CUDA context, libraries); -1: not known
 };
 
 // Megatron-LM's own estimate as it prints it (megatron/training/theoretical_memory_usage.py), in bytes: the most
@@ -43,6 +45,10 @@ struct RankReconciliation {
     // Estimate minus log, in bytes (negative: the estimate is short).
     double peak_allocated_gap = 0, reserve_gap = 0, peak_reserved_gap = 0;
     int64_t ooms = -1, alloc_retries = -1;  // as MeasuredMemory
+    bool allocator = true;                  // the three allocator terms above are known
+    // nvidia-smi's device memory in use against the stage's total (reserved + memory outside the allocator).
+    bool has_device_used = false;
+    double measured_device_used = 0, estimated_device_used = 0, device_used_gap = 0;
 };
 
 struct Reconciliation {
@@ -60,6 +66,10 @@ struct Reconciliation {
     // peak (implementation.fragmentation), the largest of the reporting ranks'.
     bool has_fragmentation = false;
     double implied_fragmentation = 0;
+    // And the memory outside the allocator (hardware.overhead_gib, bytes here): nvidia-smi's in use less the
+    // allocator's reserved, where the log has both for a rank.
+    bool has_overhead = false;
+    double implied_overhead = 0;
     std::vector<std::string> findings;  // what the log shows beyond the figures (out-of-memory errors), in words
     std::vector<std::string> unknowns;  // what the log cannot tell, in words
 };

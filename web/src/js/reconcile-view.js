@@ -8,6 +8,7 @@ const TERMS = [
   ['peak_allocated', 'Peak allocated', 'max allocated: the largest amount the step held at once'],
   ['allocator_reserve', 'Allocator reserve', 'reserved beyond allocated at the peak: the caching allocator\'s cached blocks (our fragmentation)'],
   ['peak_reserved', 'Peak reserved', 'max reserved: what the caching allocator held from the device'],
+  ['device_used', 'Device in use', 'nvidia-smi\'s memory in use, against our total: reserved plus the memory outside the allocator'],
 ];
 
 let last = null; // the log of the last comparison, compared again when the plan or the unit changes
@@ -71,16 +72,18 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   }
   const r = answer.reconciliation;
   const u = unit();
+  const terms = TERMS.filter(([key]) => r.ranks.some((x) => x[key])); // the terms some rank's log gives
   const cell = (value, key) => h('td', { class: 'num', 'data-reconcile': key, 'data-value': value }, bytes(value, u));
   const head = [
     h('tr', { class: 'group-head' }, h('th', { scope: 'colgroup', colspan: 2 }, 'Reported rank'),
-      ...TERMS.map(([, label, title]) => h('th', { scope: 'colgroup', colspan: 3, title }, `${label} (${u})`))),
+      ...terms.map(([, label, title]) => h('th', { scope: 'colgroup', colspan: 3, title }, `${label} (${u})`))),
     h('tr', null, h('th', { scope: 'col' }, 'Rank'), h('th', { scope: 'col' }, 'Stage'),
-      ...TERMS.flatMap(() => [['Log'], ['Estimate'], ['Gap', 'estimate − log']].map(([label, title]) =>
+      ...terms.flatMap(() => [['Log'], ['Estimate'], ['Gap', 'estimate − log']].map(([label, title]) =>
         h('th', { scope: 'col', class: 'num', title: title || null }, label)))),
   ];
   const rows = r.ranks.map((x, i) => h('tr', null, h('td', { class: 'num' }, String(x.rank)), h('td', { class: 'num' }, String(x.stage)),
-    ...TERMS.flatMap(([key]) => ['log', 'estimate', 'gap'].map((part) => cell(x[key][part], `ranks.${i}.${key}.${part}`)))));
+    ...terms.flatMap(([key]) => ['log', 'estimate', 'gap'].map((part) => x[key]
+      ? cell(x[key][part], `ranks.${i}.${key}.${part}`) : h('td', { class: 'num' }, '—')))));
   table.replaceChildren(h('caption', { class: 'sr-only' }, `${r.source} log against the estimate, per reported rank`),
     h('thead', null, ...head), h('tbody', null, ...rows));
   const lines = [];
@@ -99,13 +102,17 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   lines.push(...r.findings.map((x) => `${x[0].toUpperCase()}${x.slice(1)}.`));
   lines.push(...r.unknowns.map((x) => `The log cannot tell ${x}.`));
   const items = lines.map((line) => h('li', null, line));
-  // What the log implies for this cluster, kept in the plan (and its link) on request.
+  // What the log implies for this cluster (scenario fields by path), kept in the plan (and its link) on request.
   const fraction = r.calibration['implementation.fragmentation'];
-  if (fraction !== undefined) {
-    const use = h('button', { type: 'button', id: 'reconcile-calibrate' }, `Use the log's fragmentation (${percent(fraction)})`);
-    use.addEventListener('click', () => calibrate({ 'implementation.fragmentation': fraction }));
-    items.push(h('li', null, `The log's allocator reserve is ${percent(fraction)} of its allocated peak (the largest of its ` +
-      'ranks): the verdict counts on the worst measured elsewhere unless you keep this one. ', use));
+  const overhead = r.calibration['hardware.overhead_gib'];
+  const said = [];
+  if (fraction !== undefined) said.push(`the caching allocator's reserve is ${percent(fraction)} of the allocated peak`);
+  if (overhead !== undefined) said.push(`the memory outside the allocator is ${bytes(overhead * 2 ** 30, u)} ${u}`);
+  if (said.length) {
+    const use = h('button', { type: 'button', id: 'reconcile-calibrate' }, 'Use these figures for this cluster');
+    use.addEventListener('click', () => calibrate(r.calibration));
+    items.push(h('li', null, `By this log (the largest of its ranks), ${said.join(' and ')}; the estimate uses figures ` +
+      'measured elsewhere unless you keep these. ', use));
   }
   notes.replaceChildren(...items);
   status.textContent = r.ranks.length
