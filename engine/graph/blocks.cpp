@@ -456,8 +456,7 @@ Module moe_mlp(const BuildContext& b) {
         // shared_experts checkpoints them: what they saved but their input dropped, all of them run again.
         Module shared = mlp(b, *m.shared_expert_ffn_hidden, "shared_experts");
         const unsigned own = bit(RecomputeModule::SharedExperts);
-        tag_recompute(shared, own, own);
-        shared.ops.front().saved.front().dropped_by = 0;
+        tag_recompute(shared, own, own);  // their input is set apart below
         mod.children.push_back(shared);
     }
     // Qwen2-MoE scales the shared experts' output by sigmoid(x W), W [1, h] (modeling_qwen2_moe.py shared_expert_gate);
@@ -472,6 +471,7 @@ Module moe_mlp(const BuildContext& b) {
     const unsigned whole = bit(RecomputeModule::Moe), norm_output = bit(RecomputeModule::LayerNorm);
     tag_recompute(mod, whole, whole);
     mod.ops.front().saved.front().dropped_by = norm_output;
+    // The shared experts' input is the router's again: their own checkpoint keeps it, the layer's drops it.
     if (m.shared_experts > 0) mod.children.back().ops.front().saved.front().dropped_by = whole | norm_output;
     return mod;
 }

@@ -28,6 +28,7 @@ test('a pasted Megatron-LM log: each reported rank beside the estimate, as the C
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
   await page.click('#reconcile summary');
+  await page.waitForSelector('#reconcile[data-state="ready"]');  // its code fetched and wired
   await page.fill('#run-log', readFileSync(LOG, 'utf8'));
   await page.click('#reconcile-run');
   await page.waitForSelector('#reconcile[data-state="drawn"]');
@@ -65,6 +66,7 @@ test('a pasted Megatron-LM log: each reported rank beside the estimate, as the C
 test('a log chosen as a file is compared; a log with nothing to read says so; a new plan compares again', async () => {
   const page = await open(env, link(PLAN));
   await page.click('#reconcile summary');
+  await page.waitForSelector('#reconcile[data-state="ready"]');
   await page.setInputFiles('#run-log-file', LOG);
   await page.waitForSelector('#reconcile[data-state="drawn"]');
   assert.match(await page.inputValue('#run-log'), /memory \(MB\)/);

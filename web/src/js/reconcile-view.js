@@ -13,7 +13,9 @@ const TERMS = [
 
 let last = null; // the log of the last comparison, compared again when the plan or the unit changes
 
-// Wires the section's controls once. `page`: {engine, report(), unit(), h, bytes, duration, fixed}.
+// Wires the section's controls once and enables them (index.html has them disabled until this code is here):
+// #reconcile[data-state] is "ready", then "loading" and "drawn" for each comparison. `page`: {engine, report(), unit(),
+// calibrate(fields), h, bytes, duration, fixed, percent}.
 export function wireReconcile(page) {
   const box = document.querySelector('#reconcile');
   const area = box.querySelector('#run-log');
@@ -26,6 +28,8 @@ export function wireReconcile(page) {
     read(e.dataTransfer.files[0]);
   });
   box.querySelector('#reconcile-run').addEventListener('click', () => compare(page));
+  for (const control of [file, box.querySelector('#reconcile-run')]) control.disabled = false;
+  box.dataset.state = 'ready';
 }
 
 // Compares the section's log with the current plan, again after a new report or unit (app.js) once a log was compared.
