@@ -13,13 +13,24 @@ const TERMS = [
 
 let last = null; // the log of the last comparison, compared again when the plan or the unit changes
 
-// Wires the section's controls once and enables them (index.html has them disabled until this code is here):
-// #reconcile[data-state] is "ready", then "loading" and "drawn" for each comparison. `page`: {engine, report(), unit(),
-// calibrate(fields), h, bytes, duration, fixed, percent}.
+// Builds the section's contents once (index.html holds its title only, the page's first download stays small) and
+// wires them: #reconcile[data-state] is "ready", then "loading" and "drawn" for each comparison. `page`: {engine,
+// report(), unit(), calibrate(fields), h, bytes, duration, fixed, percent}.
 export function wireReconcile(page) {
+  const { h } = page;
   const box = document.querySelector('#reconcile');
-  const area = box.querySelector('#run-log');
-  const file = box.querySelector('#run-log-file');
+  const area = h('textarea', { id: 'run-log', rows: 6, spellcheck: 'false', 'aria-label': 'Run log' });
+  const file = h('input', { type: 'file', id: 'run-log-file', accept: '.log,.txt,text/plain' });
+  box.append(
+    h('p', { class: 'muted' }, 'Paste the log of a run of this plan, or choose or drop its file: Megatron-LM\'s memory and ' +
+      'iteration lines and its theoretical memory report, DeepSpeed\'s see_memory_usage lines, PyTorch\'s ' +
+      'torch.cuda.memory_summary() tables, nvidia-smi\'s GPU table. The engine sets each reported rank beside this ' +
+      'estimate, here in the browser: the log is sent nowhere.'),
+    area,
+    h('div', { class: 'reconcile-actions' }, h('label', null, 'Log file ', file), h('button', { type: 'button', id: 'reconcile-run' }, 'Compare')),
+    h('p', { id: 'reconcile-status', role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'The run against the estimate' }, h('table', { id: 'reconcile-table' })),
+    h('ul', { id: 'reconcile-notes' }));
   const read = (f) => f && f.text().then((text) => { area.value = text; compare(page); });
   file.addEventListener('change', () => read(file.files[0]));
   area.addEventListener('dragover', (e) => e.preventDefault());
@@ -28,7 +39,6 @@ export function wireReconcile(page) {
     read(e.dataTransfer.files[0]);
   });
   box.querySelector('#reconcile-run').addEventListener('click', () => compare(page));
-  for (const control of [file, box.querySelector('#reconcile-run')]) control.disabled = false;
   box.dataset.state = 'ready';
 }
 
