@@ -1,11 +1,12 @@
 // What the page's WebAssembly core leaves out, for its size (docs/performance.md): LSTMs (their rules and
-// builder) and TPUs (the TPU device and XLA's program). Defining these functions here keeps the linker from taking
-// engine/scenario/lstm_rules.cpp's, engine/graph/lstm.cpp's, engine/scenario/device_tpu.cpp's and
-// engine/memory/xla_program.cpp's objects out of the engine library (an archive member is linked only for a symbol
+// builder) and TPUs (the TPU device, XLA's program and its report object). Defining these functions here keeps the
+// linker from taking engine/scenario/lstm_rules.cpp's, engine/graph/lstm.cpp's, engine/scenario/device_tpu.cpp's,
+// engine/memory/xla_program.cpp's and engine/io/xla_json.cpp's objects out of the engine library (an archive member is linked only for a symbol
 // still undefined); such a scenario is answered {"ok": false, "whole_engine": true} and
 // web/src/js/engine-worker.js asks the whole engine.
 #include "core/error.h"
 #include "graph/build.h"
+#include "io/xla_json.h"
 #include "memory/xla_program.h"
 #include "scenario/device.h"
 #include "scenario/lstm_rules.h"
@@ -23,5 +24,6 @@ ModelGraph build_lstm(const Config&) { throw WholeEngineOnly(kLstm); }
 const Device& tpu_device() { throw WholeEngineOnly(kTpu); }
 XlaSaved xla_saved(const Config&, const ModelGraph&, const StagePlan&) { throw WholeEngineOnly(kTpu); }
 MemoryVerdict xla_verdict(const XlaProgram&, double, const char*) { throw WholeEngineOnly(kTpu); }
+void xla_program_json(JsonWriter&, const XlaProgram&) { throw WholeEngineOnly(kTpu); }
 
 }  // namespace shardcalc

@@ -98,12 +98,12 @@ void recompute_module_notes(Config& c) {
     const ModelSpec& m = c.s.model;
     const unsigned moe_only = bit(RecomputeModule::Moe) | bit(RecomputeModule::MoeAct) | bit(RecomputeModule::SharedExperts);
     if ((given & moe_only) && m.experts == 0)
-        c.notes.push_back("training.recompute_modules: moe, moe_act and shared_experts act on MoE layers; the model has none");
+        c.notes.push_back("training.recompute_modules: moe, moe_act and shared_experts need MoE layers; none here");
     else if ((given & bit(RecomputeModule::SharedExperts)) && m.shared_experts == 0)
-        c.notes.push_back("training.recompute_modules: shared_experts acts on shared experts; the model has none");
+        c.notes.push_back("training.recompute_modules: shared_experts needs shared experts; none here");
     if ((given & bit(RecomputeModule::LayerNorm)) && m.experts == 0 && m.kv_lora_rank == 0)
-        c.notes.push_back("training.recompute_modules: layernorm recomputes the norms Megatron-Core builds as modules (before "
-                          "multi-latent attention and MoE layers); Transformer Engine fuses this model's into the next linear");
+        c.notes.push_back("training.recompute_modules: layernorm recomputes the norms before MoE layers and latent attention; "
+                          "Transformer Engine fuses this model's into the next linear");
 }
 
 }  // namespace

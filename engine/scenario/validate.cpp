@@ -135,8 +135,7 @@ void validate_training(const Config& c, Checks& check) {
                       "needs training.recompute selective (Megatron's --recompute-granularity selective)");
         check.require(c.s.framework == Framework::Megatron || t.recompute_modules == bit(RecomputeModule::CoreAttn),
                       "/training/recompute_modules",
-                      "recomputing modules other than core_attn is Megatron-Core's (framework megatron); other frameworks' "
-                      "selective recompute is core attention only");
+                      "modules other than core_attn are Megatron-Core's (framework megatron)");
     }
     if (*t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",

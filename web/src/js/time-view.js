@@ -129,7 +129,7 @@ export function renderTimeTable(table, report) {
 // lines between them). Byte cells carry their own unit (KiB to GiB in one column), so no header names one.
 const COMM_GROUPS = [
   ['What', [['Dimension'], ['Collective'], ['Purpose']]],
-  ['Group', [['Size', 'num'], ['First group'], ['Scale-out', null, 'leaves the NVLink domain (a node, or an NVL72 rack): its steps between domains use the NICs']]],
+  ['Group', [['Size', 'num'], ['First group'], ['Scale-out', null, 'leaves the NVLink domain: uses the NICs']]],
   ['Per iteration', [['Message size', 'num', 'bytes of one call'], ['Calls', 'num'], ['Volume', 'num', 'message size × calls']]],
   ['Time per iteration (ms)', [['Total', 'num'], ['Exposed', 'num', 'not hidden behind compute']]],
 ];
