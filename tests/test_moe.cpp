@@ -342,3 +342,24 @@ TEST_CASE("Hugging Face experts under autocast with fp32 weights run and keep fp
     CHECK(bytes == doctest::Approx(4 * routed * ((6 + 8) * 1024 + (4 + 4) * 2 * f)));
     CHECK(mask_rows(megatron.dump()).empty());
 }
+
+// Megatron-Core's MoELayer hands the router and the shared experts the same tensor (the pre-MLP norm's output), and
+// autograd saves a tensor once: the shared experts' first GEMM adds nothing to keep, unless it keeps a copy of its own
+// (an fp8 recipe's quantized input, or autocast's cast for each linear).
+TEST_CASE("shared experts read the router's input: saved once, or as the fp8 copy an fp8 recipe keeps") {
+    const auto shared_input = [](const std::string& training, const char* framework = "megatron",
+                                 const std::string& first = "dense_h_to_4h") {
+        const Report r = test::report(std::string(R"({"framework":")") + framework + R"(","model":{"arch":"decoder",
+            "layers":1,"hidden":256,"heads":4,"vocab":1024,"max_positions":128,"experts":8,"experts_per_token":2,
+            "expert_ffn_hidden":512,"ffn_hidden":1024,"mlp":"swiglu","shared_experts":1,"shared_expert_ffn_hidden":512},
+            "training":{"seq_len":128,"micro_batch":1,"global_batch":1)" + training + "}}");
+        for (const ModuleRow& m : r.modules)
+            if (m.path == "layer/moe/shared_experts/" + first) return m.activation_bytes;
+        return -1.0;
+    };
+    CHECK(shared_input("") == 0);                                      // bf16: the router's tensor
+    CHECK(shared_input(R"(,"fp8":"current")") == 128.0 * 256 * 1);    // fp8: its own quantized copy
+    // Hugging Face under autocast (fp32 weights): each linear casts the fp32 input to bf16 and keeps its own cast.
+    CHECK(shared_input(R"(,"param_dtype":"fp32")", "pytorch", "gate_proj") == 128.0 * 256 * 2);
+    CHECK(shared_input(R"(,"param_dtype":"bf16")", "pytorch", "gate_proj") == 0);
+}

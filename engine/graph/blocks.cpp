@@ -455,6 +455,9 @@ Module moe_mlp(const BuildContext& b) {
     if (m.shared_experts > 0) {
         // shared_experts checkpoints them: what they saved but their input dropped, all of them run again.
         Module shared = mlp(b, *m.shared_expert_ffn_hidden, "shared_experts");
+        // Their input is the router's (Megatron-Core's MoELayer and transformers' MoE blocks hand both the same
+        // tensor): saved once, unless autocast casts it for each linear or an fp8 recipe keeps its own copy.
+        if (!b.autocast) shared.ops.front().saved.front().kind = SavedKind::SharedGemmInput;
         const unsigned own = bit(RecomputeModule::SharedExperts);
         tag_recompute(shared, own, own);  // their input is set apart below
         mod.children.push_back(shared);

@@ -39,6 +39,8 @@ enum class SavedKind {
                  // saves the quantized input, with its scales), else the training dtype
     Upcast,      // fp32 under torch.autocast (residual stream, norm inputs, ops on autocast's fp32
                  // list such as pow), else the training dtype
+    SharedGemmInput,  // a GEMM input another op already keeps in the training dtype (autograd saves one tensor
+                      // once): only the fp8 copy an fp8 recipe keeps for the GEMM counts
 };
 
 // Which parallelism splits a saved tensor.

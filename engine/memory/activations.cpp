@@ -18,8 +18,9 @@ double saved_element_bytes(SavedKind kind, const Config& c) {
         // Transformer Engine keeps the fp8 input (1 byte) and its scale: one fp32 per tensor, negligible, or one per
         // 1x128 block (DeepSeek-V3 sec. 3.3.2), 4/128 byte per element.
         case SavedKind::GemmInput:
+        case SavedKind::SharedGemmInput:
             switch (c.s.training.fp8) {
-                case Fp8Recipe::None: return bytes_of(c.s.training.dtype);
+                case Fp8Recipe::None: return kind == SavedKind::GemmInput ? bytes_of(c.s.training.dtype) : 0;
                 case Fp8Recipe::Delayed:
                 case Fp8Recipe::Current: return 1;
                 case Fp8Recipe::Blockwise: return 1 + 4.0 / 128;
