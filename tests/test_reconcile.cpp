@@ -163,6 +163,22 @@ TEST_CASE("nvidia-smi's GPU table: each GPU's memory in use; beside the allocato
                                  "| N/A   35C    P0    60W / 400W |   xMiB / 81920MiB |\n"), InputError);
 }
 
+TEST_CASE("DeepSpeed's throughput timer: samples per second, a step being the plan's global batch over them") {
+    const MeasuredRun run = read_run_log(test::repo_file("tests/data/logs/deepspeed-timer-cscs.log"));
+    CHECK(run.source == "DeepSpeed");
+    REQUIRE(run.samples_per_second.size() == 3);
+    CHECK(run.samples_per_second[1] == doctest::Approx(227.45044884073528));
+    CHECK(run.memory.empty());
+    // Against a plan of global batch 256: the median after the first report, 256 over 227.59 samples/s.
+    const std::string plan = R"({"model":{"preset":"bert-base"},"training":{"seq_len":384,"micro_batch":4,"global_batch":256},
+        "parallel":{"dp":8}})";
+    const auto j = nlohmann::json::parse(reconcile_text(plan, test::repo_file("tests/data/logs/deepspeed-timer-cscs.log")));
+    const auto& t = j["reconciliation"]["step_seconds"];
+    CHECK(t["log_reports"] == 2);
+    CHECK(t["log"] == doctest::Approx(256 / ((227.45044884073528 + 227.7217889790298) / 2)).epsilon(1e-3));
+    CHECK_THROWS_AS(read_run_log("[INFO] [timer.py:198:stop] 0/20, RunningAvgSamplesPerSec=1, CurrSamplesPerSec=-3\n"), InputError);
+}
+
 TEST_CASE("reconcile: a run that ran out of memory says so, whatever its peak") {
     const std::string scenario = R"({"model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8}})";
     const auto j = nlohmann::json::parse(reconcile_text(scenario,

@@ -157,7 +157,7 @@ std::optional<double> smi_used(const std::string& text, size_t mib) {
 MeasuredRun read_run_log(const std::string& text) {
     MeasuredRun run;
     std::map<int64_t, MeasuredMemory> last;  // each rank's latest report
-    bool deepspeed = false, megatron = false, summary = false;
+    bool deepspeed = false, megatron = false, summary = false, timer = false;
     std::map<int64_t, MeasuredMemory> summaries;  // torch.cuda.memory_summary's, by device
     int64_t device = -1;                          // the device of the memory_summary being read
     std::map<int64_t, double> smi;                // nvidia-smi's memory in use, by GPU index
@@ -220,6 +220,14 @@ MeasuredRun read_run_log(const std::string& text) {
             }
             run.has_framework_estimate = true;
             run.framework_estimate = e;
+        } else if (const size_t at = l.find("CurrSamplesPerSec="); at != std::string::npos) {
+            // DeepSpeed's ThroughputTimer (deepspeed/utils/timer.py stop): the job's samples per second over the
+            // last step (its batch_size is train_batch_size, or the micro-batch times the data-parallel ranks in
+            // releases before 0.10 that timed each micro-step: the whole job's throughput either way).
+            const auto sps = number_at(l.substr(at + 18));
+            if (!sps || *sps <= 0) bad_line(line, "CurrSamplesPerSec is not a positive number");
+            run.samples_per_second.push_back(*sps);
+            timer = true;
         } else if (const size_t at = l.find("elapsed time per iteration (ms):"); at != std::string::npos) {
             const auto ms = number_at(l.substr(at + 32));
             if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
@@ -257,16 +265,18 @@ MeasuredRun read_run_log(const std::string& text) {
         }
     }
     for (const auto& [rank, m] : last) run.memory.push_back(m);
-    if (run.memory.empty() && run.step_seconds.empty() && !run.has_framework_estimate)
+    if (run.memory.empty() && run.step_seconds.empty() && run.samples_per_second.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
                                  "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, and "
                                  "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), and "
-                                 "torch.cuda.memory_summary() tables and nvidia-smi's GPU table");
+                                 "torch.cuda.memory_summary() tables, nvidia-smi's GPU table and DeepSpeed's throughput "
+                                 "timer (\"CurrSamplesPerSec=…\")");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
     run.source = deepspeed ? "DeepSpeed" : megatron ? "Megatron-LM" : summary ? "PyTorch (memory_summary)"
+                 : timer && run.step_seconds.empty() ? "DeepSpeed"
                  : !smi.empty() && run.step_seconds.empty() && !run.has_framework_estimate ? "nvidia-smi" : "Megatron-LM";
     return run;
 }

@@ -21,6 +21,8 @@
 //   the GPU index read as the rank:
 //     |   0  A100-SXM-80GB       On   | 00000000:10:00.0 Off |                    0 |
 //     | N/A   61C    P0   175W / 400W |  33717MiB / 81252MiB |     84%      Default |
+//   DeepSpeed's throughput timer, deepspeed/utils/timer.py (rank 0; the whole job's samples per second):
+//     [INFO] [timer.py:198:stop] 0/20, RunningAvgSamplesPerSec=232.73, CurrSamplesPerSec=227.48, MemAllocated=0.36GB, ...
 // Other lines are skipped. Throws InputError at "/log" when no line of a known format is found, or a known line
 // holds a number that does not read.
 #include <string>

@@ -71,10 +71,14 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
             out.implied_fragmentation =
                 std::max(out.implied_fragmentation, std::min(1.0, r.measured_reserve / r.measured_peak_allocated));
         }
-    if (!run.step_seconds.empty()) {
+    // Iteration times as the log gives them, or DeepSpeed's samples per second turned into them with the plan's batch.
+    std::vector<double> steps = run.step_seconds;
+    if (steps.empty())
+        for (const double sps : run.samples_per_second) steps.push_back(static_cast<double>(c.d.samples_per_step) / sps);
+    if (!steps.empty()) {
         out.timed = true;
         // Each report averages the iterations since the one before; the first also holds start-up and warm-up.
-        std::vector<double> steady(run.step_seconds.begin() + (run.step_seconds.size() > 1 ? 1 : 0), run.step_seconds.end());
+        std::vector<double> steady(steps.begin() + (steps.size() > 1 ? 1 : 0), steps.end());
         out.measured_step_seconds = median(steady);
         out.step_reports = static_cast<int64_t>(steady.size());
         out.estimated_step_seconds = report.perf.step_seconds;

@@ -32,6 +32,9 @@ struct MeasuredRun {
     std::string source;                  // the format read, in words ("Megatron-LM")
     std::vector<MeasuredMemory> memory;  // the last report of each rank, by rank
     std::vector<double> step_seconds;    // the time per iteration of each report, in order
+    // DeepSpeed's throughput timer instead: the whole job's samples per second of each report (CurrSamplesPerSec), in
+    // order; a step is the plan's global batch over it.
+    std::vector<double> samples_per_second;
     bool has_framework_estimate = false;
     FrameworkEstimate framework_estimate;
 };

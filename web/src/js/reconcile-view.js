@@ -24,7 +24,7 @@ export function wireReconcile(page) {
   box.append(
     h('p', { class: 'muted' }, 'Paste the log of a run of this plan, or choose or drop its file: Megatron-LM\'s memory and ' +
       'iteration lines and its theoretical memory report, DeepSpeed\'s see_memory_usage lines, PyTorch\'s ' +
-      'torch.cuda.memory_summary() tables, nvidia-smi\'s GPU table. The engine sets each reported rank beside this ' +
+      'torch.cuda.memory_summary() tables, nvidia-smi\'s GPU table, DeepSpeed\'s throughput timer. The engine sets each reported rank beside this ' +
       'estimate, here in the browser: the log is sent nowhere.'),
     area,
     h('div', { class: 'reconcile-actions' }, h('label', null, 'Log file ', file), h('button', { type: 'button', id: 'reconcile-run' }, 'Compare')),
