@@ -211,9 +211,14 @@ TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer direc
         "tied_embeddings": false, "output_bias": true}, "training": {"seq_len": 35, "micro_batch": 20, "dtype": "fp32"}})";
     const Report r = test::report(text);
     const double V = 10000, e = 256, d = 1024;
-    // Embedding, layer 1 (input e), layer 2 (input d), each with one bias of 4d (DeepFlow's count; nn.LSTM keeps two,
-    // b_ih and b_hh, which the engine does not yet model), and the softmax with its bias.
-    CHECK(r.parameters.total == V * e + 4 * d * (e + d + 1) + 4 * d * (d + d + 1) + (d + 1) * V);
+    // Embedding, layer 1 (input e), layer 2 (input d), each with nn.LSTM's two biases of 4d (b_ih and b_hh:
+    // sum(p.numel() for p in nn.LSTM(e, d, 2).parameters()) = 4d(e + d + 2) + 4d(d + d + 2)), and the softmax with its
+    // bias. DeepFlow's cells, and TensorFlow's, keep one (model.gate_biases 1).
+    CHECK(r.parameters.total == V * e + 4 * d * (e + d + 2) + 4 * d * (d + d + 2) + (d + 1) * V);
+    std::string one = text;
+    one.replace(one.find("\"bias\": true"), 12, "\"bias\": true, \"gate_biases\": 1");
+    CHECK(test::report(one).parameters.total == V * e + 4 * d * (e + d + 1) + 4 * d * (d + d + 1) + (d + 1) * V);
+    CHECK(test::error_of(R"({"model":{"preset":"gpt2","gate_biases":1}})")["path"] == "/model/gate_biases");
     for (const auto& row : r.modules) CHECK(row.path.find("embedding_hidden_mapping_in") == std::string::npos);
     for (const auto& note : r.notes) CHECK(note.find("ffn_hidden") == std::string::npos);
     // Its loss is next-token, as a decoder's (not BERT's masked-LM rule): at the loss backward, nll_loss's and

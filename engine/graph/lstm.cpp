@@ -18,6 +18,9 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     // The gates i, f, g, o from the step's input and the previous output: [x_t, h_{t-1}] x W [in + d, 4d] (+ b),
     // one GEMM for all four gates (cuDNN, DeepFlow's fused gates) or one per gate.
     Op gates = linear("gates", 4 * d, in + d, m.bias, Parallel::None, SavedSplit::Sequence, in + d);
+    // torch.nn.LSTM adds a second bias, b_hh beside b_ih (its gates are x W_ih^T + b_ih + h W_hh^T + b_hh), inside the
+    // same cell kernel: a parameter, no pass of its own.
+    if (m.bias && m.gate_biases == 2) gates.params.push_back(vector_param("b_hh", 4 * d, ParamSplit::Replicated));
     const int gemms = m.fused_gates ? 1 : 4;
     gates.work.front().out = 4 * d / gemms;
     gates.work.front().steps = steps;

@@ -109,6 +109,7 @@ ModelSpec parse_model(const json* user) {
     assign(m.shared_expert_gate, r.boolean("shared_expert_gate"));
     assign(m.projection, r.integer("projection", 0, kWidth));
     assign(m.fused_gates, r.boolean("fused_gates"));
+    assign(m.gate_biases, r.integer("gate_biases", 1, 2));
     assign(m.q_lora_rank, r.integer("q_lora_rank", 0, kWidth));
     assign(m.kv_lora_rank, r.integer("kv_lora_rank", 0, kWidth));
     assign(m.qk_rope_head_dim, r.integer("qk_rope_head_dim", 0, kHeads));
@@ -366,6 +367,7 @@ json scenario_to_json(const Scenario& s) {
         for (const char* key : {"heads", "mlp", "norm", "shared_layers"}) model.erase(key);
         model["projection"] = m.projection;
         model["fused_gates"] = m.fused_gates;
+        model["gate_biases"] = m.gate_biases;
         put(model, "embedding_dim", m.embedding_dim);
         if (m.output_bias) model["output_bias"] = true;
     } else {

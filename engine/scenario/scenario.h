@@ -120,6 +120,9 @@ struct ModelSpec {
     // per gate.
     int64_t projection = 0;
     bool fused_gates = true;
+    // Bias vectors of each layer's gates (with `bias`): torch.nn.LSTM keeps two, b_ih and b_hh; DeepFlow's and
+    // TensorFlow's cells one.
+    int64_t gate_biases = 2;
 };
 
 struct TrainingSpec {

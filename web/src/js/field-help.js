@@ -51,6 +51,7 @@ export const HELP = {
   'model.arch': ['decoder (causal attention: GPT, Llama), encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default) or lstm (an LSTM language model: hidden is the cell width, the sequence length its time steps; no heads; data and pipeline parallelism only).', `${M}lstm-language-models-enginegraphlstmcpp`],
   'model.projection': ['LSTM only: a linear projection of the top layer’s output to this width before the softmax; 0 for none.', `${M}lstm-language-models-enginegraphlstmcpp`],
   'model.fused_gates': ['LSTM only: one GEMM for the four gates per time step (cuDNN, DeepFlow), or one per gate: the same FLOPs in four times the kernels.', `${M}lstm-language-models-enginegraphlstmcpp`],
+  'model.gate_biases': ['LSTM only, with Bias: bias vectors of each layer’s gates, 2 as torch.nn.LSTM keeps them (b_ih and b_hh), 1 as DeepFlow’s and TensorFlow’s cells.', `${M}lstm-language-models-enginegraphlstmcpp`],
   'model.head_dim': ['Size of one attention head; the QKV projection is (heads + 2 × kv heads) × head dim wide. Default hidden / heads; needed when heads does not divide hidden.', PARAMS],
   'model.max_positions': ['Rows of a learned position table (a replicated weight); with learned positions the sequence may not exceed it. Also the sequence-length default (capped at 8192). 0 = unknown.', PARAMS],
   'model.position_embedding': ['learned, rope, alibi or none. Only learned adds weights (a table of max positions rows) and limits the sequence length.', PARAMS],

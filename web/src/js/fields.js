@@ -71,6 +71,7 @@ export const SECTIONS = [
       bool('post_norms', 'Output norms (Gemma)', false, true),
       int('projection', 'Projection (LSTM)', true),
       bool('fused_gates', 'Fused gates (LSTM)', true, true),
+      int('gate_biases', 'Gate biases (LSTM)', true),
     ],
   },
   {
