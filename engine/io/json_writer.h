@@ -3,6 +3,7 @@
 // has thousands of numbers; building, printing and freeing an nlohmann tree was most of a request's time).
 // Numbers are printed as nlohmann prints them (shortest round-trip form; NaN and Infinity as null),
 // strings escaped as JSON requires, invalid UTF-8 replaced.
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,6 +11,9 @@
 #include <vector>
 
 namespace shardcalc {
+
+// A byte count as the reports write it: a whole number.
+inline int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
 
 class JsonWriter {
 public:

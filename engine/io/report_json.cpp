@@ -14,7 +14,6 @@
 namespace shardcalc {
 namespace {
 
-int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 // The allocated parts of "other", in the order they stack up (a timeline moment's lines, other_detail).

@@ -6,8 +6,6 @@
 namespace shardcalc {
 namespace {
 
-int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
-
 // XLA's names of element types (xla/primitive_util.cc).
 const char* xla_type(Dtype d) {
     switch (d) {
