@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/units.h"
+
 namespace shardcalc {
 
 inline std::string decimal(double v, int digits) {
@@ -26,6 +28,6 @@ inline std::string decimal(double v, int digits) {
 }
 
 // Bytes in GiB for messages: "21.42 GiB".
-inline std::string gib_text(double bytes) { return decimal(bytes / (1024.0 * 1024.0 * 1024.0), 2) + " GiB"; }
+inline std::string gib_text(double bytes) { return decimal(bytes / kGiB, 2) + " GiB"; }
 
 }  // namespace shardcalc

@@ -29,7 +29,7 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     // Scenario fields by their dotted path, for a link or a scenario file to keep.
     j["calibration"] = nlohmann::json::object();
     if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
-    if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead / text::kGiB;
+    if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead_gib;
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},

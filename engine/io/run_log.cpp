@@ -11,15 +11,14 @@
 #include <vector>
 
 #include "core/error.h"
-#include "io/text_table.h"
+#include "core/units.h"
 
 namespace shardcalc {
 
 namespace {
 
-// Megatron's report_memory: mega_bytes = 1024.0 * 1024.0; DeepSpeed's see_memory_usage: / (1024 * 1024 * 1024).
-using text::kGiB;
-using text::kMiB;
+// Sizes in the logs' units (core/units.h): Megatron's report_memory divides by 1024.0 * 1024.0, DeepSpeed's
+// see_memory_usage by 1024 ** 3.
 
 std::string trim(const std::string& s) {
     const size_t a = s.find_first_not_of(" \t\r");
@@ -36,6 +35,12 @@ std::optional<double> number_at(const std::string& s) {
     const double v = std::strtod(t.c_str(), &end);
     if (end == t.c_str() || !std::isfinite(v) || v < 0 || v > 1e12) return std::nullopt;
     return v;
+}
+
+// The number right after `key` (searched from `from`), or nothing where the key or the number is missing.
+std::optional<double> number_after(const std::string& text, const char* key, size_t from = 0) {
+    const size_t k = text.find(key, from);
+    return k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
 }
 
 [[noreturn]] void bad_line(size_t line, const std::string& what) {
@@ -81,8 +86,7 @@ MeasuredMemory deepspeed_line(const std::string& text, size_t line) {
     const std::pair<const char*, double*> keys[] = {{" MA ", &m.allocated}, {"Max_MA ", &m.max_allocated},
                                                      {" CA ", &m.reserved}, {"Max_CA ", &m.max_reserved}};
     for (const auto& [key, out] : keys) {
-        const size_t k = text.find(key);
-        const auto gb = k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
+        const auto gb = number_after(text, key);
         if (!gb) bad_line(line, std::string("the see_memory_usage line has no number after \"") + trim(key) + "\"");
         *out = *gb * kGiB;
     }
@@ -123,8 +127,7 @@ std::pair<double, double> summary_row(const std::string& text, size_t at, size_t
 
 // "|            CUDA OOMs: 1            |        cudaMalloc retries: 1         |": the count after `key`.
 int64_t summary_count(const std::string& text, const char* key, size_t line) {
-    const size_t k = text.find(key);
-    const auto n = k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
+    const auto n = number_after(text, key);
     if (!n || *n != std::floor(*n)) bad_line(line, std::string("the memory_summary has no whole number after \"") + key + "\"");
     return static_cast<int64_t>(*n);
 }
@@ -173,16 +176,16 @@ MeasuredRun read_run_log(const std::string& text) {
             smi_gpu = -1;
         } else if (in_smi && (l.find("Processes:") != std::string::npos || trim(l).empty())) {
             in_smi = false;
-        } else if (in_smi && smi_gpu_row(l)) {
-            smi_gpu = *smi_gpu_row(l);
+        } else if (const auto gpu = in_smi ? smi_gpu_row(l) : std::nullopt) {
+            smi_gpu = *gpu;
         } else if (const size_t mib = l.find("MiB /"); in_smi && smi_gpu >= 0 && mib != std::string::npos) {
             const auto used = smi_used(l, mib);
             if (!used) bad_line(line, "nvidia-smi's memory row has no number of MiB in use");
             smi[smi_gpu] = *used * kMiB;
             smi_gpu = -1;
-        } else if (const size_t at = l.find("PyTorch CUDA memory summary, device ID"); at != std::string::npos) {
+        } else if (l.find("PyTorch CUDA memory summary, device ID") != std::string::npos) {
             // torch.cuda.memory_summary (torch/cuda/memory.py): its device ID read as the rank (one process per device).
-            const auto id = number_at(l.substr(at + 38));
+            const auto id = number_after(l, "device ID");
             if (!id || *id != std::floor(*id)) bad_line(line, "the memory_summary's device ID is not a whole number");
             device = static_cast<int64_t>(*id);
             summaries[device].rank = device;
@@ -213,23 +216,22 @@ MeasuredRun read_run_log(const std::string& text) {
             const std::pair<const char*, double*> keys[] = {{"weight and optimizer=", &e.weights_and_optimizer},
                                                              {"activation=", &e.activations}, {"total=", &e.total}};
             for (const auto& [key, out] : keys) {
-                const size_t k = l.find(key, at);
-                const auto mb = k == std::string::npos ? std::nullopt : number_at(l.substr(k + std::strlen(key)));
+                const auto mb = number_after(l, key, at);
                 if (!mb) bad_line(line, std::string("the theoretical memory line has no number after \"") + key + "\"");
                 *out = *mb * kMiB;
             }
             run.has_framework_estimate = true;
             run.framework_estimate = e;
-        } else if (const size_t at = l.find("CurrSamplesPerSec="); at != std::string::npos) {
+        } else if (l.find("CurrSamplesPerSec=") != std::string::npos) {
             // DeepSpeed's ThroughputTimer (deepspeed/utils/timer.py stop): the job's samples per second over the
             // last step (its batch_size is train_batch_size, or the micro-batch times the data-parallel ranks in
             // releases before 0.10 that timed each micro-step: the whole job's throughput either way).
-            const auto sps = number_at(l.substr(at + 18));
+            const auto sps = number_after(l, "CurrSamplesPerSec=");
             if (!sps || *sps <= 0) bad_line(line, "CurrSamplesPerSec is not a positive number");
             run.samples_per_second.push_back(*sps);
             timer = true;
-        } else if (const size_t at = l.find("elapsed time per iteration (ms):"); at != std::string::npos) {
-            const auto ms = number_at(l.substr(at + 32));
+        } else if (l.find("elapsed time per iteration (ms):") != std::string::npos) {
+            const auto ms = number_after(l, "elapsed time per iteration (ms):");
             if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
             run.step_seconds.push_back(*ms / 1e3);
         }
@@ -268,8 +270,8 @@ MeasuredRun read_run_log(const std::string& text) {
     if (run.memory.empty() && run.step_seconds.empty() && run.samples_per_second.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
-                                 "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, and "
-                                 "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), and "
+                                 "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, "
+                                 "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), "
                                  "torch.cuda.memory_summary() tables, nvidia-smi's GPU table and DeepSpeed's throughput "
                                  "timer (\"CurrSamplesPerSec=…\")");
     if (megatron && deepspeed)

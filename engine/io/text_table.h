@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace shardcalc::text {
+#include "core/units.h"
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
+namespace shardcalc::text {
 
 std::string fixed(double v, int digits);
 std::string gib(const nlohmann::json& bytes);  // "12.34"

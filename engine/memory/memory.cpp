@@ -6,12 +6,11 @@
 #include "memory/activations.h"
 #include "memory/allocator.h"
 #include "memory/model_states.h"
+#include "core/units.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Parameters of the embedding and head a stage holds (no transformer layers).
 ParamTally outside_layers(const Config& c, const ModelGraph& g, const StagePlan& st) {
@@ -322,7 +321,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
         // (validation/measured: gpt2 with gradient checkpointing). Recompute casts them again, one layer at a time.
         if (c.traits.autocast && c.s.training.recompute == Recompute::Full && tally.matmul_weights > 0)
             p.cast_weights *= outside_layers(c, g, st).matmul_weights / tally.matmul_weights;
-        p.workspace = c.s.hardware.workspace_mib * 1024.0 * 1024.0;
+        p.workspace = c.s.hardware.workspace_mib * kMiB;
 
         XlaSaved xs;
         double share = 0;

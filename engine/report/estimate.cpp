@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/units.h"
 
 namespace shardcalc {
 
@@ -16,7 +17,7 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     e.stages = stage_memory(cfg, g, e.plan);
     for (size_t i = 1; i < e.stages.size(); ++i)
         if (e.stages[i].total() > e.stages[e.peak_stage].total()) e.peak_stage = i;
-    e.capacity = cfg.s.hardware.memory_gib * 1024.0 * 1024.0 * 1024.0;
+    e.capacity = cfg.s.hardware.memory_gib * kGiB;
     const StageMemory& peak = e.peak();
     e.verdict = peak.compiled ? xla_verdict(peak.xla, e.capacity, device_of(cfg.s.hardware).reserve_name())
                               : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity, peak.largest_request,
@@ -36,7 +37,7 @@ void add_time(Estimate& e, const ModelGraph& g, bool with_timeline) {
 // the count, never an overflowed negative number.
 void check_reportable(const Estimate& e) {
     constexpr double kMax = 4611686018427387904.0;  // 2^62
-    auto gib = [](double b) { return std::to_string(static_cast<long long>(b / (1024.0 * 1024 * 1024))) + " GiB"; };
+    auto gib = [](double b) { return std::to_string(static_cast<long long>(b / kGiB)) + " GiB"; };
     for (const auto& s : e.stages) {
         const double states = s.weights + s.gradients + s.optimizer + s.host_cpu + s.host_nvme;
         if (!(states <= kMax))

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/units.h"
 
 namespace shardcalc {
 
@@ -50,7 +51,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
             // What the device holds beyond the allocator's reserve: the CUDA context, NCCL's and cuBLAS's buffers.
             if (m.allocator && m.device_used > m.reserved) {
                 out.has_overhead = true;
-                out.implied_overhead = std::max(out.implied_overhead, m.device_used - m.reserved);
+                out.implied_overhead_gib = std::max(out.implied_overhead_gib, (m.device_used - m.reserved) / kGiB);
             }
         }
         // The allocator's own counters say whether the run fitted as it ran (c10/cuda/CUDACachingAllocator.cpp:

@@ -69,10 +69,10 @@ struct Reconciliation {
     // peak (implementation.fragmentation), the largest of the reporting ranks'.
     bool has_fragmentation = false;
     double implied_fragmentation = 0;
-    // And the memory outside the allocator (hardware.overhead_gib, bytes here): nvidia-smi's in use less the
+    // And the memory outside the allocator (hardware.overhead_gib, in GiB as that field): nvidia-smi's in use less the
     // allocator's reserved, where the log has both for a rank.
     bool has_overhead = false;
-    double implied_overhead = 0;
+    double implied_overhead_gib = 0;
     std::vector<std::string> findings;  // what the log shows beyond the figures (out-of-memory errors), in words
     std::vector<std::string> unknowns;  // what the log cannot tell, in words
 };

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/units.h"
 #include "graph/build.h"
 #include "report/estimate.h"
 #include "scenario/dimension.h"
@@ -16,7 +17,7 @@ namespace {
 constexpr size_t kExamples = 5;
 constexpr size_t kMaxStructures = 50000;
 std::string gib(double bytes) {
-    const double g = bytes / (1024.0 * 1024 * 1024);
+    const double g = bytes / kGiB;
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f GiB", g);
     return buf;
