@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Multi-GPU step time against published measurements: runs the shardcalc engine (the CLI) on every row of
-validation/measured/a100-megatron-deepspeed-8gpu.csv (720 Megatron-DeepSpeed iterations on 8 A100s, published
-with vTrain; validation/measured/README.md) and prints the step-time error, the error by work granularity, and
-how good a plan the engine would pick: for each group of measured plans with the same model, device count and
-global batch, the plan the engine ranks fastest against the plan that measured fastest (regret).
+"""Multi-GPU step time against published measurements: runs the shardcalc engine (the CLI) on every row of two
+sets published with vTrain (validation/measured/README.md): 720 Megatron-DeepSpeed iterations on one node of 8
+A100s (a100-megatron-deepspeed-8gpu.csv) and 109 on 64 to 512 A100s (a100-megatron-deepspeed-multinode.csv,
+GPT-3 shapes from 3.6B to 175B). For each set it prints the step-time error, the error by work granularity and by
+tensor parallelism, and how good a plan the engine would pick: for each group of measured plans with the same
+model, device count and global batch, the plan the engine ranks fastest against the plan that measured fastest
+(regret).
 
     python3 validation/cluster.py                                   # the tables
     python3 validation/cluster.py --check validation/bounds-cluster.json   # what CI runs
@@ -20,12 +22,21 @@ from pathlib import Path
 from compare import check_result, evaluate as estimate
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "validation" / "measured" / "a100-megatron-deepspeed-8gpu.csv"
+MEASURED = ROOT / "validation" / "measured"
+# Each set: its file and the cluster it ran on, as scenario hardware fields over the a100-sxm-80gb preset. The
+# multi-node runs' cluster has 800 Gb/s of network per 8-GPU node (vTrain's validation configurations,
+# config/validation/multi/*.json: "inter_node_bandwidth": 800, "node_size": 8), 12.5 GB/s per GPU, where the
+# preset is a DGX A100 with one 200 Gb/s NIC per GPU; the 8-GPU set never leaves its node.
+SETS = {
+    "8gpu": {"file": MEASURED / "a100-megatron-deepspeed-8gpu.csv", "hardware": {}},
+    "multinode": {"file": MEASURED / "a100-megatron-deepspeed-multinode.csv", "hardware": {"inter_node_gbps": 12.5}},
+}
 
 
-def scenario_of(row):
+def scenario_of(row, hardware=None):
     """The run as vTrain's configurations describe it (validation/measured/README.md): a GPT of the CSV's shape
-    with the GPT-2 vocabulary, fp16, every layer's activations recomputed, 1F1B, on 8-GPU A100 SXM 80 GB nodes."""
+    with the GPT-2 vocabulary, fp16, every layer's activations recomputed, 1F1B, on 8-GPU A100 SXM 80 GB nodes
+    (`hardware`: the set's cluster, scenario fields over the preset)."""
     n = lambda k: int(row[k])
     return {
         "framework": "deepspeed",
@@ -36,14 +47,14 @@ def scenario_of(row):
                      "dtype": "fp16", "recompute": "full", "optimizer": "adamw",
                      "attention": "eager", "dropout": 0.1},
         "parallel": {"dp": n("data parallelism"), "tp": n("tensor parallelism"), "pp": n("pipeline parallelism"), "zero": 0},
-        "hardware": {"preset": "a100-sxm-80gb"},
+        "hardware": {"preset": "a100-sxm-80gb", **(hardware or {})},
     }
 
 
-def evaluate(engine, rows):
+def evaluate(engine, rows, hardware=None):
     """Per row: the measured and predicted step (ms), the predicted time per layer and microbatch (ms), the group."""
     def one(row):
-        s = scenario_of(row)
+        s = scenario_of(row, hardware)
         r = estimate(engine, s)
         p = s["parallel"]
         micro = s["training"]["global_batch"] / (p["dp"] * s["training"]["micro_batch"])
@@ -94,18 +105,10 @@ def summary(runs, regrets):
             "worst_regret": max(r["regret"] for r in regrets)}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
-    ap.add_argument("--data", default=str(DATA))
-    ap.add_argument("--check", help="bounds file: fail if an error or the regret exceeds its bound")
-    ap.add_argument("--rows", action="store_true", help="print every run")
-    args = ap.parse_args()
-    with open(args.data, newline="") as f:
-        rows = list(csv.DictReader(f))
-    runs = evaluate(args.engine, rows)
-    regrets = regret(runs)
-    if args.rows:
+def report(name, runs, regrets, rows):
+    """Prints one set's tables; returns its summary."""
+    print(f"== {name}: {SETS[name]['file'].name}")
+    if rows:
         for r in sorted(runs, key=lambda r: r["error"]):
             print(f"{r['plan']:<44} measured {r['measured']:8.1f} ms  predicted {r['predicted']:8.1f} ms  {r['error']:+6.1%}")
     # The error by work granularity: predicted time per layer and microbatch.
@@ -127,11 +130,26 @@ def main():
     print(f"plan choice over {s['groups']} groups (same layers, GPUs, global batch): mean regret {s['mean_regret']:.1%}, "
           f"worst {s['worst_regret']:.1%}")
     worst = max(regrets, key=lambda r: r["regret"])
-    print(f"  worst group {worst['group']}: picked {worst['pick']}, measured best {worst['best']}")
-    if args.check:
-        bounds = json.loads(Path(args.check).read_text())["bounds"]
-        return check_result([f"{k}: {s[k]:.1%} > bound {b:.1%}" for k, b in bounds.items() if s[k] > b], args.check)
-    return 0
+    print(f"  worst group {worst['group']}: picked {worst['pick']}, measured best {worst['best']}\n")
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
+    ap.add_argument("--set", choices=sorted(SETS), action="append", help="only this set (repeatable; default: all)")
+    ap.add_argument("--check", help="bounds file: fail if an error or the regret of a set exceeds its bound")
+    ap.add_argument("--rows", action="store_true", help="print every run")
+    args = ap.parse_args()
+    failures = []
+    bounds = json.loads(Path(args.check).read_text())["bounds"] if args.check else {}
+    for name in args.set or SETS:
+        with open(SETS[name]["file"], newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.DictReader(f))
+        runs = evaluate(args.engine, rows, SETS[name]["hardware"])
+        s = report(name, runs, regret(runs), args.rows)
+        failures += [f"{name} {k}: {s[k]:.1%} > bound {b:.1%}" for k, b in bounds.get(name, {}).items() if s[k] > b]
+    return check_result(failures, args.check) if args.check else 0
 
 
 if __name__ == "__main__":
