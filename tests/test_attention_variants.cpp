@@ -151,3 +151,48 @@ TEST_CASE("GPT-NeoX's parallel residual: the MLP's own norm adds its weights and
     CHECK(two.stages[0].activations - one.stages[0].activations == doctest::Approx(4.0 * 2048 * 1024 * 2).epsilon(1e-9));
     CHECK(test::error_of(R"({"model": {"preset": "llama-3.1-8b", "parallel_norms": true}})")["path"] == "/model/parallel_norms");
 }
+
+TEST_CASE("fp8 quantization: each fp8 GEMM's input and output gradient, and its weight once per step, by recipe") {
+    auto config = [](const std::string& recipe, bool sp) {
+        return test::config(R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096,
+            "global_batch":8,"fp8":")" + recipe + R"("},"parallel":{"dp":2,"tp":4)" + (sp ? R"(,"sp":true)" : "") +
+                            R"(},"hardware":{"preset":"h100-sxm-80gb"}})");
+    };
+    auto kernel = [](const WorkKernels& k, const std::string& name) {
+        for (int i = 0; i < k.count; ++i)
+            if (k.list[i].name == name) return k.list[i].kernel;
+        FAIL("no kernel " << name);
+        return Kernel{};
+    };
+    Work column;  // a column-parallel linear [h] -> [f]
+    column.kind = WorkKind::Matmul;
+    column.in = 4096;
+    column.out = 14336;
+    Work row = column;  // a row-parallel one [f] -> [h]
+    row.in = 14336;
+    row.out = 4096;
+    row.split_in = true;
+    const double tokens = 4096, tp = 4;
+    for (const bool sp : {false, true}) {
+        const Config cur = config("current", sp), del = config("delayed", sp);
+        const double mb = static_cast<double>(cur.d.microbatches);
+        // Current scaling: amax (read 2 bytes), scale, cast (read 2, write row-wise and column-wise fp8): 3 launches.
+        // Under sp the column-parallel input is quantized before its all-gather: 1/tp of it.
+        const Kernel in = kernel(work_kernels(column, cur), "fp8 quantize (input)");
+        CHECK(in.bytes == doctest::Approx(tokens * 4096 / (sp ? tp : 1) * 6));
+        CHECK(in.launches == 3);
+        CHECK(kernel(work_kernels(column, del), "fp8 quantize (input)").bytes == doctest::Approx(tokens * 4096 / (sp ? tp : 1) * 4));
+        CHECK(kernel(work_kernels(column, del), "fp8 quantize (input)").launches == 1);
+        // The output gradient: the column-parallel GEMM's is local ([tokens, f/tp]); the row-parallel one's is gathered.
+        CHECK(kernel(work_kernels(column, cur), "fp8 quantize (output gradient)").bytes == doctest::Approx(tokens * 14336 / tp * 6));
+        CHECK(kernel(work_kernels(row, cur), "fp8 quantize (output gradient)").bytes ==
+              doctest::Approx(tokens * 4096 / (sp ? tp : 1) * 6));
+        // The weight [k, n/tp], quantized once per step from bf16: its share of one microbatch.
+        CHECK(kernel(work_kernels(column, cur), "fp8 quantize (weight, per step)").bytes ==
+              doctest::Approx(4096 * 14336 / tp * 6 / mb));
+    }
+    // No quantization without an fp8 recipe.
+    const WorkKernels bf16 = work_kernels(column, test::config(R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
+        "parallel":{"tp":4},"hardware":{"preset":"h100-sxm-80gb"}})"));
+    CHECK(bf16.count == 3);
+}

@@ -36,12 +36,43 @@ double elements(const Work& w, const Config& c) {
     return 0;
 }
 
+// Transformer Engine's quantization of one GEMM operand of `elements` 16-bit values into fp8, both usages at once:
+// the row-wise data this GEMM reads and the column-wise data the later GEMM that uses it transposed reads (the
+// input's weight gradient, the output gradient's weight gradient), 2 bytes per element. Current scaling first
+// reads the tensor for its amax, then computes the scale, then casts (transformer_engine/pytorch/csrc/quantizer.cpp,
+// Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, nvte_compute_scale_from_amax, nvte_quantize_v2);
+// delayed scaling casts with the last step's scale and records the amax in the same kernel; blockwise scaling
+// writes an fp32 scale per 128 elements (DeepSeek-V3 sec. 3.3.2) with each copy.
+Kernel fp8_quantize(double elements, double from_bytes, const Config& c) {
+    switch (c.s.training.fp8) {
+        case Fp8Recipe::Current: return memory_kernel(elements * (2 * from_bytes + 2), c, 3);
+        case Fp8Recipe::Blockwise: return memory_kernel(elements * (from_bytes + 2 * (1 + 4.0 / 128)), c, 1);
+        case Fp8Recipe::Delayed:
+        case Fp8Recipe::None: break;
+    }
+    return memory_kernel(elements * (from_bytes + 2), c, 1);
+}
+
 // A GEMM of [m, k] by [k, n] forward, and backward its data gradient [m, n] by [n, k] and weight gradient [k, m]
-// by [m, n], in fp8 or fp32 where the op runs so.
-void gemm_passes(double m, double k, double n, const Work& w, const Config& c, const char* name, WorkKernels& out) {
-    const GemmPrecision p = runs_in_fp8(w, c) ? GemmPrecision::Fp8 : w.fp32 ? GemmPrecision::Fp32 : GemmPrecision::Training;
+// by [m, n], in fp8 or fp32 where the op runs so. An fp8 GEMM's input [m, k] is quantized forward and its output
+// gradient [m, n] backward; under sequence parallelism Transformer Engine quantizes the local shard before the
+// all-gather (module/linear.py: gather_along_first_dim with the quantizer), 1/tp of the gathered operand
+// (`gathered_in`, `gathered_out`). The weight is quantized once per step (cached from the first microbatch;
+// with fp8 primary weights only its column-wise copy is made), shown here as its share per microbatch.
+void gemm_passes(double m, double k, double n, const Work& w, const Config& c, const char* name, WorkKernels& out,
+                 bool gathered_in = false, bool gathered_out = false) {
+    const bool fp8 = runs_in_fp8(w, c);
+    const GemmPrecision p = fp8 ? GemmPrecision::Fp8 : w.fp32 ? GemmPrecision::Fp32 : GemmPrecision::Training;
+    const double a = bytes_of(c.s.training.dtype);
     out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, p), {m, k, n, p});
+    if (fp8) {
+        out.add(Pass::Forward, "fp8 quantize (input)", fp8_quantize(m * k / (gathered_in ? tp(c) : 1), a, c));
+        const bool fp8_weights = *c.s.training.param_dtype == Dtype::Fp8;
+        const Kernel weight = fp8_weights ? memory_kernel(k * n * 2, c, 1) : fp8_quantize(k * n, a, c);
+        out.add(Pass::Forward, "fp8 quantize (weight, per step)", scaled(weight, 1 / static_cast<double>(c.d.microbatches)));
+    }
     out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p), {m, n, k, p});
+    if (fp8) out.add(Pass::BackwardData, "fp8 quantize (output gradient)", fp8_quantize(m * n / (gathered_out ? tp(c) : 1), a, c));
     out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p), {k, m, n, p});
 }
 
@@ -64,7 +95,9 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
     const double m = tokens_per_device(c, w.sharded) * token_fraction(w, c);
     const double k = w.sharded && w.split_in ? w.in / tp(c) : static_cast<double>(w.in);
     const double n = w.sharded && !w.split_in ? w.out / tp(c) : static_cast<double>(w.out);
-    gemm_passes(m, k, n, w, c, "gemm", out);
+    // Under sequence parallelism a column-parallel GEMM's input and a row-parallel one's output gradient are gathered.
+    const bool sp = w.sharded && c.s.parallel.sp;
+    gemm_passes(m, k, n, w, c, "gemm", out, sp && !w.split_in, sp && w.split_in);
     // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
     // without sp repeat the same work on every tp rank: count it once.
     const bool redundant = !w.sharded && !c.s.parallel.sp;
