@@ -1,9 +1,13 @@
 // Unit tests of the performance model: FLOP conventions, roofline, alpha-beta collectives,
 // pipeline schedules and the step breakdown.
+#include <map>
+
 #include "comm/collective_time.h"
 #include "comm/communication.h"
 #include "compute/op_cost.h"
 #include "compute/roofline.h"
+#include "compute/stage_cost.h"
+#include "graph/build.h"
 #include "helpers.h"
 #include "schedule/pipeline.h"
 
@@ -324,4 +328,53 @@ TEST_CASE("a collective over a group of one moves nothing: its volume is zero, i
     };
     for (const double v : volumes(1)) CHECK(v == 0);  // dp 1: ZeRO-3 shards nothing, no gather happens
     for (const double v : volumes(2)) CHECK(v > 0);
+}
+
+TEST_CASE("tensor-parallel communication overlap: each sequence-parallel collective hides behind (tp-1)/tp of its GEMM") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-70b"},
+      "training":{"seq_len":8192,"global_batch":16,"recompute":"none"},"parallel":{"dp":1,"tp":4,"pp":1,"sp":true)";
+    auto tp_entries = [](const Report& r) {
+        std::map<std::string, const CommEntry*> out;
+        for (const auto& e : r.perf.comm[r.perf.comm_stage].entries)
+            if (e.dimension == Dim::Tp) out[std::string(e.purpose)] = &e;
+        return out;
+    };
+    // On NVLink the four per-layer collectives of a 70B layer hide mostly behind their GEMMs (the attention
+    // projection, a quarter of the MLP's size, leaves some of its reduce-scatter out), and the step shrinks by
+    // exactly what they no longer expose.
+    const Report plain = test::report(base + "}}"), overlap = test::report(base + R"(,"tp_comm_overlap":true}})");
+    const auto p = tp_entries(plain), o = tp_entries(overlap);
+    double hidden = 0;
+    for (const std::string purpose : {"sequence-parallel inputs of attention and MLP (forward)", "attention and MLP outputs (forward)",
+                                      "output gradients (backward)", "input gradients (backward)"}) {
+        CAPTURE(purpose);
+        REQUIRE(o.count(purpose) == 1);
+        CHECK(o.at(purpose)->overlapped);
+        CHECK_FALSE(p.at(purpose)->overlapped);
+        CHECK(o.at(purpose)->exposed_seconds < 0.5 * p.at(purpose)->exposed_seconds);
+        hidden += p.at(purpose)->exposed_seconds - o.at(purpose)->exposed_seconds;
+    }
+    CHECK(plain.perf.step_seconds - overlap.perf.step_seconds == doctest::Approx(hidden).epsilon(1e-9));
+    // Over a slow link each collective keeps what exceeds (tp - 1)/tp of the GEMM beside it: the layer's two
+    // column-parallel GEMMs (QKV, MLP in) for the forward all-gathers, its two row-parallel ones for the reduce-scatters.
+    const std::string slow = R"(,"tp_comm_overlap":true}, "hardware":{"preset":"h100-sxm-80gb","intra_node_gbps":5}})";
+    const Config c = test::config(base + slow);
+    const Report s = test::report(base + slow);
+    const StageCompute sc = stage_compute(c, build_graph(c), s.plan.stages[0]);
+    REQUIRE(sc.tp_layers.size() == 1);
+    const TpLayerGemms& l = sc.tp_layers[0];
+    REQUIRE(l.column.size() == 2);
+    REQUIRE(l.row.size() == 2);
+    const CommEntry& ag = *tp_entries(s).at("sequence-parallel inputs of attention and MLP (forward)");
+    const double t = ag.seconds_each, mb = static_cast<double>(c.d.microbatches);
+    const double expected = mb * static_cast<double>(l.count) *
+                            (std::max(0.0, t - l.column[0].fwd * 0.75) + std::max(0.0, t - l.column[1].fwd * 0.75));
+    CHECK(ag.exposed_seconds == doctest::Approx(expected));
+    CHECK(ag.exposed_seconds > 0);
+    CHECK(ag.exposed_seconds < ag.seconds());
+    // Megatron only, with tp > 1 and sequence parallelism.
+    CHECK(test::error_of(R"({"framework":"megatron","model":{"preset":"llama-3.1-70b"},"parallel":{"tp":4,"tp_comm_overlap":true}})")["path"] ==
+          "/parallel/tp_comm_overlap");
+    CHECK(test::error_of(R"({"framework":"deepspeed","model":{"preset":"llama-3.1-70b"},"parallel":{"tp":4,"sp":true,"tp_comm_overlap":true}})")["path"] ==
+          "/parallel/tp_comm_overlap");
 }

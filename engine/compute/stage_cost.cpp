@@ -18,6 +18,24 @@ void attention_seconds(const Module& m, const Config& c, double count, StageComp
     for (const auto& child : m.children) attention_seconds(child, c, count, out);
 }
 
+// The layer's tensor-parallel GEMMs (sharded, not an expert's) in graph order: their GEMM kernels alone, not an fp8
+// recipe's quantization beside them.
+void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
+    for (const auto& op : m.ops)
+        for (const auto& w : op.work) {
+            if (w.kind != WorkKind::Matmul || !w.sharded || w.routed) continue;
+            const WorkKernels k = work_kernels(w, c);
+            TpGemm g;
+            for (int i = 0; i < k.count; ++i) {
+                if (k.list[i].gemm.m <= 0) continue;
+                if (k.list[i].pass == Pass::Forward) g.fwd += k.list[i].kernel.seconds * k.list[i].repeat;
+                if (k.list[i].pass == Pass::BackwardData) g.dgrad += k.list[i].kernel.seconds * k.list[i].repeat;
+            }
+            (w.split_in ? out.row : out.column).push_back(g);
+        }
+    for (const auto& child : m.children) tp_gemms(child, c, out);
+}
+
 }  // namespace
 
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st) {
@@ -32,6 +50,12 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
             out.layers += cl.count;
             out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
             if (group.moe) out.moe_layers += cl.count;
+            if (c.s.parallel.tp_comm_overlap) {
+                TpLayerGemms t;
+                t.count = cl.count;
+                tp_gemms(group.layer, c, t);
+                out.tp_layers.push_back(std::move(t));
+            }
         }
     if (st.has_pre) out.cost += module_cost(g.pre, c, false);
     if (st.has_post) {

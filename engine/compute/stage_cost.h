@@ -6,6 +6,18 @@
 
 namespace shardcalc {
 
+// The tensor-parallel GEMMs of one layer in graph order, seconds per microbatch of the forward GEMM and of the
+// data-gradient GEMM: what Transformer Engine's userbuffers overlap each sequence-parallel collective with
+// (parallel.tp_comm_overlap; comm/communication.cpp).
+struct TpGemm {
+    double fwd = 0, dgrad = 0;
+};
+struct TpLayerGemms {
+    int64_t count = 0;              // layers of this kind on the stage
+    std::vector<TpGemm> column;     // column-parallel: an all-gather before it forward, a reduce-scatter after its dgrad
+    std::vector<TpGemm> row;        // row-parallel: a reduce-scatter after it forward, an all-gather before its dgrad
+};
+
 struct StageCompute {
     OpCost cost;                    // forward, backward, recompute kernels and model FLOPs
     Kernel layers_fwd;              // the forward kernels of the stage's layers alone (what XLA's rematerialization reruns)
@@ -14,6 +26,7 @@ struct StageCompute {
     int64_t layers = 0;
     double param_tensors = 0;       // parameter tensors of those layers (graph/blocks.h param_tensor_count)
     int64_t moe_layers = 0;         // of which mixture-of-experts layers
+    std::vector<TpLayerGemms> tp_layers;  // with parallel.tp_comm_overlap only
 };
 
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st);

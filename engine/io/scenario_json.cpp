@@ -187,6 +187,7 @@ ParallelSpec parse_parallel(const json* j) {
     assign(p.schedule, r.choice<Schedule>("schedule"));
     p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
     assign(p.overlap_param_gather, r.boolean("overlap_param_gather"));
+    assign(p.tp_comm_overlap, r.boolean("tp_comm_overlap"));
     p.first_stage_layers = r.integer("first_stage_layers", 1, kLayers);
     p.last_stage_layers = r.integer("last_stage_layers", 1, kLayers);
     if (const auto list = r.integers("stage_layers", 1, kLayers, kStages)) p.stage_layers = *list;
@@ -231,6 +232,7 @@ const HardwareNumber kHardwareNumbers[] = {
     {"intra_node_gbps", &HardwareSpec::intra_node_gbps, 1e-3, kRate},
     {"inter_node_gbps", &HardwareSpec::inter_node_gbps, 1e-3, kRate},
     {"matmul_efficiency", &HardwareSpec::matmul_efficiency, 1e-3, 1},
+    {"matmul_efficiency_fp8", &HardwareSpec::matmul_efficiency_fp8, 0, 1},
     {"attention_efficiency", &HardwareSpec::attention_efficiency, 1e-3, 1},
     {"hbm_efficiency", &HardwareSpec::hbm_efficiency, 1e-3, 1},
     {"kernel_launch_us", &HardwareSpec::kernel_launch_us, 0, kMicros},
@@ -404,6 +406,7 @@ json scenario_to_json(const Scenario& s) {
     put(parallel, "world_size", p.world_size);
     put(parallel, "overlap_grad_reduce", p.overlap_grad_reduce);
     if (p.overlap_param_gather) parallel["overlap_param_gather"] = true;
+    if (p.tp_comm_overlap) parallel["tp_comm_overlap"] = true;
     put(parallel, "first_stage_layers", p.first_stage_layers);
     put(parallel, "last_stage_layers", p.last_stage_layers);
     if (!p.stage_layers.empty()) parallel["stage_layers"] = p.stage_layers;

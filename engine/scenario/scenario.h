@@ -180,6 +180,9 @@ struct ParallelSpec {
     // Megatron's --overlap-param-gather: the distributed optimizer's all-gather of the updated parameters runs
     // bucket by bucket beside the next step's first forward pass instead of after the optimizer step.
     bool overlap_param_gather = false;
+    // Megatron's --tp-comm-overlap (Transformer Engine's userbuffers): each sequence-parallel all-gather and
+    // reduce-scatter of a layer runs in chunks beside the GEMM that consumes or produces it.
+    bool tp_comm_overlap = false;
     // Uneven pipelines: the first / last stage's layer count, the other stages sharing the rest evenly
     // (Megatron --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers); unset = even.
     std::optional<int64_t> first_stage_layers, last_stage_layers;
@@ -233,6 +236,7 @@ struct HardwareSpec {
     // the fraction of link bandwidth NCCL reaches as bus bandwidth.
     int64_t sm_count = 0;
     double matmul_efficiency = 0, attention_efficiency = 0, hbm_efficiency = 0;
+    double matmul_efficiency_fp8 = 0;  // of the fp8 peak, where measured apart (0: matmul_efficiency)
     double kernel_launch_us = 0;
     double intra_node_latency_us = 0, inter_node_latency_us = 0;
     double intra_node_efficiency = 0, inter_node_efficiency = 0;

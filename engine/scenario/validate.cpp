@@ -259,6 +259,13 @@ void validate_framework(const Config& c, Checks& check) {
     check.require(!p.overlap_param_gather || f == Framework::Megatron, "/parallel/overlap_param_gather",
                   std::string("is Megatron's --overlap-param-gather (its distributed optimizer's all-gather); framework ") +
                       name_of(f) + ": allowed false");
+    // megatron/training/arguments.py: --tp-comm-overlap needs tensor and sequence parallelism (Transformer Engine's
+    // userbuffers overlap the sequence-parallel all-gathers and reduce-scatters).
+    check.require(!p.tp_comm_overlap || f == Framework::Megatron, "/parallel/tp_comm_overlap",
+                  std::string("is Megatron's --tp-comm-overlap (Transformer Engine's userbuffers); framework ") + name_of(f) +
+                      ": allowed false");
+    check.require(!p.tp_comm_overlap || (p.tp > 1 && p.sp), "/parallel/tp_comm_overlap",
+                  "overlaps the sequence-parallel collectives of tensor parallelism: needs tp > 1 and sp = true");
     switch (f) {
         case Framework::Megatron:
             check.require(p.zero == 0, "/parallel/zero",

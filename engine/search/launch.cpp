@@ -76,6 +76,7 @@ LaunchCommand megatron_lm(const Config& c) {
     if (p.distributed_optimizer) l.push_back("--use-distributed-optimizer");
     if (*p.overlap_grad_reduce) l.push_back("--overlap-grad-reduce");
     if (p.overlap_param_gather) l.push_back("--overlap-param-gather");
+    if (p.tp_comm_overlap) l.push_back("--tp-comm-overlap");
     if (p.offload_optimizer == Offload::Cpu) l.push_back("--optimizer-cpu-offload");
     if (const char* d = dtype_flag(c)) l.push_back(d);
     // Transformer Engine's fp8 recipes as Megatron-LM names them (--fp8-recipe: delayed, tensorwise = current

@@ -108,6 +108,7 @@ export const HELP = {
   'parallel.offload_params': ['none, cpu or nvme: moves the weights off the device, ZeRO-3 only (DeepSpeed, or FSDP with the same setting as offload optimizer and no NVMe).', STATES],
   'parallel.schedule': ['1f1b (interleaved when vpp > 1): stage r keeps at most pp − r microbatches in flight. gpipe: all forwards first, every microbatch’s activations stay alive; vpp must be 1.', PIPE],
   'parallel.overlap_param_gather': ['Megatron\'s --overlap-param-gather: the distributed optimizer\'s all-gather of the updated parameters runs beside the next step\'s first forward pass; only what exceeds one microbatch\'s forward is exposed. Needs the distributed optimizer and overlapped gradient reduction. Default: off.', COMM],
+  'parallel.tp_comm_overlap': ['Megatron\'s --tp-comm-overlap (Transformer Engine\'s userbuffers): each sequence-parallel all-gather and reduce-scatter runs in chunks beside the GEMM that consumes or produces it; only what exceeds (tp − 1)/tp of that GEMM stays exposed. Needs tp > 1 and sequence parallelism. Default: off.', COMM],
   'parallel.overlap_grad_reduce': ['Whether the gradient reduction hides behind the backward pass (only the excess is exposed) or runs after it. Default: off under Megatron, on under DeepSpeed ZeRO-3, FSDP and DDP.', COMM],
 
   'implementation.model_code': ['huggingface: transformers modules run op by op (unfused norms, activations and loss: more saved tensors and kernels); megatron: fused kernels (QKV, GLU, cross entropy).', IMPL],
@@ -130,6 +131,7 @@ export const HELP = {
   'hardware.matrix_unit': ['A TPU’s MXU side (128; 256 on v6e): XLA pads a matmul’s feature dimensions to it and its rows to 8, so odd shapes run below peak. Ignored on GPUs.', 'model.md#the-device-interface-gpu-and-tpu'],
   'hardware.sm_count': ['Streaming multiprocessors, for wave quantization: small GEMMs leave some idle and run below peak. 0: no quantization (TPUs).', ROOF],
   'hardware.matmul_efficiency': ['Fraction of peak a large GEMM reaches (0.001 to 1; H100 0.80): scales every matmul’s time.', ROOF],
+  'hardware.matmul_efficiency_fp8': ['Fraction of the fp8 peak a large fp8 GEMM reaches, where measured apart (H100 0.709, B200 0.763); 0 uses the matmul efficiency. Scales the time of fp8 GEMMs only.', ROOF],
   'hardware.attention_efficiency': ['Fraction of peak flash attention reaches (0.001 to 1; H100 0.5).', ROOF],
   'hardware.hbm_efficiency': ['Fraction of the memory bandwidth a streaming kernel reaches (0.001 to 1; 0.84).', ROOF],
   'hardware.kernel_launch_us': ['Device-side gap added to every kernel, µs (5): weighs on small models with many short kernels.', ROOF],

@@ -126,6 +126,7 @@ export const SECTIONS = [
       pick('schedule', 'Pipeline schedule', ['1f1b', 'gpipe'], true),
       { key: 'overlap_grad_reduce', type: 'bool', label: 'Overlap gradient reduction', options: ['true', 'false'], more: true, fw: true },
       bool('overlap_param_gather', 'Overlap parameter gather', false, true),
+      bool('tp_comm_overlap', 'Overlap tensor-parallel communication', false, true),
     ],
   },
   {
@@ -157,6 +158,7 @@ export const SECTIONS = [
       int('sm_count', 'SM count', true),
       int('matrix_unit', 'TPU matrix unit (MXU side)', true),
       num('matmul_efficiency', 'Matmul efficiency', true),
+      num('matmul_efficiency_fp8', 'Matmul efficiency, fp8', true),
       num('attention_efficiency', 'Attention efficiency', true),
       num('hbm_efficiency', 'HBM efficiency', true),
       num('kernel_launch_us', 'Kernel launch (µs)', true),
