@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/number_text.h"
 #include "io/utf8.h"
 
 namespace shardcalc {
@@ -286,7 +287,7 @@ private:
                 }
             }
         }
-        const double v = std::strtod(token.c_str(), nullptr);
+        const double v = nearest_double(token);
         if (std::isfinite(v)) {
             out = v;
             return;
