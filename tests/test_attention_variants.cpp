@@ -203,3 +203,41 @@ TEST_CASE("fp8 quantization: each fp8 GEMM's input and output gradient, and its 
         "parallel":{"tp":4},"hardware":{"preset":"h100-sxm-80gb"}})"));
     CHECK(bf16.count == 3);
 }
+
+TEST_CASE("MXFP8: an E8M0 scale per 32 elements, the block-scaled tensor-core peak, Blackwell only") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
+        "training":{"seq_len":4096,"global_batch":8,"recompute":"none")";
+    const std::string plan = R"(},"parallel":{"dp":8},"hardware":{"preset":"b200-sxm-180gb"}})";
+    const Report current = test::report(base + R"(,"fp8":"current")" + plan);
+    const Report mx = test::report(base + R"(,"fp8":"mxfp8")" + plan);
+    const double s = 4096, h = 4096, f = 14336, L = 32;
+    const double gemm_inputs = L * s * (3 * h + f);
+    const double layer_weights = L * (h * (h + 2 * 1024) + h * h + 3 * h * f);
+    // The saved inputs and both weight copies carry 1/32 byte of scales per element.
+    CHECK(mx.stages[0].activations - current.stages[0].activations == doctest::Approx(gemm_inputs / 32).epsilon(1e-9));
+    CHECK(mx.stages[0].other.cast_weights == doctest::Approx(2 * layer_weights * (1 + 1.0 / 32)).epsilon(1e-9));
+    // Each quantization reads the operand once and writes both scaled copies: one kernel.
+    Work linear;
+    linear.kind = WorkKind::Matmul;
+    linear.in = 4096;
+    linear.out = 14336;
+    const WorkKernels k = work_kernels(linear, mx.config);
+    bool found = false;
+    for (int i = 0; i < k.count; ++i)
+        if (std::string(k.list[i].name) == "fp8 quantize (input)") {
+            found = true;
+            CHECK(k.list[i].kernel.bytes == doctest::Approx(4096 * 4096 * (2 + 2 * (1 + 1.0 / 32))));
+            CHECK(k.list[i].kernel.launches == 1);
+        }
+    CHECK(found);
+    // The GEMMs take hardware.peak_tflops.mxfp8: at half the fp8 rate a compute-bound GEMM takes twice as long.
+    const Config half = test::config(base + R"(,"fp8":"mxfp8"},"parallel":{"dp":8},
+        "hardware":{"preset":"b200-sxm-180gb","peak_tflops":{"mxfp8":2250}}})");
+    CHECK(gemm_kernel(16384, 8192, 8192, half, GemmPrecision::Fp8).seconds /
+              gemm_kernel(16384, 8192, 8192, mx.config, GemmPrecision::Fp8).seconds ==
+          doctest::Approx(2).epsilon(0.01));
+    // Hopper has no block-scaled tensor cores: refused, naming the field.
+    const auto hopper = test::error_of(base + R"(,"fp8":"mxfp8"},"hardware":{"preset":"h100-sxm-80gb"}})");
+    CHECK(hopper["path"] == "/training/fp8");
+    CHECK(hopper["message"].get<std::string>().find("peak_tflops.mxfp8") != std::string::npos);
+}

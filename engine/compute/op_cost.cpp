@@ -41,16 +41,12 @@ double elements(const Work& w, const Config& c) {
 // input's weight gradient, the output gradient's weight gradient), 2 bytes per element. Current scaling first
 // reads the tensor for its amax, then computes the scale, then casts (transformer_engine/pytorch/csrc/quantizer.cpp,
 // Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, nvte_compute_scale_from_amax, nvte_quantize_v2);
-// delayed scaling casts with the last step's scale and records the amax in the same kernel; blockwise scaling
-// writes an fp32 scale per 128 elements (DeepSeek-V3 sec. 3.3.2) with each copy.
+// delayed scaling casts with the last step's scale and records the amax in the same kernel; blockwise and MXFP8
+// scaling compute each block's scale in the cast and write it beside each copy (graph/blocks.h fp8_element_bytes).
 Kernel fp8_quantize(double elements, double from_bytes, const Config& c) {
-    switch (c.s.training.fp8) {
-        case Fp8Recipe::Current: return memory_kernel(elements * (2 * from_bytes + 2), c, 3);
-        case Fp8Recipe::Blockwise: return memory_kernel(elements * (from_bytes + 2 * (1 + 4.0 / 128)), c, 1);
-        case Fp8Recipe::Delayed:
-        case Fp8Recipe::None: break;
-    }
-    return memory_kernel(elements * (from_bytes + 2), c, 1);
+    const double copies = 2 * fp8_element_bytes(c, false);
+    if (c.s.training.fp8 == Fp8Recipe::Current) return memory_kernel(elements * (2 * from_bytes + copies), c, 3);
+    return memory_kernel(elements * (from_bytes + copies), c, 1);
 }
 
 // A GEMM of [m, k] by [k, n] forward, and backward its data gradient [m, n] by [n, k] and weight gradient [k, m]

@@ -124,7 +124,9 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     const HardwareSpec& h = c.s.hardware;
     const double large = precision == GemmPrecision::Fp8 && h.matmul_efficiency_fp8 > 0 ? h.matmul_efficiency_fp8 : h.matmul_efficiency;
     const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units);
-    const double peak = precision == GemmPrecision::Fp8 ? c.s.hardware.peak_tflops_fp8 * 1e12 : peak_flops(c, dtype);
+    // MXFP8 runs on the block-scaled tensor-core path (Blackwell's tcgen05 with E8M0 scales).
+    const double fp8_peak = c.s.training.fp8 == Fp8Recipe::Mx ? h.peak_tflops_mxfp8 : h.peak_tflops_fp8;
+    const double peak = precision == GemmPrecision::Fp8 ? fp8_peak * 1e12 : peak_flops(c, dtype);
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;

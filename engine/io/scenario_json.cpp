@@ -153,12 +153,12 @@ TrainingSpec parse_training(const json* j) {
     t.mlm_predictions = r.integer("mlm_predictions", 0, kTokens);
     assign(t.fp8, r.choice<Fp8Recipe>("fp8"));
     const char* fp8_msg = "the activations and weights stay 16-bit in fp8 training; set training.fp8 to a recipe "
-                          "(delayed|current|blockwise) for fp8 GEMMs; allowed: fp32|fp16|bf16";
+                          "(delayed|current|blockwise|mxfp8) for fp8 GEMMs; allowed: fp32|fp16|bf16";
     if (t.dtype == Dtype::Fp8) r.problem("dtype", fp8_msg);
     // FP8 primary weights (Megatron's --fp8-param-gather) go with an fp8 recipe; validate.cpp checks the rest.
     if (t.param_dtype == Dtype::Fp8 && t.fp8 == Fp8Recipe::None)
         r.problem("param_dtype", "fp8 primary weights (Megatron's --fp8-param-gather) need an fp8 recipe: set training.fp8 "
-                                 "(delayed|current|blockwise); allowed without one: fp32|fp16|bf16");
+                                 "(delayed|current|blockwise|mxfp8); allowed without one: fp32|fp16|bf16");
     if (t.grad_dtype == Dtype::Fp8) r.problem("grad_dtype", fp8_msg);
     r.finish();
     return t;
@@ -249,6 +249,7 @@ const std::pair<const char*, double HardwareSpec::*> kPeaks[] = {
     {"fp32", &HardwareSpec::peak_tflops_fp32}, {"tf32", &HardwareSpec::peak_tflops_tf32},
     {"fp16", &HardwareSpec::peak_tflops_fp16}, {"bf16", &HardwareSpec::peak_tflops_bf16},
     {"fp8", &HardwareSpec::peak_tflops_fp8},   {"int8", &HardwareSpec::peak_tflops_int8},
+    {"mxfp8", &HardwareSpec::peak_tflops_mxfp8},
 };
 
 void parse_peaks(const json& j, const std::string& path, HardwareSpec& h) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph/blocks.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
@@ -15,16 +16,11 @@ double saved_element_bytes(SavedKind kind, const Config& c) {
         case SavedKind::Mask: return c.traits.xla ? bytes_of(c.s.training.dtype) : 1;
         case SavedKind::Fp32: return 4;
         case SavedKind::Upcast: return c.traits.autocast ? 4 : bytes_of(c.s.training.dtype);
-        // Transformer Engine keeps the fp8 input (1 byte) and its scale: one fp32 per tensor, negligible, or one per
-        // 1x128 block (DeepSeek-V3 sec. 3.3.2), 4/128 byte per element.
+        // Transformer Engine keeps the fp8 input for the weight gradient, with its scales (graph/blocks.h).
         case SavedKind::GemmInput:
         case SavedKind::SharedGemmInput:
-            switch (c.s.training.fp8) {
-                case Fp8Recipe::None: return kind == SavedKind::GemmInput ? bytes_of(c.s.training.dtype) : 0;
-                case Fp8Recipe::Delayed:
-                case Fp8Recipe::Current: return 1;
-                case Fp8Recipe::Blockwise: return 1 + 4.0 / 128;
-            }
+            if (c.s.training.fp8 == Fp8Recipe::None) return kind == SavedKind::GemmInput ? bytes_of(c.s.training.dtype) : 0;
+            return fp8_element_bytes(c, false);
     }
     return 4;
 }

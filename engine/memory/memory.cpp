@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "graph/blocks.h"
 #include "memory/activations.h"
 #include "memory/allocator.h"
 #include "memory/model_states.h"
@@ -88,7 +89,7 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
     // With fp8 primary weights (--fp8-param-gather) the row-wise copy is the parameter itself: the transposed one
     // remains.
     if (c.s.training.fp8 != Fp8Recipe::None)
-        o.cast_weights += (*c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * tally.fp8_weights;
+        o.cast_weights += (*c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * tally.fp8_weights * fp8_element_bytes(c, true);
 }
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest

@@ -103,7 +103,7 @@ StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
     // FP8 primary weights (--fp8-param-gather) hold only the fp8 GEMMs' weights in fp8; embeddings, norms, biases
     // and the output layer stay in the activation dtype (Transformer Engine's fp8_model_init covers its modules).
     if (*tr.param_dtype == Dtype::Fp8)
-        s.weights = t.fp8_weights * bytes_of(Dtype::Fp8) + (t.params - t.fp8_weights) * bytes_of(tr.dtype);
+        s.weights = t.fp8_weights * fp8_element_bytes(c, true) + (t.params - t.fp8_weights) * bytes_of(tr.dtype);
     s.gradients = partition(t.params, t.expert_params, p.zero >= 2) * bytes_of(*tr.grad_dtype);
     const double updated = partition(t.params, t.expert_params, shard_opt);
     const double master = *tr.master_weights ? 4.0 * updated : 0.0;
