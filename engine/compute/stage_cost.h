@@ -8,7 +8,7 @@ namespace shardcalc {
 
 // The tensor-parallel GEMMs of one layer in graph order, seconds per microbatch of the forward GEMM and of the
 // data-gradient GEMM: what Transformer Engine's userbuffers overlap each sequence-parallel collective with
-// (parallel.tp_comm_overlap; comm/communication.cpp).
+// (parallel.tp_comm_overlap; comm/tensor_comm.cpp).
 struct TpGemm {
     double fwd = 0, dgrad = 0;
 };

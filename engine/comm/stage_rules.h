@@ -1,0 +1,64 @@
+#pragma once
+// One pipeline stage's collectives, one rule per parallel dimension, each in its own file (tensor_comm.cpp,
+// sequence_comm.cpp, expert_comm.cpp, pipeline_comm.cpp, data_comm.cpp), and what they share: the stage's figures
+// and the builder that times each collective and sums what is exposed. comm/communication.cpp runs them in order.
+#include <deque>
+#include <string_view>
+
+#include "comm/communication.h"
+#include "compute/stage_cost.h"
+
+namespace shardcalc {
+
+struct Builder {
+    const Config& c;
+    StageComm out;
+    // Entries are built in a deque so references handed out stay valid while more are added.
+    std::deque<CommEntry> entries;
+
+    // Adds an entry with its alpha-beta time; the rule decides what is exposed.
+    CommEntry& add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g);
+
+    // A collective nothing hides: `fwd_calls` and `bwd_calls` of its calls per microbatch lengthen the forward and
+    // the backward pass; with `host_calls` each is also a call the host issues in that pass (schedule/step.cpp).
+    void expose(CommEntry& e, double fwd_calls, double bwd_calls, bool host_calls) {
+        out.fwd_exposed += fwd_calls * e.seconds_each;
+        out.bwd_exposed += bwd_calls * e.seconds_each;
+        if (host_calls) {
+            out.fwd_calls += fwd_calls;
+            out.bwd_calls += bwd_calls;
+        }
+        e.exposed_seconds = e.seconds();
+    }
+};
+
+// A group of `size` ranks of dimension `d`, spaced as the rank order places them.
+Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1);
+
+// The stage as every rule sees it.
+struct StageFacts {
+    const Config& c;
+    const StagePlan& st;
+    const StageCompute& sc;
+    double params = 0;         // parameters on one device of the stage, less the routed experts'
+    double expert_params = 0;  // the routed experts' (after ep and etp)
+    double param_bytes = 0;    // bytes per stored parameter, which a parameter all-gather moves
+    double mb = 0;             // microbatches per step
+    double layers = 0;         // transformer layers of the stage
+    double a = 0;              // bytes per activation element
+    double tokens = 0;         // tokens per device in the tensor-parallel region
+    bool full = false;         // full recompute: the forward collectives again inside backward
+    double fwd_passes = 1;     // 2 under full recompute
+    double tp_again = 0;       // tensor-parallel forward collectives a recompute pass repeats, per microbatch
+    double ep_passes = 1;      // 2 where the MoE layers' forward runs again (full recompute, the `moe` module)
+};
+
+void tensor_parallel(const StageFacts& stage, Builder& b);
+void ulysses_parallel(const StageFacts& stage, Builder& b);
+void context_parallel(const StageFacts& stage, Builder& b);
+void expert_parallel(const StageFacts& stage, Builder& b);
+void pipeline_parallel(const StageFacts& stage, Builder& b);
+// After the passes' own exposed time is known: the gradient reductions hide behind the backward it lengthens.
+void data_parallel(const StageFacts& stage, Builder& b);
+
+}  // namespace shardcalc
