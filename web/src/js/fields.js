@@ -184,6 +184,7 @@ const EXTRAS = [
   ['hardware.name', { type: 'string' }],
   ['hardware.kind', { type: 'enum', options: ['gpu', 'tpu'] }],
   ['hardware.l2_mib', { type: 'num' }],
+  ['hardware.workspace_mib', { type: 'num' }],
   ['hardware.shared_memory_kib', { type: 'num' }],
   ['hardware.gemm_fill_k', { type: 'num' }],
   ['hardware.host_link_gbps', { type: 'num' }],
