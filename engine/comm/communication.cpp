@@ -27,7 +27,8 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor) {
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
                               double expert_params, double weight_bytes) {
     const TrainingSpec& t = c.s.training;
-    StageFacts f{c, st, sc};
+    Builder b{c, {}, {}};
+    StageRules f{c, st, sc, c.s.parallel, t, c.s.model, b};
     // Bytes per stored parameter, the same for the experts' (their fp8 share is the layers').
     f.param_bytes = all_params > 0 ? weight_bytes / all_params : bytes_of(*t.param_dtype);
     // The routed experts' gradients are reduced over the ranks holding the same experts; the rest over the
@@ -47,10 +48,10 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     f.tp_again = f.full ? 2 * f.layers
                         : (modules & bit(RecomputeModule::Mlp)) ? f.layers - static_cast<double>(sc.moe_layers) : 0;
     f.ep_passes = f.full || (modules & bit(RecomputeModule::Moe)) ? 2 : 1;
-    Builder b{c, {}, {}};
-    for (void (*rule)(const StageFacts&, Builder&) :
-         {tensor_parallel, ulysses_parallel, context_parallel, expert_parallel, pipeline_parallel, data_parallel})
-        rule(f, b);
+    for (void (StageRules::*rule)() const : {&StageRules::tensor_parallel, &StageRules::ulysses_parallel,
+                                             &StageRules::context_parallel, &StageRules::expert_parallel,
+                                             &StageRules::pipeline_parallel, &StageRules::data_parallel})
+        (f.*rule)();
     b.out.entries.assign(b.entries.begin(), b.entries.end());
     return b.out;
 }

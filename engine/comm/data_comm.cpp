@@ -38,17 +38,7 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double pa
 
 // Data parallelism: gradient reduction and the parameter gather, ZeRO-3's per-layer gathers, the experts'
 // own data-parallel group.
-void data_parallel(const StageFacts& stage, Builder& b) {
-    const Config& c = stage.c;
-    const StageCompute& sc = stage.sc;
-    const ParallelSpec& p = stage.c.s.parallel;
-    const TrainingSpec& t = stage.c.s.training;
-    const double mb = stage.mb;
-    const double layers = stage.layers;
-    const bool full = stage.full;
-    const double params = stage.params;
-    const double expert_params = stage.expert_params;
-    const double param_bytes = stage.param_bytes;
+void StageRules::data_parallel() const {
     // A microbatch's backward pass, which gradient reductions may hide behind, and its forward pass, which the
     // overlapped parameter all-gather may hide behind.
     const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;

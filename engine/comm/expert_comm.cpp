@@ -8,14 +8,7 @@
 namespace shardcalc {
 
 // Expert parallelism: the token dispatcher's exchanges per MoE layer.
-void expert_parallel(const StageFacts& stage, Builder& b) {
-    const Config& c = stage.c;
-    const StageCompute& sc = stage.sc;
-    const ParallelSpec& p = stage.c.s.parallel;
-    const ModelSpec& m = stage.c.s.model;
-    const double mb = stage.mb;
-    const double a = stage.a;
-    const double ep_passes = stage.ep_passes;
+void StageRules::expert_parallel() const {
     const int64_t etp = expert_tp(p);
     if ((p.ep > 1 || etp > 1) && sc.moe_layers > 0) {
         // Megatron-Core's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py; GShard,

@@ -8,15 +8,7 @@
 namespace shardcalc {
 
 // Pipeline parallelism: activations and gradients between stages, the tied embeddings' gradient sum.
-void pipeline_parallel(const StageFacts& stage, Builder& b) {
-    const Config& c = stage.c;
-    const StagePlan& st = stage.st;
-    const ParallelSpec& p = stage.c.s.parallel;
-    const TrainingSpec& t = stage.c.s.training;
-    const ModelSpec& m = stage.c.s.model;
-    const double mb = stage.mb;
-    const double a = stage.a;
-    const double tokens = stage.tokens;
+void StageRules::pipeline_parallel() const {
     if (p.pp > 1) {
         // Pipeline p2p: each model chunk sends its output forward and its input gradient backward, per
         // microbatch; Megatron sends 1/tp of the tensor (scatter-gather optimisation, or the sp shard).

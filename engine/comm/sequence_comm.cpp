@@ -8,15 +8,7 @@
 namespace shardcalc {
 
 // DeepSpeed-Ulysses: the all-to-alls around attention.
-void ulysses_parallel(const StageFacts& stage, Builder& b) {
-    const Config& c = stage.c;
-    const ParallelSpec& p = stage.c.s.parallel;
-    const ModelSpec& m = stage.c.s.model;
-    const double mb = stage.mb;
-    const double layers = stage.layers;
-    const double a = stage.a;
-    const double tokens = stage.tokens;
-    const double fwd_passes = stage.fwd_passes;
+void StageRules::ulysses_parallel() const {
     if (p.ulysses > 1) {
         // DeepSpeed-Ulysses (Jacobs et al. 2023, sec. 3.1): all-to-all of q, k, v before attention and
         // of its output after, and the same four backward (deepspeed/sequence/layer.py).
@@ -40,16 +32,7 @@ void ulysses_parallel(const StageFacts& stage, Builder& b) {
 }
 
 // Context (ring) parallelism: the k/v exchanges hidden behind attention.
-void context_parallel(const StageFacts& stage, Builder& b) {
-    const Config& c = stage.c;
-    const StageCompute& sc = stage.sc;
-    const ParallelSpec& p = stage.c.s.parallel;
-    const ModelSpec& m = stage.c.s.model;
-    const double mb = stage.mb;
-    const double layers = stage.layers;
-    const double a = stage.a;
-    const double tokens = stage.tokens;
-    const double fwd_passes = stage.fwd_passes;
+void StageRules::context_parallel() const {
     if (p.cp > 1) {
         // Ring attention (Liu et al. 2023; Megatron context parallelism): cp - 1 exchanges of the k/v
         // chunk per layer forward, k/v plus their gradients backward, overlapped with attention.

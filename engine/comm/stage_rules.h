@@ -35,11 +35,15 @@ struct Builder {
 // A group of `size` ranks of dimension `d`, spaced as the rank order places them.
 Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1);
 
-// The stage as every rule sees it.
-struct StageFacts {
+// The stage as every rule sees it, and the rules, in the order communication.cpp runs them.
+struct StageRules {
     const Config& c;
     const StagePlan& st;
     const StageCompute& sc;
+    const ParallelSpec& p;
+    const TrainingSpec& t;
+    const ModelSpec& m;
+    Builder& b;                // where the rules add their collectives
     double params = 0;         // parameters on one device of the stage, less the routed experts'
     double expert_params = 0;  // the routed experts' (after ep and etp)
     double param_bytes = 0;    // bytes per stored parameter, which a parameter all-gather moves
@@ -51,14 +55,14 @@ struct StageFacts {
     double fwd_passes = 1;     // 2 under full recompute
     double tp_again = 0;       // tensor-parallel forward collectives a recompute pass repeats, per microbatch
     double ep_passes = 1;      // 2 where the MoE layers' forward runs again (full recompute, the `moe` module)
-};
 
-void tensor_parallel(const StageFacts& stage, Builder& b);
-void ulysses_parallel(const StageFacts& stage, Builder& b);
-void context_parallel(const StageFacts& stage, Builder& b);
-void expert_parallel(const StageFacts& stage, Builder& b);
-void pipeline_parallel(const StageFacts& stage, Builder& b);
-// After the passes' own exposed time is known: the gradient reductions hide behind the backward it lengthens.
-void data_parallel(const StageFacts& stage, Builder& b);
+    void tensor_parallel() const;    // tensor_comm.cpp
+    void ulysses_parallel() const;   // sequence_comm.cpp
+    void context_parallel() const;   // sequence_comm.cpp
+    void expert_parallel() const;    // expert_comm.cpp
+    void pipeline_parallel() const;  // pipeline_comm.cpp
+    // After the passes' own exposed time is known: the gradient reductions hide behind the backward it lengthens.
+    void data_parallel() const;      // data_comm.cpp
+};
 
 }  // namespace shardcalc

@@ -9,17 +9,7 @@ namespace shardcalc {
 
 // Tensor parallelism (Megatron): the per-layer all-reduces, or all-gathers and reduce-scatters with sequence
 // parallelism, optionally hidden behind their GEMMs (parallel.tp_comm_overlap); the end stages' vocab-parallel ones.
-void tensor_parallel(const StageFacts& stage, Builder& b) {
-    const Config& c = stage.c;
-    const StagePlan& st = stage.st;
-    const StageCompute& sc = stage.sc;
-    const ParallelSpec& p = stage.c.s.parallel;
-    const ModelSpec& m = stage.c.s.model;
-    const double mb = stage.mb;
-    const double layers = stage.layers;
-    const double a = stage.a;
-    const double tokens = stage.tokens;
-    const double tp_again = stage.tp_again;
+void StageRules::tensor_parallel() const {
     if (p.tp > 1) {
         // Megatron tensor parallelism: two collectives per layer forward and two backward, each over
         // the layer's [s, b, h] activation (Narayanan et al. 2021 sec. 3.3; Korthikanti et al. 2022
