@@ -64,7 +64,7 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
     if (fp8) {
         out.add(Pass::Forward, "fp8 quantize (input)", fp8_quantize(m * k / (gathered_in ? tp(c) : 1), a, c));
         const bool fp8_weights = *c.s.training.param_dtype == Dtype::Fp8;
-        const Kernel weight = fp8_weights ? memory_kernel(k * n * 2, c, 1) : fp8_quantize(k * n, a, c);
+        const Kernel weight = fp8_weights ? memory_kernel(k * n * 2 * fp8_element_bytes(c, true), c, 1) : fp8_quantize(k * n, a, c);
         out.add(Pass::Forward, "fp8 quantize (weight, per step)", scaled(weight, 1 / static_cast<double>(c.d.microbatches)));
     }
     out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p), {m, n, k, p});
