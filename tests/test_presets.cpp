@@ -98,3 +98,24 @@ TEST_CASE("every plan preset is a sourced scenario of a published run that evalu
     const auto doc = nlohmann::json::parse(shardcalc::presets_text());
     CHECK(doc["plans"] == plans);
 }
+
+TEST_CASE("the echo of a preset model with a preset's field turned off reproduces the report") {
+    // Reading the echo back applies the preset first: an override to 0 or false of a field the preset sets must be
+    // written, though it is the default (issue 30's reproducers: DeepSeek-V3 without its MTP module, Qwen3 without
+    // QK-norm, and more fields of the same kind).
+    for (const char* text : {R"({"model":{"preset":"deepseek-v3","mtp_layers":0}})", R"({"model":{"preset":"qwen3-8b","qk_norm":false}})",
+                             R"({"model":{"preset":"gpt-oss-120b","attention_sinks":false}})",
+                             R"({"model":{"preset":"falcon-7b","parallel_block":false}})",
+                             R"({"model":{"preset":"gemma-3-27b","post_norms":false}})"}) {
+        CAPTURE(text);
+        const shardcalc::Report first = test::report(text);
+        const nlohmann::json echo = shardcalc::scenario_to_json(first.config.s);
+        const shardcalc::Report again = test::report(echo.dump());
+        CHECK(again.parameters.total == first.parameters.total);
+        CHECK(again.peak().total() == first.peak().total());
+    }
+    // The plain preset's echo writes none of them (they are off in the preset and in the model).
+    const nlohmann::json plain = shardcalc::scenario_to_json(test::config(R"({"model":{"preset":"llama-3.1-8b"}})").s);
+    for (const char* key : {"mtp_layers", "qk_norm", "attention_sinks", "parallel_block", "post_norms", "experts"})
+        CHECK_FALSE(plain["model"].contains(key));
+}

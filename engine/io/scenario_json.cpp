@@ -312,8 +312,20 @@ void put_name(json& j, const char* key, const std::optional<E>& v) {
 
 namespace {
 
-// The transformer's fields of the model echo (an LSTM has none of them).
-void put_transformer_fields(json& model, const ModelSpec& m) {
+// Whether the model preset (if any) turns on a field whose default is off (0, false).
+bool preset_sets(const json* preset, const char* key) {
+    if (!preset) return false;
+    const auto it = preset->find(key);
+    return it != preset->end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<double>() != 0));
+}
+
+// The transformer's fields of the model echo (an LSTM has none of them). Fields whose default is off (0, false) are
+// written when on, or when the preset turns them on: reading the echo back applies the preset first, so an
+// override that turns a preset's field off must be written too (`mtp_layers: 0` on DeepSeek-V3).
+void put_transformer_fields(json& model, const ModelSpec& m, const json* preset) {
+    auto flag = [&](const char* key, bool on) {
+        if (on || preset_sets(preset, key)) model[key] = on;
+    };
     put(model, "kv_heads", m.kv_heads);
     put(model, "head_dim", m.head_dim);
     put(model, "ffn_hidden", m.ffn_hidden);
@@ -325,8 +337,8 @@ void put_transformer_fields(json& model, const ModelSpec& m) {
     put(model, "fused_qkv", m.fused_qkv);
     put(model, "qkv_bias", m.qkv_bias);
     put(model, "mlp_bias", m.mlp_bias);
-    if (m.output_bias) model["output_bias"] = true;
-    if (m.qk_norm) model["qk_norm"] = true;
+    flag("output_bias", m.output_bias);
+    flag("qk_norm", m.qk_norm);
     if (m.experts > 0) {  // the expert fields are echoed for MoE models only
         model["experts"] = m.experts;
         put(model, "experts_per_token", m.experts_per_token);
@@ -335,24 +347,30 @@ void put_transformer_fields(json& model, const ModelSpec& m) {
         put(model, "shared_expert_ffn_hidden", m.shared_expert_ffn_hidden);
         model["first_dense_layers"] = m.first_dense_layers;
         model["moe_every"] = m.moe_every;
-        if (m.router_bias) model["router_bias"] = true;
-        if (m.shared_expert_gate) model["shared_expert_gate"] = true;
+        flag("router_bias", m.router_bias);
+        flag("shared_expert_gate", m.shared_expert_gate);
+    } else if (preset_sets(preset, "experts")) {
+        model["experts"] = 0;
     }
     if (m.kv_lora_rank > 0) {
         model["q_lora_rank"] = m.q_lora_rank;
         model["kv_lora_rank"] = m.kv_lora_rank;
         model["qk_rope_head_dim"] = m.qk_rope_head_dim;
         put(model, "v_head_dim", m.v_head_dim);
+    } else if (preset_sets(preset, "kv_lora_rank")) {
+        model["kv_lora_rank"] = 0;
     }
-    if (m.mtp_layers > 0) model["mtp_layers"] = m.mtp_layers;
+    if (m.mtp_layers > 0 || preset_sets(preset, "mtp_layers")) model["mtp_layers"] = m.mtp_layers;
     if (m.sliding_window > 0) {
         model["sliding_window"] = m.sliding_window;
         model["global_every"] = m.global_every;
+    } else if (preset_sets(preset, "sliding_window")) {
+        model["sliding_window"] = 0;
     }
-    if (m.attention_sinks) model["attention_sinks"] = true;
-    if (m.parallel_block) model["parallel_block"] = true;
-    if (m.post_norms) model["post_norms"] = true;
-    if (m.parallel_norms) model["parallel_norms"] = true;
+    flag("attention_sinks", m.attention_sinks);
+    flag("parallel_block", m.parallel_block);
+    flag("post_norms", m.post_norms);
+    flag("parallel_norms", m.parallel_norms);
 }
 
 }  // namespace
@@ -365,6 +383,8 @@ json scenario_to_json(const Scenario& s) {
                   {"bias", m.bias}, {"tied_embeddings", m.tied_embeddings}, {"shared_layers", m.shared_layers},
                   {"head", name_of(m.head)}};
     if (!m.preset.empty()) model["preset"] = m.preset;
+    const json* file = m.preset.empty() ? nullptr : model_preset(m.preset);
+    const json* preset = file && file->contains("model") ? &(*file)["model"] : nullptr;  // the fields it sets
     if (m.arch == Arch::Lstm) {
         // The echo reads back as it was given: no attention fields for an LSTM.
         for (const char* key : {"heads", "mlp", "norm", "shared_layers"}) model.erase(key);
@@ -372,9 +392,9 @@ json scenario_to_json(const Scenario& s) {
         model["fused_gates"] = m.fused_gates;
         model["gate_biases"] = m.gate_biases;
         put(model, "embedding_dim", m.embedding_dim);
-        if (m.output_bias) model["output_bias"] = true;
+        if (m.output_bias || preset_sets(preset, "output_bias")) model["output_bias"] = m.output_bias;
     } else {
-        put_transformer_fields(model, m);
+        put_transformer_fields(model, m, preset);
     }
     const bool moe = m.experts > 0;
 
