@@ -60,7 +60,8 @@ std::vector<TimelineEvent> simulate_schedule(const std::vector<StageTime>& stage
     const int64_t p = static_cast<int64_t>(stages.size());
     const int64_t chunks = p * vpp;
     std::vector<TimelineEvent> events;
-    if (static_cast<size_t>(2 * microbatches * chunks) > max_events) return events;
+    // Compared as 64-bit counts: WebAssembly's size_t is 32 bits, where 2^32 events would wrap to 0 and pass.
+    if (static_cast<uint64_t>(2 * microbatches * chunks) > static_cast<uint64_t>(max_events)) return events;
 
     std::vector<std::vector<Step>> orders;
     for (int64_t r = 0; r < p; ++r) orders.push_back(rank_order(p, vpp, r, microbatches, schedule));

@@ -57,6 +57,18 @@ test('a pipeline plan with every parallel dimension matches too', () => {
   assert.equal(result.report.memory.stages.length, 4);
 });
 
+test('counts past 2^32 in wasm (32-bit size_t) are answered as natively', () => {
+  // 2^30 microbatches on two stages: 2^32 schedule events, which a 32-bit size_t wrapped to 0 (issue 30: bad_alloc).
+  for (const scenario of [
+    { model: { preset: 'gpt2' }, parallel: { pp: 2 }, training: { global_batch: 1073741824 } },
+    { model: { preset: 'gpt2' }, parallel: { pp: 4, vpp: 3 }, training: { global_batch: 4294967296 }, hardware: { preset: 'h100-sxm-80gb' } },
+  ]) {
+    const result = JSON.parse(engine.evaluate(JSON.stringify(scenario)));
+    assert.equal(result.ok, true, JSON.stringify(result.error));
+    assert.deepEqual(result.report, native(scenario));
+  }
+});
+
 test('errors come back as values with the field path, exactly as the CLI prints them', () => {
   const scenario = { model: { preset: 'llama-2-7b' }, parallel: { tp: 3 } };
   const fromWasm = JSON.parse(engine.evaluate(JSON.stringify(scenario)));
