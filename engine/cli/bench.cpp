@@ -6,6 +6,7 @@
 
 #include "io/api.h"
 #include "io/scenario_json.h"
+#include "io/text_format.h"
 #include "report/report.h"
 #include "scenario/names.h"
 #include "search/search.h"
@@ -53,6 +54,15 @@ int main() {
         const std::string none = shardcalc::choices_text(R"({"scenario":)" + text + R"(,"step":{"path":"/parallel/tp","from":8,"direction":1}})");
         const double ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("%-48s %10.1f ms (%s)\n", "choices: tp 8 -> none above (1,024 candidates)", ms, none.c_str());
+    }
+    // The text report of a 1,024-stage pipeline: one memory table per stage, so the writer must stay linear in them.
+    {
+        const auto deep = nlohmann::json::parse(shardcalc::evaluate_scenario_text(
+            R"({"model":{"preset":"gpt2","layers":1024},"parallel":{"pp":1024},"training":{"global_batch":1024}})"))["report"];
+        const auto start = std::chrono::steady_clock::now();
+        const size_t bytes = shardcalc::format_table(deep).size();
+        const double ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("%-48s %10.1f ms (%zu bytes of text)\n", "text report of a 1,024-stage pipeline", ms, bytes);
     }
     // The plan search: a 70B model on 1,024 GPUs, every dimension, three frameworks and offload.
     shardcalc::SearchSpec spec;

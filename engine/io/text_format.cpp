@@ -111,9 +111,9 @@ std::vector<std::string> timeline_lines(const json& report) {
     return out;
 }
 
-// One stage's memory over the step (GiB allocated at each phase), the peak phase marked.
-std::vector<Row> timeline_rows(const json& report, const json& stage) {
-    const std::vector<std::string> lines = timeline_lines(report);
+// One stage's memory over the step (GiB allocated at each phase), the peak phase marked; `lines`: timeline_lines of
+// the report, found once for all stages (per stage, the search over every stage made the writer quadratic).
+std::vector<Row> timeline_rows(const std::vector<std::string>& lines, const json& stage) {
     Row head{"phase", "allocated"};
     for (const auto& l : lines) head.push_back(spaced(l));
     std::vector<Row> rows{head};
@@ -321,7 +321,8 @@ std::string notes_text(const json& r, const char* bullet) {
 std::string format_table(const json& r) {
     std::string out = headline(r);
     out += "\nMemory per device, by pipeline stage (GiB = 2^30 bytes)\n" + aligned(stage_rows(r));
-    for (const auto& s : r["memory"]["stages"]) out += "\n" + timeline_title(s) + "\n" + aligned(timeline_rows(r, s));
+    const std::vector<std::string> lines = timeline_lines(r);
+    for (const auto& s : r["memory"]["stages"]) out += "\n" + timeline_title(s) + "\n" + aligned(timeline_rows(lines, s));
     if (compiled(r)) out += "\n" + std::string(kXlaTitle) + "\n" + aligned(xla_rows(r, false));
     out += "\nModules (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n" +
            aligned(module_rows(r, true, false));
@@ -337,10 +338,11 @@ std::string format_markdown(const json& r) {
     std::string out;
     for (char ch : headline(r)) out += ch == '\n' ? std::string("  \n") : std::string(1, ch);
     out += "\n**Memory per device, by pipeline stage** (GiB = 2^30 bytes)\n\n" + markdown(stage_rows(r));
+    const std::vector<std::string> lines = timeline_lines(r);
     for (const auto& s : r["memory"]["stages"]) {
         const std::string title = timeline_title(s);
         const size_t paren = title.find(" (");
-        out += "\n**" + title.substr(0, paren) + "**" + title.substr(paren) + "\n\n" + markdown(timeline_rows(r, s));
+        out += "\n**" + title.substr(0, paren) + "**" + title.substr(paren) + "\n\n" + markdown(timeline_rows(lines, s));
     }
     if (compiled(r)) out += "\n**" + std::string(kXlaTitle) + "**\n\n" + markdown(xla_rows(r, false));
     out += "\n**Modules** (per device after tensor parallelism; MiB = 2^20 bytes; activations per microbatch)\n\n" +
