@@ -363,3 +363,21 @@ TEST_CASE("shared experts read the router's input: saved once, or as the fp8 cop
     CHECK(shared_input(R"(,"param_dtype":"fp32")", "pytorch", "gate_proj") == 128.0 * 256 * 2);
     CHECK(shared_input(R"(,"param_dtype":"bf16")", "pytorch", "gate_proj") == 0);
 }
+
+TEST_CASE("capacity_factor below 1 drops tokens: model FLOPs count only the expert copies kept, MFU stays under HFU") {
+    // Issue 30's reproducer: capacity_factor 0.001 printed an MFU of 167% (every token's expert FLOPs counted while
+    // almost all were dropped). An expert keeps at most capacity_factor x its average load (GShard sec. 2.2).
+    auto run = [](const char* cf) {
+        return test::report(std::string(R"({"framework":"megatron","model":{"preset":"mixtral-8x7b"},
+            "training":{"seq_len":4096)") + (cf ? std::string(R"(,"capacity_factor":)") + cf : "") +
+                            R"(},"parallel":{"dp":8,"ep":8}})");
+    };
+    const Report none = run(nullptr), full = run("1.25"), half = run("0.5"), tiny = run("0.001");
+    CHECK(full.perf.model_flops == doctest::Approx(none.perf.model_flops));  // nothing dropped at the average load
+    CHECK(half.perf.model_flops < none.perf.model_flops);
+    CHECK(tiny.perf.model_flops < half.perf.model_flops);
+    for (const Report* r : {&none, &full, &half, &tiny}) {
+        CHECK(r->metrics.mfu <= r->metrics.hfu * (1 + 1e-12));
+        CHECK(r->metrics.mfu < 1);
+    }
+}

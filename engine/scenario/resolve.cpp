@@ -136,8 +136,13 @@ Config resolve(Scenario scenario) {
     d.expert_replica_degree = dimension(Dim::ExpertDp).degree(p);
     if (c.s.model.experts > 0) {
         const TrainingSpec& t = c.s.training;
-        d.routed_mean = static_cast<double>(*c.s.model.experts_per_token);
-        d.routed_busiest = d.routed_mean * std::min(t.expert_imbalance, t.capacity_factor.value_or(t.expert_imbalance));
+        // An expert keeps at most capacity_factor x the average load and drops the rest (GShard, Lepikhin et al. 2020,
+        // sec. 2.2): below 1 even the average expert drops tokens, so the copies processed per token fall to
+        // top-k x capacity_factor, and model FLOPs count those (a dropped token does no expert work).
+        const double k = static_cast<double>(*c.s.model.experts_per_token);
+        const double cap = t.capacity_factor.value_or(t.expert_imbalance);
+        d.routed_mean = k * std::min(1.0, cap);
+        d.routed_busiest = k * std::min(t.expert_imbalance, cap);
     }
     // Megatron pads the vocabulary so each tensor-parallel shard is a multiple of
     // make_vocab_size_divisible_by (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding);

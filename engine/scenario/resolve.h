@@ -18,8 +18,9 @@ struct Derived {
     int64_t tokens_per_step = 0;
     int64_t replica_degree = 0;    // dp * cp * ulysses: ranks holding identical weights (ZeRO shards over these)
     int64_t expert_replica_degree = 0;  // ranks holding the same experts: dp * cp * ulysses * tp / (ep * etp)
-    // Expert copies of each token: on average top-k; on the busiest expert-parallel rank top-k times the load
-    // (training.expert_imbalance, capped by training.capacity_factor, past which tokens are dropped).
+    // Expert copies of each token processed: on average top-k (top-k x capacity_factor where that is below 1: the
+    // rest are dropped); on the busiest expert-parallel rank top-k times the load (training.expert_imbalance, capped
+    // by training.capacity_factor, past which tokens are dropped).
     double routed_mean = 0, routed_busiest = 0;
     int64_t vocab_padded = 0;
     int64_t nodes = 0;
