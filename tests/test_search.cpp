@@ -237,3 +237,17 @@ TEST_CASE("search: a session in slices reaches the same result as one call") {
     CHECK(last == 1.0);
     CHECK(session.result() == search_scenario_text(text));
 }
+
+TEST_CASE("search: a max_seq_len answer on an LSTM reproduces with estimate (its graph unrolls the sequence)") {
+    // Issue 30: the search reused the graph built for the scenario's own sequence length, whose LSTM Works are
+    // unrolled over 35 time steps, for every length it tried: its answer's step time was 127x what estimate gives.
+    const nlohmann::json answer = nlohmann::json::parse(shardcalc::search_scenario_text(R"({"framework":"pytorch",
+        "model":{"arch":"lstm","layers":2,"hidden":1024,"vocab":10000},"training":{"seq_len":35,"micro_batch":20,
+        "global_batch":20},"hardware":{"preset":"h100-sxm-80gb"},"search":{"question":"max_seq_len"}})"))["search"]["answer"];
+    REQUIRE(answer.contains("plan"));
+    CHECK(answer["value"].get<int64_t>() > 35);
+    const nlohmann::json& plan = answer["plan"];
+    const nlohmann::json again = nlohmann::json::parse(shardcalc::evaluate_scenario_text(plan["scenario"].dump()))["report"];
+    CHECK(plan["time"]["step_seconds"].get<double>() == doctest::Approx(again["time"]["step_seconds"].get<double>()).epsilon(1e-12));
+    CHECK(plan["memory"]["peak_bytes"].get<double>() == doctest::Approx(again["memory"]["per_device"]["total"].get<double>()));
+}

@@ -7,7 +7,9 @@
 
 namespace shardcalc {
 
-std::pair<int, int64_t> graph_key(const Config& c) { return {static_cast<int>(c.s.framework), c.d.vocab_padded}; }
+GraphKey graph_key(const Config& c) {
+    return {static_cast<int>(c.s.framework), c.d.vocab_padded, c.s.model.arch == Arch::Lstm ? c.d.seq_len : 0};
+}
 
 Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     Estimate e;

@@ -2,6 +2,7 @@
 // The numbers of one plan, without the tables and labels of the full report: memory per stage and
 // its verdict, then (when it is asked for) the step time and the metrics. The plan search calls this
 // for every candidate with a graph it built once per model; evaluate() adds the report's tables.
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -43,9 +44,11 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail);
 void add_time(Estimate& e, const ModelGraph& g, bool with_timeline);
 
 // What the graph depends on besides the model, training and implementation sections: the framework
-// (its kernels and saved tensors) and the vocabulary padded for tensor parallelism. Plans of one
-// scenario with equal keys share one graph.
-std::pair<int, int64_t> graph_key(const Config& c);
+// (its kernels and saved tensors), the vocabulary padded for tensor parallelism and, for an LSTM unrolled over its
+// time steps, the sequence length (0 otherwise: a transformer's graph holds widths, not tokens). Plans of one
+// scenario with equal keys share one graph; a search that varies the sequence (max_seq_len) builds one per length.
+using GraphKey = std::tuple<int, int64_t, int64_t>;
+GraphKey graph_key(const Config& c);
 
 // Byte counts and money past 2^62 are input errors naming the field that drives them (never an
 // overflowed negative number in a report).

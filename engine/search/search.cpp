@@ -34,7 +34,7 @@ struct Searcher::State {
     Scenario base;
     SearchSpec spec;
     Config shape;                       // the base resolved once: the model's shape for the space
-    std::map<std::pair<int, int64_t>, ModelGraph> graphs;
+    std::map<GraphKey, ModelGraph> graphs;
     struct Work {
         int64_t devices;
         Structure structure;
