@@ -389,3 +389,18 @@ TEST_CASE("the engine's JSON reader accepts and builds exactly what nlohmann's p
     CHECK(invalid > 2000);
     CHECK(duplicates > 500);  // the keys are k0, k1 and k2: many objects repeat one
 }
+
+TEST_CASE("thousands of problems: the first 100 listed, then how many more, not megabytes of text") {
+    // Issue 30: 5,300 unknown keys were answered with 3.6 MB of errors, each repeating the keys allowed there.
+    nlohmann::json training = nlohmann::json::object();
+    for (int i = 0; i < 5300; ++i) training["k" + std::to_string(i)] = 1;
+    const std::string answer = shardcalc::evaluate_scenario_text(
+        nlohmann::json{{"model", {{"preset", "gpt2"}}}, {"training", training}}.dump());
+    CHECK(answer.size() < 64 * 1024);
+    const auto j = nlohmann::json::parse(answer);
+    REQUIRE(j["errors"].size() == 101);
+    CHECK(j["errors"][0]["path"].get<std::string>().rfind("/training/k", 0) == 0);
+    CHECK(j["errors"][100]["message"] == "5200 more problems not listed (the first 100 are)");
+    // A few problems are all listed, as before.
+    CHECK(nlohmann::json::parse(shardcalc::evaluate_scenario_text(R"({"model":{"preset":"gpt2"},"training":{"a":1,"b":2}})"))["errors"].size() == 2);
+}
