@@ -23,6 +23,9 @@ async function expectTimeline(page, report, i) {
   const stage = report.memory.stages[i];
   const base = `memory.stages.${i}`;
   await page.waitForFunction((s) => document.querySelector('#timeline-chart')?.dataset.stage === String(s), stage.stage, { timeout: 5000 });
+  // The chart is redrawn with the table under it, in the task after the answer: wait until that table shows this
+  // report's moments before reading the chart (a plan whose peak did not change shows the previous chart until then).
+  for (const [j, p] of stage.timeline.entries()) await expectMetric(page, `${base}.timeline.${j}.allocated`, p.allocated);
   const shown = await page.$$eval('#timeline-chart [data-chart-metric]', (nodes) => Object.fromEntries(nodes.map((n) => [n.dataset.chartMetric, n.dataset.value])));
   const phases = await page.$$eval('#timeline-chart g.moment', (gs) => gs.map((g) => g.dataset.phase));
   assert.deepEqual(phases, stage.timeline.map((p) => p.phase), 'moments in step order');
