@@ -84,7 +84,7 @@ TEST_CASE("search: pruning loses neither the best plan nor a Pareto point; figur
     CHECK(r.fitting == static_cast<int64_t>(b.fitting.size()));  // no fitting plan was pruned
     // Every plan listed reproduces through the full report, from the scenario the search gives for it.
     for (const auto& p : r.plans) {
-        const Report full = evaluate(p.scenario);
+        const Report full = evaluate(*p.scenario);
         CHECK(full.fits());
         CHECK(full.metrics.step_seconds == doctest::Approx(p.step_seconds).epsilon(1e-12));
         CHECK(full.peak().total() == doctest::Approx(p.peak_bytes).epsilon(1e-12));

@@ -100,7 +100,7 @@ json plan_json(const PlanFigures& p, std::optional<size_t> rank) {
                      {"bubble_fraction", p.bubble_fraction}};
         j["pareto"] = p.pareto;
     }
-    j["scenario"] = scenario_to_json(p.scenario);
+    if (p.scenario) j["scenario"] = scenario_to_json(*p.scenario);
     if (!p.launch.empty()) {
         json launch = json::array();
         for (const auto& l : p.launch) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});

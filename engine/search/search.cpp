@@ -154,6 +154,11 @@ struct Searcher::State {
                 ++done;
                 const Outcome o = evaluate(s, f);
                 if (o == Outcome::Fits) {
+                    // The verdict's words are not listed for a plan (its name and margin are): tens of thousands of
+                    // fitting plans need not each keep them.
+                    f.verdict.reason = std::string();
+                    f.verdict.reason_words = std::string();
+                    f.verdict.reason_amounts = std::vector<double>();
                     fitting.push_back(std::move(f));
                     continue;
                 }
@@ -361,7 +366,10 @@ SearchResult Searcher::result() const {
     const State& s = *st_;
     SearchResult r = s.r;
     r.fitting = static_cast<int64_t>(s.fitting.size());
-    std::vector<PlanFigures> all = s.fitting;
+    // The fitting plans, ranked by pointer: a search can keep tens of thousands, so they are not copied.
+    std::vector<const PlanFigures*> all;
+    all.reserve(s.fitting.size());
+    for (const PlanFigures& f : s.fitting) all.push_back(&f);
     // Ranking: the chosen figure, then fewer devices, then less memory.
     auto key = [&](const PlanFigures& p) {
         switch (s.spec.rank_by) {
@@ -371,7 +379,8 @@ SearchResult Searcher::result() const {
         }
         return p.step_seconds;
     };
-    std::stable_sort(all.begin(), all.end(), [&](const PlanFigures& a, const PlanFigures& b) {
+    std::stable_sort(all.begin(), all.end(), [&](const PlanFigures* pa, const PlanFigures* pb) {
+        const PlanFigures &a = *pa, &b = *pb;
         if (key(a) != key(b)) return key(a) < key(b);
         if (a.devices != b.devices) return a.devices < b.devices;
         if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
@@ -381,20 +390,21 @@ SearchResult Searcher::result() const {
     std::vector<size_t> order(all.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (all[a].step_seconds != all[b].step_seconds) return all[a].step_seconds < all[b].step_seconds;
-        if (all[a].peak_bytes != all[b].peak_bytes) return all[a].peak_bytes < all[b].peak_bytes;
+        if (all[a]->step_seconds != all[b]->step_seconds) return all[a]->step_seconds < all[b]->step_seconds;
+        if (all[a]->peak_bytes != all[b]->peak_bytes) return all[a]->peak_bytes < all[b]->peak_bytes;
         return a < b;  // the ranking's order among equals
     });
     double smallest = INFINITY;
+    std::vector<bool> pareto(all.size(), false);
     for (size_t i : order)
-        if (all[i].peak_bytes < smallest) {
-            smallest = all[i].peak_bytes;
-            all[i].pareto = true;
+        if (all[i]->peak_bytes < smallest) {
+            smallest = all[i]->peak_bytes;
+            pareto[i] = true;
         }
     // Reasons, scenarios and launch commands for what is listed.
     auto finish = [&](PlanFigures& p) {
-        p.scenario = s.scenario_of(p);
-        if (p.timed) p.launch = launch_commands(resolve(p.scenario));
+        p.scenario = std::make_shared<const Scenario>(s.scenario_of(p));
+        if (p.timed) p.launch = launch_commands(resolve(*p.scenario));
     };
     const size_t top = static_cast<size_t>(std::max<int64_t>(s.spec.top, 1));
     // A plan equal in every figure to one listed above it, differing only in recompute (selective recompute
@@ -408,12 +418,13 @@ SearchResult Searcher::result() const {
                x.offload_params == y.offload_params;
     };
     for (size_t i = 0; i < all.size() && r.plans.size() < top; ++i) {
-        if (std::any_of(r.plans.begin(), r.plans.end(), [&](const PlanFigures& q) { return same_plan(q, all[i]); })) {
+        if (std::any_of(r.plans.begin(), r.plans.end(), [&](const PlanFigures& q) { return same_plan(q, *all[i]); })) {
             ++r.equivalent;
             continue;
         }
-        PlanFigures p = all[i];
-        const PlanFigures& best = all[0];
+        PlanFigures p = *all[i];
+        p.pareto = pareto[i];
+        const PlanFigures& best = *all[0];
         if (i == 0) {
             // In the reader's words: the ranking's name (step_time) is the search spec's, not theirs.
             p.reason = s.spec.rank_by == RankBy::StepTime       ? "the fastest step"
@@ -438,16 +449,17 @@ SearchResult Searcher::result() const {
         r.plans.push_back(std::move(p));
     }
     for (size_t i : order)
-        if (all[i].pareto) {
-            PlanFigures p = all[i];
+        if (pareto[i]) {
+            PlanFigures p = *all[i];
+            p.pareto = true;
             p.reason = "no plan is both faster and smaller per device";
             finish(p);
             r.pareto.push_back(std::move(p));
         }
     for (auto* group : {&r.does_not_fit, &r.invalid, &r.pruned})
-        for (auto& p : group->examples) p.scenario = s.scenario_of(p);
+        for (auto& p : group->examples) p.scenario = std::make_shared<const Scenario>(s.scenario_of(p));
     if (r.answer_plan) finish(*r.answer_plan);
-    if (r.next_up) r.next_up->scenario = s.scenario_of(*r.next_up);
+    if (r.next_up) r.next_up->scenario = std::make_shared<const Scenario>(s.scenario_of(*r.next_up));
     return r;
 }
 

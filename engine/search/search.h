@@ -39,7 +39,7 @@ struct PlanFigures {
     // Filled for the plans a result lists:
     std::string reason;             // why it ranks where it does, or why it was rejected
     std::string path;               // for an invalid plan: the field the engine named
-    Scenario scenario;              // the scenario that reproduces it (shardcalc estimate)
+    std::shared_ptr<const Scenario> scenario;  // the scenario that reproduces it (shardcalc estimate); listed plans only
     std::vector<LaunchCommand> launch;  // how to run it (search/launch.h)
 };
 
