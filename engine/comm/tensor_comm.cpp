@@ -34,63 +34,64 @@ void StageRules::tensor_parallel() const {
             if (st.has_post && m.head == Head::Lm)
                 exposed(b.add(Dim::Tp, CollectiveKind::AllReduce, "output-layer input gradient", bytes * c.d.mlm_share, mb, g),
                         false, 1);
-        } else if (p.tp_comm_overlap) {
-            // Transformer Engine's userbuffers (--tp-comm-overlap) split each of a layer's sequence-parallel
-            // collectives into tp chunks pipelined with the GEMM beside it (transformer_engine/pytorch/module/base.py
-            // initialize_ub; its ring-exchange and pipelined overlaps): the GEMM's first or last chunk has nothing to
-            // hide behind, so a collective of time t beside a GEMM of time G leaves max(0, t - G (tp - 1) / tp) exposed.
-            const double hide = static_cast<double>(p.tp - 1) / static_cast<double>(p.tp);
-            // Per microbatch, the exposed seconds of the layers' collectives of time `t`, the i-th of a layer beside
-            // its i-th GEMM of `side` (column- or row-parallel; none: fully exposed), the first two of each layer.
-            auto beside = [&](double t, bool column, bool dgrad) {
-                double out = 0;
-                for (const TpLayerGemms& l : sc.tp_layers) {
-                    const std::vector<TpGemm>& side = column ? l.column : l.row;
-                    for (size_t i = 0; i < 2; ++i) {
-                        const double gemm = i < side.size() ? (dgrad ? side[i].dgrad : side[i].fwd) : 0;
-                        out += static_cast<double>(l.count) * std::max(0.0, t - gemm * hide);
-                    }
-                }
-                return out;
-            };
-            // Forward collectives: the all-gather feeds a column-parallel GEMM, the reduce-scatter follows a
-            // row-parallel one; a recompute pass repeats them (their share in proportion, `tp_again`).
-            auto forward_overlapped = [&](CommEntry& e, bool column) {
-                const double per_mb = beside(e.seconds_each, column, false);
-                const double share = layers > 0 && e.seconds_each > 0 ? per_mb / (2 * layers * e.seconds_each) : 0;
-                b.out.fwd_exposed += per_mb;
-                b.out.bwd_exposed += tp_again * e.seconds_each * share;
-                b.out.fwd_calls += 2 * layers;
-                b.out.bwd_calls += tp_again;
-                e.overlapped = true;
-                e.exposed_seconds = mb * (per_mb + tp_again * e.seconds_each * share);
-            };
-            // Backward: the output gradient's all-gather feeds a row-parallel data-gradient GEMM, the input
-            // gradient's reduce-scatter follows a column-parallel one.
-            auto backward_overlapped = [&](CommEntry& e, bool column) {
-                const double per_mb = beside(e.seconds_each, column, true);
-                b.out.bwd_exposed += per_mb;
-                b.out.bwd_calls += 2 * layers;
-                e.overlapped = true;
-                e.exposed_seconds = mb * per_mb;
-            };
-            forward_overlapped(b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
-                                     bytes, (2 * layers + tp_again) * mb, g), true);
-            forward_overlapped(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
-                                     (2 * layers + tp_again) * mb, g), false);
-            backward_overlapped(b.add(Dim::Tp, CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
-                                false);
-            backward_overlapped(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
-                                true);
         } else {
-            forward_layer(b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
-                                bytes, (2 * layers + tp_again) * mb, g));
-            forward_layer(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
-                                (2 * layers + tp_again) * mb, g));
-            exposed(b.add(Dim::Tp, CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g),
-                    false, 2 * layers);
-            exposed(b.add(Dim::Tp, CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g),
-                    false, 2 * layers);
+            // Sequence parallelism: each all-reduce is an all-gather and a reduce-scatter (Korthikanti sec. 4.2.2).
+            CommEntry& gather_in = b.add(Dim::Tp, CollectiveKind::AllGather, "sequence-parallel inputs of attention and MLP (forward)",
+                                         bytes, (2 * layers + tp_again) * mb, g);
+            CommEntry& scatter_out = b.add(Dim::Tp, CollectiveKind::ReduceScatter, "attention and MLP outputs (forward)", bytes,
+                                           (2 * layers + tp_again) * mb, g);
+            CommEntry& gather_grad = b.add(Dim::Tp, CollectiveKind::AllGather, "output gradients (backward)", bytes, 2 * layers * mb, g);
+            CommEntry& scatter_grad = b.add(Dim::Tp, CollectiveKind::ReduceScatter, "input gradients (backward)", bytes, 2 * layers * mb, g);
+            if (p.tp_comm_overlap) {
+                // Transformer Engine's userbuffers (--tp-comm-overlap) split each of a layer's sequence-parallel
+                // collectives into tp chunks pipelined with the GEMM beside it (transformer_engine/pytorch/module/base.py
+                // initialize_ub; its ring-exchange and pipelined overlaps): the GEMM's first or last chunk has nothing to
+                // hide behind, so a collective of time t beside a GEMM of time G leaves max(0, t - G (tp - 1) / tp) exposed.
+                const double hide = static_cast<double>(p.tp - 1) / static_cast<double>(p.tp);
+                // Per microbatch, the exposed seconds of the layers' collectives of time `t`, the i-th of a layer beside
+                // its i-th GEMM of `side` (column- or row-parallel; none: fully exposed), the first two of each layer.
+                auto beside = [&](double t, bool column, bool dgrad) {
+                    double out = 0;
+                    for (const TpLayerGemms& l : sc.tp_layers) {
+                        const std::vector<TpGemm>& side = column ? l.column : l.row;
+                        for (size_t i = 0; i < 2; ++i) {
+                            const double gemm = i < side.size() ? (dgrad ? side[i].dgrad : side[i].fwd) : 0;
+                            out += static_cast<double>(l.count) * std::max(0.0, t - gemm * hide);
+                        }
+                    }
+                    return out;
+                };
+                // Forward collectives: the all-gather feeds a column-parallel GEMM, the reduce-scatter follows a
+                // row-parallel one; a recompute pass repeats them (their share in proportion, `tp_again`).
+                auto forward_overlapped = [&](CommEntry& e, bool column) {
+                    const double per_mb = beside(e.seconds_each, column, false);
+                    const double share = layers > 0 && e.seconds_each > 0 ? per_mb / (2 * layers * e.seconds_each) : 0;
+                    b.out.fwd_exposed += per_mb;
+                    b.out.bwd_exposed += tp_again * e.seconds_each * share;
+                    b.out.fwd_calls += 2 * layers;
+                    b.out.bwd_calls += tp_again;
+                    e.overlapped = true;
+                    e.exposed_seconds = mb * (per_mb + tp_again * e.seconds_each * share);
+                };
+                // Backward: the output gradient's all-gather feeds a row-parallel data-gradient GEMM, the input
+                // gradient's reduce-scatter follows a column-parallel one.
+                auto backward_overlapped = [&](CommEntry& e, bool column) {
+                    const double per_mb = beside(e.seconds_each, column, true);
+                    b.out.bwd_exposed += per_mb;
+                    b.out.bwd_calls += 2 * layers;
+                    e.overlapped = true;
+                    e.exposed_seconds = mb * per_mb;
+                };
+                forward_overlapped(gather_in, true);
+                forward_overlapped(scatter_out, false);
+                backward_overlapped(gather_grad, false);
+                backward_overlapped(scatter_grad, true);
+            } else {
+                forward_layer(gather_in);
+                forward_layer(scatter_out);
+                exposed(gather_grad, false, 2 * layers);
+                exposed(scatter_grad, false, 2 * layers);
+            }
         }
         if (p.sp) {
             // The saved sequence shard is gathered again for the weight gradient, overlapped with the
