@@ -251,3 +251,20 @@ TEST_CASE("search: a max_seq_len answer on an LSTM reproduces with estimate (its
     CHECK(plan["time"]["step_seconds"].get<double>() == doctest::Approx(again["time"]["step_seconds"].get<double>()).epsilon(1e-12));
     CHECK(plan["memory"]["peak_bytes"].get<double>() == doctest::Approx(again["memory"]["per_device"]["total"].get<double>()));
 }
+
+TEST_CASE("search: tensor-parallel overlap asked for in the scenario goes with the plans that can run it") {
+    // Megatron with tp > 1 and sequence parallelism; every other plan runs without it instead of being invalid.
+    const nlohmann::json r = nlohmann::json::parse(shardcalc::search_scenario_text(R"({"framework":"megatron",
+        "model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,"global_batch":64},
+        "parallel":{"tp":2,"sp":true,"tp_comm_overlap":true},"hardware":{"preset":"h100-sxm-80gb"},
+        "search":{"devices":8,"frameworks":["megatron","deepspeed"],"top":50}})"))["search"];
+    CHECK(r["counts"]["invalid"] == 0);
+    bool with = false, without = false;
+    for (const auto& p : r["plans"]) {
+        const bool runs = p["framework"] == "megatron" && p["parallel"]["tp"].get<int>() > 1 && p["parallel"]["sp"] == true;
+        CHECK(p["scenario"]["parallel"].value("tp_comm_overlap", false) == runs);
+        (runs ? with : without) = true;
+    }
+    CHECK(with);
+    CHECK(without);
+}

@@ -148,6 +148,9 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 p.cp = cp;
                                 p.ulysses = u;
                                 p.sp = sp;
+                                // Asked for in the scenario, tensor-parallel overlap goes with the plans that can run
+                                // it (Megatron, tp > 1, sequence parallelism); the others run without it.
+                                p.tp_comm_overlap = given.tp_comm_overlap && f == Framework::Megatron && tp > 1 && sp;
                                 p.world_size.reset();
                                 // The search splits layers evenly (its pp divide the layers); a given uneven split
                                 // belongs to the given pp only.
