@@ -268,3 +268,16 @@ TEST_CASE("search: tensor-parallel overlap asked for in the scenario goes with t
     CHECK(with);
     CHECK(without);
 }
+
+TEST_CASE("search: an overlapped parameter gather asked for goes with the plans that can run it") {
+    // Megatron's --overlap-param-gather needs its distributed optimizer: plans without it (or DeepSpeed's) run
+    // without the overlap instead of being invalid.
+    const nlohmann::json r = nlohmann::json::parse(shardcalc::search_scenario_text(R"({"framework":"megatron",
+        "model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,"global_batch":64},
+        "parallel":{"distributed_optimizer":true,"overlap_grad_reduce":true,"overlap_param_gather":true},
+        "hardware":{"preset":"h100-sxm-80gb"},"search":{"devices":8,"frameworks":["megatron","deepspeed"],"top":50}})"))["search"];
+    CHECK(r["counts"]["invalid"] == 0);
+    for (const auto& p : r["plans"])
+        CHECK(p["scenario"]["parallel"].value("overlap_param_gather", false) ==
+              (p["framework"] == "megatron" && p["parallel"]["distributed_optimizer"] == true));
+}

@@ -49,16 +49,24 @@ std::vector<int64_t> expert_degrees(const ParallelSpec& p, int64_t experts, cons
 std::vector<ParallelSpec> sharding_options(Framework f, const ParallelSpec& base, const SearchSpec& spec, int64_t pp) {
     std::vector<ParallelSpec> out;
     const bool zero = searched(spec, SearchDim::Zero), offload = searched(spec, SearchDim::Offload);
+    // Asked for in the scenario, Megatron's overlapped parameter gather goes with the plans that can run it (its
+    // distributed optimizer); the others run without it.
+    auto gather_overlap = [&](ParallelSpec& p) {
+        p.overlap_param_gather = base.overlap_param_gather && f == Framework::Megatron && p.distributed_optimizer;
+    };
     auto add = [&](int stage, bool distopt, Offload opt, Offload params) {
         ParallelSpec p = base;
         p.zero = stage;
         p.distributed_optimizer = distopt;
         p.offload_optimizer = opt;
         p.offload_params = params;
+        gather_overlap(p);
         out.push_back(p);
     };
     if (!zero) {  // the scenario's own choice
-        out.push_back(base);
+        ParallelSpec p = base;
+        gather_overlap(p);
+        out.push_back(p);
         return out;
     }
     switch (f) {
