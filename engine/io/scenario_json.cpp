@@ -319,13 +319,16 @@ bool preset_sets(const json* preset, const char* key) {
     return it != preset->end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<double>() != 0));
 }
 
-// The transformer's fields of the model echo (an LSTM has none of them). Fields whose default is off (0, false) are
-// written when on, or when the preset turns them on: reading the echo back applies the preset first, so an
-// override that turns a preset's field off must be written too (`mtp_layers: 0` on DeepSeek-V3).
+// A boolean model field whose default is off: written when on, or when the preset turns it on (reading the echo
+// back applies the preset first, so an override that turns a preset's field off must be written too).
+void put_flag(json& model, const json* preset, const char* key, bool on) {
+    if (on || preset_sets(preset, key)) model[key] = on;
+}
+
+// The transformer's fields of the model echo (an LSTM has none of them). Counts whose default is 0 follow put_flag's
+// rule (`mtp_layers: 0` on DeepSeek-V3).
 void put_transformer_fields(json& model, const ModelSpec& m, const json* preset) {
-    auto flag = [&](const char* key, bool on) {
-        if (on || preset_sets(preset, key)) model[key] = on;
-    };
+    auto flag = [&](const char* key, bool on) { put_flag(model, preset, key, on); };
     put(model, "kv_heads", m.kv_heads);
     put(model, "head_dim", m.head_dim);
     put(model, "ffn_hidden", m.ffn_hidden);
@@ -392,7 +395,7 @@ json scenario_to_json(const Scenario& s) {
         model["fused_gates"] = m.fused_gates;
         model["gate_biases"] = m.gate_biases;
         put(model, "embedding_dim", m.embedding_dim);
-        if (m.output_bias || preset_sets(preset, "output_bias")) model["output_bias"] = m.output_bias;
+        put_flag(model, preset, "output_bias", m.output_bias);
     } else {
         put_transformer_fields(model, m, preset);
     }

@@ -17,9 +17,9 @@ const char* xla_type(Dtype d) {
     return "f32";
 }
 
-// The program as XLA's out-of-memory report gives it (XLA's BERT report, docs/sources.md), for a stage XLA compiles.
 }  // namespace
 
+// The program as XLA's out-of-memory report gives it (XLA's BERT report, docs/sources.md), for a stage XLA compiles.
 void xla_program_json(JsonWriter& w, const XlaProgram& x) {
     w.key("xla")
         .begin_object()

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include "core/units.h"
 #include "graph/blocks.h"
 #include "memory/activations.h"
 #include "memory/allocator.h"
 #include "memory/model_states.h"
-#include "core/units.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {

@@ -167,4 +167,10 @@ void apply_framework_defaults(Scenario& s) {
     }
 }
 
+bool runs_tp_comm_overlap(Framework f, const ParallelSpec& p) { return f == Framework::Megatron && p.tp > 1 && p.sp; }
+
+bool runs_param_gather_overlap(Framework f, const ParallelSpec& p) {
+    return f == Framework::Megatron && p.distributed_optimizer && p.overlap_grad_reduce.value_or(false);
+}
+
 }  // namespace shardcalc

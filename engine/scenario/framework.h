@@ -49,6 +49,12 @@ struct FrameworkTraits {
 // The traits of a resolved scenario: the framework's conventions and the implementation profile.
 FrameworkTraits traits_of(const Scenario& s);
 
+// Megatron's overlaps and what a plan needs to run them (megatron/training/arguments.py): --tp-comm-overlap tensor and
+// sequence parallelism, --overlap-param-gather the distributed optimizer with an overlapped gradient reduction. The
+// validator refuses a scenario asking for one its plan cannot run; the plan search gives it to the plans that can.
+bool runs_tp_comm_overlap(Framework f, const ParallelSpec& p);
+bool runs_param_gather_overlap(Framework f, const ParallelSpec& p);
+
 // Defaults the framework sets for fields the scenario left open (training dtypes, overlap, the
 // implementation profile, the model's activation spelling and QKV fusion).
 void apply_framework_defaults(Scenario& s);

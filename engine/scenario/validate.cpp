@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "scenario/dimension.h"
 #include "scenario/divisors.h"
+#include "scenario/framework.h"
 #include "scenario/lstm_rules.h"
 #include "scenario/names.h"
 #include "scenario/pipeline_split.h"
@@ -267,7 +268,7 @@ void validate_framework(const Config& c, Checks& check) {
     check.require(!p.tp_comm_overlap || f == Framework::Megatron, "/parallel/tp_comm_overlap",
                   std::string("is Megatron's --tp-comm-overlap (Transformer Engine's userbuffers); framework ") + name_of(f) +
                       ": allowed false");
-    check.require(!p.tp_comm_overlap || (p.tp > 1 && p.sp), "/parallel/tp_comm_overlap",
+    check.require(!p.tp_comm_overlap || runs_tp_comm_overlap(Framework::Megatron, p), "/parallel/tp_comm_overlap",
                   "overlaps the sequence-parallel collectives of tensor parallelism: needs tp > 1 and sp = true");
     switch (f) {
         case Framework::Megatron:
@@ -282,7 +283,7 @@ void validate_framework(const Config& c, Checks& check) {
                     "megatron's optimizer CPU offload needs distributed_optimizer = true");
             // megatron/training/arguments.py: --overlap-param-gather requires --use-distributed-optimizer and
             // --overlap-grad-reduce.
-            check.require(!p.overlap_param_gather || (p.distributed_optimizer && *p.overlap_grad_reduce),
+            check.require(!p.overlap_param_gather || runs_param_gather_overlap(f, p),
                     "/parallel/overlap_param_gather",
                     "Megatron's --overlap-param-gather needs distributed_optimizer = true and overlap_grad_reduce = true");
             break;

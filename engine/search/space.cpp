@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "scenario/dimension.h"
+#include "scenario/framework.h"
 
 namespace shardcalc {
 namespace {
@@ -49,11 +50,9 @@ std::vector<int64_t> expert_degrees(const ParallelSpec& p, int64_t experts, cons
 std::vector<ParallelSpec> sharding_options(Framework f, const ParallelSpec& base, const SearchSpec& spec, int64_t pp) {
     std::vector<ParallelSpec> out;
     const bool zero = searched(spec, SearchDim::Zero), offload = searched(spec, SearchDim::Offload);
-    // Asked for in the scenario, Megatron's overlapped parameter gather goes with the plans that can run it (its
-    // distributed optimizer); the others run without it.
-    auto gather_overlap = [&](ParallelSpec& p) {
-        p.overlap_param_gather = base.overlap_param_gather && f == Framework::Megatron && p.distributed_optimizer;
-    };
+    // Asked for in the scenario, Megatron's overlapped parameter gather goes with the plans that can run it
+    // (scenario/framework.h); the others run without it.
+    auto gather_overlap = [&](ParallelSpec& p) { p.overlap_param_gather = base.overlap_param_gather && runs_param_gather_overlap(f, p); };
     auto add = [&](int stage, bool distopt, Offload opt, Offload params) {
         ParallelSpec p = base;
         p.zero = stage;
@@ -157,8 +156,8 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 p.ulysses = u;
                                 p.sp = sp;
                                 // Asked for in the scenario, tensor-parallel overlap goes with the plans that can run
-                                // it (Megatron, tp > 1, sequence parallelism); the others run without it.
-                                p.tp_comm_overlap = given.tp_comm_overlap && f == Framework::Megatron && tp > 1 && sp;
+                                // it (scenario/framework.h); the others run without it.
+                                p.tp_comm_overlap = given.tp_comm_overlap && runs_tp_comm_overlap(f, p);
                                 p.world_size.reset();
                                 // The search splits layers evenly (its pp divide the layers); a given uneven split
                                 // belongs to the given pp only.
