@@ -86,6 +86,28 @@ test('a choice the plan does not allow moves the plan, says what moved in one li
   }
 });
 
+test('an answer for the plan before a choice never stands for the choice: the bar is busy until the choice\'s own answer', async () => {
+  const page = await open(env);
+  // The first choice fetches its chunk (adapt.js); held back here, so the answer to the plan loaded just before
+  // (a link opened in the same page) arrives while the choice is still being adapted.
+  await page.route('**/js/adapt.js', async (route) => { await new Promise((r) => setTimeout(r, 1500)); await route.continue(); });
+  // The choice is made as soon as the link is read, before that plan's answer has come back.
+  await page.evaluate(() => {
+    window.addEventListener('hashchange', () => setTimeout(() => {
+      const select = document.querySelector('#f-model-preset');
+      select.value = 'llama-3.1-70b';
+      select.dispatchEvent(new Event('input', { bubbles: true }));
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+    }), { once: true });
+    window.location.hash = '#v=2&parallel.tp=8&parallel.dp=1';
+  });
+  await page.waitForSelector('#status[data-state="ready"], #status[data-state="error"]');
+  assert.match(await page.evaluate(() => window.location.hash), /model\.preset=llama-3\.1-70b/);
+  await expectMetric(page, 'memory.per_device.total',
+    cliReport(plan({ 'model.preset': 'llama-3.1-70b', 'parallel.tp': 8, 'parallel.dp': 1 })).memory.per_device.total);
+  await close(page);
+});
+
 test('a model with fewer positions than the sequence: the sequence moves to the largest length it takes', async () => {
   const page = await open(env);
   await choose(page, 'f-model-preset', 'gpt2');

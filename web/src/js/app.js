@@ -164,6 +164,13 @@ function changed(evaluate = true) {
   if (evaluate) evaluateSoon();
 }
 
+// An evaluation asked for and not yet shown is dropped: evaluateNow shows only the answer to the latest request.
+function dropPendingAnswer() {
+  cancelAnimationFrame(app.frame);
+  app.frame = 0;
+  app.seq += 1;
+}
+
 function evaluateSoon() {
   if (!app.frame) app.frame = requestAnimationFrame(evaluateNow);
 }
@@ -449,6 +456,7 @@ async function adaptToChoice(world, device = false) {
   syncForm(form, app.presets, app.entries);
   app.edited = true;
   setStatus('busy', 'Adapting the plan…');
+  dropPendingAnswer(); // the plan before the choice is no longer the form's: its answer must not say "ready"
   const before = structuredClone(app.entries);
   // The moves are made on a copy, taken only if nothing else changed the plan meanwhile (changed() counts app.choice).
   const work = structuredClone(app.entries);
