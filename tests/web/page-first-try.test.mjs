@@ -98,9 +98,11 @@ test('an answer for the plan before a choice never stands for the choice: the ba
       select.value = 'llama-3.1-70b';
       select.dispatchEvent(new Event('input', { bubbles: true }));
       select.dispatchEvent(new Event('change', { bubbles: true }));
+      window.__chosen = true;
     }), { once: true });
     window.location.hash = '#v=2&parallel.tp=8&parallel.dp=1';
   });
+  await page.waitForFunction(() => window.__chosen);
   await page.waitForSelector('#status[data-state="ready"], #status[data-state="error"]');
   assert.match(await page.evaluate(() => window.location.hash), /model\.preset=llama-3\.1-70b/);
   await expectMetric(page, 'memory.per_device.total',
