@@ -142,6 +142,7 @@ void attention(const Work& w, const Config& c, WorkKernels& out) {
 
 WorkKernels work_kernels(const Work& w, const Config& c) {
     WorkKernels out;
+    if (!on_path(w.path, c)) return out;
     switch (w.kind) {
         case WorkKind::Matmul: matmul(w, c, out); break;
         case WorkKind::Attention: attention(w, c, out); break;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/eager_kernels.h"
+#include "scenario/framework.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
@@ -26,7 +27,16 @@ BuildContext build_context(const Config& c) {
                         bytes_of(c.s.training.dtype), c.traits.autocast ? 4.0 : bytes_of(c.s.training.dtype),
                         c.s.model.arch == Arch::Decoder,
                         c.traits.hf_code,   !c.traits.hf_code && !c.traits.xla,
-                        c.traits.autocast,  c.s.training.router_z_loss};
+                        c.traits.autocast,  c.s.training.router_z_loss,
+                        megatron_layer_scaled_softmax(c.s.framework)};
+}
+
+bool on_path(KernelPath path, const Config& c) {
+    if (path == KernelPath::Always) return true;
+    const ParallelSpec& p = c.s.parallel;
+    const bool fused = megatron_fused_softmax(c.s.framework, c.s.training.micro_batch, c.s.model.heads / (p.tp * p.ulysses),
+                                              c.d.seq_len, c.s.model.arch == Arch::Decoder, bytes_of(c.s.training.dtype) < 4);
+    return fused == (path == KernelPath::FusedSoftmax);
 }
 
 bool has_matmul(const Op& op) {
@@ -203,6 +213,32 @@ void mla_projections(const BuildContext& b, Module& mod) {
 
 }  // namespace
 
+namespace {
+
+// Under Megatron-DeepSpeed's layer scaling torch's softmax runs in fp32 (megatron_layer_scaled_softmax).
+bool torch_softmax_fp32(const BuildContext& b) { return b.megatron_eager && b.layer_scaled_softmax && b.act_bytes < 4; }
+
+// torch's softmax where Megatron's fused kernel has no variant for the plan's shapes (forward_torch_softmax): under layer
+// scaling a cast to fp32 and the multiply by the layer number first and the cast back after; the in-place mask fill;
+// the softmax; then the attention dropout. Backward, each op's gradient in reverse (the softmax's reads its output and
+// the incoming gradient).
+Work torch_softmax(const BuildContext& b, int64_t heads) {
+    const double a = b.act_bytes;
+    const bool cast = torch_softmax_fp32(b);
+    const double e = cast ? 4 : a;
+    double fwd = 2 * e + 2 * e, bwd = 2 * e + 3 * e;
+    int kernels = 2;
+    if (b.layer_scaled_softmax) fwd += 2 * e, bwd += 2 * e, kernels += 1;
+    if (cast) fwd += 2 * (a + 4), bwd += 2 * (a + 4), kernels += 2;
+    if (b.dropout) fwd += 2 * a + 1, bwd += 2 * a + 1, kernels += 1;
+    Work w = elementwise(heads, SavedSplit::Scores, fwd, bwd);
+    w.fwd_kernels = w.bwd_kernels = kernels;
+    w.path = KernelPath::TorchSoftmax;
+    return w;
+}
+
+}  // namespace
+
 Module self_attention(const BuildContext& b, bool local) {
     const ModelSpec& m = b.m;
     const AttentionWidths aw = attention_widths(m);
@@ -262,8 +298,17 @@ Module self_attention(const BuildContext& b, bool local) {
             core.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Scores, m.heads, kByCoreAttn});
             if (b.act_bytes < 4) core.saved.push_back({"probabilities", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
         } else {
-            // Megatron's fused scale-mask-softmax keeps its output in the training dtype.
-            core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
+            // Megatron's fused scale-mask-softmax keeps its output in the training dtype; so does torch's softmax where
+            // it stands in for it (megatron_fused_softmax), in fp32 under Megatron-DeepSpeed's layer scaling, with the
+            // 16-bit copy for the product with V kept too where no dropout follows.
+            if (torch_softmax_fp32(b)) {
+                core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn, false,
+                                      b.dropout ? KernelPath::FusedSoftmax : KernelPath::Always});
+                core.saved.push_back({"softmax_fp32", SavedKind::Fp32, SavedSplit::Scores, m.heads, kByCoreAttn, false,
+                                      KernelPath::TorchSoftmax});
+            } else {
+                core.saved.push_back({"softmax", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
+            }
         }
         if (b.dropout) {
             core.saved.push_back({"dropout_mask", SavedKind::Mask, SavedSplit::Scores, m.heads, kByCoreAttn});
@@ -280,7 +325,9 @@ Module self_attention(const BuildContext& b, bool local) {
             // ParallelAttention): the fused scale-mask-softmax and the attention dropout (under the tensor-parallel
             // RNG tracker) are separate kernels, forward and backward.
             softmax.fwd_kernels = softmax.bwd_kernels = b.dropout ? 2 : 1;
+            softmax.path = KernelPath::FusedSoftmax;
             core.work.push_back(softmax);
+            core.work.push_back(torch_softmax(b, m.heads));
             // The context [b, np, s, hn] permuted to [s, b, np*hn] and made contiguous (a copy forward and back);
             // baddbmm's alpha = 1/sqrt(hn) scales the query and key gradients (two products, derivatives.yaml);
             // the query, key and value gradients are joined into the fused QKV output's gradient (split's backward).

@@ -23,9 +23,13 @@ struct BuildContext {
     bool megatron_eager;
     bool autocast;      // torch.autocast: every consuming linear casts its fp32 input itself
     bool router_z_loss; // training.router_z_loss: the router keeps its fp32 logits too
+    bool layer_scaled_softmax;  // Megatron-DeepSpeed's query-key layer scaling (scenario/framework.h)
 };
 
 BuildContext build_context(const Config& c);
+
+// Whether the plan takes this kernel path (KernelPath): the costs and saved bytes of the other are zero.
+bool on_path(KernelPath path, const Config& c);
 
 // Whether an op multiplies by a weight (a linear or expert GEMM): its first parameter is then a GEMM's weight.
 bool has_matmul(const Op& op);

@@ -52,6 +52,11 @@ enum class SavedSplit {
     Expert,    // [tokens * top-k, width] inside an expert's MLP: the width split by etp
 };
 
+// Where a framework takes one of two kernel paths by the plan's shapes, the graph (built once per model) holds both and
+// each plan takes one: Megatron's fused scale-mask-softmax or torch's op-by-op softmax (scenario/framework.h
+// megatron_fused_softmax). Everything else is on every plan's path.
+enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax };
+
 struct SavedTensor {
     std::string name;
     SavedKind kind = SavedKind::Activation;
@@ -59,6 +64,7 @@ struct SavedTensor {
     int64_t width = 0;              // per token (Sequence/Tensor) or number of heads (Scores)
     unsigned dropped_by = 0;  // RecomputeModule bits whose selective recompute drops it (rebuilt in backward)
     bool gathered = false;  // in an MLM head over the gathered positions: Derived::mlm_share of the tokens
+    KernelPath path = KernelPath::Always;
 };
 
 // What an op computes, for FLOPs and time. Matmul and attention FLOPs are the model FLOPs
@@ -97,6 +103,7 @@ struct Work {
     // them), because each step needs the previous one's output. 0: once over all tokens.
     int64_t steps = 0;
     bool gathered = false;  // as SavedTensor::gathered
+    KernelPath path = KernelPath::Always;
 };
 
 struct Op {

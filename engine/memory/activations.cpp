@@ -26,6 +26,7 @@ double saved_element_bytes(SavedKind kind, const Config& c) {
 }
 
 double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
+    if (!on_path(t.path, c)) return 0;
     const ParallelSpec& p = c.s.parallel;
     const double s = static_cast<double>(c.d.seq_len);
     const double b = static_cast<double>(c.s.training.micro_batch);

@@ -167,6 +167,20 @@ void apply_framework_defaults(Scenario& s) {
     }
 }
 
+bool megatron_fused_softmax(Framework f, int64_t micro_batch, int64_t heads_per_rank, int64_t seq_len, bool causal,
+                            bool float16) {
+    const int64_t batches = micro_batch * heads_per_rank;
+    if (!float16 || seq_len % 4 != 0 || batches % 4 != 0) return false;
+    if (f == Framework::DeepSpeed) return seq_len > 16 && seq_len <= 2048;
+    if (seq_len <= 16 || seq_len > 4096) return false;
+    // get_batch_per_block (scaled_upper_triang_masked_softmax.h): 128 threads a block, a warp per row up to 32 keys
+    // wide, two rows a warp up to 128 keys.
+    const int64_t per_block = seq_len <= 128 ? 8 : 4;
+    return causal ? batches % per_block == 0 : seq_len % per_block == 0;
+}
+
+bool megatron_layer_scaled_softmax(Framework f) { return f == Framework::DeepSpeed; }
+
 bool runs_tp_comm_overlap(Framework f, const ParallelSpec& p) { return f == Framework::Megatron && p.tp > 1 && p.sp; }
 
 bool runs_param_gather_overlap(Framework f, const ParallelSpec& p) {

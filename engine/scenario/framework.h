@@ -55,6 +55,22 @@ FrameworkTraits traits_of(const Scenario& s);
 bool runs_tp_comm_overlap(Framework f, const ParallelSpec& p);
 bool runs_param_gather_overlap(Framework f, const ParallelSpec& p);
 
+// Megatron's fused scale-mask-softmax runs only where its CUDA kernels have a variant for the scores' shape; elsewhere
+// torch computes the softmax op by op (FusedScaleMaskSoftmax.forward_torch_softmax). Megatron-LM's rule
+// (megatron/core/fusions/fused_softmax.py, is_kernel_available): 16-bit scores, 16 < keys <= 4096, queries and keys
+// multiples of 4, and microbatch x heads per rank a multiple of 4 and of the kernel's batches per block (causal; the
+// padding kernel needs the queries a multiple of it instead). Megatron-DeepSpeed's older rule
+// (megatron/model/fused_softmax.py, microsoft/Megatron-DeepSpeed): keys <= 2048, queries and microbatch x heads per
+// rank multiples of 4. `heads_per_rank`: the attention heads one rank holds (tp and Ulysses split them).
+bool megatron_fused_softmax(Framework f, int64_t micro_batch, int64_t heads_per_rank, int64_t seq_len, bool causal,
+                            bool float16);
+
+// Megatron-DeepSpeed scales Q.K^T by 1/layer number (--apply-query-key-layer-scaling, on unless turned off), which
+// sets attention_softmax_in_fp32: its unfused softmax casts the scores to fp32 and multiplies them by the layer
+// number first (megatron/model/transformer.py CoreAttention). Megatron-LM leaves it off by default: its unfused
+// softmax runs in the training dtype with no multiply (megatron/core/transformer/transformer_config.py).
+bool megatron_layer_scaled_softmax(Framework f);
+
 // Defaults the framework sets for fields the scenario left open (training dtypes, overlap, the
 // implementation profile, the model's activation spelling and QKV fusion).
 void apply_framework_defaults(Scenario& s);
