@@ -1,4 +1,4 @@
-// The mechanisms behind the measured-run validation (validation/measured, docs/model.md "Framework-
+// The mechanisms behind the measured-run validation (validation/measured, docs/memory.md "Framework-
 // accurate memory" and "Step time for real implementations"), each checked in isolation: saved tensors
 // per Hugging Face layer against the measured inventories, the memory timeline, the verdict, the
 // optimizer implementations, GEMM alignment, TF32, the device's matmul unit and the host-bound pass.

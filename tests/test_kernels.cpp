@@ -74,7 +74,7 @@ TEST_CASE("kernel table: a stage that does not exist names /stage with the ranks
 // configuration in presets/models/deepflow-lstm-38b.json, presets/hardware/deepflow-300w.json and
 // examples/deepflow-lstm-38b.json). Targets: FLOPs and bytes within
 // 10% per kernel, time within 15%; where our mechanism differs from DeepFlow's the test holds the difference that
-// docs/model.md explains.
+// docs/time.md explains.
 TEST_CASE("DeepFlow's LSTM projection: the 38B LSTM language model, kernel by kernel") {
     const KernelTable t = kernel_table(test::scenario(example("deepflow-lstm-38b.json")));
     struct Gemm {

@@ -1,6 +1,6 @@
 // Step time against published training runs on A100 80GB (Selene / Azure). Each case prints
 // our figure, the published one and the error; bounds are the model's known accuracy, stated
-// with the reason, so that a regression fails. Summary (docs/model.md, "Validation"):
+// with the reason, so that a regression fails. Summary (docs/validation.md, "Validation"):
 //   Korthikanti et al. 2022 Table 5 iteration times: +1.2% to -8.1%, mean |error| 4.1%, median 4.2%.
 //   Korthikanti Table 4 per-layer times (22B): within 8%.
 //   Narayanan et al. 2021 Table 1 TFLOP/s: -1.3% to +14%, median +9.7% (ours faster: 2021's kernels were slower).
@@ -182,7 +182,7 @@ TEST_CASE("Megatron-Bridge 26.04.01: gpt-oss-120b on 64 H100 (pp 4, ep 8), token
     const double err = (ours - published) / published;
     std::printf("  Megatron-Bridge gpt-oss-120b 64 H100  ours %6.0f tokens/s/GPU  published %6.0f  error %+5.1f%%\n", ours,
                 published, 100 * err);
-    // Ours fast, far more than on dense models (docs/model.md "Validation against published runs"): 128 experts of
+    // Ours fast, far more than on dense models (docs/validation.md "Validation against published runs"): 128 experts of
     // hidden 2880 make small grouped GEMMs that the roofline runs at the large-GEMM efficiency (quantization aside).
     CHECK(err > 0.5);
     CHECK(err < 1.2);

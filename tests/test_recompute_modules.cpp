@@ -1,4 +1,4 @@
-// Per-module recompute (training.recompute_modules, Megatron-Core's --recompute-modules; docs/model.md
+// Per-module recompute (training.recompute_modules, Megatron-Core's --recompute-modules; docs/memory.md
 // "Per-module recompute"): what each module drops, what runs again, the collectives repeated, the errors.
 #include <string>
 

@@ -6,7 +6,7 @@ error. With --check it fails (exit 1) when an error grows past the bounds in val
     python3 validation/compare.py                                   # the repo's measured set
     python3 validation/compare.py --measured my-runs.jsonl           # runs from validation/measure/
     python3 validation/compare.py --check validation/bounds.json     # what CI runs
-    python3 validation/compare.py --markdown                         # the table in docs/model.md
+    python3 validation/compare.py --markdown                         # the table in docs/validation.md
 
 A run is either a record written by validation/measure/measure.py (it carries the scenario it
 ran, `case.scenario`) or a record of the reference set validation/measured/h100-pytorch.jsonl (its `case`

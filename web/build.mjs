@@ -196,8 +196,8 @@ console.log(`built ${dist} and shardcalc-standalone.html (${(html.length / 1024)
 // ---- Documentation pages ------------------------------------------------------------------------
 // docs/*.md rendered to dist/docs/<name>.html (marked, GitHub-flavoured), each heading with the id
 // GitHub gives it (github-slugger), so the form's help links (fields.js `doc`, e.g.
-// 'model.md#activations-saved-for-backward') and links copied from GitHub land on the same section.
-// Links between the docs (`model.md#x`) point to the rendered pages. The pages follow the page's
+// 'memory.md#activations-saved-for-backward') and links copied from GitHub land on the same section.
+// Links between the docs (`MISSING.md#x`) point to the rendered pages. The pages follow the page's
 // policy: no script at all, one stylesheet file (web/src/docs/docs.css, copied with web/src), raw
 // HTML in the Markdown shown as text. The calculator never loads them; only a followed link does.
 // tests/web/docs-links.test.mjs checks that every `doc` anchor and every link between the docs resolves.
@@ -205,7 +205,10 @@ const DOC_PAGES = [
   ['index', 'Documentation'],
   ['page', 'Using the page'],
   ['cli', 'Using the CLI'],
-  ['model', 'How it works'],
+  ['memory', 'Memory model'],
+  ['time', 'Step-time model'],
+  ['devices', 'Devices'],
+  ['validation', 'Validation'],
   ['scenario', 'Scenario reference'],
   ['search', 'Plan search'],
   ['presets', 'Presets'],

@@ -59,7 +59,7 @@ const Command kCommands[] = {
      "\n"
      "%EXIT%"
      "\n"
-     "docs: docs/scenario.md (section 6, kernels), docs/model.md (the per-kernel table)\n"},
+     "docs: docs/scenario.md (section 6, kernels), docs/time.md (the per-kernel table)\n"},
     {"search", "search FILE|- [--format table|json|markdown|csv]",
      "Searches the plans of a scenario with a \"search\" object (devices, frameworks, the dimensions to\n"
      "vary) and ranks those that fit, with the launch flags of the best.\n"

@@ -42,7 +42,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     f.full = t.recompute == Recompute::Full;
     // Full recompute repeats the forward collectives, inside the backward pass.
     f.fwd_passes = f.full ? 2 : 1;
-    // Selective recompute repeats those of the modules it runs again (docs/model.md "Per-module recompute"): a dense
+    // Selective recompute repeats those of the modules it runs again (docs/memory.md "Per-module recompute"): a dense
     // layer's MLP (its one tensor-parallel collective of the layer's two) and a whole MoE layer (its dispatch and combine).
     const unsigned modules = recomputed_modules(t);
     f.tp_again = f.full ? 2 * f.layers

@@ -513,7 +513,7 @@ Module moe_mlp(const BuildContext& b) {
     // its input is the router's.
     if (m.shared_expert_gate)
         mod.ops.push_back(high_precision(linear("shared_expert_gate", 1, h, false, Parallel::None, SavedSplit::Sequence, h, false)));
-    // Megatron-Core's selective recompute of the layer (docs/model.md "Per-module recompute"): moe checkpoints all of
+    // Megatron-Core's selective recompute of the layer (docs/memory.md "Per-module recompute"): moe checkpoints all of
     // it, so everything it saved is dropped but its input, the router's (which the checkpoint keeps), and all of it
     // runs again, the dispatch and combine included (megatron/core/transformer/moe/moe_layer.py). The norm before
     // the layer is a module of its own in Megatron-Core's MoE layers: under layernorm its output, the router's and

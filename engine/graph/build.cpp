@@ -97,7 +97,7 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
     auto add_op = [&](Op op) { layer.children.push_back(Module{op.name, {op}, {}}); };
     // Under layernorm recompute Megatron-Core recomputes the norms it builds as modules of their own: before multi-latent
     // attention and before a MoE layer; elsewhere Transformer Engine fuses the norm into the next linear
-    // (megatron/core/transformer/transformer_layer.py: IdentityOp norms are skipped; docs/model.md "Per-module recompute").
+    // (megatron/core/transformer/transformer_layer.py: IdentityOp norms are skipped; docs/memory.md "Per-module recompute").
     const unsigned norm_rerun = bit(RecomputeModule::LayerNorm);
     if (!post_norm) {
         add_norm("input_layernorm");

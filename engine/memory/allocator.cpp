@@ -7,7 +7,7 @@ namespace {
 
 // (max_reserved - peak_allocated) / peak_allocated over the 17 GPT-2 runs of
 // validation/measured/h100-pytorch.jsonl (the calibration subset): median 8.3%, largest 16.5%.
-// The 16 held-out Llama and BERT runs stay inside it (median 5.9%, largest 15.0%); docs/model.md
+// The 16 held-out Llama and BERT runs stay inside it (median 5.9%, largest 15.0%); docs/memory.md
 // "Caching allocator". The caching allocator keeps freed blocks for reuse and cannot merge blocks
 // of different segments, so what it reserves grows with the sizes it has seen, not with one formula
 // of the peak; under memory pressure it frees cached blocks and retries (num_alloc_retries) before

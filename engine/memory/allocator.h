@@ -37,7 +37,7 @@ void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<doubl
 
 // `allocated_peak`, `outside_allocator` (CUDA context, library handles) and `largest_request` (the largest single
 // tensor of the step, StageMemory::largest_request) in bytes. The caching allocator must find the largest request as
-// one contiguous block; with expandable segments it maps pages instead (docs/model.md "Caching allocator").
+// one contiguous block; with expandable segments it maps pages instead (docs/memory.md "Caching allocator").
 MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity, double largest_request,
                              Allocator allocator, const Fragmentation& fragmentation);
 

@@ -172,7 +172,7 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
     return l;
 }
 
-// The moments of one step on one stage (docs/model.md "Memory over the step"). Forward fills the
+// The moments of one step on one stage (docs/memory.md "Memory over the step"). Forward fills the
 // saved tensors of every in-flight microbatch; backward starts at the loss with its gradient
 // temporaries, then frees one microbatch's activations layer by layer while gradients are allocated
 // (set_to_none: first touched in the first backward unless the framework keeps a gradient buffer);

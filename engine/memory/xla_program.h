@@ -1,6 +1,6 @@
 #pragma once
 // What XLA keeps for backward in the program it compiles for one device, and what it recomputes instead
-// (framework xla; docs/model.md "XLA's program on a TPU", validation/xla_tpu_facts.md).
+// (framework xla; docs/devices.md "XLA's program on a TPU", validation/xla_tpu_facts.md).
 //
 // XLA assigns every buffer at compile time. Its rematerialization pass (hlo_rematerialization.cc) runs only when
 // the live set exceeds the memory left for the program, and then recomputes saved tensors from operands still

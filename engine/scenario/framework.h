@@ -1,6 +1,6 @@
 #pragma once
 // Named framework profiles. Each encodes how that framework stores weights, gradients and
-// optimizer states and which fused kernels it uses by default; docs/model.md ("Framework
+// optimizer states and which fused kernels it uses by default; docs/memory.md ("Framework
 // profiles") gives the source of every rule.
 #include <cstdint>
 

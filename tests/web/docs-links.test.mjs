@@ -22,8 +22,8 @@ const idsOf = (html) => new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) =>
 // The inputs the form builds: the framework select and every field of SECTIONS.
 const inputs = ['framework', ...SECTIONS.flatMap((s) => s.fields.map((f) => `${s.id}.${f.key}`))];
 
-test('the docs pages are rendered: model, scenario and search at least', () => {
-  for (const page of ['model.html', 'scenario.html', 'search.html']) assert.ok(pages.has(page), `web/dist/docs/${page} is missing`);
+test('the docs pages are rendered: the models, scenario and search at least', () => {
+  for (const page of ['memory.html', 'time.html', 'devices.html', 'validation.html', 'scenario.html', 'search.html']) assert.ok(pages.has(page), `web/dist/docs/${page} is missing`);
 });
 
 test('every input of the form has help text and a docs anchor', () => {
@@ -48,10 +48,11 @@ test('every doc anchor of the catalogue is a heading id of the rendered page', (
 });
 
 test('headings have GitHub-style ids', () => {
-  const model = idsOf(pages.get('model.html'));
+  const memory = idsOf(pages.get('memory.html'));
   for (const id of ['parameters', 'activations-saved-for-backward', 'framework-accurate-activations-the-implementation-profile',
-    'the-rest-named-separately-other_detail', 'communication-alpha-beta-per-collective'])
-    assert.ok(model.has(id), `model.html: ${id}`);
+    'the-rest-named-separately-other_detail'])
+    assert.ok(memory.has(id), `memory.html: ${id}`);
+  assert.ok(idsOf(pages.get('time.html')).has('communication-alpha-beta-per-collective'), 'time.html: communication-alpha-beta-per-collective');
   const scenario = idsOf(pages.get('scenario.html'));
   for (const id of ['21-model', '24-hardware', '34-framework-specific-validate_framework-checked-before-hardware']) assert.ok(scenario.has(id), `scenario.html: ${id}`);
 });

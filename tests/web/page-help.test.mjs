@@ -154,7 +154,7 @@ test('the help link opens the docs page at its section; every anchor of the cata
 test('the docs pages read on a phone', async () => {
   const page = await open(env, '', { viewport: PHONE, touch: true });
   const docs = await page.context().newPage();
-  await docs.goto(`${env.server.url}docs/model.html#activations-saved-for-backward`);
+  await docs.goto(`${env.server.url}docs/memory.html#activations-saved-for-backward`);
   await expectAnchor(docs, docs.url());
   const overflow = await docs.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `tables scroll inside themselves, not the page (overflow ${overflow}px)`);
@@ -167,7 +167,7 @@ test('"How it works" in the header opens the methodology, and the docs lead back
   const page = await open(env);
   const link = page.locator('header #how-it-works');
   assert.equal(await link.textContent(), 'How it works');
-  await Promise.all([page.waitForURL(`${env.server.url}docs/model.html`), link.click()]);
+  await Promise.all([page.waitForURL(`${env.server.url}docs/memory.html`), link.click()]);
   assert.equal(await page.textContent('h1'), 'The memory model, term by term');
   assert.ok(await page.locator('nav.doc-toc a[href="#activations-saved-for-backward"]').count(), 'a table of contents');
   // Links between the docs pages work: the scenario reference and back.

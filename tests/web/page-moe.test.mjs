@@ -53,7 +53,7 @@ test('the expert fields are in the form with help, and ep steps through the valu
   await page.click('[data-field="parallel.ep"] .help-toggle');
   await page.waitForSelector('#f-parallel-ep-help', { state: 'visible', timeout: 5000 });
   assert.match(await page.textContent('#f-parallel-ep-help'), /all-to-all/);
-  assert.equal(await page.getAttribute('#f-parallel-ep-help a', 'href'), 'docs/model.html#mixture-of-experts-and-expert-parallelism');
+  assert.equal(await page.getAttribute('#f-parallel-ep-help a', 'href'), 'docs/memory.html#mixture-of-experts-and-expert-parallelism');
   // ep must divide the 8 experts and fit with etp = 4 into the 64 non-pipeline ranks: down from 8 is 4, up is nothing.
   await page.focus('#f-parallel-ep');
   await page.keyboard.press('ArrowDown');

@@ -1,23 +1,24 @@
 // Help for every input of the form, keyed by field path: [what the field changes and the values it
 // takes, the docs section that explains it]. fields.js merges both into the catalogue as `help` and
 // `doc`; form.js shows them behind a "?" next to the label, with a link to docs/<page>.html#<anchor>
-// (web/build.mjs renders docs/*.md there, with GitHub's heading ids). Written from docs/model.md and
-// docs/scenario.md; tests/web/docs-links.test.mjs checks that every input has help and that every
+// (web/build.mjs renders docs/*.md there, with GitHub's heading ids). Written from docs/memory.md, docs/time.md
+// and docs/scenario.md; tests/web/docs-links.test.mjs checks that every input has help and that every
 // anchor exists.
-const M = 'model.md#';
-const PARAMS = `${M}parameters`;
-const ACTS = `${M}activations-saved-for-backward`;
-const IMPL = `${M}framework-accurate-activations-the-implementation-profile`;
-const PIPE = `${M}pipeline-microbatches-in-flight`;
-const STATES = `${M}model-states`;
-const ROOF = `${M}time-of-one-kernel-the-roofline`;
-const COMM = `${M}communication-alpha-beta-per-collective`;
-const MOE = `${M}mixture-of-experts-and-expert-parallelism`;
-const MLA = `${M}latent-attention-and-multi-token-prediction`;
-const VARIANTS = `${M}attention-and-layer-variants`;
+const MEMORY = 'memory.md#';
+const TIME = 'time.md#';
+const PARAMS = `${MEMORY}parameters`;
+const ACTS = `${MEMORY}activations-saved-for-backward`;
+const IMPL = `${MEMORY}framework-accurate-activations-the-implementation-profile`;
+const PIPE = `${MEMORY}pipeline-microbatches-in-flight`;
+const STATES = `${MEMORY}model-states`;
+const ROOF = `${TIME}time-of-one-kernel-the-roofline`;
+const COMM = `${TIME}communication-alpha-beta-per-collective`;
+const MOE = `${MEMORY}mixture-of-experts-and-expert-parallelism`;
+const MLA = `${MEMORY}latent-attention-and-multi-token-prediction`;
+const VARIANTS = `${MEMORY}attention-and-layer-variants`;
 
 export const HELP = {
-  framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast) on GPUs; xla (JAX, TensorFlow, PyTorch/XLA) on TPUs. It sets the dtypes’ and implementation’s defaults, the buffers kept in memory, and which ZeRO and offload settings are allowed.', `${M}framework-profiles`],
+  framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast) on GPUs; xla (JAX, TensorFlow, PyTorch/XLA) on TPUs. It sets the dtypes’ and implementation’s defaults, the buffers kept in memory, and which ZeRO and offload settings are allowed.', `${MEMORY}framework-profiles`],
 
   'model.preset': ['Loads a published model’s shape; every model field you change overrides it (marked “edited”). Custom: give layers, hidden size, heads and vocabulary yourself.', 'scenario.md#21-model'],
   'model.layers': ['Transformer layers: weights, gradients, optimizer states and saved activations grow in proportion. Each pipeline stage holds layers / pp of them.', PARAMS],
@@ -48,10 +49,10 @@ export const HELP = {
   'model.post_norms': ['A norm on the attention’s and on the MLP’s output as well as before them (Gemma 2/3): four norms per layer, two more saved inputs.', VARIANTS],
   'model.parallel_norms': ['With a parallel block: the MLP reads the input through a norm of its own (GPT-NeoX, Pythia): one more norm per layer and the MLP’s saved input.', VARIANTS],
   'model.parallel_block': ['Attention and MLP side by side on one norm, their outputs added once (Falcon, GPT-J, PaLM): one norm and one saved input fewer per layer.', VARIANTS],
-  'model.arch': ['decoder (causal attention: GPT, Llama), encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default) or lstm (an LSTM language model: hidden is the cell width, the sequence length its time steps; no heads; data and pipeline parallelism only).', `${M}lstm-language-models-enginegraphlstmcpp`],
-  'model.projection': ['LSTM only: a linear projection of the top layer’s output to this width before the softmax; 0 for none.', `${M}lstm-language-models-enginegraphlstmcpp`],
-  'model.fused_gates': ['LSTM only: one GEMM for the four gates per time step (cuDNN, DeepFlow), or one per gate: the same FLOPs in four times the kernels.', `${M}lstm-language-models-enginegraphlstmcpp`],
-  'model.gate_biases': ['LSTM only, with Bias: bias vectors of each layer’s gates, 2 as torch.nn.LSTM keeps them (b_ih and b_hh), 1 as DeepFlow’s and TensorFlow’s cells.', `${M}lstm-language-models-enginegraphlstmcpp`],
+  'model.arch': ['decoder (causal attention: GPT, Llama), encoder (BERT: bidirectional, with an embedding norm, token types and a pooler by default) or lstm (an LSTM language model: hidden is the cell width, the sequence length its time steps; no heads; data and pipeline parallelism only).', `${TIME}lstm-language-models-enginegraphlstmcpp`],
+  'model.projection': ['LSTM only: a linear projection of the top layer’s output to this width before the softmax; 0 for none.', `${TIME}lstm-language-models-enginegraphlstmcpp`],
+  'model.fused_gates': ['LSTM only: one GEMM for the four gates per time step (cuDNN, DeepFlow), or one per gate: the same FLOPs in four times the kernels.', `${TIME}lstm-language-models-enginegraphlstmcpp`],
+  'model.gate_biases': ['LSTM only, with Bias: bias vectors of each layer’s gates, 2 as torch.nn.LSTM keeps them (b_ih and b_hh), 1 as DeepFlow’s and TensorFlow’s cells.', `${TIME}lstm-language-models-enginegraphlstmcpp`],
   'model.head_dim': ['Size of one attention head; the QKV projection is (heads + 2 × kv heads) × head dim wide. Default hidden / heads; needed when heads does not divide hidden.', PARAMS],
   'model.max_positions': ['Rows of a learned position table (a replicated weight); with learned positions the sequence may not exceed it. Also the sequence-length default (capped at 8192). 0 = unknown.', PARAMS],
   'model.position_embedding': ['learned, rope, alibi or none. Only learned adds weights (a table of max positions rows) and limits the sequence length.', PARAMS],
@@ -68,21 +69,21 @@ export const HELP = {
 
   'training.seq_len': ['Tokens per sample: every saved activation grows with it, eager attention’s scores with its square. Default: max positions capped at 8192, else 2048.', ACTS],
   'training.micro_batch': ['Samples per microbatch on each data-parallel rank: saved activations grow in proportion; the step runs global batch / (micro batch × dp) microbatches.', ACTS],
-  'training.global_batch': ['Samples per optimizer step, a multiple of micro batch × dp (the default). It sets the microbatches per step, so the step time, the pipeline bubble’s share and tokens per step.', `${M}the-step`],
+  'training.global_batch': ['Samples per optimizer step, a multiple of micro batch × dp (the default). It sets the microbatches per step, so the step time, the pipeline bubble’s share and tokens per step.', `${TIME}the-step`],
   'training.dtype': ['Activations and matmul inputs: fp32, fp16 or bf16 (fp8 is not modelled). Saved tensors take 4 or 2 bytes per element, and it sets the peak the matmuls run at.', ACTS],
   'training.optimizer': ['fp32 states per parameter: Adam/AdamW 2, SGD 0, SGD with momentum 1, Lion 1, Adafactor rows + columns per matrix. The optimizer line is these plus the fp32 master copy, when kept.', STATES],
   'training.recompute': ['none; selective (drops the attention scores Megatron recomputes: no change with flash attention); full (each layer keeps only its input and runs its forward again in backward).', ACTS],
-  'training.recompute_modules': ['Under selective recompute, Megatron-Core’s --recompute-modules (framework megatron): core_attn (the default), layernorm (the norms before MoE layers and multi-latent attention), mlp (a dense layer’s MLP), moe_act (the experts’ activation), moe (a whole MoE layer, its all-to-alls again), shared_experts. Comma-separated.', `${M}per-module-recompute`],
+  'training.recompute_modules': ['Under selective recompute, Megatron-Core’s --recompute-modules (framework megatron): core_attn (the default), layernorm (the norms before MoE layers and multi-latent attention), mlp (a dense layer’s MLP), moe_act (the experts’ activation), moe (a whole MoE layer, its all-to-alls again), shared_experts. Comma-separated.', `${MEMORY}per-module-recompute`],
   'training.param_dtype': ['Weights resident on the device, 4 or 2 bytes per parameter; fp8 is Megatron\'s --fp8-param-gather (with an fp8 recipe and the distributed optimizer): the fp8 layers\' weights in 1 byte. Default: the activation dtype under Megatron and DeepSpeed, fp32 under FSDP and PyTorch.', STATES],
   'training.grad_dtype': ['Gradients, 4 or 2 bytes per parameter (fp8 is rejected). Default: fp32 under Megatron (main grads), the parameter dtype otherwise.', STATES],
   'training.master_weights': ['A separate fp32 copy of the weights in the optimizer, 4 bytes per parameter. Default: on with 16-bit weights, except under PyTorch (torch.optim keeps none); not allowed with fp32 weights.', STATES],
   'training.attention': ['flash saves q, k, v and an fp32 log-sum-exp and recomputes the scores in backward; eager saves the heads × seq² probabilities (and with dropout its mask and output). Context parallelism needs flash.', ACTS],
   'training.dropout': ['Dropout probability, from 0 up to (not including) 1. Above 0 every dropout keeps a 1-byte mask per element for backward.', ACTS],
-  'training.train_tokens': ['Tokens the whole run trains on (0 to 10¹⁸): above 0 the results add the time to train, GPU-hours and, with a price, the cost. Memory does not change.', `${M}the-step`],
-  'training.fp8': ['FP8 GEMMs in the layers (Transformer Engine delayed or current scaling; DeepSeek-V3 blockwise; MXFP8 block scaling on Blackwell): GEMMs at the fp8 peak, their saved inputs 1 byte (plus block scales), fp8 weight copies 2 bytes per weight, quantization kernels beside each GEMM. Needs fp8 tensor cores and Megatron code.', `${M}fp8-training`],
+  'training.train_tokens': ['Tokens the whole run trains on (0 to 10¹⁸): above 0 the results add the time to train, GPU-hours and, with a price, the cost. Memory does not change.', `${TIME}the-step`],
+  'training.fp8': ['FP8 GEMMs in the layers (Transformer Engine delayed or current scaling; DeepSeek-V3 blockwise; MXFP8 block scaling on Blackwell): GEMMs at the fp8 peak, their saved inputs 1 byte (plus block scales), fp8 weight copies 2 bytes per weight, quantization kernels beside each GEMM. Needs fp8 tensor cores and Megatron code.', `${MEMORY}fp8-training`],
   'training.expert_imbalance': ['The busiest expert rank’s share of routed tokens over the mean (1 = balanced). Its activations, GEMMs and all-to-all grow by it: memory and time are that rank’s.', MOE],
   'training.mlm_predictions': ['Encoders only: the MLM head over this many gathered positions per sequence (Google’s BERT max_predictions_per_seq, about 15% of the sequence); 0 for every position (Hugging Face, Megatron). Shrinks the head’s logits, memory and FLOPs.', ACTS],
-  'training.grad_clip': ['Clip the gradient by its global norm before the update (Megatron --clip-grad, on by default; torch clip_grad_norm_). Two passes over the gradient on each device, in the optimizer step’s time. Default: on under Megatron, off elsewhere.', `${M}the-optimizer-step`],
+  'training.grad_clip': ['Clip the gradient by its global norm before the update (Megatron --clip-grad, on by default; torch clip_grad_norm_). Two passes over the gradient on each device, in the optimizer step’s time. Default: on under Megatron, off elsewhere.', `${TIME}the-optimizer-step`],
   'training.router_z_loss': ['Megatron --moe-z-loss-coeff > 0 (ST-MoE): the z-loss keeps every token’s router logits in fp32 for its backward, experts × 4 bytes per token in each MoE layer.', ACTS],
   'training.capacity_factor': ['Megatron --moe-expert-capacity-factor: tokens past this multiple of an expert’s mean share are dropped, which caps the imbalance. Empty: dropless.', MOE],
 
@@ -112,23 +113,23 @@ export const HELP = {
   'parallel.overlap_grad_reduce': ['Whether the gradient reduction hides behind the backward pass (only the excess is exposed) or runs after it. Default: off under Megatron, on under DeepSpeed ZeRO-3, FSDP and DDP.', COMM],
 
   'implementation.model_code': ['huggingface: transformers modules run op by op (unfused norms, activations and loss: more saved tensors and kernels); megatron: fused kernels (QKV, GLU, cross entropy).', IMPL],
-  'implementation.optimizer_impl': ['fused (one kernel, no temporary), foreach (passes over whole tensor lists: a temporary the size of one state, more traffic) or for_loop (one parameter at a time). Changes the optimizer step’s memory and time.', `${M}memory-over-the-step-the-peak-is-a-moment`],
+  'implementation.optimizer_impl': ['fused (one kernel, no temporary), foreach (passes over whole tensor lists: a temporary the size of one state, more traffic) or for_loop (one parameter at a time). Changes the optimizer step’s memory and time.', `${MEMORY}memory-over-the-step-the-peak-is-a-moment`],
   'implementation.tf32': ['fp32 matmuls on the TF32 tensor cores (allow_tf32): changes the time of fp32 training only. Megatron turns it on, PyTorch leaves it off.', ROOF],
-  'implementation.allocator': ['PYTORCH_CUDA_ALLOC_CONF: recorded and noted; the fragmentation margins stay those measured with the caching allocator.', `${M}caching-allocator-and-the-verdict`],
-  'implementation.host_forward_us': ['Host time to launch one forward kernel (Python module code), µs: a pass takes at least launches × this; the excess over device time is the forward host wait.', `${M}step-time-for-real-implementations`],
-  'implementation.fragmentation': ['The caching allocator’s reserve beyond the allocated peak, as a fraction of it (0 to 1), measured on your own runs: “Compare with my run” offers the log’s. Replaces the measured median (reserved line) and worst (verdict). Unset: those of the runs shardcalc was checked on.', `${M}caching-allocator-and-the-verdict`],
-  'implementation.host_backward_us': ['Host time to launch one backward kernel (autograd), µs; the excess over device time is the backward host wait.', `${M}step-time-for-real-implementations`],
+  'implementation.allocator': ['PYTORCH_CUDA_ALLOC_CONF: recorded and noted; the fragmentation margins stay those measured with the caching allocator.', `${MEMORY}caching-allocator-and-the-verdict`],
+  'implementation.host_forward_us': ['Host time to launch one forward kernel (Python module code), µs: a pass takes at least launches × this; the excess over device time is the forward host wait.', `${TIME}step-time-for-real-implementations`],
+  'implementation.fragmentation': ['The caching allocator’s reserve beyond the allocated peak, as a fraction of it (0 to 1), measured on your own runs: “Compare with my run” offers the log’s. Replaces the measured median (reserved line) and worst (verdict). Unset: those of the runs shardcalc was checked on.', `${MEMORY}caching-allocator-and-the-verdict`],
+  'implementation.host_backward_us': ['Host time to launch one backward kernel (autograd), µs; the excess over device time is the backward host wait.', `${TIME}step-time-for-real-implementations`],
 
   'hardware.preset': ['Loads a device’s memory, peak FLOP/s, bandwidths and efficiencies (each sourced in its preset); every field you change overrides it. A TPU runs XLA programs (framework xla): its memory is reported as XLA’s program, arguments and reserve, with tiled layouts.', 'scenario.md#24-hardware'],
-  'hardware.memory_gib': ['Allocatable memory per device, GiB (what cudaMemGetInfo reports: 79.18 for the H100 80GB). The verdict compares the peak, with fragmentation and overhead, against it.', `${M}caching-allocator-and-the-verdict`],
+  'hardware.memory_gib': ['Allocatable memory per device, GiB (what cudaMemGetInfo reports: 79.18 for the H100 80GB). The verdict compares the peak, with fragmentation and overhead, against it.', `${MEMORY}caching-allocator-and-the-verdict`],
   'hardware.gpus_per_node': ['Devices per node (host): names the members of each group and sets the host memory an offload needs per node. Groups inside the NVLink domain (one node unless given) use NVLink, the others the network.', COMM],
   'hardware.nvlink_domain': ['GPUs one NVLink/NVSwitch fabric joins: 72 on an NVL72 rack (18 hosts of 4), one node elsewhere; a multiple of GPUs per node. Groups inside it use NVLink, groups leaving it the network, and the plan search keeps tensor parallelism inside it.', COMM],
-  'hardware.overhead_gib': ['Device memory outside PyTorch’s allocator (CUDA context, library handles), added to every device: measured 0.77 GiB on the H100; other presets 1 GiB.', `${M}the-rest-named-separately-other_detail`],
-  'hardware.price_per_gpu_hour': ['Price of one device-hour, any currency: with train tokens gives the cost of the run, and the cost per million tokens. Not part of a preset.', `${M}the-step`],
+  'hardware.overhead_gib': ['Device memory outside PyTorch’s allocator (CUDA context, library handles), added to every device: measured 0.77 GiB on the H100; other presets 1 GiB.', `${MEMORY}the-rest-named-separately-other_detail`],
+  'hardware.price_per_gpu_hour': ['Price of one device-hour, any currency: with train tokens gives the cost of the run, and the cost per million tokens. Not part of a preset.', `${TIME}the-step`],
   'hardware.hbm_gbps': ['Memory bandwidth, GB/s: times the memory-bound kernels (norms, activations, softmax, the optimizer step) on the roofline.', ROOF],
   'hardware.intra_node_gbps': ['NVLink bandwidth per GPU, one direction, GB/s: collectives inside the NVLink domain run at this × the intra-node efficiency.', COMM],
   'hardware.inter_node_gbps': ['Network bandwidth per GPU, one direction, GB/s: a group leaving the NVLink domain gets at most this × the inter-node efficiency × its members per domain.', COMM],
-  'hardware.matrix_unit': ['A TPU’s MXU side (128; 256 on v6e): XLA pads a matmul’s feature dimensions to it and its rows to 8, so odd shapes run below peak. Ignored on GPUs.', 'model.md#the-device-interface-gpu-and-tpu'],
+  'hardware.matrix_unit': ['A TPU’s MXU side (128; 256 on v6e): XLA pads a matmul’s feature dimensions to it and its rows to 8, so odd shapes run below peak. Ignored on GPUs.', 'devices.md#the-device-interface-gpu-and-tpu'],
   'hardware.sm_count': ['Streaming multiprocessors, for wave quantization: small GEMMs leave some idle and run below peak. 0: no quantization (TPUs).', ROOF],
   'hardware.matmul_efficiency': ['Fraction of peak a large GEMM reaches (0.001 to 1; H100 0.80): scales every matmul’s time.', ROOF],
   'hardware.matmul_efficiency_fp8': ['Fraction of the fp8 peak a large fp8 GEMM reaches, where measured apart (H100 0.709, B200 0.763); 0 uses the matmul efficiency. Scales the time of fp8 GEMMs only.', ROOF],

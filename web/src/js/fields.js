@@ -12,7 +12,7 @@ const OFFLOAD = ['none', 'cpu', 'nvme'];
 // `fw`: the default depends on the framework (the blank option says "framework default" and shows
 // the engine's resolved value); a boolean with a framework default is a true/false select.
 // `help` and `doc` (every input has both, from field-help.js): what the field changes and the values it
-// takes, and the docs section that explains it ('model.md#parameters'); form.js shows them behind a "?".
+// takes, and the docs section that explains it ('memory.md#parameters'); form.js shows them behind a "?".
 const int = (key, label, more) => ({ key, type: 'int', label, more });
 const num = (key, label, more) => ({ key, type: 'num', label, more });
 const bool = (key, label, def, more) => ({ key, type: 'bool', label, def, more });

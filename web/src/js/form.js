@@ -71,7 +71,7 @@ function showHelp(form) {
   for (const el of form.querySelectorAll('[data-field]')) {
     const spec = FIELDS.get(el.dataset.field);
     if (!spec?.help) continue;
-    const link = spec.doc ? h('a', { href: docHref(spec.doc), target: '_blank', rel: 'noopener' }, spec.doc.startsWith('model.md') ? 'Formula' : 'Reference') : null;
+    const link = spec.doc ? h('a', { href: docHref(spec.doc), target: '_blank', rel: 'noopener' }, /^(memory|time|devices)\.md/.test(spec.doc) ? 'Formula' : 'Reference') : null;
     el.querySelector('.help').replaceChildren(spec.help, ...(link ? [' ', link] : []));
     el.querySelector('label').title = spec.help;
     el.querySelector('[data-path]').title = spec.help;
