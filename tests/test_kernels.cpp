@@ -225,3 +225,58 @@ TEST_CASE("LSTM: an embedding narrower than the cell feeds the first layer direc
     // log_softmax's two fp32 [tokens, vocab] gradients.
     CHECK(test::phase(r.peak(), "loss_backward").other.transient == doctest::Approx(2 * 4 * (35.0 * 20) * V));
 }
+
+TEST_CASE("LSTM under cuDNN (torch.nn.LSTM on a GPU): the input GEMM over every step, then per step one GEMM, one cell") {
+    const std::string text = R"({"framework": "pytorch", "model": {"arch": "lstm", "layers": 2, "hidden": 1024,
+        "embedding_dim": 1024, "vocab": 10000, "projection": 0, "fused_gates": true, "bias": true,
+        "tied_embeddings": false, "output_bias": true}, "training": {"seq_len": 35, "micro_batch": 20, "dtype": "fp32"},
+        "hardware": {"preset": "h100-sxm-80gb"}})";
+    std::string unrolled = text;
+    unrolled.replace(unrolled.find("\"hardware\""), 0, "\"implementation\": {\"rnn\": \"unrolled\"}, ");
+    const double T = 35, B = 20, d = 1024;
+    const KernelTable t = kernel_table(test::scenario(text));
+    // x W_ih^T for all 35 steps at once, in each of the two layers; h_{t-1} W_hh^T per step.
+    const KernelRow& input = row(t, "lstm/input_gates", "gemm", KernelPass::Forward);
+    CHECK(input.count == 2);
+    CHECK(input.gemm.m == T * B);
+    CHECK(input.gemm.n == 4 * d);
+    const KernelRow& recurrent = row(t, "lstm/recurrent_gates", "gemm", KernelPass::Forward);
+    CHECK(recurrent.count == 2 * T);
+    CHECK(recurrent.gemm.m == B);
+    CHECK(recurrent.gemm.k == d);
+    CHECK(row(t, "lstm/recurrent_gates", "gemm", KernelPass::BackwardData).count == 2 * T);
+    // cudnnRNNBackwardWeights: W_hh's gradient is one GEMM over every step's output gradient.
+    const KernelRow& wgrad = row(t, "lstm/recurrent_gates", "gemm", KernelPass::BackwardWeight);
+    CHECK(wgrad.count == 2);
+    CHECK(wgrad.gemm.k == T * B);
+    // One fused cell kernel per step, forward and backward (the unrolled cell launches 10 and 14).
+    const KernelRow& cell = row(t, "lstm/cell", "elementwise", KernelPass::Forward);
+    CHECK(cell.count == 2 * T);
+    CHECK(cell.kernel.launches == 1);
+    CHECK(cell.kernel.library_launches == 1);
+
+    // The same parameters as the unrolled layers ([4d, in + d] split into W_ih and W_hh); cuDNN launches its kernels
+    // itself, so no pass waits on the framework's dispatch, where the unrolled loop's 7,000-odd launches do.
+    const auto a = nlohmann::json::parse(evaluate_scenario_text(text))["report"];
+    const auto b = nlohmann::json::parse(evaluate_scenario_text(unrolled))["report"];
+    CHECK(a["parameters"]["total"] == b["parameters"]["total"]);
+    CHECK(a["time"]["breakdown"].value("forward_host_wait", 0.0) == 0);
+    CHECK(b["time"]["breakdown"].value("forward_host_wait", 0.0) > 0);
+    CHECK(a["time"]["step_seconds"].get<double>() * 3 < b["time"]["step_seconds"].get<double>());
+    // cuDNN's own TF32 switch: fp32 GEMMs inside cuDNN on TF32 tensor cores by default, on the CUDA cores when off;
+    // cuBLAS's switch (implementation.tf32, off under PyTorch) leaves them alone.
+    std::string no_tf32 = text;
+    no_tf32.replace(no_tf32.find("\"hardware\""), 0, "\"implementation\": {\"cudnn_tf32\": false}, ");
+    const KernelTable slow = kernel_table(test::scenario(no_tf32));
+    CHECK(row(slow, "lstm/input_gates", "gemm", KernelPass::Forward).kernel.seconds > 4 * input.kernel.seconds);
+    CHECK(row(slow, "head/output_layer", "gemm", KernelPass::Forward).kernel.seconds ==
+          doctest::Approx(row(t, "head/output_layer", "gemm", KernelPass::Forward).kernel.seconds));
+    // Refusals: cuDNN on a TPU, cuDNN with one GEMM per gate, an RNN implementation for a transformer.
+    std::string tpu = text;
+    tpu.replace(tpu.find("h100-sxm-80gb"), 13, "tpu-v4");
+    CHECK(test::error_of(tpu)["path"] == "/implementation/rnn");
+    std::string split = text;
+    split.replace(split.find("\"fused_gates\": true"), 19, "\"fused_gates\": false");
+    CHECK(test::error_of(split)["path"] == "/model/fused_gates");
+    CHECK(test::error_of(R"({"model":{"preset":"gpt2"},"implementation":{"rnn":"cudnn"}})")["path"] == "/implementation/rnn");
+}

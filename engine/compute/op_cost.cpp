@@ -58,7 +58,10 @@ Kernel fp8_quantize(double elements, double from_bytes, const Config& c) {
 void gemm_passes(double m, double k, double n, const Work& w, const Config& c, const char* name, WorkKernels& out,
                  bool gathered_in = false, bool gathered_out = false) {
     const bool fp8 = runs_in_fp8(w, c);
-    const GemmPrecision p = fp8 ? GemmPrecision::Fp8 : w.fp32 ? GemmPrecision::Fp32 : GemmPrecision::Training;
+    const GemmPrecision p = fp8    ? GemmPrecision::Fp8
+                            : w.fp32 ? GemmPrecision::Fp32
+                            : w.cudnn ? GemmPrecision::Cudnn
+                                     : GemmPrecision::Training;
     const double a = bytes_of(c.s.training.dtype);
     out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, p), {m, k, n, p});
     if (fp8) {
@@ -94,6 +97,17 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
     // Under sequence parallelism a column-parallel GEMM's input and a row-parallel one's output gradient are gathered.
     const bool sp = w.sharded && c.s.parallel.sp;
     gemm_passes(m, k, n, w, c, "gemm", out, sp && !w.split_in, sp && w.split_in);
+    if (w.cudnn && w.steps > 0) {
+        // cudnnRNNBackwardWeights: the recurrent weight's gradient from every step's output gradient at once.
+        for (int i = 0; i < out.count; ++i) {
+            PassKernel& pk = out.list[i];
+            if (pk.pass != Pass::BackwardWeight) continue;
+            const double rows = m * runs(w);
+            pk.kernel = gemm_kernel(k, rows, n, c, pk.gemm.precision);
+            pk.gemm.k = rows;
+            pk.whole = true;
+        }
+    }
     // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
     // without sp repeat the same work on every tp rank: count it once.
     const bool redundant = !w.sharded && !c.s.parallel.sp;
@@ -162,7 +176,11 @@ WorkKernels work_kernels(const Work& w, const Config& c) {
             break;
         }
     }
-    for (int i = 0; i < out.count; ++i) out.list[i].repeat = runs(w);
+    for (int i = 0; i < out.count; ++i) {
+        PassKernel& pk = out.list[i];
+        pk.repeat = pk.whole ? 1 : runs(w);
+        if (w.cudnn) pk.kernel.library_launches = pk.kernel.launches;
+    }
     out.model_flops *= runs(w);
     out.model_flops_full_attention *= runs(w);
     return out;

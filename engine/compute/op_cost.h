@@ -36,6 +36,7 @@ struct PassKernel {
     Kernel kernel;  // one run
     GemmShape gemm;
     double repeat = 1;  // runs per microbatch: a recurrent Work's time steps
+    bool whole = false;  // runs once over every time step of a recurrent Work (cuDNN's weight gradient)
 };
 struct WorkKernels {
     PassKernel list[6];  // the most one Work runs: eager attention's two GEMMs forward, four backward

@@ -35,15 +35,16 @@ Kernel scaled(const Kernel& k, double f) {
     out.l2_bytes *= f;
     out.seconds *= f;
     out.launches *= f;
+    out.library_launches *= f;
     out.matmul_seconds *= f;
     out.attention_seconds *= f;
     out.memory_seconds *= f;
     return out;
 }
 
-double peak_flops(const Config& c, Dtype dtype) {
-    return matmul_unit(c.s.hardware, dtype, *c.s.implementation.tf32).tflops * 1e12;
-}
+double peak_flops(const Config& c, Dtype dtype, bool tf32) { return matmul_unit(c.s.hardware, dtype, tf32).tflops * 1e12; }
+
+double peak_flops(const Config& c, Dtype dtype) { return peak_flops(c, dtype, *c.s.implementation.tf32); }
 
 double peak_flops(const Config& c) { return peak_flops(c, c.s.training.dtype); }
 
@@ -118,7 +119,8 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     const Dtype dtype = precision == GemmPrecision::Fp32 ? Dtype::Fp32 : c.s.training.dtype;
     // The shape's use of the matrix units is the device's rule (tiles and waves on a GPU, MXU padding on a TPU).
     // On a GPU fp32 without TF32 runs on the CUDA cores, which need no alignment.
-    const bool matrix_units = dtype != Dtype::Fp32 || *c.s.implementation.tf32;  // fp8 needs a 16-bit training dtype
+    const bool tf32 = precision == GemmPrecision::Cudnn ? *c.s.implementation.cudnn_tf32 : *c.s.implementation.tf32;
+    const bool matrix_units = dtype != Dtype::Fp32 || tf32;  // fp8 needs a 16-bit training dtype
     // fp8 GEMMs reach their own share of the fp8 peak where it was measured apart (stas00/ml-engineering MAMF
     // table: H100 70.9% in fp8 against 80.3% in bf16).
     const HardwareSpec& h = c.s.hardware;
@@ -126,7 +128,7 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units);
     // MXFP8 runs on the block-scaled tensor-core path (Blackwell's tcgen05 with E8M0 scales).
     const double fp8_peak = c.s.training.fp8 == Fp8Recipe::Mx ? h.peak_tflops_mxfp8 : h.peak_tflops_fp8;
-    const double peak = precision == GemmPrecision::Fp8 ? fp8_peak * 1e12 : peak_flops(c, dtype);
+    const double peak = precision == GemmPrecision::Fp8 ? fp8_peak * 1e12 : peak_flops(c, dtype, tf32);
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;

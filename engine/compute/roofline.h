@@ -15,6 +15,9 @@ struct Kernel {
     double l2_bytes = 0;   // GEMMs: traffic between L2 and the SMs' shared memory (0 for other kernels)
     double seconds = 0;    // on the device
     double launches = 0;   // kernel launches the host issues (eager PyTorch pays host time for each)
+    // Of them, those a library launches from its own C++ inside one framework op (cuDNN's RNN): no framework dispatch
+    // each, only the launch, which the kernel's time already holds.
+    double library_launches = 0;
     // `seconds` by kind of kernel, for the comparison with profiled runs (validation/measured categories).
     double matmul_seconds = 0, attention_seconds = 0, memory_seconds = 0;
     bool compute_bound = false;
@@ -24,6 +27,7 @@ struct Kernel {
         l2_bytes += o.l2_bytes;
         seconds += o.seconds;
         launches += o.launches;
+        library_launches += o.library_launches;
         matmul_seconds += o.matmul_seconds;
         attention_seconds += o.attention_seconds;
         memory_seconds += o.memory_seconds;
@@ -35,7 +39,8 @@ struct Kernel {
 // The kernels run `f` times (microbatches, layers).
 Kernel scaled(const Kernel& k, double f);
 
-double peak_flops(const Config& c, Dtype dtype);  // FLOP/s of the unit that runs matmuls in `dtype`
+double peak_flops(const Config& c, Dtype dtype, bool tf32);  // FLOP/s of the unit that runs matmuls in `dtype`
+double peak_flops(const Config& c, Dtype dtype);  // the same under implementation.tf32
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
 double hbm_bytes_per_s(const Config& c); // achievable
 
@@ -47,8 +52,9 @@ struct GemmTraffic {
     double hbm_bytes = 0, l2_bytes = 0;
 };
 // The precision a GEMM runs in: the training dtype; fp8 (training.fp8, graph Work::fp8); or fp32 whatever the
-// training dtype (graph Work::fp32: Hugging Face's grouped experts under autocast with fp32 weights).
-enum class GemmPrecision { Training, Fp8, Fp32 };
+// training dtype (graph Work::fp32: Hugging Face's grouped experts under autocast with fp32 weights); or the training
+// dtype inside cuDNN, whose fp32 GEMMs take cuDNN's own TF32 switch (graph Work::cudnn).
+enum class GemmPrecision { Training, Fp8, Fp32, Cudnn };
 
 GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrecision precision);
 Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision = GemmPrecision::Training);

@@ -64,6 +64,54 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     return layer;
 }
 
+// One LSTM layer as cuDNN runs it (cudnnRNNForward / cudnnRNNBackwardData / cudnnRNNBackwardWeights, CUDNN_LSTM,
+// the standard algorithm torch.nn.LSTM takes in fp32): the input's part of the four gates for every time step in one
+// GEMM, x W_ih^T [in, 4d]; then per step the recurrent part h_{t-1} W_hh^T [d, 4d] and one fused kernel that adds the
+// two parts and both biases, applies the gates and updates the cell. Backward per step in reverse: one fused kernel for
+// the gate gradients and the recurrent GEMM's data gradient; then the input's data gradient and both weight gradients,
+// each one GEMM over every step, and the bias gradient one reduction. Saved (cuDNN's reserve space and the tensors
+// PyTorch keeps for its backward): the layer's input and output, the activated gates and the cell state per step.
+Module cudnn_layer(const BuildContext& b, const Config& c, int64_t in) {
+    const ModelSpec& m = c.s.model;
+    const int64_t d = m.hidden, steps = c.d.seq_len;
+    Module layer{"lstm", {}, {}};
+    Op input = linear("input_gates", 4 * d, in, m.bias, Parallel::None, SavedSplit::Sequence, in);
+    Op recurrent = linear("recurrent_gates", 4 * d, d, false, Parallel::None, SavedSplit::Sequence, d);
+    // torch.nn.LSTM's b_hh beside b_ih: added in the cell kernel; its gradient is b_ih's (the same reduction).
+    if (m.bias && m.gate_biases == 2) recurrent.params.push_back(vector_param("b_hh", 4 * d, ParamSplit::Replicated));
+    recurrent.saved.front().name = "output";  // h_{t-1} of every step: the layer's output, shifted by one
+    recurrent.work.front().steps = steps;
+    Op cell{"cell", {}, {}};
+    cell.saved.push_back({"gate_activations", SavedKind::Activation, SavedSplit::Sequence, 4 * d});
+    cell.saved.push_back({"cell_state", SavedKind::Activation, SavedSplit::Sequence, d});
+    // Per cell unit forward: reads both gate parts (8) and c_{t-1}, writes h_t, c_t and the activated gates to the
+    // reserve (6): 15 accesses, 3.75 per gate element. Backward: reads dh_t from above and from the recurrence, dc_t,
+    // the gates, c_{t-1} and c_t (9), writes the gate gradients and dc_{t-1} (5): 3.5 per gate element. FLOPs as the
+    // unrolled cell counts them (3.25 and 5.5 per gate element).
+    Work pointwise = elementwise(4 * d, SavedSplit::Sequence, 3.75 * b.act_bytes, 3.5 * b.act_bytes);
+    pointwise.steps = steps;
+    pointwise.fwd_flops = 3.25;
+    pointwise.bwd_flops = 5.5;
+    cell.work.push_back(pointwise);
+    // The bias gradient: the gate gradients of every step summed over the tokens, once.
+    if (m.bias) cell.work.push_back(elementwise(4 * d, SavedSplit::Sequence, 0, b.act_bytes));
+    for (Op* op : {&input, &recurrent, &cell})
+        for (Work& w : op->work) w.cudnn = true;
+    layer.ops = {input, recurrent, cell};
+    // Dropout between layers (nn.LSTM's dropout, on every layer's output but the last; applied here to each): a
+    // framework op of its own with its 1-byte mask.
+    if (b.dropout) {
+        Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, d}}};
+        drop.work.push_back(elementwise(d, SavedSplit::Sequence, 2 * b.act_bytes + 1, 2 * b.act_bytes + 1));
+        layer.ops.push_back(drop);
+    }
+    return layer;
+}
+
+Module layer_of(const BuildContext& b, const Config& c, int64_t in) {
+    return *c.s.implementation.rnn == RnnImpl::Cudnn ? cudnn_layer(b, c, in) : lstm_layer(b, c, in);
+}
+
 }  // namespace
 
 ModelGraph build_lstm(const Config& c) {
@@ -75,11 +123,11 @@ ModelGraph build_lstm(const Config& c) {
     // The first layer reads the embedding; when that is narrower or wider than the cell, it is a group of its own.
     g.layer_group.assign(static_cast<size_t>(m.layers), 0);
     if (e != d) {
-        g.groups.push_back(LayerGroup{lstm_layer(b, c, e), 1, false, false});
-        if (m.layers > 1) g.groups.push_back(LayerGroup{lstm_layer(b, c, d), m.layers - 1, false, false});
+        g.groups.push_back(LayerGroup{layer_of(b, c, e), 1, false, false});
+        if (m.layers > 1) g.groups.push_back(LayerGroup{layer_of(b, c, d), m.layers - 1, false, false});
         for (size_t i = 1; i < g.layer_group.size(); ++i) g.layer_group[i] = 1;
     } else {
-        g.groups.push_back(LayerGroup{lstm_layer(b, c, d), m.layers, false, false});
+        g.groups.push_back(LayerGroup{layer_of(b, c, d), m.layers, false, false});
     }
 
     g.post = Module{"head", {}, {}};

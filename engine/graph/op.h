@@ -104,6 +104,10 @@ struct Work {
     int64_t steps = 0;
     bool gathered = false;  // as SavedTensor::gathered
     KernelPath path = KernelPath::Always;
+    // Runs inside cuDNN's RNN call (torch.nn.LSTM on a GPU): cuDNN launches its kernels (no framework dispatch each),
+    // its fp32 GEMMs take cuDNN's TF32 switch, and a recurrent GEMM's weight gradient is one GEMM over every time step
+    // (cudnnRNNBackwardWeights), where its forward and data gradient run per step.
+    bool cudnn = false;
 };
 
 struct Op {

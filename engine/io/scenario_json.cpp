@@ -204,6 +204,8 @@ ImplementationSpec parse_implementation(const json* j) {
     im.model_code = r.choice<ModelCode>("model_code");
     im.optimizer_impl = r.choice<OptimizerImpl>("optimizer_impl");
     im.tf32 = r.boolean("tf32");
+    im.cudnn_tf32 = r.boolean("cudnn_tf32");
+    im.rnn = r.choice<RnnImpl>("rnn");
     assign(im.allocator, r.choice<Allocator>("allocator"));
     im.host_forward_us = r.number("host_forward_us", 0, kMicros);
     im.host_backward_us = r.number("host_backward_us", 0, kMicros);
@@ -457,6 +459,8 @@ json scenario_to_json(const Scenario& s) {
     put_name(implementation, "model_code", im.model_code);
     put_name(implementation, "optimizer_impl", im.optimizer_impl);
     put(implementation, "tf32", im.tf32);
+    put(implementation, "cudnn_tf32", im.cudnn_tf32);
+    put_name(implementation, "rnn", im.rnn);
     put(implementation, "host_forward_us", im.host_forward_us);
     put(implementation, "host_backward_us", im.host_backward_us);
     put(implementation, "fragmentation", im.fragmentation);

@@ -91,6 +91,10 @@ void apply_implementation_defaults(Scenario& s) {
     // PyTorch leaves torch.backends.cuda.matmul.allow_tf32 off (since 1.12); Megatron turns it on
     // (megatron/training/initialize.py).
     if (!im.tf32) im.tf32 = s.framework == Framework::Megatron;
+    // cuDNN's own switch is on by default (torch.backends.cudnn.allow_tf32, torch/backends/cudnn/__init__.py).
+    if (!im.cudnn_tf32) im.cudnn_tf32 = true;
+    // torch.nn.LSTM on a GPU calls cuDNN (aten/src/ATen/native/cudnn/RNN.cpp); an XLA program unrolls the recurrence.
+    if (!im.rnn && s.model.arch == Arch::Lstm) im.rnn = s.framework == Framework::Xla ? RnnImpl::Unrolled : RnnImpl::Cudnn;
     // Measured on the launch-bound GPT-2 run of validation/measured (micro-batch 1: the device idles between
     // kernels): forward 13.8 ms over its 358 kernels, backward 18.1 ms over 566 (counted as the engine counts
     // them); Python module code costs more per kernel than autograd's engine. Not re-measured for Megatron.

@@ -33,6 +33,13 @@ std::vector<Problem> lstm_problems(const Config& c) {
                                     {p.ulysses > 1, "/parallel/ulysses"},
                                     {p.ep > 1, "/parallel/ep"}})
         require(!bad, path, "is modelled for transformers; an LSTM runs with data and pipeline parallelism (dp, pp) and ZeRO");
+    // cuDNN runs on NVIDIA GPUs, its four gates in one GEMM (cudnnRNNForward, CUDNN_LSTM).
+    if (c.s.implementation.rnn == RnnImpl::Cudnn) {
+        require(c.s.framework != Framework::Xla && c.s.hardware.kind == DeviceKind::Gpu, "/implementation/rnn",
+                "cudnn runs on GPUs under PyTorch; an XLA program on a TPU unrolls the recurrence: set rnn to unrolled");
+        require(m.fused_gates, "/model/fused_gates",
+                "cuDNN computes the four gates in one GEMM; set fused_gates to true, or implementation.rnn to unrolled");
+    }
     return list;
 }
 

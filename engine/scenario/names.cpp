@@ -52,6 +52,7 @@ SHARDCALC_NAMES(HiddenAct, {HiddenAct::Gelu, "gelu"}, {HiddenAct::GeluNew, "gelu
 SHARDCALC_NAMES(ModelCode, {ModelCode::Megatron, "megatron"}, {ModelCode::HuggingFace, "huggingface"})
 SHARDCALC_NAMES(OptimizerImpl, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::Foreach, "foreach"},
                 {OptimizerImpl::ForLoop, "for_loop"})
+SHARDCALC_NAMES(RnnImpl, {RnnImpl::Cudnn, "cudnn"}, {RnnImpl::Unrolled, "unrolled"})
 SHARDCALC_NAMES(Allocator, {Allocator::Caching, "caching"},
                 {Allocator::ExpandableSegments, "expandable_segments"})
 

@@ -50,6 +50,10 @@ enum class ModelCode { Megatron, HuggingFace };
 // torch.optim's three AdamW/SGD implementations (torch/optim/adamw.py): one fused kernel, multi-tensor
 // `_foreach_` ops, or a Python loop over parameters.
 enum class OptimizerImpl { Fused, Foreach, ForLoop };
+// How an LSTM's layers run: cuDNN's fused RNN (torch.nn.LSTM on a GPU: the input GEMM over every time step at once,
+// then per step the recurrent GEMM and one fused cell kernel, launched inside one framework op), or unrolled into
+// per-time-step ops launched one by one (a Python loop over LSTMCell; DeepFlow's projection).
+enum class RnnImpl { Cudnn, Unrolled };
 // PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
 enum class Allocator { Caching, ExpandableSegments };
 // Which implementation of the device interface (scenario/device.h) a hardware spec describes.
@@ -198,7 +202,9 @@ struct ParallelSpec {
 struct ImplementationSpec {
     std::optional<ModelCode> model_code;
     std::optional<OptimizerImpl> optimizer_impl;
-    std::optional<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path
+    std::optional<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path (cuBLAS: allow_tf32)
+    std::optional<bool> cudnn_tf32;         // fp32 GEMMs inside cuDNN on the TF32 path (torch.backends.cudnn.allow_tf32)
+    std::optional<RnnImpl> rnn;             // arch lstm only
     Allocator allocator = Allocator::Caching;
     // Host time to issue one kernel in eager mode: forward runs the model's Python code per op, backward
     // autograd's C++ engine. A pass takes at least its kernel count times this, so small models come out

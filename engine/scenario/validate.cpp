@@ -62,6 +62,7 @@ void validate_arch(const Config& c, Checks& check) {
     check.require(m.projection == 0, "/model/projection", "projects an LSTM's output; set model.arch to lstm");
     check.require(m.fused_gates, "/model/fused_gates", "describes an LSTM's gate GEMMs; set model.arch to lstm");
     check.require(m.gate_biases == 2, "/model/gate_biases", "counts an LSTM's gate biases; set model.arch to lstm");
+    check.require(!c.s.implementation.rnn, "/implementation/rnn", "says how an LSTM's layers run; set model.arch to lstm");
 }
 
 void validate_model(const Config& c, Checks& check) {

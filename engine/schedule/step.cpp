@@ -7,9 +7,10 @@ namespace {
 
 // A pass on one device takes its kernels' device time, unless the host issues them more slowly: eager
 // PyTorch spends host time on every launch and every collective call, so a pass cannot be shorter than
-// (launches + calls) x host overhead (the device cannot run ahead of kernels not yet issued).
+// (launches + calls) x host overhead (the device cannot run ahead of kernels not yet issued). Kernels a library
+// launches inside one op (cuDNN's RNN) cost the host only their launch, which their device time holds.
 double pass_seconds(const Kernel& k, double calls, double host_us) {
-    return std::max(k.seconds, (k.launches + calls) * host_us * 1e-6);
+    return std::max(k.seconds, (k.launches - k.library_launches + calls) * host_us * 1e-6);
 }
 double forward_seconds(const Kernel& k, double calls, const Config& c) {
     return pass_seconds(k, calls, *c.s.implementation.host_forward_us);

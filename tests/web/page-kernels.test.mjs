@@ -15,6 +15,7 @@ const LSTM = {
   model: { preset: 'deepflow-lstm-38b' },
   training: { seq_len: 20, micro_batch: 512, dtype: 'fp32', optimizer: 'sgd', grad_clip: true },
   hardware: { preset: 'deepflow-300w' },
+  implementation: { rnn: 'unrolled' },
 };
 
 const LLAMA = {

@@ -136,6 +136,8 @@ export const SECTIONS = [
       pick('model_code', 'Model code', ['megatron', 'huggingface'], false, true),
       pick('optimizer_impl', 'Optimizer implementation', ['fused', 'foreach', 'for_loop'], false, true),
       fwBool('tf32', 'TF32 matmuls'),
+      fwBool('cudnn_tf32', 'TF32 in cuDNN', true),
+      pick('rnn', 'LSTM kernels', ['cudnn', 'unrolled'], true, true),
       pick('allocator', 'Allocator', ['caching', 'expandable_segments']),
       num('host_forward_us', 'Host µs per kernel, forward', true),
       num('host_backward_us', 'Host µs per kernel, backward', true),
