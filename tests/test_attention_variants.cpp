@@ -241,3 +241,32 @@ TEST_CASE("MXFP8: an E8M0 scale per 32 elements, the block-scaled tensor-core pe
     CHECK(hopper["path"] == "/training/fp8");
     CHECK(hopper["message"].get<std::string>().find("peak_tflops.mxfp8") != std::string::npos);
 }
+
+TEST_CASE("transformers' SDPA over a window shorter than the sequence: a mask, every block computed, b*s^2 bytes kept") {
+    // Mistral-7B's layout (window 4096) at 8,192 tokens in Hugging Face's modules, one layer: transformers passes SDPA a
+    // boolean mask, so the memory-efficient backend computes all s^2 scores where FlashAttention would skip the blocks
+    // outside the window; the mask itself stays alive for the backward.
+    auto scenario = [](int64_t seq, const char* code) {
+        return R"({"framework": "pytorch", "model": {"preset": "mistral-7b", "layers": 1},
+            "training": {"seq_len": )" + std::to_string(seq) + R"(, "micro_batch": 2, "global_batch": 2, "attention": "flash"},
+            "implementation": {"model_code": ")" + std::string(code) + R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    };
+    auto attention_seconds = [](const Report& r) {
+        double s = 0;
+        for (const auto& st : r.perf.compute) s += st.attention_fwd;
+        return s;
+    };
+    const Report hf = test::report(scenario(8192, "huggingface")), megatron = test::report(scenario(8192, "megatron"));
+    const double s = 8192, w = 4096;
+    // Attention time: all s^2 pairs against the window's s*w - w^2/2, the same model FLOPs.
+    CHECK(attention_seconds(hf) / attention_seconds(megatron) == doctest::Approx(s * s / (s * w - w * w / 2)).epsilon(0.02));
+    // The mask: 1 byte per query and key, per sequence of the microbatch.
+    double mask = 0;
+    for (const auto& m : hf.modules)
+        if (m.path == "embedding/sliding_window_mask") mask = m.activation_bytes;
+    CHECK(mask == 2 * s * s);
+    // A window as long as the sequence needs no mask: SDPA runs causal FlashAttention.
+    const Report short_seq = test::report(scenario(4096, "huggingface"));
+    for (const auto& m : short_seq.modules)
+        if (m.path == "embedding/sliding_window_mask") CHECK(m.activation_bytes == 0);
+}

@@ -128,14 +128,17 @@ void attention(const Work& w, const Config& c, WorkKernels& out) {
     const double win = static_cast<double>(w.window);
     const double attended = w.window > 0 && win < s ? (s * win - win * win / 2) / (s * s) : 0.5;
     const double useful = w.causal ? full * attended : full;
+    // Under transformers' SDPA with a sliding-window mask every block is computed (graph/blocks.h sdpa_window_mask).
+    const double computed = w.window > 0 && w.flash && sdpa_window_mask(c) ? full : useful;
     const double a = bytes_of(c.s.training.dtype);
     const double tokens = tokens_per_device(c, true);
     const double qkvo = 2 * tokens * (w.heads / tp(c)) * (w.head_dim + dv) * a;
     if (w.flash) {
         // FlashAttention skips fully masked blocks and recomputes QK^T in backward: 2.5x the forward
         // FLOPs (Dao 2023, FlashAttention-2, sec. 3.1 / 4.1).
-        out.add(Pass::Forward, "flash attention", attention_kernel(useful, qkvo, c));
-        out.add(Pass::BackwardData, "flash attention", attention_kernel(2.5 * useful, 2 * qkvo, c));
+        const char* name = computed > useful ? "masked attention" : "flash attention";
+        out.add(Pass::Forward, name, attention_kernel(computed, qkvo, c));
+        out.add(Pass::BackwardData, name, attention_kernel(2.5 * computed, 2 * qkvo, c));
     } else {
         // Eager attention computes every pair, masked or not: two batched GEMMs forward, and each one's two
         // data gradients backward (neither operand is a weight).

@@ -31,8 +31,15 @@ BuildContext build_context(const Config& c) {
                         megatron_layer_scaled_softmax(c.s.framework)};
 }
 
+bool sdpa_window_mask(const Config& c) {
+    const ModelSpec& m = c.s.model;
+    return c.traits.hf_code && build_context(c).attention == Attention::Flash && m.sliding_window > 0 &&
+           m.sliding_window < c.d.seq_len;
+}
+
 bool on_path(KernelPath path, const Config& c) {
     if (path == KernelPath::Always) return true;
+    if (path == KernelPath::SdpaWindowMask) return sdpa_window_mask(c);
     const ParallelSpec& p = c.s.parallel;
     const bool fused = megatron_fused_softmax(c.s.framework, c.s.training.micro_batch, c.s.model.heads / (p.tp * p.ulysses),
                                               c.d.seq_len, c.s.model.arch == Arch::Decoder, bytes_of(c.s.training.dtype) < 4);

@@ -31,6 +31,12 @@ BuildContext build_context(const Config& c);
 // Whether the plan takes this kernel path (KernelPath): the costs and saved bytes of the other are zero.
 bool on_path(KernelPath path, const Config& c);
 
+// transformers' SDPA attention over sliding-window layers whose window is shorter than the sequence: the model passes
+// an explicit boolean mask [b, 1, s, s] (masking_utils.py sdpa_mask, built once per forward and shared by the
+// layers), so torch's SDPA cannot take its FlashAttention backend (no attn_mask there) and runs the memory-efficient
+// one, which computes every block of the scores (none skipped as masked).
+bool sdpa_window_mask(const Config& c);
+
 // Whether an op multiplies by a weight (a linear or expert GEMM): its first parameter is then a GEMM's weight.
 bool has_matmul(const Op& op);
 

@@ -74,6 +74,11 @@ Module embedding_module(const Config& c) {
     if (*m.type_vocab > 0)
         mod.ops.push_back(Op{"token_type_embeddings", {weight(*m.type_vocab, e, ParamSplit::Replicated)}, {}});
     if (*m.embedding_norm) mod.ops.push_back(norm(b, "embedding_layernorm", e));
+    // transformers' sliding-window mask for SDPA, one byte per query and key (graph/blocks.h sdpa_window_mask): kept
+    // from the forward to the last layer's backward (SDPA saves it), once per microbatch in flight.
+    if (b.hf_code && m.sliding_window > 0)
+        mod.ops.push_back(Op{"sliding_window_mask", {}, {{"mask", SavedKind::Mask, SavedSplit::Scores, 1, 0, false,
+                                                          KernelPath::SdpaWindowMask}}});
     // Embedding dropout mask, sbh (Korthikanti sec. 4.3).
     if (b.dropout) mod.ops.push_back(dropout_add(b, "embedding_dropout", e));
     // ALBERT projects the factorized embedding up to the hidden size (transformers' AlbertTransformer

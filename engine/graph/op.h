@@ -54,8 +54,9 @@ enum class SavedSplit {
 
 // Where a framework takes one of two kernel paths by the plan's shapes, the graph (built once per model) holds both and
 // each plan takes one: Megatron's fused scale-mask-softmax or torch's op-by-op softmax (scenario/framework.h
-// megatron_fused_softmax). Everything else is on every plan's path.
-enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax };
+// megatron_fused_softmax); transformers' SDPA with an explicit sliding-window mask where the window is shorter than
+// the sequence (sdpa_window_mask). Everything else is on every plan's path.
+enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax, SdpaWindowMask };
 
 struct SavedTensor {
     std::string name;
