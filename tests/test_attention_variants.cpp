@@ -270,3 +270,21 @@ TEST_CASE("transformers' SDPA over a window shorter than the sequence: a mask, e
     for (const auto& m : short_seq.modules)
         if (m.path == "embedding/sliding_window_mask") CHECK(m.activation_bytes == 0);
 }
+
+TEST_CASE("Gemma 2's soft-capped logits: three passes over [tokens, vocab] each way, and the tanh's output kept") {
+    auto scenario = [](const char* cap) {
+        return R"({"framework": "pytorch", "model": {"preset": "gemma-3-27b", "layers": 1)" + std::string(cap) + R"(},
+            "training": {"seq_len": 1024, "micro_batch": 2, "global_batch": 2}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    };
+    const Report plain = test::report(scenario("")), capped = test::report(scenario(R"(, "logit_softcap": 30)"));
+    const double tokens = 2 * 1024, vocab = static_cast<double>(capped.config.d.vocab_padded), a = 2;  // bf16
+    double saved = 0, fwd_bytes = 0;
+    for (const auto& m : capped.modules)
+        if (m.path == "head/logit_softcap") saved = m.activation_bytes, fwd_bytes = m.fwd_bytes;
+    CHECK(saved == tokens * vocab * a);
+    CHECK(fwd_bytes == doctest::Approx(6 * tokens * vocab * a));
+    CHECK(test::phase(capped.peak(), "forward_end").activations - test::phase(plain.peak(), "forward_end").activations ==
+          doctest::Approx(saved));
+    CHECK(capped.perf.step_seconds > plain.perf.step_seconds);
+    CHECK(test::error_of(R"({"model":{"preset":"bert-base","logit_softcap":30}})")["path"] == "/model/logit_softcap");
+}

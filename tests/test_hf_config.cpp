@@ -848,11 +848,12 @@ TEST_CASE("config.json: Gemma 2 and Gemma 3 import exactly: four norms, QK-norm 
         CHECK(m["sliding_window"] == 4096);
         CHECK(m["global_every"] == 2);  // layers 0, 2, 4, ... local; 1, 3, 5, ... global
         CHECK(parameters(m) == 9241705984);
-        // The two soft-caps change no weights; each is named with what the engine does not count.
-        REQUIRE(r["notes"].size() == 2);
+        // The soft-caps change no weights: the output logits' is model.logit_softcap (its passes and the tanh's saved
+        // output counted); the attention scores' is named with what the engine does not count.
+        CHECK(m["logit_softcap"] == 30.0);
+        REQUIRE(r["notes"].size() == 1);
         const std::string notes = r["notes"].dump();
         CHECK(notes.find("attn_logit_softcapping 50.0: attention scores are soft-capped") != std::string::npos);
-        CHECK(notes.find("final_logit_softcapping 30.0: the output logits are soft-capped") != std::string::npos);
         // Read as Gemma (GemmaDecoderLayer: two norms), each layer would lose its two output norms.
         CHECK(parameters(model_of(with(kGemma2_9b, "model_type", R"("gemma")"))) == 9241705984 - 42 * 2 * 3584);
         // The layer_types newer transformers write out place the same layers.
@@ -897,10 +898,12 @@ TEST_CASE("config.json: Gemma 2 and Gemma 3 import exactly: four norms, QK-norm 
         CHECK(defaults["global_every"] == 2);
         CHECK(parameters(defaults) == 2614341888);
         // Gemma2Config's soft-caps (50.0, 30.0) apply too, and are noted as defaults; null turns one off.
+        CHECK(defaults["logit_softcap"] == 30.0);
         REQUIRE(bare["notes"].size() == 2);
         CHECK(bare["notes"][0].get<std::string>().rfind("final_logit_softcapping 30.0 (the default): ", 0) == 0);
         CHECK(bare["notes"][1].get<std::string>().rfind("attn_logit_softcapping 50.0 (the default): ", 0) == 0);
-        CHECK(imported(with(big.c_str(), "attn_logit_softcapping", "null"))["notes"].size() == 1);
+        CHECK(imported(with(big.c_str(), "attn_logit_softcapping", "null"))["notes"].empty());
+        CHECK_FALSE(imported(with(big.c_str(), "final_logit_softcapping", "null"))["model"].contains("logit_softcap"));
     }
     SUBCASE("Gemma 3 27B: the text model of 27,009,346,304 from text_config, the gemma-3-27b preset") {
         const json r = imported(kGemma3_27b);

@@ -533,6 +533,19 @@ Module moe_mlp(const BuildContext& b) {
     return mod;
 }
 
+Op logit_softcap(const BuildContext& b) {
+    // Gemma2ForCausalLM: `logits = logits / cap; logits = torch.tanh(logits); logits = logits * cap` over the
+    // [tokens, vocab] logits in their dtype. tanh keeps its output for the backward (1 - y^2); the division and the
+    // product by a number keep nothing. Forward three passes (read and write each), backward the product's, tanh's
+    // (the output and the incoming gradient read) and the division's.
+    const double a = b.act_bytes;
+    Op op{"logit_softcap", {}, {{"tanh_output", SavedKind::Activation, SavedSplit::Tensor, b.vocab_padded}}};
+    Work w = elementwise(b.vocab_padded, SavedSplit::Tensor, 6 * a, 7 * a);
+    w.fwd_kernels = w.bwd_kernels = 3;
+    op.work.push_back(w);
+    return op;
+}
+
 Op cross_entropy(const BuildContext& b) {
     Op op{"cross_entropy", {}, {}, true};
     const int64_t v = b.vocab_padded;

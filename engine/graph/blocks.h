@@ -28,6 +28,9 @@ struct BuildContext {
 
 BuildContext build_context(const Config& c);
 
+// Gemma 2's soft-capped output logits (model.logit_softcap): cap * tanh(logits / cap) as three ops.
+Op logit_softcap(const BuildContext& b);
+
 // Whether the plan takes this kernel path (KernelPath): the costs and saved bytes of the other are zero.
 bool on_path(KernelPath path, const Config& c);
 

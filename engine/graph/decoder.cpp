@@ -23,6 +23,7 @@ ModelGraph build_decoder(const Config& c) {
         Op out = eager_linear(b, output_layer(), true);
         out.params[0].tied = m.tied_embeddings;  // the weight only: a bias (model.output_bias) is the head's own
         g.post.ops.push_back(out);
+        if (m.logit_softcap > 0) g.post.ops.push_back(logit_softcap(b));
         g.post.ops.push_back(cross_entropy(b));
         // Multi-token prediction (DeepSeek-V3 sec. 2.2, Megatron-Core multi_token_prediction.py): each module
         // normalizes the hidden state and the next token's embedding, projects the pair [2h] back to h, runs one

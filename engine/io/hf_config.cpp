@@ -451,11 +451,12 @@ void finish_gemma_sandwich(const json& config, const json& final_cap, Import& in
                       "true: every token attends both ways (EmbeddingGemma); the engine's decoder attends causally, "
                       "with causal windows and a causal-LM loss, so it would count other attention work and loss");
     // Gemma2ForCausalLM (and Gemma3ForCausalLM, its subclass): `logits = cap * tanh(logits / cap)` when
-    // final_logit_softcapping is not None. No weights.
-    if (const auto cap = softcap(config, "final_logit_softcapping", final_cap, in))
-        in.notes.push_back(*cap + ": the output logits are soft-capped (cap * tanh(logits / cap)): no weights; the "
-                           "tanh keeps its [tokens, vocab] output for backward and the cap adds elementwise passes "
-                           "over the logits, which the engine does not count.");
+    // final_logit_softcapping is not None (model.logit_softcap). No weights.
+    if (const auto words = softcap(config, "final_logit_softcapping", final_cap, in)) {
+        const auto given = config.find("final_logit_softcapping");
+        in.model["logit_softcap"] = given == config.end() ? final_cap : *given;
+        if (given == config.end()) in.notes.push_back(*words + ": the config class's default, read as model.logit_softcap");
+    }
 }
 
 // Gemma 2 (transformers modeling_gemma2.py, configuration_gemma2.py): Gemma's layout with four norms per layer

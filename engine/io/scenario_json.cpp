@@ -116,6 +116,7 @@ ModelSpec parse_model(const json* user) {
     m.v_head_dim = r.integer("v_head_dim", 1, kHeads);
     assign(m.mtp_layers, r.integer("mtp_layers", 0, 64));
     assign(m.sliding_window, r.integer("sliding_window", 0, kTokens));
+    assign(m.logit_softcap, r.number("logit_softcap", 0, 1e6));
     assign(m.global_every, r.integer("global_every", 0, kLayers));
     assign(m.attention_sinks, r.boolean("attention_sinks"));
     assign(m.parallel_block, r.boolean("parallel_block"));
@@ -372,6 +373,7 @@ void put_transformer_fields(json& model, const ModelSpec& m, const json* preset)
     } else if (preset_sets(preset, "sliding_window")) {
         model["sliding_window"] = 0;
     }
+    if (m.logit_softcap > 0 || preset_sets(preset, "logit_softcap")) model["logit_softcap"] = m.logit_softcap;
     flag("attention_sinks", m.attention_sinks);
     flag("parallel_block", m.parallel_block);
     flag("post_norms", m.post_norms);

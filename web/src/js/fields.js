@@ -66,6 +66,7 @@ export const SECTIONS = [
       int('sliding_window', 'Sliding window (tokens)', true),
       int('global_every', 'Global attention every n-th layer', true),
       bool('attention_sinks', 'Attention sinks', false, true),
+      num('logit_softcap', 'Output logit soft-cap', true),
       bool('parallel_block', 'Parallel attention and MLP', false, true),
       bool('parallel_norms', 'Parallel block: MLP norm of its own', false, true),
       bool('post_norms', 'Output norms (Gemma)', false, true),
