@@ -91,8 +91,9 @@ void apply_implementation_defaults(Scenario& s) {
     // PyTorch leaves torch.backends.cuda.matmul.allow_tf32 off (since 1.12); Megatron turns it on
     // (megatron/training/initialize.py).
     if (!im.tf32) im.tf32 = s.framework == Framework::Megatron;
-    // cuDNN's own switch is on by default (torch.backends.cudnn.allow_tf32, torch/backends/cudnn/__init__.py).
-    if (!im.cudnn_tf32) im.cudnn_tf32 = true;
+    // cuDNN's own switch is on by default (torch.backends.cudnn.allow_tf32, torch/backends/cudnn/__init__.py); only an
+    // LSTM's GEMMs run inside cuDNN here, so only an LSTM's scenario states it.
+    if (!im.cudnn_tf32 && s.model.arch == Arch::Lstm) im.cudnn_tf32 = true;
     // torch.nn.LSTM on a GPU calls cuDNN (aten/src/ATen/native/cudnn/RNN.cpp); an XLA program unrolls the recurrence.
     if (!im.rnn && s.model.arch == Arch::Lstm) im.rnn = s.framework == Framework::Xla ? RnnImpl::Unrolled : RnnImpl::Cudnn;
     // Measured on the launch-bound GPT-2 run of validation/measured (micro-batch 1: the device idles between
