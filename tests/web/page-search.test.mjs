@@ -74,8 +74,14 @@ test('the panel starts from the form (the plan\'s world size, its global batch) 
   await close(page);
 });
 
-test('a shared link\'s search settings win over the form\'s; the link runs them', async () => {
+test('a shared link\'s search settings win over the form\'s; the link shows them and runs them on a click', async () => {
   const page = await open(env, `#v=2&search=${encodeURIComponent(JSON.stringify({ devices: 16, global_batch: 32 }))}`);
+  // Shown, not started: a link may carry a search of minutes, and nobody asked for it yet.
+  await page.waitForFunction(() => /This link carries a plan search/.test(document.querySelector('#s-status').textContent));
+  await panelShows(page, 16, 32);
+  assert.equal(await page.evaluate(() => document.body.dataset.searchDone), undefined);
+  assert.equal(await page.locator('#s-table tbody tr').count(), 0);
+  await page.click('#s-run');
   await page.waitForFunction(() => document.body.dataset.searchDone, null, { timeout: 30000 });
   await panelShows(page, 16, 32);
   assert.match(await page.textContent('#s-status'), /plans on 16 devices/);

@@ -437,10 +437,12 @@ test('Find a plan: the engine ranks plans in the worker; a row loads into the fo
   await page.locator('#s-table tbody tr').first().locator('button.load-plan').click();
   await page.waitForFunction((tp) => document.querySelector('#f-parallel-tp').value === String(tp), first.parallel.tp);
   assert.equal(await page.inputValue('#f-parallel-dp'), String(first.parallel.dp));
-  // The link carries the search; opened elsewhere it runs again.
+  // The link carries the search; opened elsewhere it shows it, and runs it on a click.
   const url = new URL(page.url());
   assert.match(decodeURIComponent(url.hash), /search=\{.*"devices":8/);
   const again = await open(env, url.hash);
+  await again.waitForFunction(() => /This link carries a plan search/.test(document.querySelector('#s-status').textContent));
+  await again.click('#s-run');
   await again.waitForSelector('#s-table tbody tr');
   assert.equal(await again.inputValue('#s-devices'), '8');
   await close(again);

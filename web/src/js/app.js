@@ -666,7 +666,7 @@ export async function start(enginePromise) {
       },
     });
     search.show(app.search ?? {});
-    if (app.search) search.run(); // a shared link carries its search
+    if (app.search) search.offer(); // a shared link carries its search: shown, run on the reader's click
   }
   updateShareFields();
   $('#timeline-stage').addEventListener('change', (e) => {

@@ -25,6 +25,13 @@ export function wireSearch(host) {
     show(settings) {
       link = settings;
     },
+    // A link's search is shown, never started: a search can take seconds and much memory, and a link may come
+    // from anyone. The reader starts it.
+    offer() {
+      open().then(() => {
+        $('#s-status').textContent = 'This link carries a plan search: its settings are above. Press Search to run it.';
+      });
+    },
     run,
   };
 }
