@@ -280,3 +280,40 @@ TEST_CASE("LSTM under cuDNN (torch.nn.LSTM on a GPU): the input GEMM over every 
     CHECK(test::error_of(split)["path"] == "/model/fused_gates");
     CHECK(test::error_of(R"({"model":{"preset":"gpt2"},"implementation":{"rnn":"cudnn"}})")["path"] == "/implementation/rnn");
 }
+
+TEST_CASE("LSTMP (torch.nn.LSTM's proj_size): each layer's output projected, the recurrence and the head reading it") {
+    const std::string text = R"({"framework": "pytorch", "model": {"arch": "lstm", "layers": 2, "hidden": 1024,
+        "embedding_dim": 256, "proj_size": 256, "vocab": 10000, "projection": 0, "fused_gates": true, "bias": true,
+        "tied_embeddings": true, "output_bias": true}, "training": {"seq_len": 35, "micro_batch": 20, "dtype": "fp32"},
+        "hardware": {"preset": "h100-sxm-80gb"}})";
+    const Report r = test::report(text);
+    const double V = 10000, e = 256, d = 1024, p = 256, T = 35, B = 20;
+    // sum(p.numel() for p in nn.LSTM(e, d, 2, proj_size=p).parameters()): per layer W_ih [4d, in], W_hh [4d, p], two
+    // biases of 4d and W_hr [p, d]; the first layer reads e = p here, so both layers are alike. The output layer is
+    // tied to the embedding (it reads p = e), and keeps its bias.
+    CHECK(r.parameters.total == V * e + 2 * (4 * d * (e + p + 2) + p * d) + V);
+    for (const char* rnn : {"cudnn", "unrolled"}) {
+        CAPTURE(rnn);
+        std::string s = text;
+        s.replace(s.find("\"hardware\""), 0, std::string("\"implementation\": {\"rnn\": \"") + rnn + "\"}, ");
+        const KernelTable t = kernel_table(test::scenario(s));
+        // h_t = W_hr (o * tanh(c_t)): per step [B, d] x [d, p], in each layer.
+        const KernelRow& proj = row(t, "lstm/recurrent_projection", "gemm", KernelPass::Forward);
+        CHECK(proj.count == 2 * T);
+        CHECK(proj.gemm.m == B);
+        CHECK(proj.gemm.k == d);
+        CHECK(proj.gemm.n == p);
+        // The recurrence reads the projected h: p wide.
+        const KernelRow& gates = std::string(rnn) == "cudnn" ? row(t, "lstm/recurrent_gates", "gemm", KernelPass::Forward)
+                                                             : row(t, "lstm/gates", "gemm", KernelPass::Forward);
+        CHECK(gates.gemm.k == (std::string(rnn) == "cudnn" ? p : e + p));
+    }
+    CHECK(test::error_of(R"({"model":{"preset":"deepflow-lstm-38b","proj_size":19968}})")["path"] == "/model/proj_size");
+    CHECK(test::error_of(R"({"model":{"preset":"gpt2","proj_size":64}})")["path"] == "/model/proj_size");
+    // The echo reads back to the same report.
+    const nlohmann::json first = evaluate_scenario(nlohmann::json::parse(text));
+    REQUIRE(first["ok"] == true);
+    CHECK(first["report"]["scenario"]["model"]["proj_size"] == 256);
+    const nlohmann::json again = evaluate_scenario(first["report"]["scenario"]);
+    CHECK(again["report"]["time"]["step_seconds"] == first["report"]["time"]["step_seconds"]);
+}

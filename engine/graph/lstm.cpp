@@ -10,14 +10,34 @@
 namespace shardcalc {
 namespace {
 
+// What a layer outputs and its recurrence reads: the cell's h, or its LSTMP projection (model.proj_size).
+int64_t output_width(const ModelSpec& m) { return m.proj_size > 0 ? m.proj_size : m.hidden; }
+
+// LSTMP's projection h_t = W_hr (o * tanh(c_t)) [d -> r], no bias (torch.nn.LSTM weight_hr_l{k}; cudnnRNN's projSize):
+// per step, since the next step reads h_t; it keeps its input, o * tanh(c_t), for its weight gradient.
+Op recurrent_projection(const ModelSpec& m, int64_t steps) {
+    Op proj = linear("recurrent_projection", m.proj_size, m.hidden, false, Parallel::None, SavedSplit::Sequence, m.hidden);
+    proj.work.front().steps = steps;
+    return proj;
+}
+
+// Dropout on the layer's output, the non-recurrent connection (Zaremba et al. 2014; nn.LSTM's dropout): a 1-byte mask
+// kept. A framework op of its own under either implementation.
+void add_dropout(const BuildContext& b, int64_t width, Module& layer) {
+    if (!b.dropout) return;
+    Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, width}}};
+    drop.work.push_back(elementwise(width, SavedSplit::Sequence, 2 * b.act_bytes + 1, 2 * b.act_bytes + 1));
+    layer.ops.push_back(drop);
+}
+
 // One LSTM layer reading `in` features per token (the embedding for the first, the layer below for the rest).
 Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     const ModelSpec& m = c.s.model;
-    const int64_t d = m.hidden, steps = c.d.seq_len;
+    const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
     Module layer{"lstm", {}, {}};
-    // The gates i, f, g, o from the step's input and the previous output: [x_t, h_{t-1}] x W [in + d, 4d] (+ b),
+    // The gates i, f, g, o from the step's input and the previous output: [x_t, h_{t-1}] x W [in + r, 4d] (+ b),
     // one GEMM for all four gates (cuDNN, DeepFlow's fused gates) or one per gate.
-    Op gates = linear("gates", 4 * d, in + d, m.bias, Parallel::None, SavedSplit::Sequence, in + d);
+    Op gates = linear("gates", 4 * d, in + r, m.bias, Parallel::None, SavedSplit::Sequence, in + r);
     // torch.nn.LSTM adds a second bias, b_hh beside b_ih (its gates are x W_ih^T + b_ih + h W_hh^T + b_hh), inside the
     // same cell kernel: a parameter, no pass of its own.
     if (m.bias && m.gate_biases == 2) gates.params.push_back(vector_param("b_hh", 4 * d, ParamSplit::Replicated));
@@ -27,12 +47,15 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     for (int i = 1; i < gemms; ++i) gates.work.push_back(gates.work.front());
     // The weight gradient of each step is added into the accumulated one: autograd's AccumulateGrad reads both
     // and writes the sum (3 accesses per weight per step; DeepFlow's getCb counts the same 3, without the byte width).
-    Work accumulate = elementwise(4 * d * (in + d), SavedSplit::Sequence, 0, 3 * bytes_of(*c.s.training.grad_dtype));
-    accumulate.per_weight = true;
-    accumulate.sharded = false;
-    accumulate.steps = steps;
-    accumulate.bwd_flops = 1;
-    gates.work.push_back(accumulate);
+    auto accumulate = [&](int64_t weights) {
+        Work w = elementwise(weights, SavedSplit::Sequence, 0, 3 * bytes_of(*c.s.training.grad_dtype));
+        w.per_weight = true;
+        w.sharded = false;
+        w.steps = steps;
+        w.bwd_flops = 1;
+        return w;
+    };
+    gates.work.push_back(accumulate(4 * d * (in + r)));
     layer.ops.push_back(gates);
 
     // The cell: per gate element, the bias add (3 accesses), one of the four binary ops of c = f*c + i*g and
@@ -55,12 +78,12 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     pointwise.bwd_flops = 5.5;
     cell.work.push_back(pointwise);
     layer.ops.push_back(cell);
-    // Dropout on the layer's output, the non-recurrent connection (Zaremba et al. 2014): a 1-byte mask kept.
-    if (b.dropout) {
-        Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, d}}};
-        drop.work.push_back(elementwise(d, SavedSplit::Sequence, 2 * b.act_bytes + 1, 2 * b.act_bytes + 1));
-        layer.ops.push_back(drop);
+    if (m.proj_size > 0) {
+        Op proj = recurrent_projection(m, steps);
+        proj.work.push_back(accumulate(r * d));
+        layer.ops.push_back(proj);
     }
+    add_dropout(b, r, layer);
     return layer;
 }
 
@@ -73,10 +96,10 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
 // PyTorch keeps for its backward): the layer's input and output, the activated gates and the cell state per step.
 Module cudnn_layer(const BuildContext& b, const Config& c, int64_t in) {
     const ModelSpec& m = c.s.model;
-    const int64_t d = m.hidden, steps = c.d.seq_len;
+    const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
     Module layer{"lstm", {}, {}};
     Op input = linear("input_gates", 4 * d, in, m.bias, Parallel::None, SavedSplit::Sequence, in);
-    Op recurrent = linear("recurrent_gates", 4 * d, d, false, Parallel::None, SavedSplit::Sequence, d);
+    Op recurrent = linear("recurrent_gates", 4 * d, r, false, Parallel::None, SavedSplit::Sequence, r);
     // torch.nn.LSTM's b_hh beside b_ih: added in the cell kernel; its gradient is b_ih's (the same reduction).
     if (m.bias && m.gate_biases == 2) recurrent.params.push_back(vector_param("b_hh", 4 * d, ParamSplit::Replicated));
     recurrent.saved.front().name = "output";  // h_{t-1} of every step: the layer's output, shifted by one
@@ -95,16 +118,11 @@ Module cudnn_layer(const BuildContext& b, const Config& c, int64_t in) {
     cell.work.push_back(pointwise);
     // The bias gradient: the gate gradients of every step summed over the tokens, once.
     if (m.bias) cell.work.push_back(elementwise(4 * d, SavedSplit::Sequence, 0, b.act_bytes));
-    for (Op* op : {&input, &recurrent, &cell})
-        for (Work& w : op->work) w.cudnn = true;
     layer.ops = {input, recurrent, cell};
-    // Dropout between layers (nn.LSTM's dropout, on every layer's output but the last; applied here to each): a
-    // framework op of its own with its 1-byte mask.
-    if (b.dropout) {
-        Op drop{"dropout", {}, {{"mask", SavedKind::Mask, SavedSplit::Sequence, d}}};
-        drop.work.push_back(elementwise(d, SavedSplit::Sequence, 2 * b.act_bytes + 1, 2 * b.act_bytes + 1));
-        layer.ops.push_back(drop);
-    }
+    if (m.proj_size > 0) layer.ops.push_back(recurrent_projection(m, steps));
+    for (Op& op : layer.ops)
+        for (Work& w : op.work) w.cudnn = true;
+    add_dropout(b, r, layer);
     return layer;
 }
 
@@ -117,23 +135,24 @@ Module layer_of(const BuildContext& b, const Config& c, int64_t in) {
 ModelGraph build_lstm(const Config& c) {
     const BuildContext b = build_context(c);
     const ModelSpec& m = c.s.model;
-    const int64_t e = *m.embedding_dim, d = m.hidden;
+    const int64_t e = *m.embedding_dim, r = output_width(m);
     ModelGraph g;
     g.pre = embedding_module(c);
-    // The first layer reads the embedding; when that is narrower or wider than the cell, it is a group of its own.
+    // The first layer reads the embedding, the others the layer below (r wide); where the two differ the first
+    // layer is a group of its own.
     g.layer_group.assign(static_cast<size_t>(m.layers), 0);
-    if (e != d) {
+    if (e != r) {
         g.groups.push_back(LayerGroup{layer_of(b, c, e), 1, false, false});
-        if (m.layers > 1) g.groups.push_back(LayerGroup{layer_of(b, c, d), m.layers - 1, false, false});
+        if (m.layers > 1) g.groups.push_back(LayerGroup{layer_of(b, c, r), m.layers - 1, false, false});
         for (size_t i = 1; i < g.layer_group.size(); ++i) g.layer_group[i] = 1;
     } else {
-        g.groups.push_back(LayerGroup{layer_of(b, c, d), m.layers, false, false});
+        g.groups.push_back(LayerGroup{layer_of(b, c, r), m.layers, false, false});
     }
 
     g.post = Module{"head", {}, {}};
-    int64_t width = d;
+    int64_t width = r;
     if (m.projection > 0) {
-        g.post.ops.push_back(linear("projection", m.projection, d, false, Parallel::None, SavedSplit::Sequence, d));
+        g.post.ops.push_back(linear("projection", m.projection, r, false, Parallel::None, SavedSplit::Sequence, r));
         width = m.projection;
     }
     if (m.head == Head::Lm) {

@@ -108,6 +108,7 @@ ModelSpec parse_model(const json* user) {
     assign(m.router_bias, r.boolean("router_bias"));
     assign(m.shared_expert_gate, r.boolean("shared_expert_gate"));
     assign(m.projection, r.integer("projection", 0, kWidth));
+    assign(m.proj_size, r.integer("proj_size", 0, kWidth));
     assign(m.fused_gates, r.boolean("fused_gates"));
     assign(m.gate_biases, r.integer("gate_biases", 1, 2));
     assign(m.q_lora_rank, r.integer("q_lora_rank", 0, kWidth));
@@ -396,6 +397,7 @@ json scenario_to_json(const Scenario& s) {
         // The echo reads back as it was given: no attention fields for an LSTM.
         for (const char* key : {"heads", "mlp", "norm", "shared_layers"}) model.erase(key);
         model["projection"] = m.projection;
+        if (m.proj_size > 0 || preset_sets(preset, "proj_size")) model["proj_size"] = m.proj_size;
         model["fused_gates"] = m.fused_gates;
         model["gate_biases"] = m.gate_biases;
         put(model, "embedding_dim", m.embedding_dim);

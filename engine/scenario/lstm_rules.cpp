@@ -12,11 +12,16 @@ std::vector<Problem> lstm_problems(const Config& c) {
     auto require = [&](bool ok, const char* path, const std::string& message) {
         if (!ok) list.push_back({path, message});
     };
-    const int64_t out = m.projection > 0 ? m.projection : m.hidden;
+    require(m.proj_size < m.hidden, "/model/proj_size",
+            "must be smaller than hidden (" + std::to_string(m.hidden) + "), got " + std::to_string(m.proj_size) +
+                " (torch.nn.LSTM: proj_size has to be smaller than hidden_size); 0 for none");
+    const int64_t top = m.proj_size > 0 ? m.proj_size : m.hidden;
+    const int64_t out = m.projection > 0 ? m.projection : top;
     require(m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == out, "/model/tied_embeddings",
             "a tied output layer is the word-embedding table, so embedding_dim (" + std::to_string(*m.embedding_dim) +
                 ") must equal the width the softmax reads (" + std::to_string(out) +
-                (m.projection > 0 ? ", model.projection" : ", model.hidden") + "); set tied_embeddings to false");
+                (m.projection > 0 ? ", model.projection" : m.proj_size > 0 ? ", model.proj_size" : ", model.hidden") +
+                "); set tied_embeddings to false");
     for (const auto& [bad, path] : {std::pair<bool, const char*>{m.experts > 0, "/model/experts"},
                                     {m.shared_layers, "/model/shared_layers"},
                                     {m.kv_lora_rank > 0, "/model/kv_lora_rank"},

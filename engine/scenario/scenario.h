@@ -125,6 +125,9 @@ struct ModelSpec {
     // `projection` wide before the softmax (0: none); the four gates' GEMMs fused into one per time step, or one
     // per gate.
     int64_t projection = 0;
+    // LSTMP (Sak et al. 2014; torch.nn.LSTM's proj_size): each layer projects its output h_t = W_hr (o * tanh(c_t)) to
+    // proj_size wide, which the recurrence, the next layer and the head read instead (0: none; below `hidden`).
+    int64_t proj_size = 0;
     bool fused_gates = true;
     // Bias vectors of each layer's gates (with `bias`): torch.nn.LSTM keeps two, b_ih and b_hh; DeepFlow's and
     // TensorFlow's cells one.

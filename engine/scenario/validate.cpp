@@ -60,6 +60,7 @@ void validate_arch(const Config& c, Checks& check) {
         return;
     }
     check.require(m.projection == 0, "/model/projection", "projects an LSTM's output; set model.arch to lstm");
+    check.require(m.proj_size == 0, "/model/proj_size", "projects an LSTM's recurrent output (LSTMP); set model.arch to lstm");
     check.require(m.fused_gates, "/model/fused_gates", "describes an LSTM's gate GEMMs; set model.arch to lstm");
     check.require(m.gate_biases == 2, "/model/gate_biases", "counts an LSTM's gate biases; set model.arch to lstm");
     check.require(!c.s.implementation.rnn, "/implementation/rnn", "says how an LSTM's layers run; set model.arch to lstm");

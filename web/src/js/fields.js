@@ -71,6 +71,7 @@ export const SECTIONS = [
       bool('parallel_norms', 'Parallel block: MLP norm of its own', false, true),
       bool('post_norms', 'Output norms (Gemma)', false, true),
       int('projection', 'Projection (LSTM)', true),
+      int('proj_size', 'Recurrent projection (LSTMP)', true),
       bool('fused_gates', 'Fused gates (LSTM)', true, true),
       int('gate_biases', 'Gate biases (LSTM)', true),
     ],
