@@ -4,7 +4,7 @@
 // kernels it launches, forward and backward. Counted from the modules' forward code and
 // autograd's backward formulas (torch/csrc/autograd/derivatives.yaml); the totals are checked
 // against profiled runs in validation/measured. Megatron's fused kernels are described in
-// blocks.cpp beside the ops that use them.
+// blocks.cpp, attention.cpp, mlp.cpp and loss.cpp beside the ops that use them.
 #include "graph/blocks.h"
 
 namespace shardcalc::eager {

@@ -1,0 +1,171 @@
+// The feed-forward blocks: the dense MLP (plain or gated) and the mixture-of-experts layer (router, routed and
+// shared experts, the dispatch's saved tensors).
+#include "graph/blocks.h"
+
+#include <algorithm>
+
+#include "graph/eager_kernels.h"
+#include "scenario/dimension.h"
+
+namespace shardcalc {
+
+Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) {
+    const ModelSpec& m = b.m;
+    const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
+    const int64_t up_width = gated ? 2 * f : f;
+    Module mod{name, {}, {}};
+    if (gated && b.hf_code) {
+        // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
+        mod.ops.push_back(eager_linear(
+            b, linear("gate_proj", f, m.hidden, *m.mlp_bias, Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true));
+        Op up = eager_linear(b, linear("up_proj", f, m.hidden, *m.mlp_bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
+                                       b.autocast), true);
+        up.work.push_back(eager::grad_sum(b, m.hidden, 1));
+        mod.ops.push_back(up);
+    } else {
+        mod.ops.push_back(eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, *m.mlp_bias, Parallel::Column,
+                                                 SavedSplit::Sequence, m.hidden, save_input), true));
+    }
+    Op act{gated ? "glu_activation" : "activation", {}, {}};
+    // GeLU keeps its input, 8sbh for f = 4h (Korthikanti sec. 4.1). A fused GLU keeps the 2f-wide input and
+    // recomputes the rest (megatron/core/fusions/fused_bias_swiglu.py); the eager form keeps the gate
+    // input, the activated gate and the up projection for the product (3f).
+    const int64_t act_width = !gated ? f : (b.fused_glu ? 2 * f : 3 * f);
+    const bool gelu_unfused = !gated && b.hf_code && *m.hidden_act == HiddenAct::GeluNew;
+    if (gelu_unfused) {
+        // Hugging Face's NewGELUActivation, 0.5*x*(1+tanh(c*(x+0.044715*x^3))), runs as separate ops: pow keeps
+        // its input, tanh its output, the last product both factors. pow is on autocast's fp32 list, so under
+        // autocast three of the four are fp32 (validation/measured: gpt2 inventory, 3 fp32 + 1 bf16 of width f).
+        for (const char* name : {"pow_input", "tanh_output", "one_plus_tanh"})
+            act.saved.push_back({name, SavedKind::Upcast, SavedSplit::Tensor, f});
+        act.saved.push_back({"half_input", SavedKind::Activation, SavedSplit::Tensor, f});
+    } else {
+        act.saved.push_back({"input", SavedKind::Activation, SavedSplit::Tensor, act_width});
+    }
+    // Per output element: GeLU reads x, writes y (bwd: dy, x -> dx); a fused GLU reads 2 and writes 1
+    // (bwd: dy and 2 inputs -> 2 gradients); eager GLU runs activation and product as two kernels.
+    const double a = b.act_bytes;
+    const double fwd = !gated ? 2 : (b.fused_glu ? 3 : 5);
+    const double bwd = !gated ? 3 : (b.fused_glu ? 5 : 8);
+    if (!b.hf_code) act.work.push_back(elementwise(f, SavedSplit::Tensor, fwd * a, bwd * a));
+    else act.work.push_back(gelu_unfused ? eager::gelu_new(b, f) : gated ? eager::glu(b, f) : eager::pointwise_activation(b, f));
+    mod.ops.push_back(act);
+    mod.ops.push_back(eager_linear(b, linear("dense_4h_to_h", m.hidden, f, *m.mlp_bias, Parallel::Row, SavedSplit::Tensor, f),
+                                   gelu_unfused));
+    return mod;
+}
+
+// A routed expert GEMM [experts, out, in]: experts split by ep, each expert's width by etp (column: out,
+// row: in), run over the tokens routed to the rank (Megatron-Core GroupedMLP / TEGroupedMLP).
+// `fp32`: the GEMM and its saved input in fp32 whatever the training dtype (fp32_experts below).
+Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, int64_t in, bool row, SavedSplit input_split,
+                 bool fp32) {
+    Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
+    // Biased experts follow model.mlp_bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
+    if (*b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
+    op.saved.push_back({"input", fp32 ? SavedKind::Upcast : SavedKind::GemmInput, input_split, in});
+    Work w;
+    w.kind = WorkKind::Matmul;
+    w.in = in;
+    w.out = out;
+    w.split_in = row;
+    w.routed = true;
+    w.fp32 = fp32;
+    op.work.push_back(w);
+    return op;
+}
+
+Module moe_mlp(const BuildContext& b) {
+    const ModelSpec& m = b.m;
+    const int64_t h = m.hidden, f = *m.expert_ffn_hidden, experts = m.experts;
+    const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
+    // Hugging Face's experts (transformers 5: experts_implementation "grouped_mm", integrations/moe.py _grouped_mm)
+    // call torch.nn.functional.grouped_mm, which autocast does not cast, on the input cast to the weights' dtype:
+    // under autocast with fp32 weights the expert GEMMs run in fp32 and everything on the expert path is kept in
+    // fp32 (validation/measured/h100-moe-pytorch.jsonl: FFMA sgemm kernels, fp32 saved tensors).
+    const bool fp32_experts = b.hf_code && b.autocast;
+    const SavedKind expert_kind = fp32_experts ? SavedKind::Upcast : SavedKind::Activation;
+    const double eb = fp32_experts ? b.up_bytes : b.act_bytes;  // bytes of an element on the expert path
+    Module mod{"moe", {}, {}};
+    // The router: a replicated [experts, hidden] linear (Megatron-Core TopKRouter, transformers'
+    // MixtralSparseMoeBlock.gate) over the layer's tokens, keeping its input and the fp32 routing probabilities
+    // (top-k softmax) for backward.
+    Op router = high_precision(linear("router", experts, h, m.router_bias, Parallel::None, SavedSplit::Sequence, h));
+    router.saved.push_back({"probabilities", SavedKind::Fp32, SavedSplit::Sequence, experts});
+    // The z-loss, mean(logsumexp(logits)^2) (megatron/core/transformer/moe/moe_utils.py z_loss_func), keeps the
+    // logits it reads in fp32 for logsumexp's backward.
+    if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts});
+    router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
+    mod.ops.push_back(router);
+    // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide.
+    Op dispatch{"dispatch", {}, {}};
+    dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
+    mod.ops.push_back(dispatch);
+    Module experts_mod{"experts", {}, {}};
+    experts_mod.ops.push_back(expert_linear(b, "linear_fc1", gated ? 2 * f : f, h, false, SavedSplit::Routed, fp32_experts));
+    Op act{gated ? "glu_activation" : "activation", {}, {}};
+    // As the dense MLP: a fused GLU keeps its 2f-wide input; the eager form (Hugging Face's experts, act_fn(gate) * up)
+    // keeps the gate/up output and the activated gate for the product (3f); GeLU its f-wide input.
+    const bool eager_glu = gated && !b.fused_glu;
+    act.saved.push_back({"input", expert_kind, SavedSplit::Expert, !gated ? f : eager_glu ? 3 * f : 2 * f});
+    // Per output element as the dense MLP's kernels (eager_kernels.cpp glu: two kernels forward, three backward);
+    // the eager form splits one gate/up output (chunk), whose backward is a cat of the two gradients (r 2e w 2e,
+    // one kernel more: profiled, CatArrayBatchedCopy of [S, 2f] per layer).
+    Work act_work = elementwise(f, SavedSplit::Expert, (!gated ? 2 : eager_glu ? 5 : 3) * eb, (!gated ? 3 : eager_glu ? 13 : 5) * eb);
+    if (eager_glu) {
+        act_work.fwd_kernels = 2;
+        act_work.bwd_kernels = 4;
+    }
+    act.work.push_back(act_work);
+    // moe_act discards the activation's output, fc2's saved input, and runs the activation again before fc2's backward
+    // (megatron/core/transformer/moe/experts.py, CheckpointWithoutOutput).
+    act.rerun_by = bit(RecomputeModule::MoeAct);
+    experts_mod.ops.push_back(act);
+    Op fc2 = expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts);
+    fc2.saved.front().dropped_by = bit(RecomputeModule::MoeAct);
+    experts_mod.ops.push_back(fc2);
+    if (b.hf_code) {
+        // transformers 5's grouped_mm_experts_forward zeroes the rows of tokens routed to no local expert (its
+        // sentinels) around the grouped GEMMs: masked_fill_ of the gathered input and masked_fill of the weighted
+        // output ([routed tokens, h]), masked_fill of the gate/up output (its width).
+        Op masks{"sentinel_masks", {}, {}};
+        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Routed, h, 1, 1));
+        masks.work.push_back(eager::masked_fill(eb, SavedSplit::Expert, gated ? 2 * f : f, 0, 1));
+        experts_mod.ops.push_back(masks);
+    }
+    mod.children.push_back(experts_mod);
+    // Combine: the expert outputs weighted by their probabilities and summed back per token; the product keeps
+    // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).
+    Op combine{"combine", {}, {}};
+    combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h});
+    combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
+    mod.ops.push_back(combine);
+    // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).
+    if (m.shared_experts > 0) {
+        // shared_experts checkpoints them: what they saved but their input dropped, all of them run again.
+        Module shared = mlp(b, *m.shared_expert_ffn_hidden, "shared_experts");
+        // Their input is the router's (Megatron-Core's MoELayer and transformers' MoE blocks hand both the same
+        // tensor): saved once, unless autocast casts it for each linear or an fp8 recipe keeps its own copy.
+        if (!b.autocast) shared.ops.front().saved.front().kind = SavedKind::SharedGemmInput;
+        const unsigned own = bit(RecomputeModule::SharedExperts);
+        tag_recompute(shared, own, own);  // their input is set apart below
+        mod.children.push_back(shared);
+    }
+    // Qwen2-MoE scales the shared experts' output by sigmoid(x W), W [1, h] (modeling_qwen2_moe.py shared_expert_gate);
+    // its input is the router's.
+    if (m.shared_expert_gate)
+        mod.ops.push_back(high_precision(linear("shared_expert_gate", 1, h, false, Parallel::None, SavedSplit::Sequence, h, false)));
+    // Megatron-Core's selective recompute of the layer (docs/memory.md "Per-module recompute"): moe checkpoints all of
+    // it, so everything it saved is dropped but its input, the router's (which the checkpoint keeps), and all of it
+    // runs again, the dispatch and combine included (megatron/core/transformer/moe/moe_layer.py). The norm before
+    // the layer is a module of its own in Megatron-Core's MoE layers: under layernorm its output, the router's and
+    // the shared experts' saved input, is discarded and recomputed.
+    const unsigned whole = bit(RecomputeModule::Moe), norm_output = bit(RecomputeModule::LayerNorm);
+    tag_recompute(mod, whole, whole);
+    mod.ops.front().saved.front().dropped_by = norm_output;
+    // The shared experts' input is the router's again: their own checkpoint keeps it, the layer's drops it.
+    if (m.shared_experts > 0) mod.children.back().ops.front().saved.front().dropped_by = whole | norm_output;
+    return mod;
+}
+
+}  // namespace shardcalc
