@@ -1,212 +1,10 @@
 #include "search/search.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
-#include "core/error.h"
-#include "core/units.h"
-#include "graph/build.h"
-#include "report/estimate.h"
-#include "scenario/dimension.h"
-#include "scenario/names.h"
+#include "search/search_state.h"
 
 namespace shardcalc {
-namespace {
-
-constexpr size_t kExamples = 5;
-constexpr size_t kMaxStructures = 50000;
-std::string gib(double bytes) {
-    const double g = bytes / kGiB;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GiB", g);
-    return buf;
-}
-std::string percent(double f) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * f);
-    return buf;
-}
-
-}  // namespace
-
-struct Searcher::State {
-    Scenario base;
-    SearchSpec spec;
-    Config shape;                       // the base resolved once: the model's shape for the space
-    std::map<GraphKey, ModelGraph> graphs;
-    struct Work {
-        int64_t devices;
-        Structure structure;
-    };
-    std::vector<Work> work;
-    size_t next = 0;
-    size_t device_index = 0;            // min_devices: the count being searched
-    bool finished = false;
-    SearchResult r;
-    std::vector<PlanFigures> fitting;   // every plan that fits, numbers only
-
-    const ModelGraph& graph_for(const Config& c) {
-        const auto key = graph_key(c);
-        auto it = graphs.find(key);
-        if (it == graphs.end()) it = graphs.emplace(key, build_graph(c)).first;
-        return it->second;
-    }
-
-    Scenario scenario_of(const PlanFigures& p) const {
-        Scenario s = base;
-        s.framework = p.framework;
-        s.parallel = p.parallel;
-        s.training.micro_batch = p.micro_batch;
-        s.training.recompute = p.recompute;
-        if (p.seq_len > 0) s.training.seq_len = p.seq_len;
-        if (p.global_batch > 0) s.training.global_batch = p.global_batch;
-        return s;
-    }
-
-    // Memory (and, when it fits, time) of one plan. Returns whether it fits; records it either way.
-    enum class Outcome { Fits, DoesNotFit, Invalid };
-    Outcome evaluate(const Scenario& s, PlanFigures& f) {
-        f.framework = s.framework;
-        f.parallel = s.parallel;
-        f.micro_batch = s.training.micro_batch;
-        f.recompute = s.training.recompute;
-        f.devices = world_size(s.parallel);
-        Config c;
-        try {
-            c = resolve(s);
-            f.seq_len = c.d.seq_len;
-            f.global_batch = c.d.samples_per_step;
-            const ModelGraph& g = graph_for(c);
-            Estimate e = estimate(std::move(c), g, Detail::Memory);
-            check_reportable(e);
-            ++r.memory_evaluated;
-            f.peak_bytes = e.peak().total();
-            f.capacity = e.capacity;
-            f.verdict = e.verdict;
-            const bool fits = e.fits() && e.verdict.margin >= spec.memory_margin * e.capacity;
-            if (!fits) {
-                f.reason = e.fits() ? "fits, but with less than the " + percent(spec.memory_margin) +
-                                          " of capacity the search keeps free (" + gib(e.verdict.margin) + " spare)"
-                                    : e.verdict.reason;
-                return Outcome::DoesNotFit;
-            }
-            add_time(e, g, false);
-            check_reportable(e);
-            ++r.time_evaluated;
-            const Metrics& m = e.metrics;
-            f.timed = true;
-            f.step_seconds = m.step_seconds;
-            f.mfu = m.mfu;
-            f.tokens_per_second = m.tokens_per_second;
-            f.device_seconds_per_million_tokens = m.device_seconds_per_million_tokens;
-            f.cost_per_million_tokens = m.cost_per_million_tokens;
-            f.bubble_fraction = m.bubble_fraction;
-            return Outcome::Fits;
-        } catch (const InputError& e) {
-            f.path = e.path();
-            f.reason = e.message();
-            return Outcome::Invalid;
-        }
-    }
-
-    void reject(Rejections& into, PlanFigures f) {
-        ++into.count;
-        if (into.examples.size() < kExamples) into.examples.push_back(std::move(f));
-    }
-    // The does-not-fit examples kept are the closest to fitting.
-    void reject_memory(PlanFigures f) {
-        ++r.does_not_fit.count;
-        auto& ex = r.does_not_fit.examples;
-        ex.push_back(std::move(f));
-        std::sort(ex.begin(), ex.end(), [](const PlanFigures& a, const PlanFigures& b) { return a.verdict.margin > b.verdict.margin; });
-        if (ex.size() > kExamples) ex.pop_back();
-    }
-
-    // Walks one structure: recompute from the least memory up, micro-batch ascending.
-    void walk(const Work& w) {
-        Scenario s = base;
-        s.framework = w.structure.framework;
-        s.parallel = w.structure.parallel;
-        const int64_t global = *base.training.global_batch;
-        const int64_t dp = s.parallel.dp;
-        const std::vector<Recompute> rcs = recomputes(base, spec, s.framework);
-        const std::vector<int64_t> mbs = global % dp == 0 ? micro_batches(base, spec, global / dp) : std::vector<int64_t>{};
-        const int64_t total = static_cast<int64_t>(rcs.size() * mbs.size());
-        r.candidates += std::max<int64_t>(total, 1);
-        if (mbs.empty()) {
-            PlanFigures f;
-            f.framework = s.framework;
-            f.parallel = s.parallel;
-            f.devices = w.devices;
-            f.path = "/training/global_batch";
-            f.reason = "the global batch (" + std::to_string(global) + ") does not divide over dp = " + std::to_string(dp);
-            reject(r.invalid, f);
-            return;
-        }
-        size_t limit = mbs.size();  // micro-batches at or past a failure fail with less recompute too
-        int64_t done = 0;
-        for (const Recompute rc : rcs) {
-            s.training.recompute = rc;
-            for (size_t i = 0; i < limit; ++i) {
-                s.training.micro_batch = mbs[i];
-                PlanFigures f;
-                ++done;
-                const Outcome o = evaluate(s, f);
-                if (o == Outcome::Fits) {
-                    // The verdict's words are not listed for a plan (its name and margin are): tens of thousands of
-                    // fitting plans need not each keep them.
-                    f.verdict.reason = std::string();
-                    f.verdict.reason_words = std::string();
-                    f.verdict.reason_amounts = std::vector<double>();
-                    fitting.push_back(std::move(f));
-                    continue;
-                }
-                if (o == Outcome::Invalid) {
-                    reject(r.invalid, std::move(f));
-                    continue;
-                }
-                const bool first = rc == rcs.front() && i == 0;
-                reject_memory(f);
-                limit = i;
-                if (first) {  // the least-memory variant does not fit: nothing in this structure will
-                    const int64_t left = total - done;
-                    if (left > 0) {
-                        f.reason = "not evaluated: its least-memory variant (micro_batch " + std::to_string(mbs[0]) +
-                                   ", recompute " + name_of(rcs.front()) + ") already does not fit";
-                        r.pruned.count += left - 1;
-                        reject(r.pruned, f);
-                    }
-                    return;
-                }
-                break;
-            }
-        }
-        const int64_t skipped = total - done;
-        if (skipped > 0) {
-            PlanFigures f;
-            f.framework = s.framework;
-            f.parallel = s.parallel;
-            f.devices = w.devices;
-            f.reason = "not evaluated: a smaller micro-batch or more recompute already did not fit";
-            r.pruned.count += skipped - 1;
-            reject(r.pruned, f);
-        }
-    }
-
-    void enumerate(int64_t devices) {
-        for (Structure& st : structures(base, shape, spec, devices, kMaxStructures - std::min(kMaxStructures, work.size()))) {
-            work.push_back(Work{devices, std::move(st)});
-            ++r.structures;
-        }
-        // A bound on the work one search may take (a page must not hang, a worker must not run out of memory):
-        // about a minute natively. The searches people run hold a few thousand structures.
-        if (work.size() > kMaxStructures)
-            throw InputError("/search", "the space holds more than " + std::to_string(kMaxStructures) +
-                                            " plan structures (counted up to " + std::to_string(devices) +
-                                            " devices); narrow search.devices, frameworks or dimensions");
-    }
-};
 
 Searcher::~Searcher() = default;
 
@@ -433,14 +231,14 @@ SearchResult Searcher::result() const {
         } else {
             switch (s.spec.rank_by) {
                 case RankBy::StepTime:
-                    p.reason = percent(p.step_seconds / best.step_seconds - 1) + " slower than #1";
+                    p.reason = decimal(100 * (p.step_seconds / best.step_seconds - 1), 1) + "% slower than #1";
                     break;
                 case RankBy::CostPerToken:
-                    p.reason = percent(p.device_seconds_per_million_tokens / best.device_seconds_per_million_tokens - 1) +
-                               " more device time per token than #1";
+                    p.reason = decimal(100 * (p.device_seconds_per_million_tokens / best.device_seconds_per_million_tokens - 1), 1) +
+                               "% more device time per token than #1";
                     break;
                 case RankBy::Headroom:
-                    p.reason = gib(best.verdict.margin - p.verdict.margin) + " less headroom than #1";
+                    p.reason = decimal((best.verdict.margin - p.verdict.margin) / kGiB, 1) + " GiB less headroom than #1";
                     break;
             }
             if (p.pareto) p.reason += "; on the time-memory Pareto front";
