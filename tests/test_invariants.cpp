@@ -10,6 +10,7 @@
 //   phase_sum    every timeline phase: allocated == the sum of its lines (rounding as above)
 //   allocated    a stage's allocated == its largest phase, and peak_phase names that phase
 //   time_sum     time.breakdown parts sum to time.step_seconds
+//   mfu          0 <= time.mfu <= time.hfu <= 1: no plan does more than its stated peak (time.peak_flops_per_device)
 //   deterministic  evaluating the same text twice gives the identical text
 //   echo         report.scenario evaluated again gives the same report, notes aside
 // and on variants of the draw (monotonicity):
@@ -358,6 +359,9 @@ void check_report(const json& report, const json& scenario, Tally& t) {
     const double step = time["step_seconds"].get<double>();
     t.check(std::fabs(sum - step) <= 1e-9 * std::max(1.0, std::fabs(step)), "time_sum", scenario,
             "breakdown sums to " + json(sum).dump() + ", step_seconds " + json(step).dump());
+    const double mfu = time["mfu"].get<double>(), hfu = time["hfu"].get<double>();
+    t.check(mfu >= 0 && mfu <= hfu * (1 + 1e-12) && hfu <= 1 + 1e-12, "mfu", scenario,
+            "mfu " + json(mfu).dump() + ", hfu " + json(hfu).dump());
 }
 
 // Peak activations: the most activation memory any stage holds at any moment.

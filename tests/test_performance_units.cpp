@@ -378,3 +378,20 @@ TEST_CASE("tensor-parallel communication overlap: each sequence-parallel collect
     CHECK(test::error_of(R"({"framework":"deepspeed","model":{"preset":"llama-3.1-70b"},"parallel":{"tp":4,"sp":true,"tp_comm_overlap":true}})")["path"] ==
           "/parallel/tp_comm_overlap");
 }
+
+TEST_CASE("MFU under an fp8 recipe divides by the fp8 peak the GEMMs run at, so it never passes 100%") {
+    const char* base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,
+        "micro_batch":1,"global_batch":8,"fp8":"delayed"},"parallel":{"tp":1,"dp":8},"hardware":{"preset":"h100-sxm-80gb")";
+    const Report fp8 = test::report(std::string(base) + "}}");
+    CHECK(fp8.metrics.peak_flops_per_device == fp8.config.s.hardware.peak_tflops_fp8 * 1e12);
+    CHECK(fp8.metrics.mfu < 1);
+    // A stated fp8 peak ten times H100's: the GEMMs take almost nothing, yet the MFU stays a share of that peak.
+    const Report fast = test::report(std::string(base) + R"(,"peak_tflops":{"fp8":19790}}})");
+    CHECK(fast.metrics.peak_flops_per_device == 19790e12);
+    CHECK(fast.metrics.mfu <= fast.metrics.hfu);
+    CHECK(fast.metrics.hfu < 1);
+    // Without a recipe the training dtype's peak.
+    const Report bf16 = test::report(R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,
+        "micro_batch":1,"global_batch":8},"parallel":{"tp":1,"dp":8},"hardware":{"preset":"h100-sxm-80gb"}})");
+    CHECK(bf16.metrics.peak_flops_per_device == bf16.config.s.hardware.peak_tflops_bf16 * 1e12);
+}

@@ -48,6 +48,17 @@ double peak_flops(const Config& c, Dtype dtype) { return peak_flops(c, dtype, *c
 
 double peak_flops(const Config& c) { return peak_flops(c, c.s.training.dtype); }
 
+double fp8_peak_flops(const Config& c) {
+    // MXFP8 runs on the block-scaled tensor-core path (Blackwell's tcgen05 with E8M0 scales).
+    const HardwareSpec& h = c.s.hardware;
+    return (c.s.training.fp8 == Fp8Recipe::Mx ? h.peak_tflops_mxfp8 : h.peak_tflops_fp8) * 1e12;
+}
+
+double mfu_peak_flops(const Config& c) {
+    const double own = peak_flops(c);
+    return c.s.training.fp8 == Fp8Recipe::None ? own : std::max(own, fp8_peak_flops(c));
+}
+
 double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency; }
 
 namespace {
@@ -126,9 +137,7 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     const HardwareSpec& h = c.s.hardware;
     const double large = precision == GemmPrecision::Fp8 && h.matmul_efficiency_fp8 > 0 ? h.matmul_efficiency_fp8 : h.matmul_efficiency;
     const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units);
-    // MXFP8 runs on the block-scaled tensor-core path (Blackwell's tcgen05 with E8M0 scales).
-    const double fp8_peak = c.s.training.fp8 == Fp8Recipe::Mx ? h.peak_tflops_mxfp8 : h.peak_tflops_fp8;
-    const double peak = precision == GemmPrecision::Fp8 ? fp8_peak * 1e12 : peak_flops(c, dtype, tf32);
+    const double peak = precision == GemmPrecision::Fp8 ? fp8_peak_flops(c) : peak_flops(c, dtype, tf32);
     Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;

@@ -42,6 +42,10 @@ Kernel scaled(const Kernel& k, double f);
 double peak_flops(const Config& c, Dtype dtype, bool tf32);  // FLOP/s of the unit that runs matmuls in `dtype`
 double peak_flops(const Config& c, Dtype dtype);  // the same under implementation.tf32
 double peak_flops(const Config& c);      // FLOP/s of the matrix units in the training dtype
+double fp8_peak_flops(const Config& c);  // FLOP/s of the fp8 GEMMs of the training.fp8 recipe (MXFP8's own path)
+// The peak an MFU divides by: the fastest matrix unit the step's GEMMs run on (the training dtype's, or under an fp8
+// recipe the fp8 one), so that no plan reports more than 100% of the peak it states.
+double mfu_peak_flops(const Config& c);
 double hbm_bytes_per_s(const Config& c); // achievable
 
 // How a GEMM [m, k] x [k, n] -> [m, n] streams its operands (DeepFlow's two-level tiling): A is

@@ -10,7 +10,7 @@ Metrics metrics_of(const Config& c, const Performance& p) {
     const double world = static_cast<double>(c.d.world_size);
     const double step = p.step_seconds;
     m.step_seconds = step;
-    m.peak_flops_per_device = peak_flops(c);
+    m.peak_flops_per_device = mfu_peak_flops(c);
     if (!(step > 0)) return m;  // a plan with no work: every rate stays 0
     m.tokens_per_second = static_cast<double>(c.d.tokens_per_step) / step;
     m.samples_per_second = static_cast<double>(c.d.samples_per_step) / step;
