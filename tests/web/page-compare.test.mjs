@@ -223,3 +223,22 @@ test('a pair link on a phone (390×844): no horizontal page scroll; in embed mod
   await embed.screenshot({ path: join(shots, 'compare-embed.png'), fullPage: true });
   await close(embed);
 });
+
+test('a link the page could not read back is never written: pinning beside a long plan keeps the last link that fits', async () => {
+  // A plan named with 40,000 characters: its link fits the 65,536 the page reads; pinned beside itself it would not.
+  const name = 'x'.repeat(40000);
+  const page = await open(env, `#v=2&name=${name}`);
+  const before = await page.evaluate(() => window.location.hash);
+  assert.ok(before.length > 40000 && before.length < 65536);
+  await page.click('#pin');
+  await page.waitForFunction(() => !document.querySelector('#link-error').hidden);
+  assert.match(await page.textContent('#link-error-text'), /link would be 8\d,\d{3} characters, too long for a link \(this page reads at most 65,536\)/);
+  assert.equal(await page.evaluate(() => window.location.hash), before);
+  assert.ok(!(await page.inputValue('#share-url')).includes('pin='));
+  // Unpinned, the plan fits again: the note goes and the link follows the form once more.
+  await page.click('#unpin');
+  await page.waitForFunction(() => document.querySelector('#link-error').hidden);
+  await page.fill('#f-parallel-tp', '2');
+  await page.waitForFunction(() => window.location.hash.includes('parallel.tp=2'));
+  await close(page);
+});

@@ -15,7 +15,7 @@ import { renderSummary } from './summary.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
 import { bytes, count, duration, fixed, percent } from './format.js';
-import { decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
+import { MAX_FRAGMENT, decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
@@ -155,9 +155,21 @@ function writeFragment() {
 // and the share fields keep the last plan that could be written.
 const unreadableNumber = () => [...(form?.querySelectorAll('input[type="number"]') ?? [])].some((el) => el.validity.badInput);
 
+// A plan whose link would be longer than the page reads back (MAX_FRAGMENT: a pinned plan beside a long one) is not
+// written: the address bar and the share fields keep the last plan that fits, and the bar says so.
+const TOO_LONG = 'too long for a link';
+function linkFits() {
+  const length = fragment().length - 1;
+  const fits = length <= MAX_FRAGMENT;
+  if (!fits) linkError(`This plan's link would be ${count(length)} characters, ${TOO_LONG} (this page reads at most ` +
+    `${count(MAX_FRAGMENT)}): the address bar and the share fields keep the last plan that fits.`);
+  else if ($('#link-error-text').textContent.includes(TOO_LONG)) linkError('');
+  return fits;
+}
+
 function changed(evaluate = true) {
   app.choice += 1; // a choice's moves still being found are for a plan that is no longer the form's
-  if (!unreadableNumber()) {
+  if (!unreadableNumber() && linkFits()) {
     writeFragment();
     updateShareFields();
   }
