@@ -288,3 +288,41 @@ TEST_CASE("Gemma 2's soft-capped logits: three passes over [tokens, vocab] each 
     CHECK(capped.perf.step_seconds > plain.perf.step_seconds);
     CHECK(test::error_of(R"({"model":{"preset":"bert-base","logit_softcap":30}})")["path"] == "/model/logit_softcap");
 }
+
+TEST_CASE("NVFP4: half a byte per element with an E4M3 scale per 16, the 4-bit tensor-core peak, Blackwell only") {
+    const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
+        "training":{"seq_len":4096,"global_batch":8,"recompute":"none")";
+    const std::string plan = R"(},"parallel":{"dp":8},"hardware":{"preset":"gb300-nvl72"}})";
+    const Report mx = test::report(base + R"(,"fp8":"mxfp8")" + plan);
+    const Report fp4 = test::report(base + R"(,"fp8":"nvfp4")" + plan);
+    const double s = 4096, h = 4096, f = 14336, L = 32;
+    const double gemm_inputs = L * s * (3 * h + f);
+    const double layer_weights = L * (h * (h + 2 * 1024) + h * h + 3 * h * f);
+    // Saved GEMM inputs: 0.5 + 1/16 byte where MXFP8 keeps 1 + 1/32; weight copies 0.5 + 1/256 (16x16 blocks).
+    CHECK(mx.stages[0].activations - fp4.stages[0].activations ==
+          doctest::Approx(gemm_inputs * ((1 + 1.0 / 32) - (0.5 + 1.0 / 16))).epsilon(1e-9));
+    CHECK(fp4.stages[0].other.cast_weights == doctest::Approx(2 * layer_weights * (0.5 + 1.0 / 256)).epsilon(1e-9));
+    // Each quantization reads the operand twice (the per-tensor amax, then the fused cast of both copies).
+    Work linear;
+    linear.kind = WorkKind::Matmul;
+    linear.in = 4096;
+    linear.out = 14336;
+    const WorkKernels k = work_kernels(linear, fp4.config);
+    bool found = false;
+    for (int i = 0; i < k.count; ++i)
+        if (std::string(k.list[i].name) == "fp8 quantize (input)") {
+            found = true;
+            CHECK(k.list[i].kernel.bytes == doctest::Approx(4096 * 4096 * (2 * 2 + 2 * (0.5 + 1.0 / 16))));
+            CHECK(k.list[i].kernel.launches == 2);
+        }
+    CHECK(found);
+    // The GEMMs run at hardware.peak_tflops.nvfp4 (GB300: 15,000 dense, three times its MXFP8 rate of 5,000).
+    CHECK(gemm_kernel(16384, 8192, 8192, mx.config, GemmPrecision::Fp8).seconds /
+              gemm_kernel(16384, 8192, 8192, fp4.config, GemmPrecision::Fp8).seconds ==
+          doctest::Approx(3).epsilon(0.05));
+    CHECK(fp4.metrics.peak_flops_per_device == 15000e12);
+    // Hopper has no FP4 tensor cores: refused, naming the field.
+    const auto hopper = test::error_of(base + R"(,"fp8":"nvfp4"},"hardware":{"preset":"h100-sxm-80gb"}})");
+    CHECK(hopper["path"] == "/training/fp8");
+    CHECK(hopper["message"].get<std::string>().find("peak_tflops.nvfp4") != std::string::npos);
+}

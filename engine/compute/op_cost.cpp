@@ -43,9 +43,13 @@ double elements(const Work& w, const Config& c) {
 // Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, nvte_compute_scale_from_amax, nvte_quantize_v2);
 // delayed scaling casts with the last step's scale and records the amax in the same kernel; blockwise and MXFP8
 // scaling compute each block's scale in the cast and write it beside each copy (graph/blocks.h fp8_element_bytes).
+// NVFP4 first reads the tensor for its per-tensor amax (of its Hadamard transform for the column-wise copy), then
+// one fused kernel writes the row-wise copy and the Hadamard-transformed column-wise one, stochastic rounding inside
+// (quantizer.cpp NVFP4Quantizer::quantize_impl: nvte_hadamard_transform_amax, nvte_quantize_with_hadamard_transform).
 Kernel fp8_quantize(double elements, double from_bytes, const Config& c) {
     const double copies = 2 * fp8_element_bytes(c, false);
     if (c.s.training.fp8 == Fp8Recipe::Current) return memory_kernel(elements * (2 * from_bytes + copies), c, 3);
+    if (c.s.training.fp8 == Fp8Recipe::Nvfp4) return memory_kernel(elements * (2 * from_bytes + copies), c, 2);
     return memory_kernel(elements * (from_bytes + copies), c, 1);
 }
 

@@ -49,9 +49,13 @@ double peak_flops(const Config& c, Dtype dtype) { return peak_flops(c, dtype, *c
 double peak_flops(const Config& c) { return peak_flops(c, c.s.training.dtype); }
 
 double fp8_peak_flops(const Config& c) {
-    // MXFP8 runs on the block-scaled tensor-core path (Blackwell's tcgen05 with E8M0 scales).
+    // MXFP8 runs on the block-scaled tensor-core path (Blackwell's tcgen05 with E8M0 scales), NVFP4 on its 4-bit one.
     const HardwareSpec& h = c.s.hardware;
-    return (c.s.training.fp8 == Fp8Recipe::Mx ? h.peak_tflops_mxfp8 : h.peak_tflops_fp8) * 1e12;
+    switch (c.s.training.fp8) {
+        case Fp8Recipe::Mx: return h.peak_tflops_mxfp8 * 1e12;
+        case Fp8Recipe::Nvfp4: return h.peak_tflops_nvfp4 * 1e12;
+        default: return h.peak_tflops_fp8 * 1e12;
+    }
 }
 
 double mfu_peak_flops(const Config& c) {
@@ -104,9 +108,10 @@ double inflection_point(const Config& c) {
 
 namespace {
 
-// Bytes of one operand element: fp8 1, fp32 4, else the training dtype's.
+// Bytes of one operand element: fp8 1, NVFP4 half, fp32 4, else the training dtype's.
 double operand_bytes(GemmPrecision precision, const Config& c) {
-    return precision == GemmPrecision::Fp8 ? 1 : precision == GemmPrecision::Fp32 ? 4 : bytes_of(c.s.training.dtype);
+    if (precision == GemmPrecision::Fp8) return c.s.training.fp8 == Fp8Recipe::Nvfp4 ? 0.5 : 1;  // E2M1: half a byte
+    return precision == GemmPrecision::Fp32 ? 4 : bytes_of(c.s.training.dtype);
 }
 
 }  // namespace

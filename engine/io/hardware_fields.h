@@ -49,7 +49,7 @@ inline constexpr std::pair<const char*, double HardwareSpec::*> kPeaks[] = {
     {"fp32", &HardwareSpec::peak_tflops_fp32}, {"tf32", &HardwareSpec::peak_tflops_tf32},
     {"fp16", &HardwareSpec::peak_tflops_fp16}, {"bf16", &HardwareSpec::peak_tflops_bf16},
     {"fp8", &HardwareSpec::peak_tflops_fp8},   {"int8", &HardwareSpec::peak_tflops_int8},
-    {"mxfp8", &HardwareSpec::peak_tflops_mxfp8},
+    {"mxfp8", &HardwareSpec::peak_tflops_mxfp8}, {"nvfp4", &HardwareSpec::peak_tflops_nvfp4},
 };
 
 }  // namespace shardcalc

@@ -37,7 +37,7 @@ std::vector<std::string> recompute_module_names(unsigned bits) {
 
 SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eager"})
 SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "current"},
-                {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mx, "mxfp8"})
+                {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mx, "mxfp8"}, {Fp8Recipe::Nvfp4, "nvfp4"})
 SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offload::Nvme, "nvme"})
 SHARDCALC_NAMES(MoeDispatcher, {MoeDispatcher::AllToAll, "alltoall"}, {MoeDispatcher::AllGather, "allgather"})
 SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},

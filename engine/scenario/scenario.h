@@ -33,7 +33,7 @@ enum class Attention { Flash, Eager };
 // FP8 GEMMs in the transformer layers (Transformer Engine recipes; DeepSeek-V3 sec. 3.3): none; per-tensor
 // scales from an amax history (delayed) or from the tensor itself (current); per-block scales, 1x128 for
 // activations and 128x128 for weights (blockwise, DeepSeek-V3's fine-grained quantization).
-enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mx };
+enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mx, Nvfp4 };
 enum class Offload { None, Cpu, Nvme };
 // Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py, --moe-token-dispatcher-type).
 enum class MoeDispatcher { AllToAll, AllGather };
@@ -242,6 +242,7 @@ struct HardwareSpec {
     double peak_tflops_fp32 = 0, peak_tflops_tf32 = 0, peak_tflops_fp16 = 0,
            peak_tflops_bf16 = 0, peak_tflops_fp8 = 0, peak_tflops_int8 = 0;
     double peak_tflops_mxfp8 = 0;  // fp8 with a scale per 32 elements in the tensor cores (Blackwell); 0: none
+    double peak_tflops_nvfp4 = 0;  // 4-bit E2M1 with an E4M3 scale per 16 elements (Blackwell's NVFP4); 0: none
     // Achievable-performance figures for the roofline and the alpha-beta model (each sourced in
     // the preset): fraction of peak a large GEMM / attention kernel / streaming kernel reaches,
     // streaming multiprocessors (wave quantization), kernel launch cost, collective latency and

@@ -162,6 +162,9 @@ void validate_training(const Config& c, Checks& check) {
         check.require(t.fp8 != Fp8Recipe::Mx || c.s.hardware.peak_tflops_mxfp8 > 0, "/training/fp8",
                       "MXFP8 needs block-scaled fp8 tensor cores (Blackwell): hardware.peak_tflops.mxfp8 is 0 (" +
                           c.s.hardware.preset + "); allowed here: none|delayed|current|blockwise");
+        check.require(t.fp8 != Fp8Recipe::Nvfp4 || c.s.hardware.peak_tflops_nvfp4 > 0, "/training/fp8",
+                      "NVFP4 needs 4-bit block-scaled tensor cores (Blackwell): hardware.peak_tflops.nvfp4 is 0 (" +
+                          c.s.hardware.preset + ")");
         check.require(is_16bit(t.dtype), "/training/fp8", "fp8 GEMMs run beside 16-bit activations: training.dtype must be bf16 or fp16");
         // Megatron's --fp8-param-gather keeps Transformer Engine's weights in fp8 with an fp32 master copy in the
         // optimizer (megatron/training/arguments.py: it requires the distributed optimizer or FSDP).

@@ -87,6 +87,7 @@ LaunchCommand megatron_lm(const Config& c) {
         case Fp8Recipe::Current: l.push_back("--fp8-format hybrid --fp8-recipe tensorwise"); break;
         case Fp8Recipe::Blockwise: l.push_back("--fp8-format e4m3 --fp8-recipe blockwise"); break;
         case Fp8Recipe::Mx: l.push_back("--fp8-format e4m3 --fp8-recipe mxfp8"); break;
+        case Fp8Recipe::Nvfp4: l.push_back("--fp4-format e2m1 --fp4-recipe nvfp4"); break;
     }
     if (*t.param_dtype == Dtype::Fp8) l.push_back("--fp8-param-gather");
     return cmd;

@@ -93,7 +93,7 @@ export const SECTIONS = [
       pick('attention', 'Attention', ['flash', 'eager'], true),
       num('dropout', 'Dropout', true),
       num('train_tokens', 'Train tokens'),
-      pick('fp8', 'FP8 GEMMs (recipe)', ['none', 'delayed', 'current', 'blockwise', 'mxfp8'], true),
+      pick('fp8', 'FP8 / FP4 GEMMs (recipe)', ['none', 'delayed', 'current', 'blockwise', 'mxfp8', 'nvfp4'], true),
       num('expert_imbalance', 'Expert load imbalance', true),
       num('capacity_factor', 'Expert capacity factor', true),
       bool('router_z_loss', 'Router z-loss', false, true),
@@ -193,7 +193,7 @@ const EXTRAS = [
   ['hardware.gemm_fill_k', { type: 'num' }],
   ['hardware.host_link_gbps', { type: 'num' }],
   ['hardware.host_memory_gbps', { type: 'num' }],
-  ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'mxfp8'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
+  ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'mxfp8', 'nvfp4'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
 ];
 
 // path -> spec, in a stable order (the order links and scenarios are written in).
