@@ -1,9 +1,9 @@
 // LSTM language models (Zaremba et al. 2014; DeepFlow's projection of one, docs/sources.md): word embeddings, stacked
-// LSTM layers unrolled over the sequence's time steps, an optional projection, and the softmax over the
-// vocabulary. Each layer's gate GEMM runs once per time step over that step's tokens (the recurrence: step t
-// needs h_{t-1}), as does its cell's pointwise work; the weight gradient is computed per step and accumulated.
-// Backpropagation through time keeps, per token and layer, the GEMM's input [x_t, h_{t-1}], the gates'
-// activations and the cell state with its tanh.
+// LSTM layers over the sequence's time steps (LSTMP's recurrent projection optional), an optional projection of the
+// top layer's output, and the softmax over the vocabulary. Two implementations (implementation.rnn): cuDNN's fused
+// RNN as torch.nn.LSTM runs it on a GPU (cudnn_layer), or the steps unrolled into ops of their own (lstm_layer:
+// DeepFlow's projection, a Python loop over LSTMCell). Either way the recurrence runs a step's recurrent GEMM and
+// cell over that step's tokens only (step t needs h_{t-1}).
 #include "graph/blocks.h"
 #include "graph/build.h"
 
@@ -30,7 +30,10 @@ void add_dropout(const BuildContext& b, int64_t width, Module& layer) {
     layer.ops.push_back(drop);
 }
 
-// One LSTM layer reading `in` features per token (the embedding for the first, the layer below for the rest).
+// One LSTM layer unrolled, reading `in` features per token (the embedding for the first, the layer below for the rest):
+// per step the gate GEMM, the cell's pointwise ops, and the weight gradient computed per step and accumulated.
+// Backpropagation through time keeps, per token, the GEMM's input [x_t, h_{t-1}], the gates' activations and the cell
+// state with its tanh.
 Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     const ModelSpec& m = c.s.model;
     const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
