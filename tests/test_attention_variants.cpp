@@ -16,6 +16,15 @@ double model_flops(const std::string& model_fields, int64_t seq) {
     return test::report(s).perf.model_flops;
 }
 
+// The kernel that quantizes a GEMM's input under the scenario's fp8/FP4 recipe (fails the test when there is none).
+Kernel input_quantization(const Work& linear, const Config& c) {
+    const WorkKernels k = work_kernels(linear, c);
+    for (int i = 0; i < k.count; ++i)
+        if (std::string(k.list[i].name) == "fp8 quantize (input)") return k.list[i].kernel;
+    FAIL("no input quantization kernel");
+    return {};
+}
+
 }  // namespace
 
 TEST_CASE("a sliding window of w keys: s*w - w^2/2 attended pairs per head instead of s^2/2") {
@@ -221,15 +230,9 @@ TEST_CASE("MXFP8: an E8M0 scale per 32 elements, the block-scaled tensor-core pe
     linear.kind = WorkKind::Matmul;
     linear.in = 4096;
     linear.out = 14336;
-    const WorkKernels k = work_kernels(linear, mx.config);
-    bool found = false;
-    for (int i = 0; i < k.count; ++i)
-        if (std::string(k.list[i].name) == "fp8 quantize (input)") {
-            found = true;
-            CHECK(k.list[i].kernel.bytes == doctest::Approx(4096 * 4096 * (2 + 2 * (1 + 1.0 / 32))));
-            CHECK(k.list[i].kernel.launches == 1);
-        }
-    CHECK(found);
+    const Kernel quantize = input_quantization(linear, mx.config);
+    CHECK(quantize.bytes == doctest::Approx(4096 * 4096 * (2 + 2 * (1 + 1.0 / 32))));
+    CHECK(quantize.launches == 1);
     // The GEMMs take hardware.peak_tflops.mxfp8: at half the fp8 rate a compute-bound GEMM takes twice as long.
     const Config half = test::config(base + R"(,"fp8":"mxfp8"},"parallel":{"dp":8},
         "hardware":{"preset":"b200-sxm-180gb","peak_tflops":{"mxfp8":2250}}})");
@@ -307,15 +310,9 @@ TEST_CASE("NVFP4: half a byte per element with an E4M3 scale per 16, the 4-bit t
     linear.kind = WorkKind::Matmul;
     linear.in = 4096;
     linear.out = 14336;
-    const WorkKernels k = work_kernels(linear, fp4.config);
-    bool found = false;
-    for (int i = 0; i < k.count; ++i)
-        if (std::string(k.list[i].name) == "fp8 quantize (input)") {
-            found = true;
-            CHECK(k.list[i].kernel.bytes == doctest::Approx(4096 * 4096 * (2 * 2 + 2 * (0.5 + 1.0 / 16))));
-            CHECK(k.list[i].kernel.launches == 2);
-        }
-    CHECK(found);
+    const Kernel quantize = input_quantization(linear, fp4.config);
+    CHECK(quantize.bytes == doctest::Approx(4096 * 4096 * (2 * 2 + 2 * (0.5 + 1.0 / 16))));
+    CHECK(quantize.launches == 2);
     // The GEMMs run at hardware.peak_tflops.nvfp4 (GB300: 15,000 dense, three times its MXFP8 rate of 5,000).
     CHECK(gemm_kernel(16384, 8192, 8192, mx.config, GemmPrecision::Fp8).seconds /
               gemm_kernel(16384, 8192, 8192, fp4.config, GemmPrecision::Fp8).seconds ==
