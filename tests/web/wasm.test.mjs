@@ -202,3 +202,42 @@ test('a Hugging Face config.json imports exactly as `shardcalc import` reads it'
     assert.deepEqual(JSON.parse(engine.importConfig(text)), fromCli, text);
   }
 });
+
+test('on generated scenarios, valid and not, the wasm engine answers exactly as the native CLI', () => {
+  // A seeded draw over the fields people change most (every model and hardware preset, frameworks, parallel degrees,
+  // batches up to 2^31, recompute, the fp8 and FP4 recipes): some are valid, the rest refused; both must agree with the
+  // CLI exactly, report or errors.
+  let seed = 20261127;
+  const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const { models, hardware } = JSON.parse(engine.presets());
+  let valid = 0;
+  const count = 120;
+  for (let i = 0; i < count; i++) {
+    const device = pick(hardware);
+    const model = pick(models);
+    const scenario = {
+      framework: device.kind === 'tpu' ? 'xla' : pick(['megatron', 'deepspeed', 'fsdp', 'pytorch']),
+      model: { preset: model.id },
+      training: {
+        seq_len: pick([128, 512, 2048, 4096]), micro_batch: pick([1, 2, 4]), recompute: pick(['none', 'selective', 'full']),
+        global_batch: pick([8, 64, 1024, 2 ** 31]),
+        ...(rand() < 0.2 ? { fp8: pick(['delayed', 'current', 'blockwise', 'mxfp8', 'nvfp4']) } : {}),
+      },
+      parallel: { dp: pick([1, 2, 4, 8]), tp: pick([1, 2, 4, 8]), pp: pick([1, 2, 4]), ...(rand() < 0.3 ? { sp: true } : {}) },
+      hardware: { preset: device.id },
+    };
+    const text = JSON.stringify(scenario);
+    const fromWasm = JSON.parse(engine.evaluate(text));
+    const run = spawnSync(cli, ['estimate', '--format', 'json', '-'], { input: text });
+    if (run.status === 0) {
+      valid += 1;
+      assert.equal(fromWasm.ok, true, text);
+      assert.deepEqual(fromWasm.report, JSON.parse(run.stdout), text);
+    } else {
+      assert.equal(run.status, 2, text);
+      assert.deepEqual(fromWasm, JSON.parse(run.stderr), text);
+    }
+  }
+  assert.ok(valid >= count / 4, `${valid} of ${count} valid: the draw must exercise reports, not only errors`);
+});
