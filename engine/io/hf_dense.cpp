@@ -23,6 +23,8 @@ void finish_qwen2(const json& config, Import& in) { read_qwen_window(config, 28,
 // Gemma never biases its MLP.
 void finish_gemma(const json& config, Import& in) { read_biases(config, false, in); }
 
+namespace {
+
 // A soft-cap as transformers reads it: the file's value, the config class's default when the file leaves the key
 // out, and null for "no cap". With the words for a note: "key 30.0" or "key 30.0 (the default)".
 std::optional<std::string> softcap(const json& config, const char* key, const json& fallback, Import& in) {
@@ -58,6 +60,8 @@ void finish_gemma_sandwich(const json& config, const json& final_cap, Import& in
         if (given == config.end()) in.notes.push_back(*words + ": the config class's default, read as model.logit_softcap");
     }
 }
+
+}  // namespace
 
 // Gemma 2 (transformers modeling_gemma2.py, configuration_gemma2.py): Gemma's layout with four norms per layer
 // (Gemma2DecoderLayer: input_layernorm, post_attention_layernorm on the attention's output,

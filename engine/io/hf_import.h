@@ -24,7 +24,6 @@ std::string top_key(const std::string& path);
 std::string normalized(const std::string& type);
 const json* find(const json& config, const char* key);
 std::optional<int64_t> count_of(const json& value);
-bool starts_with(const std::string& s, const char* prefix);
 json import(const json& config, const std::vector<OutOfRangeNumber>& out_of_range);
 
 // ---- What one import gathers -------------------------------------------------------------------
@@ -92,7 +91,6 @@ std::optional<int64_t> field_count(const Import& in, const char* field);
 std::string key_of(const Import& in, const char* field, const char* fallback);
 void later(const std::string&, const json&, Import&);
 void same_weights(const std::string&, const json&, Import&);
-void spell_gelu(const std::string& key, const std::string& act, Import& in);
 void read_gated_act(const std::string& key, const json& value, Import& in);
 void read_plain_act(const std::string& key, const json& value, Import& in);
 void read_false(const std::string& key, const json& value, Import& in);
@@ -104,10 +102,6 @@ std::vector<Rule> common(std::vector<Rule> more, const char* intermediate = "ffn
 std::vector<Rule> gpt2_keys(std::vector<Rule> more);
 bool flag(const json& config, const char* key, bool fallback, Import& in);
 void read_biases(const json& config, bool mlp, Import& in);
-std::optional<int64_t> layer_count(const Import& in);
-std::optional<LocalLayers> read_layer_types(const json& kinds, int64_t layers, Import& in);
-void place_window(const json& window, const std::string& window_key, const LocalLayers& local,
-                  const std::string& pattern_key, const std::string& what, Import& in);
 void read_periodic_window(const json& config, const json& default_window, int64_t period,
                           const std::string& period_key, Import& in);
 void window_everywhere(const json& window, const std::string& key, Import& in);
@@ -116,19 +110,13 @@ void read_attention_bias_beside_biased_mlp(const json& config, Import& in);
 void finish_llama(const json& config, Import& in);
 void finish_qwen2(const json& config, Import& in);
 void finish_gemma(const json& config, Import& in);
-std::optional<std::string> softcap(const json& config, const char* key, const json& fallback, Import& in);
-void finish_gemma_sandwich(const json& config, const json& final_cap, Import& in);
 void finish_gemma2(const json& config, Import& in);
 void finish_gemma3(const json& config, Import& in);
-void drop_experts(Import& in);
-void require_experts(const char* fallback, const char* family, Import& in);
-void read_mlp_only_layers(const json& config, Import& in);
 void finish_mixtral(const json& config, Import& in);
 void read_qwen3_bias(const json& config, Import& in);
 void finish_qwen3(const json& config, Import& in);
 void finish_qwen3_moe(const json& config, Import& in);
 void finish_qwen2_moe(const json& config, Import& in);
-void place_llama4_moe_layers(const json& config, Import& in);
 void finish_llama4(const json& config, Import& in);
 void finish_gpt_oss(const json& config, Import& in);
 void finish_deepseek(const json& config, bool v3, Import& in);

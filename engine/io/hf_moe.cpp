@@ -13,6 +13,8 @@ namespace shardcalc::hf {
 // fixed fields): the engine's own default for model.experts is 0, a dense model, so a Mixtral config without
 // num_local_experts must not read as one.
 
+namespace {
+
 // Qwen's code makes a layer sparse only `if config.num_experts > 0` (modeling_qwen2_moe.py,
 // modeling_qwen3_moe.py), so a config with no experts is a dense model: the fields that describe experts go,
 // and every layer is the dense MLP of intermediate_size.
@@ -43,6 +45,8 @@ void read_mlp_only_layers(const json& config, Import& in) {
                                                   "dense layers are the first model.first_dense_layers and those "
                                                   "between every model.moe_every-th; only [] is read");
 }
+
+}  // namespace
 
 // Mixtral (transformers modeling_mixtral.py): Mistral's attention (no biases, q/k/v/o bias=False) and in every
 // layer a MixtralSparseMoeBlock: the router `gate` Linear(hidden, num_local_experts, bias=False) and
@@ -83,6 +87,8 @@ void finish_qwen2_moe(const json& config, Import& in) {
     in.model["shared_expert_gate"] = true;
 }
 
+namespace {
+
 // Llama 4's moe_layers (Llama4TextConfig: the indices of the MoE layers; without it, interleave_moe_layer_step
 // gives range(step - 1, layers, step), i.e. layer i is MoE iff (i + 1) % step == 0, the engine's moe_every).
 // A list is read when it is such a pattern after some leading dense layers: n-th MoE layers from
@@ -117,6 +123,8 @@ void place_llama4_moe_layers(const json& config, Import& in) {
     if (every > 1) in.set("moe_every", every, "moe_layers");
     if (first > 0) in.set("first_dense_layers", first, "moe_layers");
 }
+
+}  // namespace
 
 // Llama 4's text model (transformers modeling_llama4.py, Llama4TextConfig): Llama's attention (attention_bias
 // biases q, k, v and o; the MLPs and experts never have one); a MoE layer is a Llama4TextMoe: the router

@@ -86,6 +86,8 @@ void same_weights(const std::string&, const json&, Import&) {}
 
 const char* const kSpellings[] = {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu"};
 
+namespace {
+
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // A GELU variant the engine has no spelling for runs as the engine's GELU: same weights and activations.
@@ -96,6 +98,8 @@ void spell_gelu(const std::string& key, const std::string& act, Import& in) {
     in.notes.push_back(key + " " + shorten(act) + " is counted as gelu (same weights and saved activations; the engine "
                        "spells gelu, gelu_new and gelu_pytorch_tanh).");
 }
+
+}  // namespace
 
 // The activation of a gated MLP (Llama, Mistral, Gemma): SiLU gates make SwiGLU, GELU gates GeGLU.
 void read_gated_act(const std::string& key, const json& value, Import& in) {

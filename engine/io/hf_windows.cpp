@@ -4,6 +4,8 @@
 
 namespace shardcalc::hf {
 
+namespace {
+
 // The layer count when it is one the scenario can hold (model.layers: 1 to 65536); otherwise nothing, and the
 // count's own problem is named at its key.
 std::optional<int64_t> layer_count(const Import& in) {
@@ -56,6 +58,8 @@ void place_window(const json& window, const std::string& window_key, const Local
     in.set("sliding_window", window, window_key);
     if (every > 0) in.set("global_every", static_cast<int64_t>(every), pattern_key);
 }
+
+}  // namespace
 
 // The window of a config class that lists layer_types and, when a config leaves them out, derives them from a
 // period: the layers i with (i + 1) % period != 0 attend through the window, the others fully. GptOssConfig and
