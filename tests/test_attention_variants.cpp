@@ -16,8 +16,13 @@ double model_flops(const std::string& model_fields, int64_t seq) {
     return test::report(s).perf.model_flops;
 }
 
-// The kernel that quantizes a GEMM's input under the scenario's fp8/FP4 recipe (fails the test when there is none).
-Kernel input_quantization(const Work& linear, const Config& c) {
+// The kernel that quantizes the input of a [4096 -> 14336] linear (Llama 3 8B's MLP up projection) under the scenario's
+// fp8/FP4 recipe (fails the test when there is none).
+Kernel input_quantization(const Config& c) {
+    Work linear;
+    linear.kind = WorkKind::Matmul;
+    linear.in = 4096;
+    linear.out = 14336;
     const WorkKernels k = work_kernels(linear, c);
     for (int i = 0; i < k.count; ++i)
         if (std::string(k.list[i].name) == "fp8 quantize (input)") return k.list[i].kernel;
@@ -226,11 +231,7 @@ TEST_CASE("MXFP8: an E8M0 scale per 32 elements, the block-scaled tensor-core pe
     CHECK(mx.stages[0].activations - current.stages[0].activations == doctest::Approx(gemm_inputs / 32).epsilon(1e-9));
     CHECK(mx.stages[0].other.cast_weights == doctest::Approx(2 * layer_weights * (1 + 1.0 / 32)).epsilon(1e-9));
     // Each quantization reads the operand once and writes both scaled copies: one kernel.
-    Work linear;
-    linear.kind = WorkKind::Matmul;
-    linear.in = 4096;
-    linear.out = 14336;
-    const Kernel quantize = input_quantization(linear, mx.config);
+    const Kernel quantize = input_quantization(mx.config);
     CHECK(quantize.bytes == doctest::Approx(4096 * 4096 * (2 + 2 * (1 + 1.0 / 32))));
     CHECK(quantize.launches == 1);
     // The GEMMs take hardware.peak_tflops.mxfp8: at half the fp8 rate a compute-bound GEMM takes twice as long.
@@ -306,11 +307,7 @@ TEST_CASE("NVFP4: half a byte per element with an E4M3 scale per 16, the 4-bit t
           doctest::Approx(gemm_inputs * ((1 + 1.0 / 32) - (0.5 + 1.0 / 16))).epsilon(1e-9));
     CHECK(fp4.stages[0].other.cast_weights == doctest::Approx(2 * layer_weights * (0.5 + 1.0 / 256)).epsilon(1e-9));
     // Each quantization reads the operand twice (the per-tensor amax, then the fused cast of both copies).
-    Work linear;
-    linear.kind = WorkKind::Matmul;
-    linear.in = 4096;
-    linear.out = 14336;
-    const Kernel quantize = input_quantization(linear, fp4.config);
+    const Kernel quantize = input_quantization(fp4.config);
     CHECK(quantize.bytes == doctest::Approx(4096 * 4096 * (2 * 2 + 2 * (0.5 + 1.0 / 16))));
     CHECK(quantize.launches == 2);
     // The GEMMs run at hardware.peak_tflops.nvfp4 (GB300: 15,000 dense, three times its MXFP8 rate of 5,000).
