@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the JSON API (evaluate_scenario_text) under ASan + UBSan for SECONDS (default 60):
-# fuzz_api (byte-level mutations, scenario.dict) and fuzz_scenario (structure-aware JSON mutator),
+# fuzz_api (byte-level mutations, guided by a dictionary of the scenario's keys and spellings: tests/fuzz/make_dict.py)
+# and fuzz_scenario (structure-aware JSON mutator),
 # side by side on two cores or more, one after the other (half the time each) otherwise.
 # Installs clang if missing, builds build-fuzz/ (clang, -DSHARDCALC_FUZZ=ON), seeds from
 # tests/fuzz/corpus (never written: new inputs go to build-fuzz/corpus/<target>), prints executions/s,
@@ -23,9 +24,10 @@ if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 CXX=clang++-14 cmake -S . -B build-fuzz -DSHARDCALC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" >/dev/null
-cmake --build build-fuzz --target fuzz_api fuzz_scenario -j"$jobs" >build-fuzz/build.log 2>&1 ||
+cmake --build build-fuzz --target fuzz_api fuzz_scenario shardcalc -j"$jobs" >build-fuzz/build.log 2>&1 ||
   { tail -50 build-fuzz/build.log; exit 1; }
 echo "fuzz: built build-fuzz/tests/fuzz/{fuzz_api,fuzz_scenario} in $(($(date +%s) - start)) s"
+python3 tests/fuzz/make_dict.py build-fuzz/engine/shardcalc . build-fuzz/scenario.dict
 
 [ "$seconds" -gt 0 ] || { echo "fuzz: 0 s: built only"; exit 0; }  # libFuzzer reads 0 as "forever"
 targets=(fuzz_api fuzz_scenario)
@@ -38,7 +40,7 @@ run() {  # target
   # legal input known, 4096 pipeline stages of 16 chunks, takes ~3 s natively and ~20 s here.
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "build-fuzz/tests/fuzz/$1" "build-fuzz/corpus/$1" tests/fuzz/corpus \
-    -dict=tests/fuzz/scenario.dict -max_len=65536 -rss_limit_mb=2048 -timeout=60 \
+    -dict=build-fuzz/scenario.dict -max_len=65536 -rss_limit_mb=2048 -timeout=60 \
     -max_total_time="$each" -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$1-" \
     >"build-fuzz/logs/$1.log" 2>&1
 }

@@ -44,6 +44,12 @@ grep -q ": TIGHT; fits only if the caching allocator fragments less" "$tmp/tight
 grep -q "^if it fitted, step: " "$tmp/tight" || fail "tight: hypothetical step line"
 "$cli" estimate - < "$root/examples/llama-3.1-70b-h100.json" > /dev/null || fail "stdin"
 "$cli" presets | grep -q "llama-3.1-70b" || fail "presets"
+"$cli" schema | python3 -c 'import json, sys; o = json.load(sys.stdin)["objects"]; assert [x["path"] for x in o][:2] == ["", "/model"]' ||
+  fail "schema: not the scenario's objects as JSON"
+set +e
+"$cli" schema --format table > /dev/null 2> "$tmp/err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'allowed: json' "$tmp/err" || fail "schema --format table: exit $rc"
 
 set +e
 echo '{"model":{"preset":"llama-2-7b"},"parallel":{"tp":3}}' | "$cli" estimate - > "$tmp/out" 2> "$tmp/err"; rc=$?
@@ -123,11 +129,11 @@ set -e
 for h in "--help" "-h" "help"; do
   "$cli" $h > "$tmp/help" 2> "$tmp/err" || fail "$h exit code"
   [ ! -s "$tmp/err" ] || fail "$h: stderr not empty"
-  for c in estimate kernels search export reconcile import presets; do grep -q "^  shardcalc $c " "$tmp/help" || fail "$h: no $c line"; done
+  for c in estimate kernels search export reconcile import presets schema; do grep -q "^  shardcalc $c " "$tmp/help" || fail "$h: no $c line"; done
   grep -q "exit status: 0 ok; 2 invalid input or usage" "$tmp/help" && grep -q "3 the plan is tight, 4 it does not fit" "$tmp/help" || fail "$h: exit codes"
   grep -q "docs/scenario.md" "$tmp/help" || fail "$h: docs link"
 done
-for c in estimate kernels search export reconcile import presets; do
+for c in estimate kernels search export reconcile import presets schema; do
   "$cli" help "$c" > "$tmp/help-$c" || fail "help $c exit code"
   "$cli" "$c" --help > "$tmp/help2" || fail "$c --help exit code"
   "$cli" "$c" -h > "$tmp/help3" || fail "$c -h exit code"

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""The scenario's field list lives in more than one place; this test holds them to the engine's parser.
-The engine is asked (through the CLI) which keys each scenario object accepts ("unknown field; allowed here: ...")
-and which spellings each enumerated field accepts ("allowed: a|b|c"); then every key must have a row in its table
-of docs/scenario.md §2, every key must be in the page's field catalogue (web/src/js/fields.js, read with Node),
-and every choice the page offers must be a spelling the engine knows, every spelling the engine knows a choice
-(but for the few the page leaves out on purpose, listed below with the reason).
+"""The scenario's schema is the engine's (`shardcalc schema`, engine/io/scenario_schema.cpp); the page's field
+catalogue (web/src/js/fields.js, read with Node) and docs/scenario.md §2 describe it for readers. This test holds them
+to it: every key has a row in its table of docs/scenario.md §2, whose type, minimum and default agree with the schema;
+every key is in the page's catalogue; every choice the page offers is a spelling the engine knows, and every spelling
+the engine knows a choice (but for the few the page leaves out on purpose, listed below with the reason).
 Usage: schema_test.py SHARDCALC ROOT"""
 import json
 import re
@@ -14,7 +13,6 @@ from pathlib import Path
 
 cli, root = sys.argv[1], Path(sys.argv[2])
 failures = []
-BASE = {"model": {"preset": "gpt2"}}
 OBJECTS = ["model", "training", "parallel", "hardware", "implementation"]
 # Spellings the engine reads but the page does not offer, and why.
 NOT_OFFERED = {
@@ -22,46 +20,18 @@ NOT_OFFERED = {
     "training.dtype": {"fp8"},
 }
 
-
-def errors(scenario):
-    run = subprocess.run([cli, "estimate", "--format", "json", "-"], input=json.dumps(scenario),
-                         capture_output=True, text=True)
-    out = run.stdout.strip() or run.stderr.strip()
-    return json.loads(out).get("errors", [])
-
-
-def allowed_keys(obj, sub=None):
-    scenario = json.loads(json.dumps(BASE))
-    if sub:
-        scenario.setdefault(obj, {})[sub] = {"__unknown__": 1}
-        path = f"/{obj}/{sub}/__unknown__"
-    else:
-        scenario.setdefault(obj, {})["__unknown__"] = 1
-        path = f"/{obj}/__unknown__"
-    for e in errors(scenario):
-        if e["path"] == path and "allowed here: " in e["message"]:
-            return set(e["message"].split("allowed here: ")[1].split(", "))
-    raise SystemExit(f"the engine did not list the keys of {path}")
+schema = json.loads(subprocess.run([cli, "schema"], capture_output=True, text=True, check=True).stdout)
+by_object = {o["path"].strip("/").replace("/", "."): {f["key"]: f for f in o["fields"]} for o in schema["objects"]}
+engine_keys = {obj: set(by_object[obj]) | ({"peak_tflops"} if obj == "hardware" else set()) for obj in OBJECTS}
+engine_keys["hardware.peak_tflops"] = set(by_object["hardware.peak_tflops"])
 
 
 def spellings(path):
-    """The spellings the engine accepts at a dotted path, or None where any string is taken or it is no enum."""
-    section, key = path.split(".", 1) if "." in path else (None, path)
-    scenario = json.loads(json.dumps(BASE))
-    if section:
-        scenario.setdefault(section, {})[key] = "__unknown__"
-    else:
-        scenario[key] = "__unknown__"
-    pointer = "/" + path.replace(".", "/")
-    for e in errors(scenario):
-        if e["path"] == pointer:
-            m = re.search(r'unknown value "__unknown__"; allowed: ([\w|.-]+)', e["message"])
-            return set(m.group(1).split("|")) if m else None
-    return None
+    """The spellings the engine accepts at a dotted path, or None where it is no enum."""
+    obj, _, key = path.rpartition(".")
+    field = by_object.get(obj, {}).get(key)
+    return set(field["choices"]) if field and "choices" in field else None
 
-
-engine_keys = {obj: allowed_keys(obj) for obj in OBJECTS}
-engine_keys["hardware.peak_tflops"] = allowed_keys("hardware", "peak_tflops")
 
 # The page's catalogue, as the page builds it.
 page = json.loads(subprocess.run(
@@ -95,18 +65,52 @@ for path, spec in fields.items():
     if missing:
         failures.append(f"{path}: the engine reads {sorted(missing)}, which the page does not offer")
 
-# docs/scenario.md §2: a table row per key, in its object's subsection.
+# docs/scenario.md §2: a table row per key, in its object's subsection, with the schema's type, minimum and default.
+DOC_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean", "enum": "enum", "string": "string",
+             "enum list": "list of names", "integer list": "list of integers"}
+
+
+def number_in(text):
+    m = re.search(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", text)
+    return float(m.group(0)) if m else None
+
+
+def check_row(obj, key, field, type_cell, default_cell):
+    where = f"docs/scenario.md §2 `{obj}` row {key}"
+    if not type_cell.startswith(DOC_TYPES[field["type"]]):
+        failures.append(f"{where}: type \"{type_cell}\", the engine reads {field['type']}")
+    if field["type"] == "integer" and "(" in type_cell and number_in(type_cell.split("(", 1)[1]) != field["min"]:
+        failures.append(f"{where}: minimum \"{type_cell}\", the engine's is {field['min']}")
+    if field.get("required") and obj == "model" and default_cell != "required":
+        failures.append(f"{where}: default \"{default_cell}\", the engine requires it")
+    default = field.get("default")
+    if default is None or default == "derived" or isinstance(default, list) or obj == "hardware":
+        return
+    if isinstance(default, bool):
+        ok = default_cell.startswith(f"`{str(default).lower()}`")
+    elif isinstance(default, (int, float)):
+        ok = number_in(default_cell) == default
+    else:
+        ok = default_cell.startswith(f"`{default}`")
+    if not ok:
+        failures.append(f"{where}: default \"{default_cell}\", the engine's is {json.dumps(default)}")
+
+
 docs = (root / "docs" / "scenario.md").read_text()
 for obj in OBJECTS:
     section = re.search(rf"### 2\.\d+ `{obj}`\n(.*?)(?=\n### |\n## )", docs, re.S)
     if not section:
         failures.append(f"docs/scenario.md has no §2 subsection for `{obj}`")
         continue
-    documented = set()
-    for cell in re.findall(r"^\| ([^|]+) \|", section.group(1), re.M):
-        documented.update(re.findall(r"`([a-z_0-9]+)`", cell))
-    for key in sorted(engine_keys[obj] - documented):
+    rows = {}
+    for m in re.finditer(r"^\| ([^|]+) \| ([^|]*) \| ([^|]*) \|", section.group(1), re.M):
+        for key in re.findall(r"`([a-z_0-9]+)`", m.group(1)):
+            rows[key] = (m.group(2).strip(), m.group(3).strip())
+    for key in sorted(engine_keys[obj] - set(rows)):
         failures.append(f"docs/scenario.md §2 `{obj}` has no row for {key}")
+    for key, field in by_object[obj].items():
+        if key in rows:
+            check_row(obj, key, field, *rows[key])
 
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures))

@@ -10,127 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "core/edit_distance.h"
 #include "io/api.h"
 #include "io/presets.h"
 #include "io/reconcile_io.h"
+#include "io/scenario_schema.h"
 #include "io/text_format.h"
 #include "version.h"
 
 namespace {
 
-// One command's help: its usage line, what it does, every option, its exit codes and where its docs are.
-struct Command {
-    const char* name;
-    const char* summary;  // one line of the general usage
-    const char* help;     // the rest of `shardcalc help NAME`
-};
-
-const char* kExitCodes =
-    "exit status: 0 ok; 2 invalid input or usage (the error as one line of JSON on stderr,\n"
-    "  {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}, path a JSON pointer or \"\")\n";
-
-const Command kCommands[] = {
-    {"estimate", "estimate FILE|- [--format table|json|markdown|csv] [--check]",
-     "Evaluates a scenario (a JSON object: framework, model, training, parallel, hardware) and prints its\n"
-     "report: memory per device by pipeline stage and the verdict (FITS, TIGHT, DOES NOT FIT), memory over\n"
-     "the step, the module tree, the step time (MFU, tokens/s) and every collective.\n"
-     "\n"
-     "  FILE|-           the scenario file, or - to read it from standard input\n"
-     "  --format FORMAT  table (default): for a terminal; json: the report (the public contract);\n"
-     "                   markdown; csv: the tables with raw byte and second counts\n"
-     "  --check          exit 3 when the plan is tight, 4 when it does not fit (the report is printed)\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "exit status: 0 ok (with --check: the plan fits); 2 invalid input or usage (the error as one line of\n"
-     "  JSON on stderr, {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}); with --check:\n"
-     "  3 the plan is tight (fits only with less fragmentation than the worst measured), 4 it does not fit\n"
-     "\n"
-     "docs: docs/scenario.md (fields: section 2, errors: 4, report: 5, CLI: 6)\n"},
-    {"kernels", "kernels FILE|- [--stage N] [--format table|json|markdown|csv]",
-     "Prints the per-kernel table of one pipeline stage of the scenario's plan: each kernel's pass, count,\n"
-     "GEMM shape, FLOPs, HBM and L2 traffic, intensity, bound and time, then the step's time per pass.\n"
-     "\n"
-     "  FILE|-           the scenario file, or - to read it from standard input\n"
-     "  --stage N        the pipeline stage (rank), 0 to pp - 1, numbered as estimate numbers them;\n"
-     "                   default: the stage whose kernels take longest\n"
-     "  --format FORMAT  table (default); json; markdown; csv (raw byte counts)\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "%EXIT%"
-     "\n"
-     "docs: docs/scenario.md (section 6, kernels), docs/time.md (the per-kernel table)\n"},
-    {"search", "search FILE|- [--format table|json|markdown|csv]",
-     "Searches the plans of a scenario with a \"search\" object (devices, frameworks, the dimensions to\n"
-     "vary) and ranks those that fit, with the launch flags of the best.\n"
-     "\n"
-     "  FILE|-           the scenario file, or - to read it from standard input\n"
-     "  --format FORMAT  table (default); json; markdown; csv (the ranked plans)\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "%EXIT%"
-     "\n"
-     "docs: docs/search.md\n"},
-    {"export", "export FILE|- [--tool megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all] [--format text|json]",
-     "Prints how to launch the scenario's own plan (not a search row) with its framework's tools, the\n"
-     "lines `shardcalc search` prints for a ranked plan: torchrun and Megatron-LM's arguments (framework\n"
-     "megatron), Megatron-DeepSpeed's arguments and ds_config.json (deepspeed), the Hugging Face Trainer's\n"
-     "arguments (fsdp, pytorch), the device mesh (xla). A \"search\" object in the scenario is ignored.\n"
-     "\n"
-     "  FILE|-           the scenario file, or - to read it from standard input\n"
-     "  --tool TOOL      all (default): the plan framework's own generator; megatron-lm, megatron-deepspeed,\n"
-     "                   hf-trainer or xla-mesh: that one, an error at /framework when it does not launch the\n"
-     "                   plan's framework; torchtitan: no generator yet, always that error\n"
-     "  --format FORMAT  text (default): each tool's lines; json: {\"framework\", \"generator\",\n"
-     "                   \"launch\": [{\"tool\", \"lines\"}]}\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "%EXIT%"
-     "\n"
-     "docs: docs/scenario.md (section 6.2, export)\n"},
-    {"import", "import FILE|- [--format json|scenario]",
-     "Reads a Hugging Face config.json as the scenario's model fields. A config the engine would count\n"
-     "as a different model is refused at the key that says why.\n"
-     "\n"
-     "  FILE|-           the config.json file, or - to read it from standard input\n"
-     "  --format FORMAT  json (default): {\"ok\", \"family\", \"label\", \"model\", \"unknown\", \"notes\"};\n"
-     "                   scenario: {\"model\": {...}} for `shardcalc estimate -`, the notes and the keys\n"
-     "                   not understood on stderr\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "%EXIT%"
-     "\n"
-     "docs: docs/scenario.md (section 6.1, importing a Hugging Face config.json)\n"},
-    {"reconcile", "reconcile FILE|- LOG [--format table|json]",
-     "Sets a run's log against the estimate of its scenario: per rank that printed memory, the peak allocated,\n"
-     "the caching allocator's reserve and the peak reserved, the log's beside the estimate of that rank's\n"
-     "pipeline stage, with the gap; the device's memory in use; the step time; findings (out-of-memory errors);\n"
-     "what the log cannot tell; and the calibration it implies (scenario fields by path). Reads Megatron-LM's\n"
-     "memory lines (\"memory (MB) | allocated: ... | max allocated: ... | reserved: ... | max reserved: ...\", with\n"
-     "or without \"[Rank N]\"), iteration lines (\"elapsed time per iteration (ms): ...\") and theoretical memory\n"
-     "line, DeepSpeed's see_memory_usage lines (\"MA ... GB Max_MA ... GB CA ... GB Max_CA ... GB\"), PyTorch's\n"
-     "torch.cuda.memory_summary() tables, nvidia-smi's GPU table and DeepSpeed's throughput timer\n"
-     "(\"CurrSamplesPerSec=...\", a step being the plan's global batch over it); other lines are skipped.\n"
-     "\n"
-     "  FILE|-           the run's scenario, or - to read it from standard input\n"
-     "  LOG              the run's log file\n"
-     "  --format FORMAT  table (default); json: {\"source\", \"ranks\", \"step_seconds\", \"findings\", \"unknowns\",\n"
-     "                   \"calibration\"} in bytes and s\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "%EXIT%"
-     "\n"
-     "docs: docs/cli.md (Reconciling with a run's log)\n"},
-    {"presets", "presets [--format table|json]",
-     "Lists the model and hardware presets a scenario can name (model.preset, hardware.preset).\n"
-     "\n"
-     "  --format FORMAT  table (default); json: every preset file in full\n"
-     "  --help, -h       this text\n"
-     "\n"
-     "%EXIT%"
-     "\n"
-     "docs: docs/presets.md\n"},
-};
+using namespace shardcalc::cli;
 
 const Command* find_command(const std::string& name) {
     for (const Command& c : kCommands)
@@ -303,7 +194,7 @@ Options parse(int argc, char** argv) {
         else if (arg.size() > 1 && arg[0] == '-') usage_error("unknown option: " + arg + "; see shardcalc --help");
         else if (o.command.empty()) o.command = arg;
         else if (o.command == "help" && o.topic.empty()) o.topic = arg;
-        else if (o.input.empty() && o.command != "presets" && o.command != "help") o.input = arg;
+        else if (o.input.empty() && o.command != "presets" && o.command != "schema" && o.command != "help") o.input = arg;
         else if (o.command == "reconcile" && o.log.empty()) o.log = arg;
         else usage_error("unexpected argument: " + arg + "; see shardcalc --help");
     }
@@ -345,6 +236,11 @@ int main(int argc, char** argv) {
     if (o.stage_given && command != "kernels") return fail("", "--stage belongs to kernels");
     if (o.tool_given && command != "export") return fail("", "--tool belongs to export");
 
+    if (command == "schema") {
+        if (!format.empty() && format != "json") return fail("", "--format for schema: allowed: json");
+        std::cout << shardcalc::schema_to_json().dump(2) << "\n";
+        return 0;
+    }
     if (command == "presets") {
         if (format.empty() || format == "table") std::cout << shardcalc::format_presets_table(shardcalc::all_presets());
         else if (format == "json") std::cout << shardcalc::all_presets().dump(2) << "\n";

@@ -1,5 +1,5 @@
 // libFuzzer target over shardcalc::evaluate_scenario_text, the JSON API shared by the CLI and the
-// WebAssembly page: byte-level mutations guided by tests/fuzz/scenario.dict. Any sanitizer report
+// WebAssembly page: byte-level mutations guided by the dictionary tests/fuzz/make_dict.py writes. Any sanitizer report
 // (ASan, UBSan without recovery), uncaught exception or broken output contract (check_output.h) is
 // a crash. Build and run: scripts/fuzz.sh [seconds].
 #include <cstddef>

@@ -9,8 +9,8 @@
 // and strings; delete a key (required ones more often); move a key to another section; set a known
 // field to a plausible value (small integers, powers of two, another enum spelling or preset id),
 // so that mutants also reach the valid, deep part of the engine; and a crossover that grafts a
-// section of one input into another. The keys and enum spellings are learned from the engine
-// itself at start-up (its "allowed here: ..." and "allowed: a|b" messages), so they never drift.
+// section of one input into another. The keys and enum spellings are the engine's own schema
+// (io/scenario_schema.h), read at start-up, so they never drift.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +23,7 @@
 
 #include "check_output.h"
 #include "io/presets.h"
+#include "io/scenario_schema.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
@@ -49,50 +50,18 @@ std::map<std::string, std::vector<std::string>> g_keys;
 std::map<std::string, std::vector<std::string>> g_enums;
 std::vector<std::string> g_all_keys, g_all_values;
 
-std::vector<std::string> split(const std::string& s, const std::string& sep) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (true) {
-        const size_t at = s.find(sep, start);
-        out.push_back(s.substr(start, at == std::string::npos ? std::string::npos : at - start));
-        if (at == std::string::npos) return out;
-        start = at + sep.size();
-    }
-}
-
-std::string error_message(const json& scenario) {
-    const json r = json::parse(shardcalc::evaluate_scenario_text(scenario.dump()));
-    return r.value("ok", true) ? std::string() : r["error"]["message"].get<std::string>();
-}
-
+// The keys of each object and the spellings of each enum, from the engine's schema (io/scenario_schema.h).
 void learn() {
-    const json base = {{"model", {{"preset", "gpt2"}}}};
-    const std::pair<std::string, json::json_pointer> sections[] = {
-        {"", json::json_pointer("")},
-        {"/model", json::json_pointer("/model")},
-        {"/training", json::json_pointer("/training")},
-        {"/parallel", json::json_pointer("/parallel")},
-        {"/hardware", json::json_pointer("/hardware")},
-        {"/hardware/peak_tflops", json::json_pointer("/hardware/peak_tflops")},
-        {"/implementation", json::json_pointer("/implementation")}};
-    const std::string allowed_here = "allowed here: ";
-    for (const auto& [name, pointer] : sections) {
-        json probe = base;
-        probe[pointer]["zz_unknown"] = 1;
-        const std::string msg = error_message(probe);
-        const size_t at = msg.find(allowed_here);
-        if (at == std::string::npos) continue;
-        g_keys[name] = split(msg.substr(at + allowed_here.size()), ", ");
-        for (const auto& key : g_keys[name]) {
+    for (const json& object : shardcalc::schema_to_json()["objects"]) {
+        const std::string path = object["path"];
+        for (const json& field : object["fields"]) {
+            const std::string key = field["key"];
+            g_keys[path].push_back(key);
             g_all_keys.push_back(key);
-            if (name.empty()) continue;
-            json e = base;
-            e[pointer][key] = "zz_unknown";  // an enum field answers: unknown value "zz_unknown"; allowed: a|b
-            const std::string m = error_message(e);
-            const size_t a = m.find("; allowed: ");
-            if (m.rfind("unknown value", 0) == 0 && a != std::string::npos) {
-                g_enums[key] = split(m.substr(a + 11), "|");
-                for (const auto& v : g_enums[key]) g_all_values.push_back(v);
+            if (!field.contains("choices")) continue;
+            for (const json& choice : field["choices"]) {
+                g_enums[key].push_back(choice);
+                g_all_values.push_back(choice);
             }
         }
     }

@@ -1,0 +1,99 @@
+// The scenario's schema (io/scenario_schema.h): one entry per field drives the parser, the echo and `shardcalc schema`.
+#include <set>
+
+#include "helpers.h"
+#include "io/field_types.h"
+#include "io/presets.h"
+#include "io/scenario_json.h"
+#include "io/scenario_schema.h"
+
+using namespace shardcalc;
+using nlohmann::json;
+
+namespace {
+
+std::string none_required(const Field&) { return {}; }
+
+// The first problem an object's fields raise, as "path: message".
+std::string problem_of(const std::vector<Field>& fields, const json& j, const char* path) {
+    Scenario s;
+    ObjectReader r(j, path);
+    read_fields(r, s, fields, &none_required);
+    try {
+        r.finish();
+    } catch (const InputError& e) {
+        return e.path() + ": " + e.message();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a new scenario field is one schema entry: read, range-checked, listed, echoed and described from it") {
+    // A field the engine does not have, added to a copy of the training object's entries (its value kept outside the
+    // Scenario: the test cannot add a member).
+    static double label_smoothing = 0;
+    std::vector<Field> fields = schema_fields("/training");
+    fields.push_back({"label_smoothing", schema::type_of<double>(), 0, 1,
+                      [](Scenario&) -> void* { return &label_smoothing; }, Echo::WhenOn, Applies::Always,
+                      Presence::Optional});
+
+    Scenario s;
+    const json given = {{"label_smoothing", 0.1}, {"micro_batch", 2}};
+    ObjectReader r(given, "/training");
+    read_fields(r, s, fields, &none_required);
+    r.finish();
+    CHECK(label_smoothing == doctest::Approx(0.1));
+    CHECK(s.training.micro_batch == 2);
+
+    CHECK(problem_of(fields, {{"label_smoothing", 2}}, "/training") ==
+          "/training/label_smoothing: must be a number from 0.0 to 1.0, got 2");
+    CHECK(problem_of(fields, {{"label_smothing", 0.1}}, "/training").find("label_smoothing") != std::string::npos);
+    CHECK(problem_of(schema_fields("/training"), {{"label_smoothing", 0.1}}, "/training").rfind("/training/label_smoothing: unknown", 0) == 0);
+
+    json echo = json::object();
+    write_fields(echo, s, fields, nullptr);
+    CHECK(echo["label_smoothing"] == 0.1);
+    CHECK(echo["micro_batch"] == 2);
+    label_smoothing = 0;  // off: the WhenOn rule leaves it out of the echo
+    echo = json::object();
+    write_fields(echo, s, fields, nullptr);
+    CHECK_FALSE(echo.contains("label_smoothing"));
+}
+
+TEST_CASE("the schema's entries: unique keys, closed ranges, a member for every echoed field") {
+    for (const SchemaObject& o : scenario_schema()) {
+        std::set<std::string> keys;
+        for (const Field& f : *o.fields) {
+            CAPTURE(std::string(o.path) + "/" + f.key);
+            CHECK(keys.insert(f.key).second);
+            CHECK(f.min <= f.max);
+            CHECK((f.at != nullptr || f.echo == Echo::Never));
+            const std::string type = f.type->name;
+            CHECK((f.type->choices != nullptr) == (type == "enum" || type == "enum list"));
+        }
+    }
+    // `shardcalc schema` lists the same entries, each with its type and, for an enum, its spellings.
+    const json exported = schema_to_json();
+    size_t n = 0;
+    for (const json& o : exported["objects"]) n += o["fields"].size();
+    size_t entries = 0;
+    for (const SchemaObject& o : scenario_schema()) entries += o.fields->size();
+    CHECK(n == entries);
+    const json& model = exported["objects"][1];
+    CHECK(model["path"] == "/model");
+    CHECK(model["fields"][1]["key"] == "arch");
+    CHECK(model["fields"][1]["choices"] == json({"decoder", "encoder", "lstm"}));
+    CHECK(model["fields"][2]["required"] == true);
+}
+
+TEST_CASE("the echo of every model preset reads back as the same scenario") {
+    for (const json& preset : all_presets()["models"]) {
+        const std::string id = preset["id"];
+        CAPTURE(id);
+        json scenario = {{"model", {{"preset", id}}}, {"training", {{"seq_len", 256}}}};
+        if (preset["model"].value("arch", "") == "lstm") scenario["implementation"] = {{"rnn", "unrolled"}};
+        const json echo = scenario_to_json(scenario_from_json(scenario));
+        CHECK(scenario_to_json(scenario_from_json(echo)) == echo);
+    }
+}
