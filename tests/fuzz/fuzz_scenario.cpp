@@ -52,7 +52,8 @@ std::vector<std::string> g_all_keys, g_all_values;
 
 // The keys of each object and the spellings of each enum, from the engine's schema (io/scenario_schema.h).
 void learn() {
-    for (const json& object : shardcalc::schema_to_json()["objects"]) {
+    const json schema = shardcalc::schema_to_json();
+    for (const json& object : schema["objects"]) {
         const std::string path = object["path"];
         for (const json& field : object["fields"]) {
             const std::string key = field["key"];
