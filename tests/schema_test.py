@@ -33,7 +33,9 @@ def spellings(path):
     return set(field["choices"]) if field and "choices" in field else None
 
 
-# The page's catalogue, as the page builds it.
+# The page's catalogue, as the page builds it: its choices and defaults come from the engine's schema through
+# web/src/js/schema.js, written here as web/build.mjs writes it (from the native engine instead of the WebAssembly one).
+subprocess.run(["node", str(root / "web" / "schema-module.mjs")], input=json.dumps(schema), text=True, check=True)
 page = json.loads(subprocess.run(
     ["node", "-e", "import(process.argv[1]).then((m) => console.log(JSON.stringify([...m.FIELDS])))",
      (root / "web" / "src" / "js" / "fields.js").resolve().as_uri()], capture_output=True, text=True, check=True).stdout)

@@ -19,6 +19,8 @@ std::string guarded(const std::string& text) {
 }
 
 std::string presets() { return never_throws([] { return shardcalc::presets_text(); }); }
+// The scenario's schema (`shardcalc schema`): web/build.mjs derives the page's field choices and defaults from it.
+std::string schema() { return never_throws([] { return shardcalc::schema_text(); }); }
 
 // The plan search in slices: the page's worker steps it, posting progress, and can stop between steps.
 // SearchSession never throws (io/api.h).
@@ -48,6 +50,7 @@ std::string reconcile(const std::string& text, const std::string& log) {
 EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("evaluate", &guarded<&shardcalc::evaluate_scenario_text>);
     emscripten::function("presets", &presets);
+    emscripten::function("schema", &schema);
     emscripten::function("choices", &guarded<&shardcalc::choices_text>);
     emscripten::function("version", &version);
     // A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.

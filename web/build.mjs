@@ -10,12 +10,21 @@ import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeSchemaModule } from './schema-module.mjs';
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = join(web, '..');
 const src = join(web, 'src');
 const dist = process.env.SHARDCALC_DIST ? resolve(process.env.SHARDCALC_DIST) : join(web, 'dist');
 const wasmDir = process.env.SHARDCALC_WASM_DIR ? resolve(process.env.SHARDCALC_WASM_DIR) : join(root, 'build-wasm', 'wasm');
+
+// The page's view of the engine's scenario schema (js/schema.js: field types, choices, defaults), asked of the whole
+// engine built here, so the page's catalogue (js/fields.js) holds no copy of the engine's lists.
+{
+  const { default: createShardcalc } = await import(join(wasmDir, 'shardcalc.mjs'));
+  const engine = await createShardcalc({ wasmBinary: await readFile(join(wasmDir, 'shardcalc.wasm')) });
+  writeSchemaModule(engine.schema());
+}
 
 await rm(dist, { recursive: true, force: true });
 await mkdir(join(dist, 'engine'), { recursive: true });

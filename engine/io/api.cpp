@@ -14,6 +14,7 @@
 #include "io/run_log.h"
 #include "io/report_json.h"
 #include "io/scenario_json.h"
+#include "io/scenario_schema.h"
 #include "io/search_json.h"
 #include "scenario/names.h"
 #include "scenario/resolve.h"
@@ -91,6 +92,8 @@ std::string kernels_scenario_text(const std::string& scenario_json, int64_t stag
 }
 
 std::string presets_text() { return embedded_presets_document(); }
+
+std::string schema_text() { return schema_to_json().dump(); }
 
 std::string reconcile_text(const std::string& scenario_json, const std::string& log_text) {
     return guarded_text([&] {

@@ -15,6 +15,7 @@ std::string evaluate_scenario_text(const std::string& scenario_json);
 nlohmann::json error_value(const std::string& path, const std::string& message);
 nlohmann::json error_value(const std::vector<Problem>& problems);  // not empty
 std::string presets_text();  // all_presets() serialised
+std::string schema_text();   // the scenario's schema (io/scenario_schema.h schema_to_json) serialised
 
 // The plan search over a scenario with a "search" object (docs/search.md): {"ok": true, "search": {...}}.
 std::string search_scenario_text(const std::string& scenario_json);

@@ -1,25 +1,30 @@
 // The field catalogue: every scenario field the page knows, keyed by its dotted path
 // ("parallel.tp"). Input fields appear in the form in this order; `more` ones sit in the
-// collapsed "More" group. Extra fields have no input: they are accepted from links (any valid
-// engine scenario) and passed through unchanged. Spellings and defaults: docs/scenario.md §2.
+// collapsed "More" group. The engine's other fields have no input: they are accepted from links (any valid
+// engine scenario) and passed through unchanged. Every field's type, an enum's spellings and a boolean's default
+// are the engine's (js/schema.js, written from its schema by web/schema-module.mjs); docs/scenario.md §2 explains them.
+import { SCHEMA } from './schema.js';
 
+// path -> { type, choices, def } as the engine reads it.
+const ENGINE = new Map(SCHEMA.map(([path, type, choices, def]) => [path, { type, choices, def }]));
+// Spellings the engine reads but the page does not offer, and why: the activation dtype may not be fp8 (the engine's
+// error points at training.fp8 instead, docs/scenario.md).
+const NOT_OFFERED = { 'training.dtype': ['fp8'] };
 
-const DTYPES = ['fp32', 'fp16', 'bf16', 'fp8'];
-const OFFLOAD = ['none', 'cpu', 'nvme'];
-
-// type: int | num | ints (a comma-separated list) | bool | enum | preset | string. `options` makes a select (an empty
-// "default" option first unless `required`); `def` is the engine default a checkbox shows unset.
+// type: int | num | ints (a comma-separated list) | names | bool | enum | preset | string. `options` (an enum's, or a
+// small integer range's with `choice`, from the engine) makes a select (an empty "default" option first unless
+// `required`); `def` is the engine default a checkbox shows unset.
 // `fw`: the default depends on the framework (the blank option says "framework default" and shows
 // the engine's resolved value); a boolean with a framework default is a true/false select.
 // `help` and `doc` (every input has both, from field-help.js): what the field changes and the values it
 // takes, and the docs section that explains it ('memory.md#parameters'); form.js shows them behind a "?".
 const int = (key, label, more) => ({ key, type: 'int', label, more });
 const num = (key, label, more) => ({ key, type: 'num', label, more });
-const bool = (key, label, def, more) => ({ key, type: 'bool', label, def, more });
-const pick = (key, label, options, more, fw) => ({ key, type: 'enum', label, options, more, fw });
+const bool = (key, label, more) => ({ key, type: 'bool', label, more });
+const pick = (key, label, more, fw) => ({ key, type: 'enum', label, more, fw });
 const fwBool = (key, label, more) => ({ key, type: 'bool', label, options: ['true', 'false'], more, fw: true });
 
-export const FRAMEWORKS = ['megatron', 'deepspeed', 'fsdp', 'pytorch', 'xla'];
+export const FRAMEWORKS = ENGINE.get('framework').choices;
 
 export const SECTIONS = [
   {
@@ -33,31 +38,31 @@ export const SECTIONS = [
       int('kv_heads', 'KV heads'),
       int('ffn_hidden', 'FFN hidden'),
       int('vocab', 'Vocabulary'),
-      pick('mlp', 'MLP', ['gelu', 'relu', 'swiglu', 'geglu']),
+      pick('mlp', 'MLP'),
       int('experts', 'Experts (MoE)'),
       int('experts_per_token', 'Experts per token (top-k)'),
-      pick('arch', 'Architecture', ['decoder', 'encoder', 'lstm'], true),
+      pick('arch', 'Architecture', true),
       int('head_dim', 'Head dim', true),
       int('max_positions', 'Max positions', true),
-      pick('position_embedding', 'Positions', ['learned', 'rope', 'alibi', 'none'], true),
-      pick('norm', 'Norm', ['layernorm', 'rmsnorm'], true),
+      pick('position_embedding', 'Positions', true),
+      pick('norm', 'Norm', true),
       int('embedding_dim', 'Embedding dim', true),
-      bool('bias', 'Bias', true, true),
+      bool('bias', 'Bias', true),
       { key: 'qkv_bias', type: 'bool', label: 'Q/K/V bias', options: ['true', 'false'], more: true },
       { key: 'mlp_bias', type: 'bool', label: 'MLP bias', options: ['true', 'false'], more: true },
-      bool('output_bias', 'Output-layer bias', false, true),
-      bool('tied_embeddings', 'Tied embeddings', true, true),
-      bool('shared_layers', 'Shared layers', false, true),
-      pick('hidden_act', 'Activation (hidden_act)', ['gelu', 'gelu_new', 'gelu_pytorch_tanh', 'relu', 'silu'], true),
+      bool('output_bias', 'Output-layer bias', true),
+      bool('tied_embeddings', 'Tied embeddings', true),
+      bool('shared_layers', 'Shared layers', true),
+      pick('hidden_act', 'Activation (hidden_act)', true),
       fwBool('fused_qkv', 'Fused QKV projection', true),
-      bool('qk_norm', 'QK-norm', false, true),
+      bool('qk_norm', 'QK-norm', true),
       int('expert_ffn_hidden', 'Expert FFN hidden', true),
       int('shared_experts', 'Shared experts', true),
       int('shared_expert_ffn_hidden', 'Shared-expert FFN hidden', true),
       int('first_dense_layers', 'First dense layers', true),
       int('moe_every', 'MoE every n-th layer', true),
-      bool('router_bias', 'Router bias', false, true),
-      bool('shared_expert_gate', 'Shared-expert gate', false, true),
+      bool('router_bias', 'Router bias', true),
+      bool('shared_expert_gate', 'Shared-expert gate', true),
       int('q_lora_rank', 'MLA query latent (q_lora_rank)', true),
       int('kv_lora_rank', 'MLA key/value latent (kv_lora_rank)', true),
       int('qk_rope_head_dim', 'MLA rotary head dim', true),
@@ -65,14 +70,14 @@ export const SECTIONS = [
       int('mtp_layers', 'Multi-token prediction layers', true),
       int('sliding_window', 'Sliding window (tokens)', true),
       int('global_every', 'Global attention every n-th layer', true),
-      bool('attention_sinks', 'Attention sinks', false, true),
+      bool('attention_sinks', 'Attention sinks', true),
       num('logit_softcap', 'Output logit soft-cap', true),
-      bool('parallel_block', 'Parallel attention and MLP', false, true),
-      bool('parallel_norms', 'Parallel block: MLP norm of its own', false, true),
-      bool('post_norms', 'Output norms (Gemma)', false, true),
+      bool('parallel_block', 'Parallel attention and MLP', true),
+      bool('parallel_norms', 'Parallel block: MLP norm of its own', true),
+      bool('post_norms', 'Output norms (Gemma)', true),
       int('projection', 'Projection (LSTM)', true),
       int('proj_size', 'Recurrent projection (LSTMP)', true),
-      bool('fused_gates', 'Fused gates (LSTM)', true, true),
+      bool('fused_gates', 'Fused gates (LSTM)', true),
       int('gate_biases', 'Gate biases (LSTM)', true),
     ],
   },
@@ -83,20 +88,20 @@ export const SECTIONS = [
       int('seq_len', 'Sequence length'),
       int('micro_batch', 'Micro batch'),
       int('global_batch', 'Global batch'),
-      pick('dtype', 'Activation dtype', ['fp32', 'fp16', 'bf16']),
-      pick('optimizer', 'Optimizer', ['adam', 'adamw', 'sgd', 'sgd_momentum', 'lion', 'adafactor']),
-      pick('recompute', 'Recompute', ['none', 'selective', 'full']),
+      pick('dtype', 'Activation dtype'),
+      pick('optimizer', 'Optimizer'),
+      pick('recompute', 'Recompute'),
       { key: 'recompute_modules', type: 'names', label: 'Recompute modules (list)', more: true },
-      pick('param_dtype', 'Param dtype', DTYPES, true, true),
-      pick('grad_dtype', 'Grad dtype', DTYPES, true, true),
+      pick('param_dtype', 'Param dtype', true, true),
+      pick('grad_dtype', 'Grad dtype', true, true),
       { key: 'master_weights', type: 'bool', label: 'Master weights', options: ['true', 'false'], more: true, fw: true },
-      pick('attention', 'Attention', ['flash', 'eager'], true),
+      pick('attention', 'Attention', true),
       num('dropout', 'Dropout', true),
       num('train_tokens', 'Train tokens'),
-      pick('fp8', 'FP8 / FP4 GEMMs (recipe)', ['none', 'delayed', 'current', 'blockwise', 'mxfp8', 'nvfp4'], true),
+      pick('fp8', 'FP8 / FP4 GEMMs (recipe)', true),
       num('expert_imbalance', 'Expert load imbalance', true),
       num('capacity_factor', 'Expert capacity factor', true),
-      bool('router_z_loss', 'Router z-loss', false, true),
+      bool('router_z_loss', 'Router z-loss', true),
       fwBool('grad_clip', 'Clip gradients', true),
       int('mlm_predictions', 'MLM positions per sequence', true),
     ],
@@ -108,39 +113,39 @@ export const SECTIONS = [
       int('dp', 'Data parallel (dp)'),
       int('tp', 'Tensor parallel (tp)'),
       int('pp', 'Pipeline parallel (pp)'),
-      { key: 'zero', type: 'int', label: 'ZeRO stage', options: ['0', '1', '2', '3'] },
-      bool('sp', 'Sequence parallel (sp)', false),
-      bool('distributed_optimizer', 'Distributed optimizer', false),
+      { key: 'zero', type: 'int', label: 'ZeRO stage', choice: true },
+      bool('sp', 'Sequence parallel (sp)'),
+      bool('distributed_optimizer', 'Distributed optimizer'),
       int('ep', 'Expert parallel (ep)'),
       int('etp', 'Expert tensor parallel (etp)', true),
-      bool('overlap_moe_comm', 'Overlap expert all-to-all', false, true),
-      pick('moe_dispatcher', 'MoE token dispatcher', ['alltoall', 'allgather'], true),
+      bool('overlap_moe_comm', 'Overlap expert all-to-all', true),
+      pick('moe_dispatcher', 'MoE token dispatcher', true),
       int('vpp', 'Virtual pipeline (vpp)', true),
       int('first_stage_layers', 'First stage layers', true),
       int('last_stage_layers', 'Last stage layers', true),
       { key: 'stage_layers', type: 'ints', label: 'Layers per stage (list)', more: true },
-      bool('embedding_as_layer', 'Embedding counts as a layer', false, true),
-      bool('loss_as_layer', 'Loss counts as a layer', false, true),
+      bool('embedding_as_layer', 'Embedding counts as a layer', true),
+      bool('loss_as_layer', 'Loss counts as a layer', true),
       int('cp', 'Context parallel (cp)', true),
       int('ulysses', 'Ulysses degree', true),
-      pick('offload_optimizer', 'Offload optimizer', OFFLOAD, true),
-      pick('offload_params', 'Offload params', OFFLOAD, true),
-      pick('schedule', 'Pipeline schedule', ['1f1b', 'gpipe'], true),
+      pick('offload_optimizer', 'Offload optimizer', true),
+      pick('offload_params', 'Offload params', true),
+      pick('schedule', 'Pipeline schedule', true),
       { key: 'overlap_grad_reduce', type: 'bool', label: 'Overlap gradient reduction', options: ['true', 'false'], more: true, fw: true },
-      bool('overlap_param_gather', 'Overlap parameter gather', false, true),
-      bool('tp_comm_overlap', 'Overlap tensor-parallel communication', false, true),
+      bool('overlap_param_gather', 'Overlap parameter gather', true),
+      bool('tp_comm_overlap', 'Overlap tensor-parallel communication', true),
     ],
   },
   {
     id: 'implementation',
     legend: 'Implementation',
     fields: [
-      pick('model_code', 'Model code', ['megatron', 'huggingface'], false, true),
-      pick('optimizer_impl', 'Optimizer implementation', ['fused', 'foreach', 'for_loop'], false, true),
+      pick('model_code', 'Model code', false, true),
+      pick('optimizer_impl', 'Optimizer implementation', false, true),
       fwBool('tf32', 'TF32 matmuls'),
       fwBool('cudnn_tf32', 'TF32 in cuDNN', true),
-      pick('rnn', 'LSTM kernels', ['cudnn', 'unrolled'], true, true),
-      pick('allocator', 'Allocator', ['caching', 'expandable_segments']),
+      pick('rnn', 'LSTM kernels', true, true),
+      pick('allocator', 'Allocator'),
       num('host_forward_us', 'Host µs per kernel, forward', true),
       num('host_backward_us', 'Host µs per kernel, backward', true),
       num('fragmentation', 'Allocator fragmentation (fraction)', true),
@@ -177,30 +182,26 @@ export const SECTIONS = [
 // The scenario's sections (objects of fields), in the order a scenario is written.
 export const SCENARIO_SECTIONS = SECTIONS.map((s) => s.id);
 
-// Engine fields without an input (kept when they come in a link).
-const EXTRAS = [
-  ['name', { type: 'string' }],
-  ['model.embedding_norm', { type: 'bool' }],
-  ['model.type_vocab', { type: 'int' }],
-  ['model.pooler', { type: 'bool' }],
-  ['model.head', { type: 'enum', options: ['lm', 'none'] }],
-  ['parallel.world_size', { type: 'int' }],
-  ['hardware.name', { type: 'string' }],
-  ['hardware.kind', { type: 'enum', options: ['gpu', 'tpu'] }],
-  ['hardware.l2_mib', { type: 'num' }],
-  ['hardware.workspace_mib', { type: 'num' }],
-  ['hardware.shared_memory_kib', { type: 'num' }],
-  ['hardware.gemm_fill_k', { type: 'num' }],
-  ['hardware.host_link_gbps', { type: 'num' }],
-  ['hardware.host_memory_gbps', { type: 'num' }],
-  ...['fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'mxfp8', 'nvfp4'].map((k) => [`hardware.peak_tflops.${k}`, { type: 'num' }]),
-];
+// An input's choices and default, as the engine reads the field.
+function withEngine(path, spec) {
+  const engine = ENGINE.get(path);
+  if (!engine) return spec;  // a preset menu
+  const out = { ...spec };
+  if (spec.type === 'enum' || spec.choice) out.options = engine.choices.filter((c) => !NOT_OFFERED[path]?.includes(c));
+  if (spec.type === 'bool' && !spec.options && engine.def !== undefined) out.def = engine.def;
+  return out;
+}
 
-// path -> spec, in a stable order (the order links and scenarios are written in).
+// path -> spec, in a stable order (the order links and scenarios are written in): the inputs, then the engine's
+// fields without one (kept when they come in a link).
 export const FIELDS = new Map([['framework', { type: 'enum', options: FRAMEWORKS, input: true, label: 'Framework' }]]);
 for (const section of SECTIONS)
-  for (const f of section.fields) FIELDS.set(`${section.id}.${f.key}`, { ...f, section: section.id, input: true });
-for (const [path, spec] of EXTRAS) FIELDS.set(path, { ...spec, section: path.split('.')[0] });
+  for (const f of section.fields) {
+    const path = `${section.id}.${f.key}`;
+    FIELDS.set(path, withEngine(path, { ...f, section: section.id, input: true }));
+  }
+for (const [path, { type, choices }] of ENGINE)
+  if (!FIELDS.has(path)) FIELDS.set(path, { type, ...(type === 'enum' && { options: choices }), section: path.split('.')[0] });
 
 // Field help (field-help.js) is a chunk of its own (web/build.mjs), fetched when the reader first reaches
 // the form or presses a "?" (form.js): the first result never waits for it (page budget: docs/performance.md).
