@@ -42,7 +42,7 @@ double elements(const Work& w, const Config& c) {
 // reads the tensor for its amax, then computes the scale, then casts (transformer_engine/pytorch/csrc/quantizer.cpp,
 // Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, nvte_compute_scale_from_amax, nvte_quantize_v2);
 // delayed scaling casts with the last step's scale and records the amax in the same kernel; blockwise and MXFP8
-// scaling compute each block's scale in the cast and write it beside each copy (graph/blocks.h fp8_element_bytes).
+// scaling compute each block's scale in the cast and write it beside each copy (scenario/precision.h fp8_element_bytes).
 // NVFP4 first reads the tensor for its per-tensor amax (of its Hadamard transform for the column-wise copy), then
 // one fused kernel writes the row-wise copy and the Hadamard-transformed column-wise one, stochastic rounding inside
 // (quantizer.cpp NVFP4Quantizer::quantize_impl: nvte_hadamard_transform_amax, nvte_quantize_with_hadamard_transform).

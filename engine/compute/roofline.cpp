@@ -1,6 +1,7 @@
 #include "compute/roofline.h"
 
 #include "scenario/device.h"
+#include "scenario/precision.h"
 
 #include <algorithm>
 #include <cmath>
@@ -108,9 +109,9 @@ double inflection_point(const Config& c) {
 
 namespace {
 
-// Bytes of one operand element: fp8 1, NVFP4 half, fp32 4, else the training dtype's.
+// Bytes of one operand element: fp8's or FP4's (scenario/precision.h), fp32 4, else the training dtype's.
 double operand_bytes(GemmPrecision precision, const Config& c) {
-    if (precision == GemmPrecision::Fp8) return c.s.training.fp8 == Fp8Recipe::Nvfp4 ? 0.5 : 1;  // E2M1: half a byte
+    if (precision == GemmPrecision::Fp8) return fp8_data_bytes(c);
     return precision == GemmPrecision::Fp32 ? 4 : bytes_of(c.s.training.dtype);
 }
 

@@ -3,6 +3,7 @@
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
 // Models", sec. 4.1) generalised to GQA, gated MLPs, flash attention and head_dim*heads != hidden.
 #include "graph/op.h"
+#include "scenario/precision.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -70,24 +71,6 @@ Op high_precision(Op op);
 inline bool runs_in_fp8(const Work& w, const Config& c) {
     return w.kind == WorkKind::Matmul && w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
 }
-// Bytes of one fp8 element with its share of the recipe's scales: one fp32 per tensor for delayed and current
-// scaling (none per element); for blockwise, one fp32 per 1x128 block of an activation and per 128x128 block of a
-// weight (DeepSeek-V3 sec. 3.3.2); for MXFP8 one E8M0 byte per 32 elements along the GEMM's inner dimension
-// (OCP Microscaling Formats v1.0, sec. 5.3; Transformer Engine's MXFP8BlockScaling); for NVFP4 half a byte per
-// element with one E4M3 byte per 16 of an activation and per 16x16 block of a weight (Transformer Engine's
-// NVFP4BlockScaling, transformer_engine/common/recipe/__init__.py; its per-tensor fp32 scale aside).
-inline double fp8_element_bytes(const Config& c, bool weight) {
-    switch (c.s.training.fp8) {
-        case Fp8Recipe::Blockwise: return 1 + (weight ? 4.0 / (128 * 128) : 4.0 / 128);
-        case Fp8Recipe::Mx: return 1 + 1.0 / 32;
-        case Fp8Recipe::Nvfp4: return 0.5 + (weight ? 1.0 / (16 * 16) : 1.0 / 16);
-        case Fp8Recipe::None:
-        case Fp8Recipe::Delayed:
-        case Fp8Recipe::Current: break;
-    }
-    return 1;
-}
-
 // A linear as Hugging Face runs it under eager PyTorch: autocast's cast of an fp32 input and the bias
 // gradient's reduction as kernels of their own (unchanged for Megatron's fused kernels).
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input);
