@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/decimal.h"
+
 namespace shardcalc::text {
 
 using nlohmann::json;
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string fixed(double v, int digits) { return decimal(v, digits); }
 
 std::string gib(const json& bytes) { return fixed(bytes.get<double>() / kGiB, 2); }
 std::string mib(const json& bytes) { return fixed(bytes.get<double>() / kMiB, 1); }

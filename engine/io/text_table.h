@@ -9,6 +9,7 @@
 
 namespace shardcalc::text {
 
+// Fixed point, rounded half away from zero as the page writes numbers (core/decimal.h; js/number-text.js).
 std::string fixed(double v, int digits);
 std::string gib(const nlohmann::json& bytes);  // "12.34"
 std::string mib(const nlohmann::json& bytes);  // "12.3"

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/decimal.h"
 #include "core/error.h"
 #include "core/units.h"
 
@@ -39,18 +40,17 @@ void add_time(Estimate& e, const ModelGraph& g, bool with_timeline) {
 // the count, never an overflowed negative number.
 void check_reportable(const Estimate& e) {
     constexpr double kMax = 4611686018427387904.0;  // 2^62
-    auto gib = [](double b) { return std::to_string(static_cast<long long>(b / kGiB)) + " GiB"; };
     for (const auto& s : e.stages) {
         const double states = s.weights + s.gradients + s.optimizer + s.host_cpu + s.host_nvme;
         if (!(states <= kMax))
             throw InputError("/model", "weights, gradients and optimizer states of one device exceed 2^62 bytes (" +
-                                           gib(states) + "); shardcalc reports up to 2^62");
+                                           gib_text(states) + "); shardcalc reports up to 2^62");
         double largest = s.total();
         for (const auto& ph : s.timeline) largest = std::max(largest, ph.lines.allocated());
         // An XLA program also reports what it would save with nothing rematerialized, which can be the largest.
         if (s.compiled) largest = std::max(largest, s.xla.saved_all);
         if (!(largest <= kMax))
-            throw InputError("/training/micro_batch", "one device would hold more than 2^62 bytes (" + gib(largest) +
+            throw InputError("/training/micro_batch", "one device would hold more than 2^62 bytes (" + gib_text(largest) +
                                                           ") of activations; shardcalc reports up to 2^62");
     }
     const Config& c = e.config;
