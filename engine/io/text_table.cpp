@@ -1,7 +1,6 @@
 #include "io/text_table.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "core/decimal.h"
 
