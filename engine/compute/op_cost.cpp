@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/blocks.h"
+#include "plan/local_shape.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
@@ -20,20 +21,10 @@ double runs(const Work& w) { return w.steps > 0 ? static_cast<double>(w.steps) :
 // positions in an MLM head over them (training.mlm_predictions).
 double token_fraction(const Work& w, const Config& c) { return (w.gathered ? c.d.mlm_share : 1) / runs(w); }
 
-// Elements of one run of an elementwise Work.
+// Elements of one run of an elementwise Work: its split's local part (plan/local_shape.h), of the tokens one run sees.
 double elements(const Work& w, const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
     if (w.per_weight) return static_cast<double>(w.width) / (w.sharded ? tp(c) : 1);
-    const double f = token_fraction(w, c);
-    const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
-    switch (w.split) {
-        case SavedSplit::Sequence: return tokens_per_device(c, false) * w.width * f;
-        case SavedSplit::Tensor: return tokens_per_device(c, true) * w.width / tp(c) * f;
-        case SavedSplit::Scores: return b * w.width * s * s / (tp(c) * p.cp * p.ulysses);
-        case SavedSplit::Routed: return routed_tokens(c) * w.width;
-        case SavedSplit::Expert: return routed_tokens(c) * w.width / static_cast<double>(expert_tp(p));
-    }
-    return 0;
+    return local_elements(w.split, w.width, static_cast<double>(c.d.seq_len), c) * token_fraction(w, c);
 }
 
 // Transformer Engine's quantization of one GEMM operand of `elements` 16-bit values into fp8, both usages at once:
@@ -120,11 +111,11 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
 }
 
 void attention(const Work& w, const Config& c, WorkKernels& out) {
-    const ParallelSpec& p = c.s.parallel;
-    const double s = static_cast<double>(c.d.seq_len), b = static_cast<double>(c.s.training.micro_batch);
-    // Score pairs per device: heads split by tp (and Ulysses), queries by cp (Ulysses keeps the
-    // full sequence for its heads), QK^T and AV each 2*d FLOPs per pair (Narayanan sec. 5.1).
-    const double pairs = b * w.heads * s * s / (tp(c) * p.cp * p.ulysses);
+    const double s = static_cast<double>(c.d.seq_len);
+    // Score pairs per device, [b, heads, queries, keys] split as the scores are (plan/local_shape.h); QK^T and AV
+    // each 2*d FLOPs per pair (Narayanan sec. 5.1).
+    const std::vector<double> scores = local_dims(SavedSplit::Scores, w.heads, s, c);
+    const double pairs = scores[0] * scores[1] * scores[2] * scores[3];
     const double dv = w.v_head_dim > 0 ? static_cast<double>(w.v_head_dim) : static_cast<double>(w.head_dim);
     const double full = 2 * pairs * (w.head_dim + dv);
     // Causal masking: half the pairs matter; a sliding window of w keys leaves s*w - w^2/2 of the s^2 (FlashAttention
@@ -146,7 +137,7 @@ void attention(const Work& w, const Config& c, WorkKernels& out) {
     } else {
         // Eager attention computes every pair, masked or not: two batched GEMMs forward, and each one's two
         // data gradients backward (neither operand is a weight).
-        const double rows = b * (w.heads / (tp(c) * p.ulysses)) * (s / p.cp);
+        const double rows = scores[0] * scores[1] * scores[2];
         const double d = static_cast<double>(w.head_dim);
         out.add(Pass::Forward, "scores gemm", gemm_kernel(rows, d, s, c), {rows, d, s});
         out.add(Pass::Forward, "values gemm", gemm_kernel(rows, s, dv, c), {rows, s, dv});

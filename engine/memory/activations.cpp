@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "graph/blocks.h"
-#include "scenario/dimension.h"
+#include "plan/local_shape.h"
 
 namespace shardcalc {
 
@@ -27,51 +27,17 @@ double saved_element_bytes(SavedKind kind, const Config& c) {
 
 double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
     if (!on_path(t.path, c)) return 0;
-    const ParallelSpec& p = c.s.parallel;
-    const double s = static_cast<double>(c.d.seq_len);
-    const double b = static_cast<double>(c.s.training.micro_batch);
     // An MLM head over gathered positions keeps its tensors for those positions only (training.mlm_predictions).
     const double elem = saved_element_bytes(t.kind, c) * (t.gathered ? c.d.mlm_share : 1);
-    // Context parallelism and Ulysses each hold 1/cp, 1/ulysses of the sequence; inside attention
-    // Ulysses holds 1/ulysses of the heads for the full sequence instead, which is the same count.
-    const double seq_split = static_cast<double>(p.cp * p.ulysses);
-    // Korthikanti Table 2: outside the tensor-parallel region tokens are replicated on every tensor-parallel rank
-    // (the "10" of sbh(10 + 24/t)); sequence parallelism splits them by t (sbh*34/t).
-    const double sequence_tokens = s * b / (seq_split * (p.sp ? p.tp : 1));
-    switch (t.split) {
-        case SavedSplit::Sequence:
-            return sequence_tokens * t.width * elem;
-        case SavedSplit::Tensor:
-            return s * b * t.width * elem / (seq_split * p.tp);
-        case SavedSplit::Scores:
-            // 5as^2b/t (Korthikanti Table 2): heads split by tp, and by the Ulysses degree (the Ulysses memory
-            // walk, docs/sources.md: [h/P, N, N] per device). cp > 1 requires flash attention, so no cp term.
-            return b * t.width * s * s * elem / (p.tp * p.ulysses);
-        // Expert activations are the busiest rank's: its share of the top-k copies of the tokens.
-        case SavedSplit::Routed:
-            return sequence_tokens * routed_tokens_factor(c, true) * t.width * elem;
-        case SavedSplit::Expert:
-            return sequence_tokens * routed_tokens_factor(c, true) * t.width * elem / static_cast<double>(expert_tp(p));
-    }
-    return 0;
+    // The scores' split has no cp term in practice: cp > 1 requires flash attention, which saves none.
+    return local_elements(t.split, t.width, static_cast<double>(c.d.seq_len), c) * elem;
 }
 
 std::vector<int64_t> saved_tensor_shape(const SavedTensor& t, const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    const int64_t b = c.s.training.micro_batch;
-    const int64_t seq_split = p.cp * p.ulysses;
-    const int64_t s = t.gathered ? *c.s.training.mlm_predictions : c.d.seq_len;
-    switch (t.split) {
-        case SavedSplit::Sequence: return {b, s / (seq_split * (p.sp ? p.tp : 1)), t.width};
-        case SavedSplit::Tensor: return {b, s / seq_split, t.width / p.tp};
-        case SavedSplit::Scores: return {b, t.width / (p.tp * p.ulysses), s, s};
-        case SavedSplit::Routed:
-        case SavedSplit::Expert: {
-            const double rows = tokens_per_device(c, false) * routed_tokens_factor(c, true);
-            return {static_cast<int64_t>(rows + 0.5), t.split == SavedSplit::Expert ? t.width / expert_tp(p) : t.width};
-        }
-    }
-    return {};
+    const double s = static_cast<double>(t.gathered ? *c.s.training.mlm_predictions : c.d.seq_len);
+    std::vector<int64_t> shape;
+    for (const double d : local_dims(t.split, t.width, s, c)) shape.push_back(static_cast<int64_t>(d + 0.5));
+    return shape;
 }
 
 double op_activation_bytes(const Op& op, const Config& c, bool in_layer) {
