@@ -243,10 +243,7 @@ OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
 }
 
 OpCost module_cost(const Module& m, const Config& c, bool in_layer) {
-    OpCost cost;
-    for (const auto& op : m.ops) cost += op_cost(op, c, in_layer);
-    for (const auto& child : m.children) cost += module_cost(child, c, in_layer);
-    return cost;
+    return sum_over_ops<OpCost>(m, [&](const Op& op) { return op_cost(op, c, in_layer); });
 }
 
 }  // namespace shardcalc

@@ -7,7 +7,7 @@ namespace shardcalc {
 namespace {
 
 void attention_seconds(const Module& m, const Config& c, double count, StageCompute& out) {
-    for (const auto& op : m.ops)
+    for_each_op(m, [&](const Op& op) {
         for (const auto& w : op.work)
             if (w.kind == WorkKind::Attention) {
                 Op alone{op.name, {}, {}, false, {w}};
@@ -15,13 +15,13 @@ void attention_seconds(const Module& m, const Config& c, double count, StageComp
                 out.attention_fwd += count * k.fwd.seconds;
                 out.attention_bwd += count * k.bwd.seconds;
             }
-    for (const auto& child : m.children) attention_seconds(child, c, count, out);
+    });
 }
 
 // The layer's tensor-parallel GEMMs (sharded, not an expert's) in graph order: their GEMM kernels alone, not an fp8
 // recipe's quantization beside them.
 void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
-    for (const auto& op : m.ops)
+    for_each_op(m, [&](const Op& op) {
         for (const auto& w : op.work) {
             if (w.kind != WorkKind::Matmul || !w.sharded || w.routed) continue;
             const WorkKernels k = work_kernels(w, c);
@@ -33,7 +33,7 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
             }
             (w.split_in ? out.row : out.column).push_back(g);
         }
-    for (const auto& child : m.children) tp_gemms(child, c, out);
+    });
 }
 
 }  // namespace

@@ -9,11 +9,10 @@
 namespace shardcalc {
 
 void tag_recompute(Module& m, unsigned drops, unsigned reruns) {
-    for (Op& op : m.ops) {
+    for_each_op(m, [&](Op& op) {
         for (SavedTensor& t : op.saved) t.dropped_by |= drops;
         op.rerun_by |= reruns;
-    }
-    for (Module& child : m.children) tag_recompute(child, drops, reruns);
+    });
 }
 
 BuildContext build_context(const Config& c) {
@@ -48,9 +47,9 @@ bool has_matmul(const Op& op) {
 
 double param_tensor_count(const Module& m) {
     double n = 0;
-    for (const auto& op : m.ops)
+    for_each_op(m, [&](const Op& op) {
         for (const auto& p : op.params) n += p.tied || p.shared ? 0 : 1;
-    for (const auto& child : m.children) n += param_tensor_count(child);
+    });
     return n;
 }
 

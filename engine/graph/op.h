@@ -134,6 +134,24 @@ struct Module {
     std::vector<Module> children;
 };
 
+// Calls f on every op of a module's subtree, a module's own ops before its children's (the order the graph runs
+// them in): the one walk of the tree for whatever sums or tags its ops (a path-keyed table walks it itself).
+template <class M, class F>
+void for_each_op(M& m, F&& f) {
+    for (auto& op : m.ops) f(op);
+    for (auto& child : m.children) for_each_op(child, f);
+}
+
+// The sum of f(op) over a module's subtree, added as the tree nests (its own ops, then each child's subtotal), so
+// that a floating-point total does not depend on how a caller walks it.
+template <class T, class F>
+T sum_over_ops(const Module& m, F&& f) {
+    T total{};
+    for (const auto& op : m.ops) total += f(op);
+    for (const auto& child : m.children) total += sum_over_ops<T>(child, f);
+    return total;
+}
+
 // A run of identical layers; pipeline stages cut through the concatenation of all groups.
 struct LayerGroup {
     Module layer;

@@ -52,10 +52,7 @@ double op_activation_bytes(const Op& op, const Config& c, bool in_layer) {
 }
 
 double module_activation_bytes(const Module& m, const Config& c, bool in_layer) {
-    double sum = 0;
-    for (const auto& op : m.ops) sum += op_activation_bytes(op, c, in_layer);
-    for (const auto& child : m.children) sum += module_activation_bytes(child, c, in_layer);
-    return sum;
+    return sum_over_ops<double>(m, [&](const Op& op) { return op_activation_bytes(op, c, in_layer); });
 }
 
 SavedTensor layer_checkpoint(const Config& c) {
@@ -71,9 +68,9 @@ double layer_activation_bytes(const Module& layer, const Config& c) {
 
 double largest_saved_tensor_bytes(const Module& m, const Config& c) {
     double best = 0;
-    for (const auto& op : m.ops)
+    for_each_op(m, [&](const Op& op) {
         for (const auto& t : op.saved) best = std::max(best, saved_tensor_bytes(t, c));
-    for (const auto& child : m.children) best = std::max(best, largest_saved_tensor_bytes(child, c));
+    });
     return best;
 }
 

@@ -16,8 +16,8 @@ namespace {
 // Parameters of the embedding and head a stage holds (no transformer layers).
 ParamTally outside_layers(const Config& c, const ModelGraph& g, const StagePlan& st) {
     ParamTally t;
-    if (st.has_pre) t.add(tally_module(g.pre, c, true));
-    if (st.has_post) t.add(tally_module(g.post, c, st.holds_tied_copy));
+    if (st.has_pre) t += (tally_module(g.pre, c, true));
+    if (st.has_post) t += (tally_module(g.post, c, st.holds_tied_copy));
     return t;
 }
 
@@ -29,10 +29,10 @@ ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& s
             const LayerGroup& grp = g.groups[static_cast<size_t>(cl.group)];
             const ParamTally one = tally_module(grp.layer, c, true);
             if (grp.shared_weights) {
-                if (shared_seen.insert(cl.group).second) t.add(one);
+                if (shared_seen.insert(cl.group).second) t += one;
             } else {
                 const double n = static_cast<double>(cl.count);
-                t.add(one.times(n));
+                t += one.times(n);
             }
         }
     return t;

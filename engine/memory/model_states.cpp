@@ -47,10 +47,7 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
 }
 
 ParamTally tally_module(const Module& m, const Config& c, bool include_tied) {
-    ParamTally t;
-    for (const auto& op : m.ops) t.add(tally_op(op, c, include_tied));
-    for (const auto& child : m.children) t.add(tally_module(child, c, include_tied));
-    return t;
+    return sum_over_ops<ParamTally>(m, [&](const Op& op) { return tally_op(op, c, include_tied); });
 }
 
 double optimizer_state_element_bytes(const Config& c) {

@@ -19,7 +19,7 @@ struct ParamTally {
     // ranks (Derived::expert_replica_degree), not over the data-parallel ones.
     double expert_params = 0, expert_optimizer_elems = 0;
     double fp8_weights = 0;       // elements of weights whose GEMMs run in fp8 under an fp8 recipe
-    void add(const ParamTally& o) {
+    ParamTally& operator+=(const ParamTally& o) {
         fp8_weights += o.fp8_weights;
         params += o.params;
         matmul_weights += o.matmul_weights;
@@ -27,6 +27,7 @@ struct ParamTally {
         largest = std::max(largest, o.largest);
         expert_params += o.expert_params;
         expert_optimizer_elems += o.expert_optimizer_elems;
+        return *this;
     }
     // n layers' worth (the largest tensor stays one tensor).
     ParamTally times(double n) const {

@@ -11,10 +11,10 @@ namespace {
 // them; top-k / experts: the share a token uses).
 double unique_params(const Module& m, double expert_share = 1) {
     double n = 0;
-    for (const auto& op : m.ops)
+    for_each_op(m, [&](const Op& op) {
         for (const auto& p : op.params)
             if (!p.tied && !p.shared) n += static_cast<double>(p.numel()) * (p.split == ParamSplit::Expert ? expert_share : 1);
-    for (const auto& child : m.children) n += unique_params(child, expert_share);
+    });
     return n;
 }
 
