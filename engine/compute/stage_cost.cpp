@@ -40,23 +40,21 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st) {
     StageCompute out;
-    for (const auto& ch : st.chunks)
-        for (const auto& cl : ch.layers) {
-            const LayerGroup& group = g.groups[static_cast<size_t>(cl.group)];
-            const OpCost layers = module_cost(group.layer, c, true).scaled(static_cast<double>(cl.count));
-            out.cost += layers;
-            out.layers_fwd += layers.fwd;
-            attention_seconds(group.layer, c, static_cast<double>(cl.count), out);
-            out.layers += cl.count;
-            out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
-            if (group.moe) out.moe_layers += cl.count;
-            if (c.s.parallel.tp_comm_overlap) {
-                TpLayerGemms t;
-                t.count = cl.count;
-                tp_gemms(group.layer, c, t);
-                out.tp_layers.push_back(std::move(t));
-            }
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& group) {
+        const OpCost layers = module_cost(group.layer, c, true).scaled(static_cast<double>(cl.count));
+        out.cost += layers;
+        out.layers_fwd += layers.fwd;
+        attention_seconds(group.layer, c, static_cast<double>(cl.count), out);
+        out.layers += cl.count;
+        out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
+        if (group.moe) out.moe_layers += cl.count;
+        if (c.s.parallel.tp_comm_overlap) {
+            TpLayerGemms t;
+            t.count = cl.count;
+            tp_gemms(group.layer, c, t);
+            out.tp_layers.push_back(std::move(t));
         }
+    });
     if (st.has_pre) out.cost += module_cost(g.pre, c, false);
     if (st.has_post) {
         out.cost += module_cost(g.post, c, false);

@@ -24,17 +24,15 @@ ParamTally outside_layers(const Config& c, const ModelGraph& g, const StagePlan&
 ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& st) {
     ParamTally t = outside_layers(c, g, st);
     std::set<int64_t> shared_seen;
-    for (const auto& ch : st.chunks)
-        for (const auto& cl : ch.layers) {
-            const LayerGroup& grp = g.groups[static_cast<size_t>(cl.group)];
-            const ParamTally one = tally_module(grp.layer, c, true);
-            if (grp.shared_weights) {
-                if (shared_seen.insert(cl.group).second) t += one;
-            } else {
-                const double n = static_cast<double>(cl.count);
-                t += one.times(n);
-            }
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& grp) {
+        const ParamTally one = tally_module(grp.layer, c, true);
+        if (grp.shared_weights) {
+            if (shared_seen.insert(cl.group).second) t += one;
+        } else {
+            const double n = static_cast<double>(cl.count);
+            t += one.times(n);
         }
+    });
     return t;
 }
 
@@ -104,17 +102,15 @@ double allgather_dispatch_bytes(const Config& c) {
 
 double layer_backward_transient(const Config& c, const ModelGraph& g, const StagePlan& st) {
     double peak = 0;
-    for (const auto& ch : st.chunks)
-        for (const auto& cl : ch.layers) {
-            const LayerGroup& grp = g.groups[static_cast<size_t>(cl.group)];
-            const Module& layer = grp.layer;
-            const double all = module_activation_bytes(layer, c, false);
-            const double recompute = all - layer_activation_bytes(layer, c) +
-                                     (c.s.training.recompute == Recompute::Full ? layer_checkpoint_bytes(c) : 0);
-            // The allgather dispatcher's backward gathers the output gradients of the whole expert group.
-            const double gathered = grp.moe ? allgather_dispatch_bytes(c) : 0;
-            peak = std::max(peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c) + gathered);
-        }
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) {
+        const Module& layer = grp.layer;
+        const double all = module_activation_bytes(layer, c, false);
+        const double recompute = all - layer_activation_bytes(layer, c) +
+                                 (c.s.training.recompute == Recompute::Full ? layer_checkpoint_bytes(c) : 0);
+        // The allgather dispatcher's backward gathers the output gradients of the whole expert group.
+        const double gathered = grp.moe ? allgather_dispatch_bytes(c) : 0;
+        peak = std::max(peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c) + gathered);
+    });
     return peak;
 }
 
@@ -141,22 +137,22 @@ struct StageParts {
 double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally, const StageParts& p) {
     double largest = 0;
     // A layer's backward allocates the gradient of each saved tensor, the largest among them too.
-    for (const auto& ch : st.chunks)
-        for (const auto& cl : ch.layers)
-            largest = std::max(largest, largest_saved_tensor_bytes(g.groups[static_cast<size_t>(cl.group)].layer, c));
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) {
+    largest = std::max(largest, largest_saved_tensor_bytes(grp.layer, c));
+    });
     // The loss's temporaries (the fp32 upcast of the logits, their gradient), one tensor each.
     if (st.has_post)
-        for (const auto& op : g.post.ops)
-            for (const auto* list : {&op.forward_temporaries, &op.backward_temporaries})
-                for (const auto& t : *list) largest = std::max(largest, saved_tensor_bytes(t, c));
+    for (const auto& op : g.post.ops)
+        for (const auto* list : {&op.forward_temporaries, &op.backward_temporaries})
+            for (const auto& t : *list) largest = std::max(largest, saved_tensor_bytes(t, c));
     // DeepSpeed's fp32 gradient of the local partition is one flat tensor (single_partition_of_fp32_groups).
     if (c.s.framework == Framework::DeepSpeed) largest = std::max(largest, p.states.step_transient);
     if (c.s.parallel.zero == 3) {
-        // ZeRO-3 gathers each parameter whole; FSDP's unit is one flat parameter (a transformer layer).
-        const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(c, g))
-                                                                        : tally.largest;
-        largest = std::max(largest, unit * bytes_of(c.traits.buffers == BufferPolicy::FsdpUnits ? c.s.training.dtype
-                                                                                                 : *c.s.training.param_dtype));
+    // ZeRO-3 gathers each parameter whole; FSDP's unit is one flat parameter (a transformer layer).
+    const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(c, g))
+                                                                    : tally.largest;
+    largest = std::max(largest, unit * bytes_of(c.traits.buffers == BufferPolicy::FsdpUnits ? c.s.training.dtype
+                                                                                             : *c.s.training.param_dtype));
     }
     return largest;
 }
@@ -180,20 +176,20 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
 std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     std::vector<MemoryPhase> t;
     t.push_back({"step_start", "weights and optimizer states (gradients if the framework keeps a buffer)",
-                 resident(p, p.grads_at_start, false)});
+             resident(p, p.grads_at_start, false)});
 
     MemoryLines fwd = resident(p, p.grads_in_forward, true);
     fwd.activations = p.activations_all;
     fwd.other.logits = p.loss_saved;
     fwd.other.transient = p.loss_forward_temp;
     t.push_back({"forward_end", has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
-                                         : "every in-flight microbatch saved",
-                 fwd});
+                                     : "every in-flight microbatch saved",
+             fwd});
 
     if (has_loss) {
-        MemoryLines loss = fwd;
-        loss.other.transient = p.loss_backward_temp;
-        t.push_back({"loss_backward", "the loss's gradient buffers on top of everything saved", loss});
+    MemoryLines loss = fwd;
+    loss.other.transient = p.loss_backward_temp;
+    t.push_back({"loss_backward", "the loss's gradient buffers on top of everything saved", loss});
     }
 
     // Layer backward: at its start one microbatch's activations are all still there and gradients are
@@ -226,16 +222,16 @@ constexpr size_t kLargestAllocations = 10;
 // rematerialized as memory/xla_program.h says, so that the program fits the device when it can.
 StageParts xla_parts(const Config& c, const XlaSaved& xs, const StageParts& p, bool has_post, double& share) {
     auto with_share = [&](double f) {
-        StageParts q = p;
-        q.activations_all = q.activations_one = xs.all - f * (xs.all - xs.floor);  // pp = 1: one microbatch in flight
-        // XLA's backward fusions write a gradient into the buffer of the one they read (buffer sharing), so a layer's
-        // backward holds one gradient of its largest saved tensor, what full recompute rebuilds, and a rematerialized
-        // tensor recomputed just before its use.
-        q.layer_backward_temp = xs.layer_recompute + xs.largest_in_layer + (f > 0 ? xs.largest_rematerializable : 0);
-        return q;
+    StageParts q = p;
+    q.activations_all = q.activations_one = xs.all - f * (xs.all - xs.floor);  // pp = 1: one microbatch in flight
+    // XLA's backward fusions write a gradient into the buffer of the one they read (buffer sharing), so a layer's
+    // backward holds one gradient of its largest saved tensor, what full recompute rebuilds, and a rematerialized
+    // tensor recomputed just before its use.
+    q.layer_backward_temp = xs.layer_recompute + xs.largest_in_layer + (f > 0 ? xs.largest_rematerializable : 0);
+    return q;
     };
     share = rematerialized_share([&](double f) { return peak_allocated(step_timeline(with_share(f), has_post)); },
-                                 c.s.hardware.overhead_gib * kGiB, c.s.hardware.memory_gib * kGiB);
+                             c.s.hardware.overhead_gib * kGiB, c.s.hardware.memory_gib * kGiB);
     return with_share(share);
 }
 
@@ -251,8 +247,8 @@ XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const 
     x.rematerialized_share = xs.all > xs.floor ? share : 0;  // nothing to recompute when everything is a floor
     x.rematerialized = share * (xs.all - xs.floor);
     for (const auto& b : xs.buffers) {
-        if (x.largest.size() == kLargestAllocations) break;
-        if (b.kept || share < 1) x.largest.push_back(b);
+    if (x.largest.size() == kLargestAllocations) break;
+    if (b.kept || share < 1) x.largest.push_back(b);
     }
     return x;
 }
@@ -262,31 +258,29 @@ XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan) {
     std::vector<StageMemory> out;
     for (const auto& st : plan.stages) {
-        StageMemory m;
-        m.rank = st.rank;
-        m.layers = st.layer_count();
-        for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
+    StageMemory m;
+    m.rank = st.rank;
+    m.layers = st.layer_count();
+    for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
 
-        const ParamTally tally = stage_params(c, g, st);
-        m.params = tally.params;
-        m.expert_params = tally.expert_params;
-        StageParts p;
-        p.states = model_state_bytes(tally, c);
-        m.host_cpu = p.states.host_cpu;
-        m.host_nvme = p.states.host_nvme;
-        // Gradients exist during forward when the framework allocates them up front, or once an earlier
-        // microbatch of the step has run backward (accumulation, or the pipeline's steady state).
-        p.grads_at_start = c.traits.grads_persist ? p.states.gradients : 0;
-        p.grads_in_forward = c.traits.grads_persist || c.d.microbatches > 1 ? p.states.gradients : 0;
+    const ParamTally tally = stage_params(c, g, st);
+    m.params = tally.params;
+    m.expert_params = tally.expert_params;
+    StageParts p;
+    p.states = model_state_bytes(tally, c);
+    m.host_cpu = p.states.host_cpu;
+    m.host_nvme = p.states.host_nvme;
+    // Gradients exist during forward when the framework allocates them up front, or once an earlier
+    // microbatch of the step has run backward (accumulation, or the pipeline's steady state).
+    p.grads_at_start = c.traits.grads_persist ? p.states.gradients : 0;
+    p.grads_in_forward = c.traits.grads_persist || c.d.microbatches > 1 ? p.states.gradients : 0;
 
-        // Activations: each chunk keeps `inflight` microbatches alive (Korthikanti sec. 4.2.3).
-        for (const auto& ch : st.chunks)
-            for (const auto& cl : ch.layers) {
-                const double one = static_cast<double>(cl.count) *
-                                   layer_activation_bytes(g.groups[static_cast<size_t>(cl.group)].layer, c);
-                p.activations_all += static_cast<double>(ch.inflight) * one;
-                p.activations_one += one;
-            }
+    // Activations: each chunk keeps `inflight` microbatches alive (Korthikanti sec. 4.2.3).
+    for_each_layer_run(st, g, [&](const Chunk& ch, const ChunkLayers& cl, const LayerGroup& grp) {
+        const double one = static_cast<double>(cl.count) * layer_activation_bytes(grp.layer, c);
+        p.activations_all += static_cast<double>(ch.inflight) * one;
+        p.activations_one += one;
+    });
         if (st.has_pre) {
             const double one = module_activation_bytes(g.pre, c, false);
             p.activations_all += st.pre_inflight * one;
@@ -313,8 +307,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
         // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
         // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.
         bool moe_stage = false;
-        for (const auto& ch : st.chunks)
-            for (const auto& cl : ch.layers) moe_stage = moe_stage || g.groups[static_cast<size_t>(cl.group)].moe;
+        for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) { moe_stage = moe_stage || grp.moe; });
         if (moe_stage) p.comm_buffers += allgather_dispatch_bytes(c);
         p.cast_weights = o.cast_weights;
         // Under full recompute the layers run forward without saving anything, so autocast's casts of their

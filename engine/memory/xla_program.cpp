@@ -80,18 +80,16 @@ struct Walk {
 XlaSaved xla_saved(const Config& c, const ModelGraph& g, const StagePlan& st) {
     Walk w{c, device_of(c.s.hardware), {}};
     const bool full = c.s.training.recompute == Recompute::Full;
-    for (const auto& ch : st.chunks)
-        for (const auto& cl : ch.layers) {
-            const LayerGroup& grp = g.groups[static_cast<size_t>(cl.group)];
-            const double count = static_cast<double>(cl.count * ch.inflight);
-            w.layer_all = 0;
-            w.module(grp.layer, grp.layer.name, true, count, !full);
-            w.out.layer_recompute = std::max(w.out.layer_recompute, full ? w.layer_all : 0.0);
-            if (!full) continue;
-            // Full recompute (jax.checkpoint / tf.recompute_grad around each layer): the layer's input is all it
-            // keeps; to XLA's pass it is one more value it can recompute (from the previous layer's).
-            w.add(w.buffer(layer_checkpoint(c), grp.layer.name), count, true);
-        }
+    for_each_layer_run(st, g, [&](const Chunk& ch, const ChunkLayers& cl, const LayerGroup& grp) {
+        const double count = static_cast<double>(cl.count * ch.inflight);
+        w.layer_all = 0;
+        w.module(grp.layer, grp.layer.name, true, count, !full);
+        w.out.layer_recompute = std::max(w.out.layer_recompute, full ? w.layer_all : 0.0);
+        if (!full) return;
+        // Full recompute (jax.checkpoint / tf.recompute_grad around each layer): the layer's input is all it
+        // keeps; to XLA's pass it is one more value it can recompute (from the previous layer's).
+        w.add(w.buffer(layer_checkpoint(c), grp.layer.name), count, true);
+    });
     if (st.has_pre) w.module(g.pre, g.pre.name, false, static_cast<double>(st.pre_inflight), true);
     if (st.has_post) w.module(g.post, g.post.name, false, static_cast<double>(st.post_inflight), true);
     std::stable_sort(w.out.buffers.begin(), w.out.buffers.end(),

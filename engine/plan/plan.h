@@ -37,6 +37,14 @@ struct Plan {
 
 Plan make_plan(const Config& c, const ModelGraph& g);
 
+// Calls f(chunk, run, group) for each run of same-kind layers a stage holds, chunk by chunk: the one walk of a
+// stage's layers (graph x plan) for memory, compute and the tables.
+template <class F>
+void for_each_layer_run(const StagePlan& st, const ModelGraph& g, F&& f) {
+    for (const Chunk& ch : st.chunks)
+        for (const ChunkLayers& run : ch.layers) f(ch, run, g.groups[static_cast<size_t>(run.group)]);
+}
+
 // Microbatches in flight per model chunk of one pipeline rank, at the first backward of the
 // steady state (exposed for tests).
 std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches);

@@ -67,8 +67,9 @@ KernelTable stage_table(const Estimate& e, const ModelGraph& g, size_t i) {
              e.stages[i].compiled ? e.stages[i].xla.rematerialized_share : 0.0};
     if (st.has_pre) w.module(g.pre, "", false, 1);
     std::vector<double> layers(g.groups.size(), 0);
-    for (const auto& ch : st.chunks)
-        for (const auto& cl : ch.layers) layers[static_cast<size_t>(cl.group)] += static_cast<double>(cl.count);
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup&) {
+        layers[static_cast<size_t>(cl.group)] += static_cast<double>(cl.count);
+    });
     for (size_t k = 0; k < g.groups.size(); ++k)
         if (layers[k] > 0) w.module(g.groups[k].layer, "", true, layers[k]);
     if (st.has_post) w.module(g.post, "", false, 1);
