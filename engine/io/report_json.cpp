@@ -1,9 +1,8 @@
 #include "io/report_json.h"
 
-#include <algorithm>
 #include <cmath>
 
-#include "compute/roofline.h"
+#include "scenario/device.h"
 #include "io/json_text.h"
 #include "io/json_writer.h"
 #include "io/xla_json.h"
@@ -81,9 +80,8 @@ void module_row(JsonWriter& w, const ModuleRow& r) {
         .field("fwd_seconds", r.fwd_seconds)
         .field("bwd_seconds", r.bwd_seconds)
         .field("bound", r.fwd_flops > 0 || r.fwd_bytes > 0 ? (r.compute_bound ? "compute" : "memory") : "none")
-        // The roofline plot's coordinates: FLOP per HBM byte, and achieved FLOP/s, of the forward kernels.
-        .field("fwd_intensity", r.fwd_bytes > 0 ? r.fwd_flops / r.fwd_bytes : 0.0)
-        .field("fwd_flops_per_second", r.fwd_seconds > 0 ? r.fwd_flops / r.fwd_seconds : 0.0)
+        .field("fwd_intensity", r.fwd_intensity())
+        .field("fwd_flops_per_second", r.fwd_flops_per_second())
         .field("name", r.name)
         .field("depth", r.depth)
         .field("kind", r.is_op ? "op" : "module")
@@ -215,8 +213,8 @@ void performance(JsonWriter& w, const Report& r) {
     w.key("roofline")
         .begin_object()
         .field("peak_flops", m.peak_flops_per_device)
-        .field("hbm_bytes_per_second", hbm_bytes_per_s(c))
-        .field("ridge_intensity", m.peak_flops_per_device / hbm_bytes_per_s(c))
+        .field("hbm_bytes_per_second", m.hbm_bytes_per_second)
+        .field("ridge_intensity", m.ridge_intensity)
         .end_object();
     communication(w, r);
     const TrainingSpec& t = c.s.training;
@@ -237,13 +235,8 @@ void performance(JsonWriter& w, const Report& r) {
 std::string report_json_text(const Report& r) {
     const Config& c = r.config;
     const Derived& d = c.d;
-    double host_cpu = 0, host_nvme = 0;
-    for (const auto& s : r.stages) {
-        host_cpu = std::max(host_cpu, s.host_cpu);
-        host_nvme = std::max(host_nvme, s.host_nvme);
-    }
     const StageMemory& peak = r.peak();
-    const int64_t per_node = std::min(c.s.hardware.gpus_per_node, d.world_size);
+    const Estimate::HostMemory host = r.host_memory();
     JsonWriter w;
     w.begin_object();
     w.key("engine").begin_object().field("name", "shardcalc").field("version", kEngineVersion).end_object();
@@ -296,12 +289,12 @@ std::string report_json_text(const Report& r) {
         .field("fragmentation_worst_fraction", peak.compiled ? 0.0 : fragmentation_of(r.config.s.implementation).worst)
         .field("reserve", device_of(r.config.s.hardware).reserve_name())
         .end_object();
-    w.field("headroom", whole(r.capacity) - whole(peak.total()));
+    w.field("headroom", r.headroom_bytes());
     w.key("host")
         .begin_object()
-        .field("cpu_per_device", whole(host_cpu))
-        .field("nvme_per_device", whole(host_nvme))
-        .field("cpu_per_node", whole(host_cpu * static_cast<double>(per_node)))
+        .field("cpu_per_device", whole(host.cpu_per_device))
+        .field("nvme_per_device", whole(host.nvme_per_device))
+        .field("cpu_per_node", whole(host.cpu_per_node))
         .end_object();
     w.end_object();
     w.array("notes", r.notes);

@@ -1,5 +1,7 @@
 #include "report/estimate.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/decimal.h"
@@ -10,6 +12,20 @@ namespace shardcalc {
 
 GraphKey graph_key(const Config& c) {
     return {static_cast<int>(c.s.framework), c.d.vocab_padded, c.s.model.arch == Arch::Lstm ? c.d.seq_len : 0};
+}
+
+int64_t Estimate::headroom_bytes() const {
+    return static_cast<int64_t>(std::llround(capacity)) - static_cast<int64_t>(std::llround(peak().total()));
+}
+
+Estimate::HostMemory Estimate::host_memory() const {
+    HostMemory h;
+    for (const auto& s : stages) {
+        h.cpu_per_device = std::max(h.cpu_per_device, s.host_cpu);
+        h.nvme_per_device = std::max(h.nvme_per_device, s.host_nvme);
+    }
+    h.cpu_per_node = h.cpu_per_device * static_cast<double>(std::min(config.s.hardware.gpus_per_node, config.d.world_size));
+    return h;
 }
 
 Estimate estimate(Config c, const ModelGraph& g, Detail detail) {

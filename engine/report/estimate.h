@@ -35,6 +35,13 @@ struct Estimate {
 
     const StageMemory& peak() const { return stages[peak_stage]; }
     bool fits() const { return verdict.verdict == Verdict::Fits; }
+    // Capacity less the peak device's total, each in whole bytes as the report gives them (negative: short by that).
+    int64_t headroom_bytes() const;
+    // Host memory of offload: the most loaded stage's per device, and per node (the plan's devices on one node).
+    struct HostMemory {
+        double cpu_per_device = 0, nvme_per_device = 0, cpu_per_node = 0;
+    };
+    HostMemory host_memory() const;
 };
 
 // `g` must be build_graph(c) or a graph built for a config with the same model, training and

@@ -11,6 +11,9 @@ Metrics metrics_of(const Config& c, const Performance& p) {
     const double step = p.step_seconds;
     m.step_seconds = step;
     m.peak_flops_per_device = mfu_peak_flops(c);
+    // The roofline: the peak against the achievable HBM bandwidth (Williams et al. 2009).
+    m.hbm_bytes_per_second = hbm_bytes_per_s(c);
+    m.ridge_intensity = m.peak_flops_per_device / m.hbm_bytes_per_second;
     if (!(step > 0)) return m;  // a plan with no work: every rate stays 0
     m.tokens_per_second = static_cast<double>(c.d.tokens_per_step) / step;
     m.samples_per_second = static_cast<double>(c.d.samples_per_step) / step;

@@ -12,6 +12,8 @@ namespace shardcalc {
 struct Metrics {
     double step_seconds = 0;
     double peak_flops_per_device = 0;          // of the unit that runs the training dtype's matmuls
+    double hbm_bytes_per_second = 0;           // achievable HBM bandwidth (the roofline's slope)
+    double ridge_intensity = 0;                // FLOP per HBM byte where the two roofs meet
     double tokens_per_second = 0;
     double samples_per_second = 0;
     double mfu = 0;                            // model FLOPs / (step time * devices * peak)

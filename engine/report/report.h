@@ -33,6 +33,9 @@ struct ModuleRow {
     // Per microbatch on one device: hardware FLOPs, HBM bytes and roofline seconds.
     double fwd_flops = 0, bwd_flops = 0, fwd_bytes = 0, bwd_bytes = 0, fwd_seconds = 0, bwd_seconds = 0;
     bool compute_bound = false;
+    // The roofline plot's coordinates of its forward kernels: FLOP per HBM byte, and achieved FLOP/s.
+    double fwd_intensity() const { return fwd_bytes > 0 ? fwd_flops / fwd_bytes : 0.0; }
+    double fwd_flops_per_second() const { return fwd_seconds > 0 ? fwd_flops / fwd_seconds : 0.0; }
 };
 
 struct Report : Estimate {
