@@ -24,10 +24,15 @@ if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 CXX=clang++-14 cmake -S . -B build-fuzz -DSHARDCALC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" >/dev/null
-cmake --build build-fuzz --target fuzz_api fuzz_scenario shardcalc -j"$jobs" >build-fuzz/build.log 2>&1 ||
+# The dictionary is asked of the CLI: the native build's where scripts/test.sh made it, else one built here.
+cli=build/engine/shardcalc
+[ -x "$cli" ] || cli=build-fuzz/engine/shardcalc
+targets_to_build=(fuzz_api fuzz_scenario)
+[ "$cli" = build/engine/shardcalc ] || targets_to_build+=(shardcalc)
+cmake --build build-fuzz --target "${targets_to_build[@]}" -j"$jobs" >build-fuzz/build.log 2>&1 ||
   { tail -50 build-fuzz/build.log; exit 1; }
 echo "fuzz: built build-fuzz/tests/fuzz/{fuzz_api,fuzz_scenario} in $(($(date +%s) - start)) s"
-python3 tests/fuzz/make_dict.py build-fuzz/engine/shardcalc . build-fuzz/scenario.dict
+python3 tests/fuzz/make_dict.py "$cli" . build-fuzz/scenario.dict
 
 [ "$seconds" -gt 0 ] || { echo "fuzz: 0 s: built only"; exit 0; }  # libFuzzer reads 0 as "forever"
 targets=(fuzz_api fuzz_scenario)
