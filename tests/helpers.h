@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "graph/build.h"
 #include "io/api.h"
-#include "io/scenario_json.h"
+#include "io/contract/scenario_json.h"
 #include "memory/activations.h"
 #include "report/report.h"
 #include "scenario/resolve.h"

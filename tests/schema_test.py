@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The scenario's schema is the engine's (`shardcalc schema`, engine/io/scenario_schema.cpp); the page's field
+"""The scenario's schema is the engine's (`shardcalc schema`, engine/io/contract/scenario_schema.cpp); the page's field
 catalogue (web/src/js/fields.js, read with Node) and docs/scenario.md §2 describe it for readers. This test holds them
 to it: every key has a row in its table of docs/scenario.md §2, whose type, minimum and default agree with the schema;
 every key is in the page's catalogue; every choice the page offers is a spelling the engine knows, and every spelling

@@ -1,4 +1,4 @@
-// The values the page's menus and steppers offer come from the engine's own rules (io/choices.h).
+// The values the page's menus and steppers offer come from the engine's own rules (io/contract/choices.h).
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 

@@ -1,11 +1,11 @@
-// The Hugging Face config.json importer (io/hf_config.h): every family it reads gives the model's published
+// The Hugging Face config.json importer (io/import/hf_config.h): every family it reads gives the model's published
 // parameter count, and every config it cannot represent exactly is refused at the key that says why.
 // The configs are the published config.json files (values as on the Hugging Face Hub, keys in the files'
 // order); counts are evaluated as test_parameters.cpp counts presets (pytorch, tp = 1: no vocabulary padding).
 #include <string>
 
 #include "helpers.h"
-#include "io/hf_config.h"
+#include "io/import/hf_config.h"
 
 namespace {
 

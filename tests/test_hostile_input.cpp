@@ -10,9 +10,9 @@
 #include <string>
 
 #include "helpers.h"
-#include "io/json_text.h"
+#include "io/codec/json_text.h"
 #include "core/decimal.h"
-#include "io/json_writer.h"
+#include "io/codec/json_writer.h"
 
 using namespace shardcalc;
 
@@ -220,7 +220,7 @@ TEST_CASE("a decoder whose tied output layer cannot share a factorized embedding
 }
 
 TEST_CASE("the engine's JSON writer prints every value as nlohmann's dump does, invalid UTF-8 replaced the same way") {
-    // The WebAssembly core writes its answers and error messages with io/json_writer.cpp alone (no nlohmann
+    // The WebAssembly core writes its answers and error messages with io/codec/json_writer.cpp alone (no nlohmann
     // serializer there): byte for byte what dump(-1) with error_handler_t::replace gives, on random bytes.
     Xorshift next{0x9e3779b97f4a7c15ULL};
     const unsigned char interesting[] = {0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
@@ -251,7 +251,7 @@ TEST_CASE("numbers in messages without printf (core/decimal.h)") {
 }
 
 // The pointer of the first member whose key repeats one before it in the same object (in document order, where
-// io/json_text.cpp stops), found with nlohmann's SAX parser; empty when no key repeats. Only for valid JSON.
+// io/codec/json_text.cpp stops), found with nlohmann's SAX parser; empty when no key repeats. Only for valid JSON.
 struct FirstDuplicate : nlohmann::json_sax<nlohmann::json> {
     struct Level {
         bool array = false;
@@ -309,7 +309,7 @@ struct FirstDuplicate : nlohmann::json_sax<nlohmann::json> {
 };
 
 TEST_CASE("the engine's JSON reader accepts and builds exactly what nlohmann's parser does, on random text") {
-    // io/json_text.cpp reads every input of the engine (and is the page core's only parser): on valid JSON and
+    // io/codec/json_text.cpp reads every input of the engine (and is the page core's only parser): on valid JSON and
     // on text a mutation broke, it must agree with nlohmann::json::parse, value types included, except that a
     // key repeated in one object (which nlohmann reads as its last value) is refused at that member's pointer.
     Xorshift next{0x243f6a8885a308d3ULL};

@@ -2,7 +2,7 @@
 // DeepFlow's projection of an LSTM language model (docs/sources.md) kernel by kernel.
 
 #include "helpers.h"
-#include "io/scenario_json.h"
+#include "io/contract/scenario_json.h"
 #include "report/kernel_table.h"
 
 using namespace shardcalc;

@@ -3,7 +3,7 @@
 // as `--stage` and `estimate` do.
 
 #include "helpers.h"
-#include "io/text_format.h"
+#include "io/render/text_format.h"
 #include "search/launch.h"
 
 using nlohmann::json;

@@ -1,4 +1,4 @@
-// io/number_text.cpp against the C library's strtod (glibc rounds correctly): JSON number text to the nearest double.
+// io/codec/number_text.cpp against the C library's strtod (glibc rounds correctly): JSON number text to the nearest double.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "io/number_text.h"
+#include "io/codec/number_text.h"
 
 using shardcalc::nearest_double;
 

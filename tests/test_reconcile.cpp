@@ -4,7 +4,7 @@
 
 #include "helpers.h"
 #include "io/api.h"
-#include "io/run_log.h"
+#include "io/import/run_log.h"
 #include "report/reconcile.h"
 
 using namespace shardcalc;

@@ -1,11 +1,11 @@
-// The scenario's schema (io/scenario_schema.h): one entry per field drives the parser, the echo and `shardcalc schema`.
+// The scenario's schema (io/contract/scenario_schema.h): one entry per field drives the parser, the echo and `shardcalc schema`.
 #include <set>
 
 #include "helpers.h"
-#include "io/field_types.h"
+#include "io/contract/field_types.h"
 #include "io/presets.h"
-#include "io/scenario_json.h"
-#include "io/scenario_schema.h"
+#include "io/contract/scenario_json.h"
+#include "io/contract/scenario_schema.h"
 
 using namespace shardcalc;
 using nlohmann::json;

@@ -8,7 +8,7 @@
 
 #include "helpers.h"
 #include "io/api.h"
-#include "io/search_json.h"
+#include "io/contract/search_json.h"
 #include "scenario/dimension.h"
 #include "search/search.h"
 

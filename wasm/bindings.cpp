@@ -53,7 +53,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("schema", &schema);
     emscripten::function("choices", &guarded<&shardcalc::choices_text>);
     emscripten::function("version", &version);
-    // A Hugging Face config.json read as the model fields (io/hf_config.h), or the refusal with its reason.
+    // A Hugging Face config.json read as the model fields (io/import/hf_config.h), or the refusal with its reason.
     emscripten::function("importConfig", &guarded<&shardcalc::import_config_text>);
     emscripten::function("kernels", &kernels);
     emscripten::function("launch", &launch);

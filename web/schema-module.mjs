@@ -1,4 +1,4 @@
-// Writes web/src/js/schema.js, the page's view of the engine's scenario schema (engine/io/scenario_schema.cpp): every
+// Writes web/src/js/schema.js, the page's view of the engine's scenario schema (engine/io/contract/scenario_schema.cpp): every
 // field's dotted path and page type, an enum's spellings, a small integer range's values and a boolean's default. The
 // page's field catalogue (js/fields.js) takes its choices, defaults and the fields without an input from it, so the
 // page keeps no copy of the engine's lists. web/build.mjs calls it with the whole engine's schema() (WebAssembly);

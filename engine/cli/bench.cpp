@@ -7,8 +7,8 @@
 #include <string>
 
 #include "io/api.h"
-#include "io/scenario_json.h"
-#include "io/text_format.h"
+#include "io/contract/scenario_json.h"
+#include "io/render/text_format.h"
 #include "report/report.h"
 #include "scenario/names.h"
 #include "search/search.h"

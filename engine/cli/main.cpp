@@ -14,9 +14,9 @@
 #include "core/edit_distance.h"
 #include "io/api.h"
 #include "io/presets.h"
-#include "io/reconcile_io.h"
-#include "io/scenario_schema.h"
-#include "io/text_format.h"
+#include "io/contract/reconcile_io.h"
+#include "io/contract/scenario_schema.h"
+#include "io/render/text_format.h"
 #include "version.h"
 
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// Numbers in messages, written without printf: with the JSON writer's own escaping (io/json_writer.cpp), the
+// Numbers in messages, written without printf: with the JSON writer's own escaping (io/codec/json_writer.cpp), the
 // WebAssembly core links no nlohmann serializer, and every byte counts there (docs/performance.md). Fixed point
 // with `digits` decimals (at most 6), rounded half away from zero; for the magnitudes messages show (GiB, percent),
 // below 2^53.

@@ -15,17 +15,17 @@ std::string evaluate_scenario_text(const std::string& scenario_json);
 nlohmann::json error_value(const std::string& path, const std::string& message);
 nlohmann::json error_value(const std::vector<Problem>& problems);  // not empty
 std::string presets_text();  // all_presets() serialised
-std::string schema_text();   // the scenario's schema (io/scenario_schema.h schema_to_json) serialised
+std::string schema_text();   // the scenario's schema (io/contract/scenario_schema.h schema_to_json) serialised
 
 // The plan search over a scenario with a "search" object (docs/search.md): {"ok": true, "search": {...}}.
 std::string search_scenario_text(const std::string& scenario_json);
 
-// The values fields may take in a plan (io/choices.h), for menus and steppers that only offer valid ones:
+// The values fields may take in a plan (io/contract/choices.h), for menus and steppers that only offer valid ones:
 // {"scenario": {...}, "options": {"/parallel/zero": [0, 1, 2, 3], ...}} or
 // {"scenario": {...}, "step": {"path": "/parallel/tp", "from": 4, "direction": 1}}.
 std::string choices_text(const std::string& request_json);
 
-// A Hugging Face config.json read as the scenario's model fields (io/hf_config.h):
+// A Hugging Face config.json read as the scenario's model fields (io/import/hf_config.h):
 // {"ok": true, "family", "label", "model": {...}, "unknown": [...], "notes": [...]}, or the error value
 // with each refusal at its config key ("/num_local_experts").
 std::string import_config_text(const std::string& config_json);
@@ -43,7 +43,7 @@ std::string kernels_scenario_text(const std::string& scenario_json, int64_t stag
 // object in the scenario is ignored.
 std::string launch_scenario_text(const std::string& scenario_json, const std::string& tool = "all");
 
-// A run's log set against the scenario's estimate (io/run_log.h reads the log, report/reconcile.h compares):
+// A run's log set against the scenario's estimate (io/import/run_log.h reads the log, report/reconcile.h compares):
 // {"ok": true, "reconciliation": {"source", "ranks": [{"rank", "stage", "peak_allocated": {"log", "estimate", "gap"},
 // "allocator_reserve": {...}, "peak_reserved": {...}, "ooms"?, "alloc_retries"?}], "step_seconds": {"log", "log_reports",
 // "estimate", "error"}, "findings": [...], "unknowns": [...], "calibration": {"implementation.fragmentation"?}}} (bytes and seconds), or the error value (the log's at "/log").

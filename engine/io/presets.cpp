@@ -5,7 +5,7 @@
 #include <map>
 
 #include "core/edit_distance.h"
-#include "io/json_text.h"
+#include "io/codec/json_text.h"
 
 namespace shardcalc {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // A real run's log set against the estimate of its scenario: per rank, the allocator figures the log reports beside
 // the estimate of that rank's pipeline stage, the gap in the terms the log can tell apart, and the step time. Pure
-// arithmetic on plain structs; io/run_log.cpp reads the log.
+// arithmetic on plain structs; io/import/run_log.cpp reads the log.
 #include <string>
 #include <vector>
 

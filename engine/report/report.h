@@ -1,6 +1,6 @@
 #pragma once
-// Everything one evaluation produces, as plain data; io/report_json.cpp and
-// io/text_format.cpp render it.
+// Everything one evaluation produces, as plain data; io/contract/report_json.cpp and
+// io/render/text_format.cpp render it.
 #include <string>
 #include <vector>
 

@@ -353,7 +353,7 @@ void validate_framework(const Config& c, Checks& check) {
 
 void validate_hardware(const Config& c, Checks& check) {
     const HardwareSpec& h = c.s.hardware;
-    // Ranges of single fields are checked while parsing (io/scenario_schema.cpp). A peak of 0
+    // Ranges of single fields are checked while parsing (io/contract/scenario_schema.cpp). A peak of 0
     // means the unit is absent; any other must be large enough that times stay finite.
     for (const auto& [value, path] : {std::pair<double, const char*>{h.peak_tflops_fp32, "/hardware/peak_tflops/fp32"},
                                       {h.peak_tflops_tf32, "/hardware/peak_tflops/tf32"},

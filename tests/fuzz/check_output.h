@@ -60,7 +60,7 @@ inline void check_memory(const json& j, const std::string& path, const std::stri
 }
 
 // Every number of the whole report is finite (no null either): hardware and implementation figures are
-// bounded (io/scenario_schema.cpp), so no derived time, rate or cost can overflow.
+// bounded (io/contract/scenario_schema.cpp), so no derived time, rate or cost can overflow.
 inline void check_finite(const json& j, const std::string& path, const std::string& in, const std::string& out) {
     if (j.is_null()) fail("null (NaN or Infinity) at report" + path, in, out);
     if (j.is_number_float() && !std::isfinite(j.get<double>())) fail("non-finite number at report" + path, in, out);

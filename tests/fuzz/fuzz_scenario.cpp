@@ -10,7 +10,7 @@
 // field to a plausible value (small integers, powers of two, another enum spelling or preset id),
 // so that mutants also reach the valid, deep part of the engine; and a crossover that grafts a
 // section of one input into another. The keys and enum spellings are the engine's own schema
-// (io/scenario_schema.h), read at start-up, so they never drift.
+// (io/contract/scenario_schema.h), read at start-up, so they never drift.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +23,7 @@
 
 #include "check_output.h"
 #include "io/presets.h"
-#include "io/scenario_schema.h"
+#include "io/contract/scenario_schema.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
@@ -50,7 +50,7 @@ std::map<std::string, std::vector<std::string>> g_keys;
 std::map<std::string, std::vector<std::string>> g_enums;
 std::vector<std::string> g_all_keys, g_all_values;
 
-// The keys of each object and the spellings of each enum, from the engine's schema (io/scenario_schema.h).
+// The keys of each object and the spellings of each enum, from the engine's schema (io/contract/scenario_schema.h).
 void learn() {
     const json schema = shardcalc::schema_to_json();
     for (const json& object : schema["objects"]) {

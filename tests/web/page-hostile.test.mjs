@@ -117,7 +117,7 @@ test('a number beyond double range in a config.json is an error naming the key, 
 
 test('a config.json the engine cannot represent is refused with the reason at its key, and the model is kept', async () => {
   const page = await open(env);
-  // T5 is an encoder-decoder, which the engine does not build: refused at its model_type (engine/io/hf_config.cpp),
+  // T5 is an encoder-decoder, which the engine does not build: refused at its model_type (engine/io/import/hf_config.cpp),
   // never imported as something else.
   const t5 = { architectures: ['T5ForConditionalGeneration'], model_type: 't5', d_model: 512, num_layers: 6, num_heads: 8, vocab_size: 32128 };
   await page.fill('#hf-config', JSON.stringify(t5));

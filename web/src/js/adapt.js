@@ -1,7 +1,7 @@
 // Every choice gives an answer: after the reader picks a model, a device or a framework, the plan's own fields
 // (training and parallelism) that the new choice breaks move to the nearest value the engine accepts, and the page
 // says what moved. Which values are accepted is the engine's rule, never the page's: each candidate goes through
-// engine.choices (engine/io/choices.h), which reads and validates the plan with it exactly as an evaluation would.
+// engine.choices (engine/io/contract/choices.h), which reads and validates the plan with it exactly as an evaluation would.
 // A chunk of its own (web/build.mjs): fetched on the first choice of a preset or on the first error.
 import { h } from './dom.js';
 import { FIELDS, FRAMEWORKS, dotted, pointer } from './fields.js';

@@ -526,7 +526,7 @@ function importRefusal(result) {
   return `Nothing imported: ${list(errors.map((e) => (e.path ? `${dotted(e.path)}: ${e.message}` : e.message)))}.`;
 }
 
-// A Hugging Face config.json, read by the engine (engine/io/hf_config.h, the same mapping as
+// A Hugging Face config.json, read by the engine (engine/io/import/hf_config.h, the same mapping as
 // `shardcalc import`): its model fields become a Custom model, or the message says why it was refused.
 async function importHf() {
   const note = $('#hf-import-message');

@@ -6,10 +6,10 @@
 //   engine.version            -> "0.1.0"
 //   engine.thread             -> "worker" | "main" (where it runs; the page shows it in data-engine-thread)
 //   await engine.evaluate(scenarioObject) -> {ok: true, report} | {ok: false, error: {path, message}}
-//   await engine.choices(request)  -> {ok: true, options} | {ok: true, value} (engine/io/choices.h: which values
+//   await engine.choices(request)  -> {ok: true, options} | {ok: true, value} (engine/io/contract/choices.h: which values
 //                               fields may take; the page's menus and steppers offer only those)
 //   await engine.importConfig(configText) -> {ok: true, family, label, model, unknown, notes} | {ok: false, error, errors}
-//                               (a Hugging Face config.json read by the engine, engine/io/hf_config.h)
+//                               (a Hugging Face config.json read by the engine, engine/io/import/hf_config.h)
 //   await engine.kernels(scenario, stage = -1) -> {ok: true, kernels} | {ok: false, error} (the per-kernel table of
 //                               pipeline rank `stage`, -1: the slowest; engine/report/kernel_table.h)
 //   await engine.launch(scenario, tool = 'all') -> {ok: true, framework, generator, launch: [{tool, lines}]} | {ok: false, error}

@@ -1,7 +1,7 @@
 // Inputs that guide: the arrow keys of a plan's integer fields step to the next value the plan allows, and
 // the menus mark the values the plan does not allow (disabled, with the engine's reason as their title).
 // Which values are allowed is never decided here: the engine reads and validates each candidate exactly as
-// it would evaluate it (engine/io/choices.h), so a menu or stepper cannot disagree with the error it avoids.
+// it would evaluate it (engine/io/contract/choices.h), so a menu or stepper cannot disagree with the error it avoids.
 import { FIELDS, pointer } from './fields.js';
 
 // Integer fields whose valid values are sparse (divisors, multiples): the arrow keys skip to valid ones.

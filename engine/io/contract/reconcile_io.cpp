@@ -1,0 +1,98 @@
+#include "io/contract/reconcile_io.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "io/render/text_table.h"
+
+namespace shardcalc {
+
+nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& source) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const RankReconciliation& x : r.ranks) {
+        nlohmann::json rank = {{"rank", x.rank}, {"stage", x.stage}};
+        // Each term the log gives: the allocator's three (not from nvidia-smi alone), the device's memory in use.
+        const auto term = [](double log, double estimate, double gap) {
+            return nlohmann::json{{"log", log}, {"estimate", estimate}, {"gap", gap}};
+        };
+        if (x.allocator) {
+            rank["peak_allocated"] = term(x.measured_peak_allocated, x.estimated_peak_allocated, x.peak_allocated_gap);
+            rank["allocator_reserve"] = term(x.measured_reserve, x.estimated_reserve, x.reserve_gap);
+            rank["peak_reserved"] = term(x.measured_peak_reserved, x.estimated_peak_reserved, x.peak_reserved_gap);
+        }
+        if (x.has_device_used) rank["device_used"] = term(x.measured_device_used, x.estimated_device_used, x.device_used_gap);
+        if (x.ooms >= 0) rank["ooms"] = x.ooms;
+        if (x.alloc_retries >= 0) rank["alloc_retries"] = x.alloc_retries;
+        ranks.push_back(rank);
+    }
+    nlohmann::json j = {{"source", source}, {"ranks", ranks}, {"findings", r.findings}, {"unknowns", r.unknowns}};
+    // Scenario fields by their dotted path, for a link or a scenario file to keep.
+    j["calibration"] = nlohmann::json::object();
+    if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
+    if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead_gib;
+    if (r.has_framework_estimate) {
+        auto split = [](const FrameworkEstimate& e) {
+            return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
+                                  {"total", e.total}};
+        };
+        j["framework_estimate"] = {{"framework", split(r.framework_estimate)}, {"ours", split(r.ours_same_split)}};
+    }
+    if (r.timed)
+        j["step_seconds"] = {{"log", r.measured_step_seconds}, {"log_reports", r.step_reports},
+                             {"estimate", r.estimated_step_seconds}, {"error", r.step_error}};
+    return j;
+}
+
+std::string format_reconciliation_table(const nlohmann::json& j) {
+    using text::fixed;
+    using text::mib;
+    std::string out = j["source"].get<std::string>() + " log against the estimate (MiB = 2^20 bytes; gap = estimate - log)\n";
+    if (!j["ranks"].empty()) {
+        // The terms some rank's log gives, each as log, estimate and gap; "-" where a rank's log lacks one.
+        const std::pair<const char*, const char*> all[] = {{"peak_allocated", "peak allocated"},
+                                                           {"allocator_reserve", "allocator reserve"},
+                                                           {"peak_reserved", "peak reserved"},
+                                                           {"device_used", "device in use"}};
+        std::vector<std::pair<const char*, const char*>> terms;
+        for (const auto& t : all)
+            if (std::any_of(j["ranks"].begin(), j["ranks"].end(), [&](const auto& r) { return r.contains(t.first); }))
+                terms.push_back(t);
+        text::Row head{"rank", "stage"};
+        for (const auto& [key, label] : terms) head.insert(head.end(), {std::string(label) + ": log", "estimate", "gap"});
+        std::vector<text::Row> rows{head};
+        for (const auto& r : j["ranks"]) {
+            text::Row row{r["rank"].dump(), r["stage"].dump()};
+            for (const auto& [key, label] : terms)
+                for (const char* part : {"log", "estimate", "gap"}) row.push_back(r.contains(key) ? mib(r[key][part]) : "-");
+            rows.push_back(row);
+        }
+        out += text::aligned(rows);
+    }
+    if (j.contains("framework_estimate")) {
+        const auto& f = j["framework_estimate"]["framework"];
+        const auto& o = j["framework_estimate"]["ours"];
+        out += "the framework's own estimate (first stage), MiB: weights and optimizer " + mib(f["weights_and_optimizer"]) +
+               ", activations " + mib(f["activations"]) + ", total " + mib(f["total"]) + "; ours the same way: " +
+               mib(o["weights_and_optimizer"]) + ", " + mib(o["activations"]) + ", " + mib(o["total"]) + "\n";
+    }
+    if (j.contains("step_seconds")) {
+        const auto& t = j["step_seconds"];
+        out += "step time: log " + fixed(t["log"].get<double>(), 3) + " s (median of " + t["log_reports"].dump() +
+               " reports after the first), estimate " + fixed(t["estimate"].get<double>(), 3) + " s (" +
+               (t["error"].get<double>() >= 0 ? "+" : "") + fixed(100 * t["error"].get<double>(), 1) + "%)\n";
+    }
+    for (const auto& f : j["findings"]) out += f.get<std::string>() + "\n";
+    if (j["calibration"].contains("implementation.fragmentation"))
+        out += "calibration for this cluster: implementation.fragmentation = " +
+               fixed(j["calibration"]["implementation.fragmentation"].get<double>(), 3) +
+               " (the log's allocator reserve over its allocated peak, the largest of its ranks)\n";
+    if (j["calibration"].contains("hardware.overhead_gib"))
+        out += "calibration for this cluster: hardware.overhead_gib = " +
+               fixed(j["calibration"]["hardware.overhead_gib"].get<double>(), 2) +
+               " (nvidia-smi's memory in use less the allocator's reserved, the largest of its ranks)\n";
+    out += "the log cannot tell:\n";
+    for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
+    return out;
+}
+
+}  // namespace shardcalc

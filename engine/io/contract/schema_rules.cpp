@@ -1,0 +1,117 @@
+// The schema's entries put to work: an object read and echoed field by field, and the schema written as JSON.
+#include <string>
+
+#include "io/contract/scenario_schema.h"
+
+namespace shardcalc {
+
+using nlohmann::json;
+
+bool applies(Applies where, const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const bool transformer = m.arch != Arch::Lstm;
+    switch (where) {
+        case Applies::Always: return true;
+        case Applies::Transformer: return transformer;
+        case Applies::Lstm: return !transformer;
+        case Applies::Moe: return m.experts > 0;
+        case Applies::MoeOrEp: return m.experts > 0 || s.parallel.ep > 1;
+        case Applies::Mla: return transformer && m.kv_lora_rank > 0;
+        case Applies::Window: return transformer && m.sliding_window > 0;
+        case Applies::MlmPositions:
+            return s.training.mlm_predictions.value_or(0) > 0 || (m.arch == Arch::Encoder && m.head == Head::Lm);
+        case Applies::MatrixUnit: return s.hardware.kind == DeviceKind::Tpu || s.hardware.matrix_unit > 0;
+    }
+    return true;
+}
+
+void read_fields(ObjectReader& r, Scenario& s, const std::vector<Field>& fields,
+                 std::string (*required_message)(const Field& f)) {
+    for (const Field& f : fields) {
+        const bool required = f.presence == Presence::Required;
+        if (required && !applies(f.applies, s)) continue;  // the object's own code says why it may not be given
+        const bool given = f.type->read(r, f, f.at ? f.at(s) : nullptr);
+        if (required && !given && !r.failed(f.key)) r.problem(f.key, required_message(f));
+    }
+}
+
+namespace {
+
+// Whether the model preset (if any) turns on a field whose default is off (0, false).
+bool preset_sets(const json* preset, const char* key) {
+    if (!preset) return false;
+    const auto it = preset->find(key);
+    return it != preset->end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<double>() != 0));
+}
+
+const char* applies_name(Applies where) {
+    switch (where) {
+        case Applies::Always: return "always";
+        case Applies::Transformer: return "transformer";
+        case Applies::Lstm: return "lstm";
+        case Applies::Moe: return "moe";
+        case Applies::MoeOrEp: return "moe_or_ep";
+        case Applies::Mla: return "mla";
+        case Applies::Window: return "sliding_window";
+        case Applies::MlmPositions: return "mlm_head";
+        case Applies::MatrixUnit: return "tpu_or_given";
+    }
+    return "always";
+}
+
+json choice_list(const std::string& names) {
+    json list = json::array();
+    size_t start = 0;
+    for (size_t bar = names.find('|'); ; bar = names.find('|', start)) {
+        list.push_back(names.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+        if (bar == std::string::npos) break;
+        start = bar + 1;
+    }
+    return list;
+}
+
+}  // namespace
+
+void write_fields(json& object, const Scenario& s, const std::vector<Field>& fields, const json* preset) {
+    for (const Field& f : fields) {
+        if (f.echo == Echo::Never || !f.at || !applies(f.applies, s)) continue;
+        const void* value = f.value(s);
+        if (f.echo == Echo::WhenOn && !f.type->on(value) && !preset_sets(preset, f.key)) continue;
+        f.type->write(object, f, value);
+    }
+}
+
+json schema_to_json() {
+    const Scenario defaults;  // what each field is when neither the user nor a preset sets it
+    json objects = json::array();
+    for (const SchemaObject& o : scenario_schema()) {
+        const bool from_preset = std::string(o.path).rfind("/hardware", 0) == 0;
+        json fields = json::array();
+        for (const Field& f : *o.fields) {
+            json j = {{"key", f.key}, {"type", f.type->name}};
+            const std::string type = f.type->name;
+            if (type == "integer" || type == "integer list") {
+                j["min"] = static_cast<int64_t>(f.min);
+                j["max"] = static_cast<int64_t>(f.max);
+            } else if (type == "number") {
+                j["min"] = f.min;
+                j["max"] = f.max;
+            }
+            if (f.type->choices) j["choices"] = choice_list(f.type->choices());
+            if (f.presence == Presence::Required) j["required"] = true;
+            if (f.applies != Applies::Always) j["applies"] = applies_name(f.applies);
+            // A default of its own: a non-optional member outside the hardware (whose values are its preset's).
+            if (f.at && !f.type->optional && f.presence != Presence::Required && !from_preset && type != "string") {
+                json one = json::object();
+                f.type->write(one, f, f.value(defaults));
+                if (one.contains(f.key)) j["default"] = one[f.key];
+            }
+            if (f.type->optional) j["default"] = "derived";  // from the framework or other fields: docs/scenario.md
+            fields.push_back(j);
+        }
+        objects.push_back({{"path", o.path}, {"fields", fields}});
+    }
+    return {{"version", 1}, {"objects", objects}};
+}
+
+}  // namespace shardcalc

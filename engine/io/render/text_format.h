@@ -1,0 +1,28 @@
+#pragma once
+// Human-readable renderings of a JSON report: the table for terminals (in the style of the
+// Megatron analysis tool's per-module report, docs/sources.md), Markdown for docs and CSV for
+// spreadsheets. They read only the public report fields.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace shardcalc {
+
+std::string format_table(const nlohmann::json& report);
+std::string format_markdown(const nlohmann::json& report);
+std::string format_csv(const nlohmann::json& report);
+std::string format_presets_table(const nlohmann::json& presets);
+
+// The plan search's result (the "search" object; io/render/search_text.cpp).
+std::string format_search_table(const nlohmann::json& search);
+std::string format_search_markdown(const nlohmann::json& search);
+std::string format_search_csv(const nlohmann::json& search);
+// Launch commands ([{"tool", "lines"}], a search row's or `shardcalc export`'s): each tool's name, then its lines
+// indented, each command between two `fence` lines (e.g. "```\n" for Markdown).
+std::string format_launch_text(const nlohmann::json& launch, const std::string& fence = "");
+
+// The per-kernel table (the "kernels" object; io/render/kernels_text.cpp).
+std::string format_kernels_table(const nlohmann::json& kernels);
+std::string format_kernels_markdown(const nlohmann::json& kernels);
+std::string format_kernels_csv(const nlohmann::json& kernels);
+
+}  // namespace shardcalc

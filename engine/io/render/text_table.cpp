@@ -1,0 +1,85 @@
+#include "io/render/text_table.h"
+
+#include <algorithm>
+
+#include "core/decimal.h"
+
+namespace shardcalc::text {
+
+using nlohmann::json;
+
+std::string fixed(double v, int digits) { return decimal(v, digits); }
+
+std::string gib(const json& bytes) { return fixed(bytes.get<double>() / kGiB, 2); }
+std::string mib(const json& bytes) { return fixed(bytes.get<double>() / kMiB, 1); }
+
+std::string thousands(int64_t v) {
+    std::string digits = std::to_string(v < 0 ? -v : v), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return v < 0 ? "-" + out : out;
+}
+
+std::string join(const json& arr, const char* sep) {
+    std::string out;
+    for (const auto& v : arr) out += (out.empty() ? "" : sep) + (v.is_string() ? v.get<std::string>() : v.dump());
+    return out;
+}
+
+std::string aligned(const std::vector<Row>& rows) {
+    std::vector<size_t> width;
+    for (const auto& r : rows)
+        for (size_t i = 0; i < r.size(); ++i) {
+            if (width.size() <= i) width.push_back(0);
+            width[i] = std::max(width[i], r[i].size());
+        }
+    std::string out;
+    for (const auto& r : rows) {
+        std::string line;
+        for (size_t i = 0; i < r.size(); ++i) {
+            const std::string pad(width[i] - r[i].size(), ' ');
+            line += i == 0 ? r[i] + pad : "  " + pad + r[i];
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+    }
+    return out;
+}
+
+std::string markdown(const std::vector<Row>& rows) {
+    std::string out;
+    for (size_t k = 0; k < rows.size(); ++k) {
+        out += "|";
+        for (const auto& cell : rows[k]) out += " " + cell + " |";
+        out += "\n";
+        if (k == 0) {
+            out += "|";
+            for (size_t i = 0; i < rows[k].size(); ++i) out += i == 0 ? "---|" : "---:|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+namespace {
+std::string csv_cell(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
+}  // namespace
+
+std::string csv(const std::vector<Row>& rows) {
+    std::string out;
+    for (const auto& r : rows) {
+        for (size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + csv_cell(r[i]);
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace shardcalc::text

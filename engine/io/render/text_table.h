@@ -1,0 +1,24 @@
+#pragma once
+// Shared by the text renderings (io/render/text_format.cpp, io/render/search_text.cpp): number formatting and
+// tables as aligned text, Markdown and CSV.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+
+namespace shardcalc::text {
+
+// Fixed point, rounded half away from zero as the page writes numbers (core/decimal.h; js/number-text.js).
+std::string fixed(double v, int digits);
+std::string gib(const nlohmann::json& bytes);  // "12.34"
+std::string mib(const nlohmann::json& bytes);  // "12.3"
+std::string thousands(int64_t v);              // "1,234,567"
+std::string join(const nlohmann::json& arr, const char* sep);
+
+using Row = std::vector<std::string>;
+std::string aligned(const std::vector<Row>& rows);   // columns after the first right-aligned
+std::string markdown(const std::vector<Row>& rows);  // the first row is the header
+std::string csv(const std::vector<Row>& rows);
+
+}  // namespace shardcalc::text
