@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "helpers.h"
-#include "scenario/device.h"
+#include "device/device.h"
 
 using namespace shardcalc;
 

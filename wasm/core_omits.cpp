@@ -1,6 +1,6 @@
 // What the page's WebAssembly core leaves out, for its size (docs/performance.md): LSTMs (their rules and
 // builder) and TPUs (the TPU device, XLA's program and its report object). Defining these functions here keeps the
-// linker from taking engine/scenario/lstm_rules.cpp's, engine/graph/lstm.cpp's, engine/scenario/device_tpu.cpp's,
+// linker from taking engine/scenario/lstm_rules.cpp's, engine/graph/lstm.cpp's, engine/device/tpu.cpp's,
 // engine/memory/xla_program.cpp's and engine/io/contract/xla_json.cpp's objects out of the engine library (an archive member is linked only for a symbol
 // still undefined); such a scenario is answered {"ok": false, "whole_engine": true} and
 // web/src/js/engine-worker.js asks the whole engine.
@@ -8,7 +8,7 @@
 #include "graph/build.h"
 #include "io/contract/xla_json.h"
 #include "memory/xla_program.h"
-#include "scenario/device.h"
+#include "device/device.h"
 #include "scenario/lstm_rules.h"
 
 namespace shardcalc {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "scenario/device.h"
+#include "device/device.h"
 
 namespace shardcalc {
 

@@ -1,6 +1,6 @@
 #include "compute/roofline.h"
 
-#include "scenario/device.h"
+#include "device/device.h"
 #include "scenario/precision.h"
 
 #include <algorithm>

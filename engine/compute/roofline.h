@@ -4,7 +4,7 @@
 // plus a launch cost. GEMM traffic follows DeepFlow's L2 tiling (the reload counts of its LSTM
 // projection, docs/sources.md) and GEMM efficiency drops with wave quantization on small problems
 // (NVIDIA, "Matrix Multiplication Background User's Guide", wave and tile quantization).
-#include "scenario/device.h"
+#include "device/device.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {

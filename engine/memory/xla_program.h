@@ -15,7 +15,7 @@
 #include "graph/op.h"
 #include "memory/allocator.h"
 #include "plan/plan.h"
-#include "scenario/device.h"
+#include "device/device.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "scenario/device.h"
+#include "device/device.h"
 #include "scenario/names.h"
 
 namespace shardcalc {

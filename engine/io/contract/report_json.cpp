@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "scenario/device.h"
+#include "device/device.h"
 #include "io/codec/json_text.h"
 #include "io/codec/json_writer.h"
 #include "io/contract/xla_json.h"

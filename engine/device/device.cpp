@@ -1,4 +1,4 @@
-#include "scenario/device.h"
+#include "device/device.h"
 
 namespace shardcalc {
 

@@ -1,14 +1,14 @@
 #pragma once
 // A device as every model sees it: which unit runs a dtype's matmuls and how much of it a matmul's shape uses,
 // how an array is laid out in its memory, what its links give a collective group, and what its runtime holds
-// outside the program. One implementation per kind (device_gpu.cpp, device_tpu.cpp); the roofline, memory and
+// outside the program. One implementation per kind (device/gpu.cpp, device/tpu.cpp); the roofline, memory and
 // communication models ask the device instead of reading its constants.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/dtype.h"
-#include "scenario/scenario.h"
+#include "device/hardware_spec.h"
 
 namespace shardcalc {
 
