@@ -31,7 +31,7 @@ private:
     std::vector<Problem> problems_;
 };
 
-// A part of the engine the running build leaves out (the page's WebAssembly core builds no LSTM: wasm/core_omits.cpp):
+// A part of the engine the running build leaves out (the page's WebAssembly core builds no LSTM: wasm/core_features.cpp):
 // not a problem of the input; io/api.cpp answers {"ok": false, "whole_engine": true, ...} and the page asks the
 // whole engine instead.
 class WholeEngineOnly : public std::runtime_error {

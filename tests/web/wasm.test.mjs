@@ -159,7 +159,7 @@ test('the core module answers as the whole engine (its presets without their pro
   const first = core.evaluate(big);
   for (let i = 0; i < 200; i += 1) assert.equal(core.evaluate(big), first);
   assert.equal(first, engine.evaluate(big));
-  // LSTMs are left out of the core (wasm/core_omits.cpp): it says so, and the whole engine evaluates them (the
+  // LSTMs are left out of the core (wasm/core_features.cpp): it says so, and the whole engine evaluates them (the
   // page's worker asks it, engine-worker.js).
   const lstm = JSON.stringify({ framework: 'pytorch', model: { preset: 'deepflow-lstm-38b' }, training: { seq_len: 20, micro_batch: 512, dtype: 'fp32' }, hardware: { preset: 'deepflow-300w' } });
   const omitted = JSON.parse(core.evaluate(lstm));

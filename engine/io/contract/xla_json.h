@@ -1,7 +1,7 @@
 #pragma once
 // The report's "xla" object: XLA's program for a stage it compiles (framework xla, a TPU), as XLA's out-of-memory
 // report gives it. A file of its own so that the page's core engine, which leaves TPUs to the whole engine, leaves
-// it out too (wasm/core_omits.cpp).
+// it out too (wasm/core_features.cpp).
 #include "io/codec/json_writer.h"
 #include "memory/xla_program.h"
 

@@ -9,7 +9,7 @@
   // thread starts (V8 compiles on background threads), and hand the module to the worker as soon as
   // it is compiled, so that the engine starts while the page's own script still loads. A page opened without a
   // link (no fragment) will ask for its default plan first: the worker evaluates it while the page reads its presets.
-  // A link that names a plan only the whole engine evaluates (a TPU, an LSTM: wasm/core_omits.cpp) has the worker
+  // A link that names a plan only the whole engine evaluates (a TPU, an LSTM: wasm/core_features.cpp) has the worker
   // start the whole engine at once too, instead of after the core's first answer (page budget: docs/performance.md).
   var whole = false;
   try { whole = /tpu|xla|lstm/i.test(decodeURIComponent(location.hash)); } catch (e) {}

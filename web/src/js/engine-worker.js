@@ -53,7 +53,7 @@ function startWhole() {
   return wholeEngine;
 }
 
-// The core leaves some model families out (wasm/core_omits.cpp: LSTMs) and answers them with {"ok": false,
+// The core leaves some model families out (wasm/core_features.cpp: LSTMs) and answers them with {"ok": false,
 // "whole_engine": true}: the whole engine answers instead.
 async function orWhole(answer, ask) {
   return answer.includes('"whole_engine":true') ? ask(await whole()) : answer;

@@ -1,8 +1,7 @@
-// What the page's WebAssembly core leaves out, for its size (docs/performance.md): LSTMs (their rules and
-// builder) and TPUs (the TPU device, XLA's program and its report object). Defining these functions here keeps the
-// linker from taking engine/scenario/lstm_rules.cpp's, engine/graph/lstm.cpp's, engine/device/tpu.cpp's,
-// engine/memory/xla_program.cpp's and engine/io/contract/xla_json.cpp's objects out of the engine library (an archive member is linked only for a symbol
-// still undefined); such a scenario is answered {"ok": false, "whole_engine": true} and
+// The page's WebAssembly core without the LSTM and TPU models, for its size (docs/performance.md): the core's
+// engine library (wasm/CMakeLists.txt) holds the engine's common objects but not SHARDCALC_LSTM_TPU_SOURCES
+// (engine/CMakeLists.txt: an LSTM's rules and builder, the TPU device, XLA's program and its report object); these
+// are their entry points in the core. Such a scenario is answered {"ok": false, "whole_engine": true} and
 // web/src/js/engine-worker.js asks the whole engine.
 #include "core/error.h"
 #include "graph/build.h"
