@@ -80,23 +80,11 @@ void parse_training(const json* j, Scenario& s) {
     r.finish();
 }
 
-void parse_parallel(const json* j, Scenario& s) {
+// An object whose fields the schema reads with no rule between them (parallel, implementation, the peak table).
+void parse_plain(const json* j, const char* path, Scenario& s) {
     if (!j) return;
-    ObjectReader r(*j, "/parallel");
-    read_fields(r, s, schema_fields("/parallel"), &never_required);
-    r.finish();
-}
-
-void parse_implementation(const json* j, Scenario& s) {
-    if (!j) return;
-    ObjectReader r(*j, "/implementation");
-    read_fields(r, s, schema_fields("/implementation"), &never_required);
-    r.finish();
-}
-
-void parse_peaks(const json& j, Scenario& s) {
-    ObjectReader r(j, "/hardware/peak_tflops");
-    read_fields(r, s, schema_fields("/hardware/peak_tflops"), &never_required);
+    ObjectReader r(*j, path);
+    read_fields(r, s, schema_fields(path), &never_required);
     r.finish();
 }
 
@@ -122,7 +110,7 @@ void parse_hardware(const json* user, Scenario& s) {
     s.hardware.preset = id;
     s.hardware.preset_defaulted = !given;
     read_fields(r, s, schema_fields("/hardware"), &hardware_required);
-    if (const json* peaks = r.object("peak_tflops")) r.collect([&] { parse_peaks(*peaks, s); });
+    if (const json* peaks = r.object("peak_tflops")) r.collect([&] { parse_plain(peaks, "/hardware/peak_tflops", s); });
     r.finish();
 }
 
@@ -144,9 +132,9 @@ Scenario scenario_from_json(const json& j) {
     problems.collect([&] { r.finish(); });  // a misspelled section is reported before its absence
     if (!r.failed("model")) problems.collect([&] { parse_model(model, s); });
     problems.collect([&] { parse_training(training, s); });
-    problems.collect([&] { parse_parallel(parallel, s); });
+    problems.collect([&] { parse_plain(parallel, "/parallel", s); });
     problems.collect([&] { parse_hardware(hardware, s); });
-    problems.collect([&] { parse_implementation(implementation, s); });
+    problems.collect([&] { parse_plain(implementation, "/implementation", s); });
     problems.raise();
     // A TPU runs XLA programs only: with no framework named, a TPU plan is an xla one.
     if (!j.contains("framework") && s.hardware.kind == DeviceKind::Tpu) s.framework = Framework::Xla;
