@@ -4,6 +4,8 @@
 #include "helpers.h"
 #include "io/contract/field_types.h"
 #include "io/presets.h"
+#include "memory/memory_terms.h"
+#include "schedule/step_parts.h"
 #include "io/contract/scenario_json.h"
 #include "io/contract/scenario_schema.h"
 
@@ -96,4 +98,22 @@ TEST_CASE("the echo of every model preset reads back as the same scenario") {
         const json echo = scenario_to_json(scenario_from_json(scenario));
         CHECK(scenario_to_json(scenario_from_json(echo)) == echo);
     }
+}
+
+TEST_CASE("the report's terms: every part of the step's time and every moment of its memory, in the listed order") {
+    const Report r = test::report(R"({"model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096},"parallel":{"tp":2,"pp":2}})");
+    REQUIRE(r.perf.breakdown.size() == std::size(kStepParts));
+    for (size_t i = 0; i < r.perf.breakdown.size(); ++i) CHECK(r.perf.breakdown[i].first == kStepParts[i].key);
+    // A stage's moments are listed terms, in the list's order (a stage without the loss has no loss_backward).
+    for (const StageMemory& s : r.stages) {
+        size_t next = 0;
+        for (const MemoryPhase& ph : s.timeline) {
+            while (next < std::size(kMemoryPhases) && ph.name != kMemoryPhases[next].key) ++next;
+            CHECK(next < std::size(kMemoryPhases));
+        }
+    }
+    // `shardcalc schema` carries them for the page (web/schema-module.mjs).
+    const json terms = schema_to_json()["report_terms"];
+    CHECK(terms["step_parts"].size() == std::size(kStepParts));
+    CHECK(terms["memory_lines"][5] == json({{"key", "comm_buffers"}, {"label", "Comm buffers"}}));
 }

@@ -108,7 +108,8 @@ inline constexpr Command kCommands[] = {
     {"schema", "schema [--format json]",
      "Prints the scenario's schema as JSON: per object (\"\" for the top level, \"/model\", ...), each field's\n"
      "key, type, range, choices, default (\"derived\": from the framework or other fields), where it applies and\n"
-     "whether it is required. Every field's meaning: docs/scenario.md section 2.\n"
+     "whether it is required; and the report's terms (the parts of the step's time, the memory timeline's moments\n"
+     "and lines: each key with its words, in display order). Every field's meaning: docs/scenario.md section 2.\n"
      "\n"
      "  --format FORMAT  json (default, the only one)\n"
      "  --help, -h       this text\n"

@@ -7,6 +7,7 @@
 #include "graph/blocks.h"
 #include "memory/activations.h"
 #include "memory/allocator.h"
+#include "memory/memory_terms.h"
 #include "memory/model_states.h"
 #include "scenario/dimension.h"
 
@@ -175,21 +176,21 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
 // the optimizer step adds its temporaries to weights, gradients and states.
 std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     std::vector<MemoryPhase> t;
-    t.push_back({"step_start", "weights and optimizer states (gradients if the framework keeps a buffer)",
+    t.push_back({phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)",
              resident(p, p.grads_at_start, false)});
 
     MemoryLines fwd = resident(p, p.grads_in_forward, true);
     fwd.activations = p.activations_all;
     fwd.other.logits = p.loss_saved;
     fwd.other.transient = p.loss_forward_temp;
-    t.push_back({"forward_end", has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
+    t.push_back({phase_key<Phase::ForwardEnd>, has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
                                      : "every in-flight microbatch saved",
              fwd});
 
     if (has_loss) {
     MemoryLines loss = fwd;
     loss.other.transient = p.loss_backward_temp;
-    t.push_back({"loss_backward", "the loss's gradient buffers on top of everything saved", loss});
+    t.push_back({phase_key<Phase::LossBackward>, "the loss's gradient buffers on top of everything saved", loss});
     }
 
     // Layer backward: at its start one microbatch's activations are all still there and gradients are
@@ -202,11 +203,11 @@ std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     last.activations = std::max(0.0, p.activations_all - p.activations_one);
     MemoryLines layers = first.allocated() >= last.allocated() ? first : last;
     layers.other.transient = p.layer_backward_temp;
-    t.push_back({"layer_backward", "a layer's backward: its recompute and gradient temporaries", layers});
+    t.push_back({phase_key<Phase::LayerBackward>, "a layer's backward: its recompute and gradient temporaries", layers});
 
     MemoryLines opt = resident(p, p.states.gradients, false);
     opt.other.transient = p.states.step_transient;
-    t.push_back({"optimizer_step", "weights, gradients, states and the optimizer's temporaries", opt});
+    t.push_back({phase_key<Phase::OptimizerStep>, "weights, gradients, states and the optimizer's temporaries", opt});
     return t;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "schedule/step_parts.h"
+
 namespace shardcalc {
 namespace {
 
@@ -120,22 +122,22 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     for (const auto& e : cm.entries)
         if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
     perf.breakdown = {
-        {"forward_compute", mb * sc.cost.fwd.seconds},
-        {"forward_host_wait", mb * (forward_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
-        {"backward_compute", mb * sc.cost.bwd.seconds},
-        {"recompute", mb * sc.cost.recompute.seconds},
-        {"backward_host_wait", mb * (backward_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
-        {"tp_exposed", exposed(cm, Dim::Tp, false)},
-        {"cp_exposed", exposed(cm, Dim::Cp, false)},
-        {"ulysses_exposed", exposed(cm, Dim::Ulysses, false)},
-        {"ep_exposed", exposed(cm, Dim::Ep, false)},
-        {"pp_p2p", pp_p2p},
-        {"pipeline_bubble", perf.pipeline.bubble},
-        {"dp_exposed", exposed(tail_comm, Dim::Dp, true)},
-        {"zero3_exposed", exposed(tail_comm, Dim::Zero3, true)},
-        {"expert_dp_exposed", exposed(tail_comm, Dim::ExpertDp, true)},
-        {"embedding_sync", exposed(tail_comm, Dim::Pp, true)},
-        {"optimizer_step", tail_optimizer},
+        {part_key<StepPart::ForwardCompute>, mb * sc.cost.fwd.seconds},
+        {part_key<StepPart::ForwardHostWait>, mb * (forward_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
+        {part_key<StepPart::BackwardCompute>, mb * sc.cost.bwd.seconds},
+        {part_key<StepPart::Recompute>, mb * sc.cost.recompute.seconds},
+        {part_key<StepPart::BackwardHostWait>, mb * (backward_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
+        {part_key<StepPart::TpExposed>, exposed(cm, Dim::Tp, false)},
+        {part_key<StepPart::CpExposed>, exposed(cm, Dim::Cp, false)},
+        {part_key<StepPart::UlyssesExposed>, exposed(cm, Dim::Ulysses, false)},
+        {part_key<StepPart::EpExposed>, exposed(cm, Dim::Ep, false)},
+        {part_key<StepPart::PpP2p>, pp_p2p},
+        {part_key<StepPart::PipelineBubble>, perf.pipeline.bubble},
+        {part_key<StepPart::DpExposed>, exposed(tail_comm, Dim::Dp, true)},
+        {part_key<StepPart::Zero3Exposed>, exposed(tail_comm, Dim::Zero3, true)},
+        {part_key<StepPart::ExpertDpExposed>, exposed(tail_comm, Dim::ExpertDp, true)},
+        {part_key<StepPart::EmbeddingSync>, exposed(tail_comm, Dim::Pp, true)},
+        {part_key<StepPart::OptimizerStep>, tail_optimizer},
     };
     if (with_timeline)
         perf.timeline = simulate_schedule(perf.stage_times, c.d.microbatches, c.s.parallel.vpp, c.s.parallel.schedule, p2p,

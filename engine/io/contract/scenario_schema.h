@@ -74,7 +74,8 @@ void read_fields(ObjectReader& r, Scenario& s, const std::vector<Field>& fields,
 void write_fields(nlohmann::json& object, const Scenario& s, const std::vector<Field>& fields, const nlohmann::json* preset);
 
 // The schema as JSON: per object, each field's key, type, range, choices, default, where it applies and whether it
-// is required (`shardcalc schema`; docs/scenario.md §2 describes each field).
+// is required (`shardcalc schema`; docs/scenario.md §2 describes each field), and the report's terms (the parts of
+// the step's time, the memory timeline's moments and lines: keys and labels in display order).
 nlohmann::json schema_to_json();
 
 }  // namespace shardcalc

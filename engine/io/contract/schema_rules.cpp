@@ -2,6 +2,8 @@
 #include <string>
 
 #include "io/contract/scenario_schema.h"
+#include "memory/memory_terms.h"
+#include "schedule/step_parts.h"
 
 namespace shardcalc {
 
@@ -111,7 +113,16 @@ json schema_to_json() {
         }
         objects.push_back({{"path", o.path}, {"fields", fields}});
     }
-    return {{"version", 1}, {"objects", objects}};
+    // The report's vocabulary: the keys its parts carry and their words, in the order a reader sees them.
+    auto terms = [](const auto& list) {
+        json out = json::array();
+        for (const Term& t : list) out.push_back({{"key", t.key}, {"label", t.label}});
+        return out;
+    };
+    const json report_terms = {{"step_parts", terms(kStepParts)},
+                               {"memory_phases", terms(kMemoryPhases)},
+                               {"memory_lines", terms(kMemoryLines)}};
+    return {{"version", 1}, {"objects", objects}, {"report_terms", report_terms}};
 }
 
 }  // namespace shardcalc

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "io/render/text_table.h"
+#include "memory/memory_terms.h"
 
 namespace shardcalc {
 namespace {
@@ -11,25 +12,8 @@ namespace {
 using nlohmann::json;
 using namespace text;
 
-// The memory lines of a timeline moment, in the order they stack up.
-const char* const kLines[] = {"weights", "gradients", "optimizer", "activations", "logits",
-                              "comm_buffers", "cast_weights", "transient", "workspace"};
-
-std::string spaced(std::string name) {
-    for (char& ch : name)
-        if (ch == '_') ch = ' ';
-    return name;
-}
-
-// A timeline phase in words ("forward_end" -> "end of forward"); unknown names lose their underscores.
-std::string phase_label(const std::string& phase) {
-    if (phase == "step_start") return "step start";
-    if (phase == "forward_end") return "end of forward";
-    if (phase == "loss_backward") return "loss backward";
-    if (phase == "layer_backward") return "layer backward";
-    if (phase == "optimizer_step") return "optimizer step";
-    return spaced(phase);
-}
+// A timeline phase in words ("forward_end" -> "end of forward": memory/memory_terms.h).
+std::string phase_label(const std::string& phase) { return label_of(kMemoryPhases, phase); }
 
 const json& verdict_of(const json& r) { return r["memory"]["verdict"]; }
 bool fits(const json& r) { return verdict_of(r)["verdict"] == "fits"; }
@@ -102,7 +86,8 @@ std::vector<Row> stage_rows_raw(const json& report) {
 // Lines of the timeline that are non-zero in some phase of some stage (the human tables show only those).
 std::vector<std::string> timeline_lines(const json& report) {
     std::vector<std::string> out;
-    for (const char* line : kLines) {
+    for (const Term& t : kMemoryLines) {
+        const char* line = t.key;
         bool any = false;
         for (const auto& s : report["memory"]["stages"])
             for (const auto& ph : s["timeline"]) any = any || ph["lines"][line].get<double>() != 0;
@@ -137,14 +122,14 @@ std::string timeline_title(const json& stage) {
 // CSV: every stage's timeline in one table, raw bytes, phase names as in the report.
 std::vector<Row> timeline_rows_raw(const json& report) {
     Row head{"stage", "phase", "allocated"};
-    for (const char* l : kLines) head.push_back(spaced(l));
+    for (const Term& t : kMemoryLines) head.push_back(spaced(t.key));
     head.push_back("peak");
     head.push_back("what");
     std::vector<Row> rows{head};
     for (const auto& s : report["memory"]["stages"])
         for (const auto& ph : s["timeline"]) {
             Row row{s["stage"].dump(), ph["phase"].get<std::string>(), std::to_string(ph["allocated"].get<int64_t>())};
-            for (const char* l : kLines) row.push_back(std::to_string(ph["lines"][l].get<int64_t>()));
+            for (const Term& t : kMemoryLines) row.push_back(std::to_string(ph["lines"][t.key].get<int64_t>()));
             row.push_back(ph["phase"] == s["peak_phase"] ? "yes" : "no");
             row.push_back(ph["what"].get<std::string>());
             rows.push_back(row);

@@ -2,6 +2,7 @@
 // is not a finite number shows as an em dash, so NaN/Infinity/undefined never reach the page.
 // Numbers become text through number-text.js: Intl.NumberFormat's en-US output without its start-up cost.
 import { compactText, numberText } from './number-text.js';
+import { TERMS } from './schema.js';
 
 const DIVISOR = { GiB: 2 ** 30, GB: 1e9 };
 const formatter = (options) => ({ format: (v) => numberText(v, options) });
@@ -82,13 +83,7 @@ export const usdPrice = (value) => (ok(value) ? price$.format(value) : '—');
 // A short number for axis ticks: 1,000 -> "1K", 0.001 -> "0.001".
 export const short = (value) => (ok(value) ? compactText(value, 3) : '—');
 
-// A memory-timeline phase of the report in words ("forward_end" -> "end of forward"); unknown
-// names lose their underscores.
-const PHASES = {
-  step_start: 'step start',
-  forward_end: 'end of forward',
-  loss_backward: 'loss backward',
-  layer_backward: 'layer backward',
-  optimizer_step: 'optimizer step',
-};
+// A memory-timeline phase of the report in words ("forward_end" -> "end of forward": the engine's
+// memory/memory_terms.h, through js/schema.js); unknown names lose their underscores.
+const PHASES = Object.fromEntries(TERMS.memory_phases);
 export const phaseLabel = (phase) => PHASES[phase] || String(phase ?? '').replaceAll('_', ' ');

@@ -8,19 +8,10 @@ import { h, svg } from './dom.js';
 import { linearTicks, tickLabel } from './axis.js';
 import { bytes, phaseLabel, unitBytes } from './format.js';
 import { metric } from './render.js';
+import { TERMS } from './schema.js';
 
-// The lines of a timeline moment, bottom to top.
-export const LINES = [
-  ['weights', 'Weights'],
-  ['gradients', 'Gradients'],
-  ['optimizer', 'Optimizer'],
-  ['activations', 'Activations'],
-  ['logits', 'Logits'],
-  ['comm_buffers', 'Comm buffers'],
-  ['cast_weights', 'Cast weights'],
-  ['transient', 'Transient'],
-  ['workspace', 'Workspace'],
-];
+// The lines of a timeline moment with their words, bottom to top (the engine's memory/memory_terms.h).
+export const LINES = TERMS.memory_lines;
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 

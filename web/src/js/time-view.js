@@ -5,26 +5,11 @@ import { h, svg } from './dom.js';
 import { timeAxis } from './axis.js';
 import { bytesUnit, count, duration, fixed, large, ms, percent, usd, usdPrice } from './format.js';
 import { dig, hypothetical, metric, verdictOf } from './render.js';
+import { TERMS } from './schema.js';
 
-// The parts of time.breakdown, in the order they happen in a step; unknown parts come last.
-export const PARTS = [
-  ['forward_compute', 'Forward compute'],
-  ['forward_host_wait', 'Forward host wait (kernel launches)'],
-  ['backward_compute', 'Backward compute'],
-  ['recompute', 'Recompute'],
-  ['backward_host_wait', 'Backward host wait (kernel launches)'],
-  ['tp_exposed', 'Tensor-parallel comm (exposed)'],
-  ['cp_exposed', 'Context-parallel comm (exposed)'],
-  ['ulysses_exposed', 'Ulysses all-to-all (exposed)'],
-  ['ep_exposed', 'Expert all-to-all (exposed)'],
-  ['pp_p2p', 'Pipeline send/recv'],
-  ['pipeline_bubble', 'Pipeline bubble'],
-  ['dp_exposed', 'Data-parallel comm (exposed)'],
-  ['zero3_exposed', 'ZeRO-3 gathers (exposed)'],
-  ['expert_dp_exposed', 'Expert gradient sync (exposed)'],
-  ['embedding_sync', 'Embedding sync'],
-  ['optimizer_step', 'Optimizer step'],
-];
+// The parts of time.breakdown with their words, in the order they happen in a step (the engine's:
+// schedule/step_parts.h, through js/schema.js); unknown parts come last.
+export const PARTS = TERMS.step_parts;
 
 function parts(report) {
   const b = report.time?.breakdown || {};
