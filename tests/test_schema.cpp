@@ -4,6 +4,7 @@
 #include "helpers.h"
 #include "io/contract/field_types.h"
 #include "io/presets.h"
+#include "memory/allocator.h"
 #include "memory/memory_terms.h"
 #include "schedule/step_parts.h"
 #include "io/contract/scenario_json.h"
@@ -116,4 +117,6 @@ TEST_CASE("the report's terms: every part of the step's time and every moment of
     const json terms = schema_to_json()["report_terms"];
     CHECK(terms["step_parts"].size() == std::size(kStepParts));
     CHECK(terms["memory_lines"][5] == json({{"key", "comm_buffers"}, {"label", "Comm buffers"}}));
+    CHECK(terms["verdicts"][2] == json({{"key", "does_not_fit"}, {"label", "Does not fit"}}));
+    CHECK(std::string(verdict_name(r.verdict.verdict)) == kVerdicts[static_cast<size_t>(r.verdict.verdict)].key);
 }

@@ -17,6 +17,7 @@
 #include "io/contract/reconcile_io.h"
 #include "io/contract/scenario_schema.h"
 #include "io/render/text_format.h"
+#include "memory/allocator.h"
 #include "version.h"
 
 namespace {
@@ -292,5 +293,6 @@ int main(int argc, char** argv) {
     if (report.is_null()) return 2;
     if (!o.check) return 0;
     const std::string verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
-    return verdict == "fits" ? 0 : verdict == "tight" ? 3 : 4;
+    using shardcalc::Verdict;
+    return verdict == verdict_name(Verdict::Fits) ? 0 : verdict == verdict_name(Verdict::Tight) ? 3 : 4;
 }

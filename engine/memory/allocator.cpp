@@ -18,15 +18,6 @@ constexpr double kFragmentationWorst = 0.165;
 
 }  // namespace
 
-const char* verdict_name(Verdict v) {
-    switch (v) {
-        case Verdict::Fits: return "fits";
-        case Verdict::Tight: return "tight";
-        case Verdict::DoesNotFit: return "does_not_fit";
-    }
-    return "does_not_fit";
-}
-
 void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<double> amounts) {
     v.reason.clear();
     auto amount = amounts.begin();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/term.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -20,7 +21,9 @@ struct Fragmentation {
 Fragmentation fragmentation_of(const ImplementationSpec& im);
 
 enum class Verdict { Fits, Tight, DoesNotFit };
-const char* verdict_name(Verdict v);  // "fits" | "tight" | "does_not_fit"
+// The verdicts' keys and words, indexed by Verdict (core/term.h).
+inline constexpr Term kVerdicts[] = {{"fits", "Fits"}, {"tight", "Tight"}, {"does_not_fit", "Does not fit"}};
+inline const char* verdict_name(Verdict v) { return kVerdicts[static_cast<size_t>(v)].key; }
 
 struct MemoryVerdict {
     Verdict verdict = Verdict::Fits;

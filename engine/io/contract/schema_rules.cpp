@@ -2,6 +2,7 @@
 #include <string>
 
 #include "io/contract/scenario_schema.h"
+#include "memory/allocator.h"
 #include "memory/memory_terms.h"
 #include "schedule/step_parts.h"
 
@@ -121,7 +122,8 @@ json schema_to_json() {
     };
     const json report_terms = {{"step_parts", terms(kStepParts)},
                                {"memory_phases", terms(kMemoryPhases)},
-                               {"memory_lines", terms(kMemoryLines)}};
+                               {"memory_lines", terms(kMemoryLines)},
+                               {"verdicts", terms(kVerdicts)}};
     return {{"version", 1}, {"objects", objects}, {"report_terms", report_terms}};
 }
 

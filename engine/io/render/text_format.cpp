@@ -1,9 +1,11 @@
 #include "io/render/text_format.h"
 
+#include <cctype>
 #include <cstdio>
 #include <vector>
 
 #include "io/render/text_table.h"
+#include "memory/allocator.h"
 #include "memory/memory_terms.h"
 
 namespace shardcalc {
@@ -16,14 +18,13 @@ using namespace text;
 std::string phase_label(const std::string& phase) { return label_of(kMemoryPhases, phase); }
 
 const json& verdict_of(const json& r) { return r["memory"]["verdict"]; }
-bool fits(const json& r) { return verdict_of(r)["verdict"] == "fits"; }
+bool fits(const json& r) { return verdict_of(r)["verdict"] == verdict_name(Verdict::Fits); }
 
+// The verdict's words in capitals ("DOES NOT FIT": memory/allocator.h kVerdicts).
 std::string verdict_word(const json& r) {
-    const std::string v = verdict_of(r)["verdict"].get<std::string>();
-    if (v == "fits") return "FITS";
-    if (v == "tight") return "TIGHT";
-    if (v == "does_not_fit") return "DOES NOT FIT";
-    return spaced(v);
+    std::string word = label_of(kVerdicts, verdict_of(r)["verdict"].get<std::string>());
+    for (char& ch : word) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return word;
 }
 
 // Human stage table (GiB): the lines that make up the allocated peak, then allocated,

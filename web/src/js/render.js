@@ -3,6 +3,7 @@
 // data-value = the raw value, so what is shown can be traced (and tested) against the report.
 import { h } from './dom.js';
 import { bytes, count, large, phaseLabel } from './format.js';
+import { TERMS } from './schema.js';
 
 export const dig = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
@@ -31,11 +32,13 @@ export function planNodes(report, presets) {
 
 // The engine's memory verdict: fits, tight (near capacity: may fail from fragmentation) or
 // does not fit. Colour is never the only carrier: each state has its own word and symbol.
-export const VERDICTS = {
-  fits: { label: 'Fits', symbol: '✓', cls: 'v-fits', hint: '' },
-  tight: { label: 'Tight', symbol: '!', cls: 'v-tight', hint: 'near capacity: may fail from fragmentation' },
-  does_not_fit: { label: 'Does not fit', symbol: '✗', cls: 'v-oom', hint: '' },
+// Their words are the engine's (memory/allocator.h kVerdicts, through js/schema.js).
+const LOOK = {
+  fits: { symbol: '✓', cls: 'v-fits', hint: '' },
+  tight: { symbol: '!', cls: 'v-tight', hint: 'near capacity: may fail from fragmentation' },
+  does_not_fit: { symbol: '✗', cls: 'v-oom', hint: '' },
 };
+export const VERDICTS = Object.fromEntries(TERMS.verdicts.map(([key, label]) => [key, { label, ...LOOK[key] }]));
 
 export function verdictOf(report) {
   const v = report.memory?.verdict?.verdict || (report.memory?.fits ? 'fits' : 'does_not_fit');
