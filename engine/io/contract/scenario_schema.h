@@ -52,6 +52,7 @@ struct Field {
     Echo echo;
     Applies applies;
     Presence presence;
+    // The member's value for reading (at() only takes its address; nothing is written through it here).
     const void* value(const Scenario& s) const { return at ? at(const_cast<Scenario&>(s)) : nullptr; }
 };
 
