@@ -59,6 +59,21 @@ void place_window(const json& window, const std::string& window_key, const Local
     if (every > 0) in.set("global_every", static_cast<int64_t>(every), pattern_key);
 }
 
+// The config's sliding_window (or `fallback` where it has none) and the layer count, for a caller to place by its
+// own rule; nothing where there is no window, or the config's layer_types listed which layers use it (placed here).
+std::optional<std::pair<json, int64_t>> window_unless_listed(const json& config, const json& fallback, Import& in) {
+    const auto given = config.find("sliding_window");
+    const json window = given == config.end() ? fallback : *given;
+    const auto layers = layer_count(in);
+    if (window.is_null() || !layers) return std::nullopt;
+    if (const json* kinds = find(config, "layer_types")) {
+        if (const auto local = read_layer_types(*kinds, *layers, in))
+            place_window(window, "sliding_window", *local, "layer_types", "", in);
+        return std::nullopt;
+    }
+    return std::make_pair(window, *layers);
+}
+
 }  // namespace
 
 // The window of a config class that lists layer_types and, when a config leaves them out, derives them from a
@@ -69,17 +84,11 @@ void place_window(const json& window, const std::string& window_key, const Local
 // listed layer_types is checked by place_window. `period_key` names the key that gave the period.
 void read_periodic_window(const json& config, const json& default_window, int64_t period,
                           const std::string& period_key, Import& in) {
-    const auto given = config.find("sliding_window");
-    const json window = given == config.end() ? default_window : *given;
-    const auto layers = layer_count(in);
-    if (window.is_null() || !layers) return;
-    if (const json* kinds = find(config, "layer_types")) {
-        if (const auto local = read_layer_types(*kinds, *layers, in))
-            place_window(window, "sliding_window", *local, "layer_types", "", in);
-        return;
-    }
+    const auto unplaced = window_unless_listed(config, default_window, in);
+    if (!unplaced) return;
+    const auto& [window, layers] = *unplaced;
     LocalLayers local;
-    for (int64_t i = 0; i < *layers; ++i) local.push_back((i + 1) % period != 0);
+    for (int64_t i = 0; i < layers; ++i) local.push_back((i + 1) % period != 0);
     place_window(window, "sliding_window", local, period_key, "", in);
 }
 
@@ -98,20 +107,14 @@ void window_everywhere(const json& window, const std::string& key, Import& in) {
 void read_qwen_window(const json& config, int64_t first_full, bool alternate, Import& in) {
     const json* use = find(config, "use_sliding_window");
     if (!use || !must_be_boolean("use_sliding_window", *use, in) || !use->get<bool>()) return;
-    const auto given = config.find("sliding_window");
-    const json window = given == config.end() ? json(4096) : *given;
-    const auto layers = layer_count(in);
-    if (window.is_null() || !layers) return;
-    if (const json* kinds = find(config, "layer_types")) {
-        if (const auto local = read_layer_types(*kinds, *layers, in))
-            place_window(window, "sliding_window", *local, "layer_types", "", in);
-        return;
-    }
+    const auto unplaced = window_unless_listed(config, json(4096), in);
+    if (!unplaced) return;
+    const auto& [window, layers] = *unplaced;
     const json* listed = find(config, "max_window_layers");
     const auto max_window = listed ? count_of(*listed) : std::optional<int64_t>(first_full);
     if (!max_window) return in.refuse("max_window_layers", "must be a layer count, got " + quote(*listed));
     LocalLayers local;
-    for (int64_t i = 0; i < *layers; ++i)
+    for (int64_t i = 0; i < layers; ++i)
         local.push_back(alternate ? (i + 1) % 2 != 0 && i < *max_window : i >= *max_window);
     const std::string key = listed ? "max_window_layers" : "use_sliding_window";
     const std::string what = "max_window_layers " + std::to_string(*max_window) + (listed ? "" : " (the default)") +
