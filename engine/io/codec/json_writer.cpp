@@ -126,6 +126,18 @@ void append_escaped(std::string& out, std::string_view s) {
     static const char* kHex = "0123456789abcdef";
     size_t i = 0;
     while (i < s.size()) {
+        // A run of characters that need no escape (most of a report's text), copied at once.
+        size_t plain = i;
+        while (plain < s.size()) {
+            const auto c = static_cast<unsigned char>(s[plain]);
+            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+            ++plain;
+        }
+        if (plain > i) {
+            out.append(s.data() + i, plain - i);
+            i = plain;
+            continue;
+        }
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x80) {
             const char* escape = nullptr;
