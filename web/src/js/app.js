@@ -126,10 +126,12 @@ function loadPlan(plan) {
   $('#results-title').scrollIntoView({ block: 'start' });
 }
 
-function updateShareFields() {
-  $('#share-url').value = pageUrl(fragment(), false);
-  $('#iframe-snippet').value = iframeSnippet(fragment());
-  $('#open-full').href = pageUrl(fragment(), false);
+// `link`: the plan's fragment where the caller has it (an edit encodes it once for the address bar, its length and
+// these fields).
+function updateShareFields(link = fragment()) {
+  $('#share-url').value = pageUrl(link, false);
+  $('#iframe-snippet').value = iframeSnippet(link);
+  $('#open-full').href = pageUrl(link, false);
 }
 
 // The URL follows every change, at once. Chromium ignores (with a console warning) more than
@@ -137,15 +139,14 @@ function updateShareFields() {
 // writes in 10 s the next one waits for the window to clear (the latest state still lands).
 const writes = [];
 let pendingWrite = 0;
-function writeFragment() {
+function writeFragment(next = fragment()) {
   clearTimeout(pendingWrite);
   const now = performance.now();
   while (writes.length && writes[0] < now - 10000) writes.shift();
   if (writes.length >= 150) {
-    pendingWrite = setTimeout(writeFragment, writes[0] + 10000 - now);
+    pendingWrite = setTimeout(() => writeFragment(), writes[0] + 10000 - now);  // the state then, not this one
     return;
   }
-  const next = fragment();
   if (window.location.hash === next) return;
   window.history.replaceState(null, '', next);
   writes.push(now);
@@ -158,8 +159,8 @@ const unreadableNumber = () => [...(form?.querySelectorAll('input[type="number"]
 // A plan whose link would be longer than the page reads back (MAX_FRAGMENT: a pinned plan beside a long one) is not
 // written: the address bar and the share fields keep the last plan that fits, and the bar says so.
 const TOO_LONG = 'too long for a link';
-function linkFits() {
-  const length = fragment().length - 1;
+function linkFits(link = fragment()) {
+  const length = link.length - 1;
   const fits = length <= MAX_FRAGMENT;
   if (!fits) linkError(`This plan's link would be ${count(length)} characters, ${TOO_LONG} (this page reads at most ` +
     `${count(MAX_FRAGMENT)}): the address bar and the share fields keep the last plan that fits.`);
@@ -169,9 +170,12 @@ function linkFits() {
 
 function changed(evaluate = true) {
   app.choice += 1; // a choice's moves still being found are for a plan that is no longer the form's
-  if (!unreadableNumber() && linkFits()) {
-    writeFragment();
-    updateShareFields();
+  if (!unreadableNumber()) {
+    const link = fragment();  // encoded once per edit
+    if (linkFits(link)) {
+      writeFragment(link);
+      updateShareFields(link);
+    }
   }
   if (evaluate) evaluateSoon();
 }
