@@ -77,6 +77,15 @@ Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_b
     return w;
 }
 
+Work matmul_work(int64_t in, int64_t out, bool split_in) {
+    Work w;
+    w.kind = WorkKind::Matmul;
+    w.in = in;
+    w.out = out;
+    w.split_in = split_in;
+    return w;
+}
+
 Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel kind, SavedSplit input_split,
           int64_t input_width, bool save_input) {
     Op op{name, {}, {}};
@@ -88,12 +97,8 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
     // A linear layer keeps its input for the weight gradient (Korthikanti sec. 4.1), in the matmul dtype:
     // under autocast that is the 16-bit cast it made of an fp32 input (validation/measured inventories).
     if (save_input) op.saved.push_back({"input", SavedKind::GemmInput, input_split, input_width});
-    Work w;
-    w.kind = WorkKind::Matmul;
-    w.in = in;
-    w.out = out;
+    Work w = matmul_work(in, out, kind == Parallel::Row);
     w.sharded = sharded;
-    w.split_in = kind == Parallel::Row;
     op.work.push_back(w);
     return op;
 }

@@ -77,6 +77,8 @@ Op eager_linear(const BuildContext& b, Op op, bool fp32_input);
 
 // Memory-bound work of `width` elements per token, with HBM bytes per element forward and backward.
 Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_bytes);
+// A GEMM [tokens, in] x [in, out]; `split_in`: a row-parallel one, its inner dimension split (else its output).
+Work matmul_work(int64_t in, int64_t out, bool split_in);
 
 Op norm(const BuildContext& b, const std::string& name, int64_t width);
 Op dropout_add(const BuildContext& b, const std::string& name, int64_t width);

@@ -64,11 +64,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     // Biased experts follow model.mlp_bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
     if (*b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
     op.saved.push_back({"input", fp32 ? SavedKind::Upcast : SavedKind::GemmInput, input_split, in});
-    Work w;
-    w.kind = WorkKind::Matmul;
-    w.in = in;
-    w.out = out;
-    w.split_in = row;
+    Work w = matmul_work(in, out, row);
     w.routed = true;
     w.fp32 = fp32;
     op.work.push_back(w);

@@ -1,6 +1,7 @@
 // The scenario's fields, one entry each, in the order the parser reads them (docs/scenario.md §2 describes each).
 #include "io/contract/scenario_schema.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "io/contract/field_types.h"
@@ -281,7 +282,7 @@ const std::vector<SchemaObject>& scenario_schema() {
 
 const std::vector<Field>& schema_fields(const char* path) {
     for (const SchemaObject& o : scenario_schema())
-        if (std::string(o.path) == path) return *o.fields;
+        if (std::strcmp(o.path, path) == 0) return *o.fields;
     throw std::out_of_range(std::string("no scenario object ") + path);
 }
 
