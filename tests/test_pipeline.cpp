@@ -139,6 +139,14 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
         }
     CHECK(per_rank);
     CHECK_FALSE(per_stage);
+    // 126 layers + embedding + loss = 128 places over pp 16 x vpp 8 = 128 chunks (Megatron-Bridge's Llama 3.1 405B
+    // on GB200): the embedding's chunk and the loss's hold no transformer layer, so ranks 0 and 15 hold 7, the
+    // others 8, and the stage holding only the embedding in its first chunk still counts its weights.
+    const Report e = test::report(base + R"("vpp":8,"embedding_as_layer":true,"loss_as_layer":true}})");
+    CHECK(e.stages[0].layers == 7);
+    CHECK(e.stages[15].layers == 7);
+    for (int i = 1; i < 15; ++i) CHECK(e.stages[static_cast<size_t>(i)].layers == 8);
+    CHECK(e.stages[0].params > e.stages[1].params * 7 / 8);  // 7 layers and the embedding against 8 layers
     // Errors name the field and say why.
     const auto err = [&](const char* parallel) {
         return test::error_of(R"({"model":{"preset":"llama-3.1-405b"},"training":{"global_batch":64},"parallel":)" +

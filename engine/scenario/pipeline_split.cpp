@@ -54,9 +54,8 @@ PipelineSplit accounted_split(const ParallelSpec& p, int64_t layers) {
     std::vector<int64_t> chunk(static_cast<size_t>(chunks), places / chunks);
     chunk.front() -= e;
     chunk.back() -= l;
-    if (chunk.front() < 1 || chunk.back() < 1)
-        return fail(path, "would leave the first or last model chunk without a transformer layer (" +
-                              str(places / chunks) + " places per chunk)");
+    // A chunk may hold the embedding or the loss alone (Megatron-Core builds an empty transformer block for it:
+    // Megatron-Bridge's Llama 3.1 405B recipes on GB200, 126 layers over pp 16 x vpp 8).
     std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
     for (size_t i = 0; i < chunk.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += chunk[i];
     return {std::move(stages), std::move(chunk), "", ""};
