@@ -108,7 +108,9 @@ TEST_CASE("non-divisible and inconsistent plans name the field that fails") {
 }
 
 TEST_CASE("framework rules") {
-    CHECK(path_of(R"({"framework":"megatron","model":{"preset":"gpt2"},"parallel":{"zero":3}})") == "/parallel/zero");
+    CHECK(path_of(R"({"framework":"megatron","model":{"preset":"gpt2"},"parallel":{"zero":1}})") == "/parallel/zero");
+    // Megatron-FSDP (zero 2 or 3) runs with the distributed optimizer.
+    CHECK(path_of(R"({"framework":"megatron","model":{"preset":"gpt2"},"parallel":{"zero":3}})") == "/parallel/distributed_optimizer");
     CHECK(path_of(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"parallel":{"zero":3,"pp":2}})") == "/parallel/zero");
     CHECK(path_of(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"parallel":{"offload_params":"cpu","zero":2}})") ==
           "/parallel/offload_params");
@@ -172,7 +174,7 @@ TEST_CASE("every error at once: field types and ranges across sections, then eve
     CHECK(all(R"({"modle":{"preset":"gpt2"}})") == std::vector<std::string>{"/modle", "/model"});
     // Plan rules: tp, the batch and the framework's ZeRO stage, all from one evaluation.
     CHECK(all(R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"global_batch":7},)"
-              R"("parallel":{"dp":2,"tp":3,"zero":2}})") ==
+              R"("parallel":{"dp":2,"tp":3,"zero":1}})") ==
           std::vector<std::string>{"/training/global_batch", "/parallel/tp", "/parallel/zero"});
     // A rule that only means something once another holds is not reported on top of it (ulysses splits
     // the heads per tensor-parallel rank, which tp = 3 does not define).

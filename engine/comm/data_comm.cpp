@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "graph/blocks.h"
+#include "scenario/precision.h"
 
 namespace shardcalc {
 namespace {
@@ -60,7 +61,7 @@ void StageRules::data_parallel() const {
             const double gathers = deepspeed ? std::max(units, sc.param_tensors) : units;
             const double backward_gathers = deepspeed && full ? 2 : 1;
             const double buckets = deepspeed ? std::max(1.0, std::ceil(params / kDeepSpeedReduceBucket)) : units;
-            const double gather = params / gathers * bytes_of(t.dtype);
+            const double gather = params / gathers * gathered_bytes_per_param(c);
             CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather,
                                  deepspeed ? "parameters before forward (per tensor)" : "parameters before forward (per layer)",
                                  gather, gathers * mb, g);

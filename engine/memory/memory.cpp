@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "graph/blocks.h"
+#include "scenario/precision.h"
 #include "memory/activations.h"
 #include "memory/allocator.h"
 #include "memory/memory_terms.h"
@@ -71,8 +72,9 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
             // One FSDP unit per transformer layer (transformer_auto_wrap_policy). FULL_SHARD gathers the
             // current and the prefetched unit and materialises the unit's unsharded gradient before
             // the reduce-scatter; SHARD_GRAD_OP and NO_SHARD keep the compute copies of all parameters.
+            // Megatron-FSDP with fp8 primary weights gathers the fp8 parameters themselves.
             if (p.zero == 3) {
-                o.comm_buffers = 3 * unit * compute_b;
+                o.comm_buffers = (2 * gathered_bytes_per_param(c) + compute_b) * unit;
             } else {
                 if (p.zero == 2) o.comm_buffers = unit * compute_b;
                 if (mixed) o.cast_weights = params * compute_b;
@@ -87,8 +89,13 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
     // per weight while forward and backward run (transformer_engine/pytorch/module/linear.py, Float8Tensor).
     // With fp8 primary weights (--fp8-param-gather) the row-wise copy is the parameter itself: the transposed one
     // remains.
-    if (c.s.training.fp8 != Fp8Recipe::None)
-        o.cast_weights += (*c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * tally.fp8_weights * fp8_element_bytes(c, true);
+    // Under ZeRO-3 the copies exist for the gathered units only (the current and the prefetched one: Megatron-FSDP
+    // keeps no transpose cache, keep_fp8_transpose_cache=False in Megatron-Bridge's FSDP recipes).
+    if (c.s.training.fp8 != Fp8Recipe::None) {
+        const double cast = p.zero == 3 && params > 0 ? std::min(tally.fp8_weights, 2 * unit * tally.fp8_weights / params)
+                                                      : tally.fp8_weights;
+        o.cast_weights += (*c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * cast * fp8_element_bytes(c, true);
+    }
 }
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest
@@ -219,6 +226,28 @@ double peak_allocated(const std::vector<MemoryPhase>& timeline) {
 
 constexpr size_t kLargestAllocations = 10;
 
+// Megatron's activation CPU offload (training.activation_offload_layers = N; validated: pp 1, no recompute, so
+// one microbatch in flight and the stage holds every layer in model order): Transformer Engine's offload handler
+// (transformer_engine/pytorch/cpu_offload.py, AsyncDoubleBufferGroupOffloadHandler) copies the saved tensors of
+// layers 0..N-1 to host memory after their forward and frees them, and reloads each before its backward, one layer
+// ahead. The device keeps the other layers' tensors and one offloaded layer's in flight (the largest); the host
+// holds the N layers'.
+void offload_activations(const Config& c, const ModelGraph& g, StageMemory& m, StageParts& p) {
+    const int64_t n = c.s.training.activation_offload_layers;
+    if (n == 0) return;
+    double moved = 0, largest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double one = layer_activation_bytes(g.groups[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])].layer, c);
+        moved += one;
+        largest = std::max(largest, one);
+    }
+    p.activations_all -= moved - largest;
+    p.activations_one -= moved - largest;
+    m.offloaded_layers = n;
+    m.offloaded_activations = moved;
+    m.host_cpu += moved;
+}
+
 // The parts of a stage as XLA compiles them (framework xla): saved tensors in the device's layout, kept or
 // rematerialized as memory/xla_program.h says, so that the program fits the device when it can.
 StageParts xla_parts(const Config& c, const XlaSaved& xs, const StageParts& p, bool has_post, double& share) {
@@ -282,6 +311,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
         p.activations_all += static_cast<double>(ch.inflight) * one;
         p.activations_one += one;
     });
+    offload_activations(c, g, m, p);
         if (st.has_pre) {
             const double one = module_activation_bytes(g.pre, c, false);
             p.activations_all += st.pre_inflight * one;

@@ -49,6 +49,10 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
     double expert_params = 0;       // of which routed experts' (after ep and etp)
     double host_cpu = 0, host_nvme = 0;
+    // Activation offload (training.activation_offload_layers): the saved tensors of the offloaded layers, per
+    // microbatch, that go to host memory and back over the host link (memory/memory.cpp).
+    int64_t offloaded_layers = 0;
+    double offloaded_activations = 0;
     // The largest single tensor the step asks the allocator for at once (bytes): the gradient of a layer's largest
     // saved tensor, the loss's largest temporary, DeepSpeed's flat fp32 gradient partition, a ZeRO-3 gathered
     // parameter or FSDP unit. The caching allocator needs it as one contiguous block (memory/allocator.h).

@@ -99,8 +99,10 @@ StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
     s.weights = partition(t.params, t.expert_params, p.zero >= 3) * bytes_of(*tr.param_dtype);
     // FP8 primary weights (--fp8-param-gather) hold only the fp8 GEMMs' weights in fp8; embeddings, norms, biases
     // and the output layer stay in the activation dtype (Transformer Engine's fp8_model_init covers its modules).
-    if (*tr.param_dtype == Dtype::Fp8)
-        s.weights = t.fp8_weights * fp8_element_bytes(c, true) + (t.params - t.fp8_weights) * bytes_of(tr.dtype);
+    // Under ZeRO-3 (Megatron-FSDP's optim_grads_params) each rank keeps its partition of them.
+    if (*tr.param_dtype == Dtype::Fp8 && t.params > 0)
+        s.weights = (t.fp8_weights * fp8_element_bytes(c, true) + (t.params - t.fp8_weights) * bytes_of(tr.dtype)) *
+                    partition(t.params, t.expert_params, p.zero >= 3) / t.params;
     s.gradients = partition(t.params, t.expert_params, p.zero >= 2) * bytes_of(*tr.grad_dtype);
     const double updated = partition(t.params, t.expert_params, shard_opt);
     const double master = *tr.master_weights ? 4.0 * updated : 0.0;

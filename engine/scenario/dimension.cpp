@@ -61,7 +61,8 @@ bool Dimension::run_by(Framework f) const {
         case Dim::Ulysses: return f == Framework::DeepSpeed;
         case Dim::Dp: return true;
         case Dim::Pp: return f == Framework::Megatron || f == Framework::DeepSpeed;
-        case Dim::Zero3: return f == Framework::DeepSpeed || f == Framework::Fsdp;
+        // Megatron-FSDP's optim_grads_params shards the parameters as ZeRO-3 does.
+        case Dim::Zero3: return f == Framework::DeepSpeed || f == Framework::Fsdp || f == Framework::Megatron;
         // Megatron-Core MoE and DeepSpeed-MoE (Rajbhandari et al. 2022) run expert parallelism.
         case Dim::Ep: return f == Framework::Megatron || f == Framework::DeepSpeed;
         case Dim::ExpertDp: return true;

@@ -19,6 +19,10 @@ FrameworkTraits traits_of(const Scenario& s) {
             // other parameters' gradients are added by the buffer's backward hook (megatron/core/distributed/
             // distributed_data_parallel.py _make_backward_post_hook: param.main_grad.add_(param.grad)).
             t.grad_accumulation = GradAccumulation::MainGradHooks;
+            // Megatron-FSDP gathers one FSDP unit (a transformer layer) at a time, the next one prefetched into a
+            // second buffer (fsdp_double_buffer), and reduce-scatters the unit's gradients from a buffer of its own
+            // (megatron/core/distributed/fsdp/src/megatron_fsdp/param_and_grad_buffer.py): PyTorch FSDP's units.
+            if (s.parallel.zero >= 2) t.buffers = BufferPolicy::FsdpUnits;
             break;
         case Framework::DeepSpeed:
             // deepspeed/runtime/zero/stage_1_and_2.py: the fp32 gradient of the local partition is

@@ -28,4 +28,11 @@ inline double fp8_element_bytes(const Config& c, bool weight) {
     return fp8_data_bytes(c) + scales;
 }
 
+// Bytes per parameter a ZeRO-3 / FSDP gather moves and holds: the compute dtype (FSDP's MixedPrecision casts the
+// shard before gathering; DeepSpeed's parameters are in it), or the fp8 parameters themselves where they are fp8
+// primary weights (Megatron-FSDP with --fp8-param-gather; the few norms and biases beside them are counted as fp8).
+inline double gathered_bytes_per_param(const Config& c) {
+    return *c.s.training.param_dtype == Dtype::Fp8 ? fp8_element_bytes(c, true) : bytes_of(c.s.training.dtype);
+}
+
 }  // namespace shardcalc

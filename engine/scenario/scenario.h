@@ -164,6 +164,10 @@ struct TrainingSpec {
     // Default: Google's ~15% (ceil(0.15 seq_len)) under xla, every position elsewhere.
     std::optional<int64_t> mlm_predictions;
     Fp8Recipe fp8 = Fp8Recipe::None;
+    // Megatron's --cpu-offloading --cpu-offloading-num-layers N (activations only, Transformer Engine's CPU offload
+    // context): the saved tensors of the first N layers go to host memory after their forward and come back before
+    // their backward, each copy spread over the layers until the next offloaded one. 0: none.
+    int64_t activation_offload_layers = 0;
 };
 
 struct ParallelSpec {

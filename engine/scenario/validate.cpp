@@ -143,6 +143,19 @@ void validate_training(const Config& c, Checks& check) {
                       "/training/recompute_modules",
                       "modules other than core_attn are Megatron-Core's (framework megatron)");
     }
+    if (t.activation_offload_layers > 0) {
+        // megatron/core/transformer/transformer_config.py __post_init__ (--cpu-offloading): fewer layers than the
+        // model's, no pipeline parallelism, no recompute; Transformer Engine's offload context (transformer_block.py).
+        const char* path = "/training/activation_offload_layers";
+        check.require(c.s.framework == Framework::Megatron, path,
+                      "is Megatron's --cpu-offloading (Transformer Engine's offload context): framework megatron");
+        check.require(t.activation_offload_layers < m.layers, path,
+                      "offloads fewer layers than the model has (model.layers = " + str(m.layers) + "), got " +
+                          str(t.activation_offload_layers));
+        check.require(c.s.parallel.pp == 1, path, "Megatron offloads activations without pipeline parallelism only: pp = 1");
+        check.require(t.recompute == Recompute::None, path,
+                      "Megatron offloads activations only without activation recomputation: recompute none");
+    }
     if (*t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
                       "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");
@@ -279,9 +292,17 @@ void validate_framework(const Config& c, Checks& check) {
                   "overlaps the sequence-parallel collectives of tensor parallelism: needs tp > 1 and sp = true");
     switch (f) {
         case Framework::Megatron:
-            check.require(p.zero == 0, "/parallel/zero",
+            // Megatron-FSDP (megatron/core/distributed/fsdp: --use-megatron-fsdp --data-parallel-sharding-strategy
+            // optim_grads|optim_grads_params, with --use-distributed-optimizer): zero 2 or 3. Its strategy "optim"
+            // is the distributed optimizer itself.
+            check.require(p.zero != 1, "/parallel/zero",
                     "the megatron profile shards optimizer states with distributed_optimizer (ZeRO-1 semantics); "
-                    "stages 2-3 need framework deepspeed or fsdp");
+                    "allowed: 0, 2 or 3 (Megatron-FSDP's optim_grads and optim_grads_params)");
+            check.require(p.zero < 2 || p.distributed_optimizer, "/parallel/distributed_optimizer",
+                    "Megatron-FSDP (zero 2 or 3) runs with --use-distributed-optimizer: set distributed_optimizer = true");
+            // Megatron Core's Megatron-FSDP guide names tensor, expert and context parallelism as what it composes with.
+            check.require(p.zero < 2 || p.pp == 1, "/parallel/zero",
+                    "Megatron-FSDP (zero 2 or 3) composes with tp, ep and cp, not pipeline parallelism: pp = 1, or zero 0");
             check.require(p.offload_params == Offload::None, "/parallel/offload_params",
                     "megatron does not offload parameters; allowed: none");
             check.require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",

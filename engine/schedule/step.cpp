@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedule/activation_offload.h"
 #include "schedule/step_parts.h"
 
 namespace shardcalc {
@@ -83,8 +84,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
         const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
                                                                      weight_bytes(c, mem[i])) : perf.comm[twin];
-        perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed,
-                                    backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed});
+        const OffloadExposed offload = activation_offload_exposed(c, sc, mem[i]);
+        perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
+                                    backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
+                                        offload.backward});
         for (const auto& e : comm.entries)
             if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
         perf.model_flops += sc.cost.model_flops * mb * devices_per_stage;
@@ -117,6 +120,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     perf.step_kernels += backward_kernels(sc);
     perf.step_kernels = scaled(perf.step_kernels, mb);
     const StageComm& cm = perf.comm[k];
+    const OffloadExposed offload = activation_offload_exposed(c, sc, mem[k]);
     const StageComm& tail_comm = perf.comm[tail_stage];
     double pp_p2p = 0;
     for (const auto& e : cm.entries)
@@ -127,6 +131,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         {part_key<StepPart::BackwardCompute>, mb * sc.cost.bwd.seconds},
         {part_key<StepPart::Recompute>, mb * sc.cost.recompute.seconds},
         {part_key<StepPart::BackwardHostWait>, mb * (backward_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
+        {part_key<StepPart::ActivationOffload>, mb * (offload.forward + offload.backward)},
         {part_key<StepPart::TpExposed>, exposed(cm, Dim::Tp, false)},
         {part_key<StepPart::CpExposed>, exposed(cm, Dim::Cp, false)},
         {part_key<StepPart::UlyssesExposed>, exposed(cm, Dim::Ulysses, false)},

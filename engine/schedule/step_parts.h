@@ -5,7 +5,7 @@
 namespace shardcalc {
 
 enum class StepPart {
-    ForwardCompute, ForwardHostWait, BackwardCompute, Recompute, BackwardHostWait,
+    ForwardCompute, ForwardHostWait, BackwardCompute, Recompute, BackwardHostWait, ActivationOffload,
     TpExposed, CpExposed, UlyssesExposed, EpExposed, PpP2p, PipelineBubble,
     DpExposed, Zero3Exposed, ExpertDpExposed, EmbeddingSync, OptimizerStep,
 };
@@ -16,6 +16,7 @@ inline constexpr Term kStepParts[] = {
     {"backward_compute", "Backward compute"},
     {"recompute", "Recompute"},
     {"backward_host_wait", "Backward host wait (kernel launches)"},
+    {"activation_offload", "Activation offload to host (exposed)"},
     {"tp_exposed", "Tensor-parallel comm (exposed)"},
     {"cp_exposed", "Context-parallel comm (exposed)"},
     {"ulysses_exposed", "Ulysses all-to-all (exposed)"},

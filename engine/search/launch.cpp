@@ -73,7 +73,18 @@ LaunchCommand megatron_lm(const Config& c) {
     }
     if (t.recompute == Recompute::Full)
         l.push_back("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    // Transformer Engine's offload context for the layers' activations (megatron/training/arguments.py).
+    if (t.activation_offload_layers > 0)
+        l.push_back("--cpu-offloading --cpu-offloading-num-layers " + n(t.activation_offload_layers));
     if (p.distributed_optimizer) l.push_back("--use-distributed-optimizer");
+    // Megatron-FSDP (docs: Megatron Core's "Megatron FSDP" user guide): its sharding strategy by ZeRO stage, no
+    // gradient-accumulation fusion, and its own checkpoint format.
+    if (p.zero >= 2) {
+        l.push_back("--use-megatron-fsdp");
+        l.push_back(std::string("--data-parallel-sharding-strategy ") + (p.zero == 3 ? "optim_grads_params" : "optim_grads"));
+        l.push_back("--no-gradient-accumulation-fusion");
+        l.push_back("--ckpt-format fsdp_dtensor");
+    }
     if (*p.overlap_grad_reduce) l.push_back("--overlap-grad-reduce");
     if (p.overlap_param_gather) l.push_back("--overlap-param-gather");
     if (p.tp_comm_overlap) l.push_back("--tp-comm-overlap");

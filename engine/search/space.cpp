@@ -72,6 +72,8 @@ std::vector<ParallelSpec> sharding_options(Framework f, const ParallelSpec& base
         case Framework::Megatron:
             add(0, false, Offload::None, Offload::None);
             add(0, true, Offload::None, Offload::None);
+            // Megatron-FSDP's optim_grads_params (without pipeline parallelism: scenario/validate.cpp).
+            if (pp == 1) add(3, true, Offload::None, Offload::None);
             if (offload) add(0, true, Offload::Cpu, Offload::None);
             break;
         case Framework::DeepSpeed:

@@ -163,6 +163,7 @@ const std::vector<Field>& training_fields() {
         // Written where it applies: 0 read back must stay 0 under xla's 15% default.
         training<&T::mlm_predictions>("mlm_predictions", {0, kTokens}, Value, A::MlmPositions),
         training<&T::fp8>("fp8", {}, WhenOn),
+        training<&T::activation_offload_layers>("activation_offload_layers", {0, kLayers}, WhenOn),
     };
     return fields;
 }
