@@ -269,6 +269,49 @@ TEST_CASE("allgather dispatcher: the ep x etp group's tokens gathered, a global 
     CHECK(test::error_of(plan + R"(, "moe_dispatcher": "all-gather"}})")["path"] == "/parallel/moe_dispatcher");
 }
 
+// Megatron's flex dispatcher (DeepEP, HybridEP): a token crosses to another NVLink domain once, and reaches each GPU once.
+TEST_CASE("flex dispatcher: one copy per GPU and per NVLink domain; with top-1 inside a domain, the all-to-all itself") {
+    const auto plan = [](const std::string& model, const std::string& parallel) {
+        return R"({"framework": "megatron", "model": )" + model + R"(, "training": {"seq_len": 4096, "micro_batch": 1,
+            "global_batch": 256}, "parallel": {"distributed_optimizer": true, )" + parallel + "}}";
+    };
+    // Top-1 routing over 8 GPUs of one node: every token has one destination, as in the all-to-all.
+    const std::string top1 = R"({"preset": "mixtral-8x7b", "experts_per_token": 1})";
+    const Report a2a = test::report(plan(top1, R"("dp": 8, "ep": 8)"));
+    const Report flex = test::report(plan(top1, R"("dp": 8, "ep": 8, "moe_dispatcher": "flex")"));
+    const CommEntry* plain = entry(a2a, Dim::Ep, "tokens to their experts (forward dispatch)");
+    const CommEntry* hier = entry(flex, Dim::Ep, "tokens to their experts' GPUs, once per GPU and domain (forward dispatch)");
+    REQUIRE(plain != nullptr);
+    REQUIRE(hier != nullptr);
+    CHECK(hier->bytes == doctest::Approx(plain->bytes * 7 / 8));  // what leaves the GPU
+    CHECK(hier->seconds_each == doctest::Approx(plain->seconds_each));
+    // DeepSeek-V3's 256 experts, top-8, over ep 32 on 4 nodes of 8 H100s: a token reaches each other node holding one
+    // of its experts once, 3 x (1 - C(192, 8) / C(256, 8)) = 2.71 copies, where the all-to-all sends 8 x 24/32 = 6.
+    double none = 1;
+    for (int i = 0; i < 8; ++i) none *= (192.0 - i) / (256.0 - i);
+    const Report ds = test::report(plan(R"({"preset": "deepseek-v3", "layers": 8, "first_dense_layers": 0, "mtp_layers": 0})",
+                                        R"("dp": 32, "ep": 32, "moe_dispatcher": "flex")"));
+    const Report ds_a2a = test::report(plan(R"({"preset": "deepseek-v3", "layers": 8, "first_dense_layers": 0, "mtp_layers": 0})",
+                                            R"("dp": 32, "ep": 32)"));
+    const CommEntry* d = entry(ds, Dim::Ep, "tokens to their experts' GPUs, once per GPU and domain (forward dispatch)");
+    const CommEntry* d_a2a = entry(ds_a2a, Dim::Ep, "tokens to their experts (forward dispatch)");
+    REQUIRE(d != nullptr);
+    REQUIRE(d_a2a != nullptr);
+    CHECK(d->algorithm == "hierarchical");
+    double gpu_none = 1;
+    for (int i = 0; i < 8; ++i) gpu_none *= (248.0 - i) / (256.0 - i);
+    // Sent: the other nodes' copies over RDMA, and over NVLink one per other GPU of a node holding one of its experts,
+    // in its own node (7) and forwarded in the 3 others.
+    const double copies = 3 * (1 - none) + (7 + 3 * 7) * (1 - gpu_none);
+    CHECK(d->bytes == doctest::Approx(4096.0 * 7168 * 2 * copies));
+    CHECK(d->seconds_each < d_a2a->seconds_each * 0.55);
+    // Megatron-Core's, and modelled without expert tensor parallelism.
+    CHECK(test::error_of(R"({"framework": "deepspeed", "model": {"preset": "mixtral-8x7b"}, "parallel": {"dp": 8, "ep": 8,
+        "moe_dispatcher": "flex"}})")["path"] == "/parallel/moe_dispatcher");
+    CHECK(test::error_of(plan(top1, R"("dp": 8, "tp": 2, "ep": 4, "etp": 2, "moe_dispatcher": "flex")"))["path"] ==
+          "/parallel/moe_dispatcher");
+}
+
 TEST_CASE("layer groups are named by what sets them apart; a model of one kind keeps \"layer\"") {
     auto groups = [](const std::string& scenario) {
         std::vector<std::string> names;

@@ -147,6 +147,22 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
     CHECK(e.stages[15].layers == 7);
     for (int i = 1; i < 15; ++i) CHECK(e.stages[static_cast<size_t>(i)].layers == 8);
     CHECK(e.stages[0].params > e.stages[1].params * 7 / 8);  // 7 layers and the embedding against 8 layers
+    // One count per model chunk (DeepSeek-V3's recipe layout for pp 8 x vpp 2: the embedding and 4 layers, 14 chunks of
+    // 4, then 1 layer with the MTP module and the loss): rank 7 holds 4 + 1 layers, the launch line lists every chunk.
+    std::string chunks = "[";
+    for (int i = 0; i < 15; ++i) chunks += "4,";
+    chunks += "1]";
+    const Report ds = test::report(R"({"framework":"megatron","model":{"preset":"deepseek-v3"},"training":{"seq_len":4096,
+        "global_batch":4096},"parallel":{"dp":32,"pp":8,"vpp":2,"ep":32,"distributed_optimizer":true,"stage_layers":)" +
+                                   chunks + "}}");
+    for (int i = 0; i < 7; ++i) CHECK(ds.stages[static_cast<size_t>(i)].layers == 8);
+    CHECK(ds.stages[7].layers == 5);
+    std::string ds_layout;
+    for (const auto& cmd : launch_commands(ds.config))
+        for (const auto& line : cmd.lines)
+            if (line.rfind("--pipeline-model-parallel-layout", 0) == 0) ds_layout = line;
+    CHECK(ds_layout.find("\"Etttt|tttt|") != std::string::npos);
+    CHECK(ds_layout.find("|tttt|tmL\"") != std::string::npos);
     // Errors name the field and say why.
     const auto err = [&](const char* parallel) {
         return test::error_of(R"({"model":{"preset":"llama-3.1-405b"},"training":{"global_batch":64},"parallel":)" +
@@ -154,6 +170,9 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
     };
     CHECK(err(R"({"pp":4,"stage_layers":[30,32,32,31]})")["message"].get<std::string>().find("add up to model.layers (126)") != std::string::npos);
     CHECK(err(R"({"pp":4,"stage_layers":[63,63]})")["path"] == "/parallel/stage_layers");
+    // With vpp > 1 the count may be per model chunk; any other count names both.
+    CHECK(err(R"({"pp":2,"vpp":2,"stage_layers":[63,63,0]})")["message"].get<std::string>().find("per model chunk (pp * vpp = 4)") !=
+          std::string::npos);
     CHECK(err(R"({"pp":4,"stage_layers":[30,32,32,"x"]})")["path"] == "/parallel/stage_layers/3");
     CHECK(err(R"({"pp":4,"stage_layers":[31,32,32,31],"first_stage_layers":31})")["path"] == "/parallel/stage_layers");
     CHECK(err(R"({"pp":4,"embedding_as_layer":true})")["path"] == "/parallel/pp");  // 127 places over 4 stages

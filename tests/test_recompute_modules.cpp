@@ -107,6 +107,24 @@ TEST_CASE("recompute_modules: mlp checkpoints a dense MLP and repeats its tensor
     CHECK(count_of(mlp, "tp", forward) == 12);
 }
 
+TEST_CASE("recompute_modules: mla_up_proj drops latent attention's q, k and v and runs the up projections again") {
+    // Multi-head latent attention (DeepSeek-V3's shape, scaled down): 4 heads of 32 + 16 (rope) for q and k, 32 for v.
+    const auto mla = [](const std::string& t) {
+        return R"({"framework":"megatron","model":{"arch":"decoder","layers":2,"hidden":256,"heads":4,"vocab":1024,
+            "max_positions":128,"ffn_hidden":1024,"mlp":"swiglu","head_dim":32,"q_lora_rank":64,"kv_lora_rank":32,
+            "qk_rope_head_dim":16,"v_head_dim":32},"training":)" + t + R"(,"parallel":{"dp":1}})";
+    };
+    const json none = report(mla(kNone));
+    const json up = report(mla(training(R"(["mla_up_proj"])")));
+    // q and k at 4 x 48, v at 4 x 32 per token, bf16, 128 tokens, 2 layers.
+    CHECK(activations(none) - activations(up) == doctest::Approx(2 * 128.0 * (2 * 4 * 48 + 4 * 32) * 2));
+    CHECK(up["time"]["breakdown"]["recompute"].get<double>() > 0);
+    // A model without latent attention: accepted, nothing recomputed, a note says so.
+    const json plain = report(dense(training(R"(["mla_up_proj"])")));
+    CHECK(plain["time"]["breakdown"]["recompute"].get<double>() == 0);
+    CHECK(plain["notes"].dump().find("mla_up_proj") != std::string::npos);
+}
+
 TEST_CASE("recompute_modules: errors name the field and what is allowed") {
     const auto message = [](const std::string& scenario, const std::string& path) {
         const json e = test::error_of(scenario);
@@ -119,7 +137,7 @@ TEST_CASE("recompute_modules: errors name the field and what is allowed") {
     deepspeed.replace(deepspeed.find("megatron"), 8, "deepspeed");
     CHECK(message(deepspeed, "/training/recompute_modules").find("Megatron-Core's (framework megatron)") != std::string::npos);
     CHECK(message(dense(training(R"(["mlp","attn"])")), "/training/recompute_modules/1") ==
-          "must be one of core_attn|layernorm|mlp|moe_act|moe|shared_experts");
+          "must be one of core_attn|layernorm|mlp|moe_act|moe|shared_experts|mla_up_proj");
     CHECK(message(dense(training(R"(["mlp","mlp"])")), "/training/recompute_modules/1") == "\"mlp\" is listed twice");
     CHECK(message(dense(training("[]")), "/training/recompute_modules").find("at least one module") != std::string::npos);
     CHECK(message(dense(training(R"("mlp")")), "/training/recompute_modules").find("must be a list of names") != std::string::npos);

@@ -83,4 +83,47 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
     return {0, "none"};
 }
 
+namespace {
+
+// The chance that none of a token's k distinct experts, drawn uniformly from `experts`, is among `held` of them.
+double none_of(double held, double experts, int64_t k) {
+    double p = 1;
+    for (int64_t i = 0; i < k; ++i) p *= std::max(0.0, (experts - held - static_cast<double>(i)) / (experts - static_cast<double>(i)));
+    return p;
+}
+
+}  // namespace
+
+HierarchicalTraffic hierarchical_traffic(double tokens, double token_bytes, int64_t experts, int64_t k, const Group& g) {
+    HierarchicalTraffic t;
+    const double n = static_cast<double>(g.size), e = static_cast<double>(experts);
+    if (g.size <= 1 || experts <= 0) return t;
+    const double local = g.scale_out ? static_cast<double>(std::max<int64_t>(1, g.members_per_domain)) : n;
+    const double domains = n / local, per_rank = e / n;
+    const double gpu_hit = 1 - none_of(per_rank, e, k), domain_hit = 1 - none_of(per_rank * local, e, k);
+    // Expected copies per token: to the other GPUs of its own domain; to the other domains; and, per other domain hit,
+    // the forwards from the receiving GPU to the others there that hold one of its experts.
+    const double own = (local - 1) * gpu_hit;
+    const double remote = (domains - 1) * domain_hit;
+    const double forwarded = remote * (local * gpu_hit - gpu_hit) / domain_hit;
+    t.nic_bytes = tokens * token_bytes * remote;
+    t.nvlink_bytes = tokens * token_bytes * (own + forwarded);
+    return t;
+}
+
+CollectiveTime hierarchical_all_to_all(const HierarchicalTraffic& t, const Group& g, const Config& c) {
+    if (g.size <= 1 || t.sent() <= 0) return {0, "none"};
+    const Device& device = device_of(c.s.hardware);
+    const Link intra = device.link(c.s.hardware, false, g.members_per_domain);
+    const double n = static_cast<double>(g.size);
+    const double local = g.scale_out ? static_cast<double>(std::max<int64_t>(1, g.members_per_domain)) : n;
+    double seconds = (local - 1) * intra.latency_s + t.nvlink_bytes / intra.bytes_per_s;
+    if (g.scale_out) {
+        const Link nic = device.link(c.s.hardware, true, 1);
+        // The RDMA and the NVLink forwarding proceed side by side; the slower sets the time.
+        seconds = std::max(seconds, (n / local - 1) * nic.latency_s + t.nic_bytes / nic.bytes_per_s);
+    }
+    return {seconds, "hierarchical"};
+}
+
 }  // namespace shardcalc

@@ -31,4 +31,16 @@ struct CollectiveTime {
 // `bytes`: the full buffer of one rank (all-reduce input, all-gather output, all-to-all send total).
 CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g, const Config& c);
 
+// One rank's share of a hierarchical all-to-all as DeepEP and HybridEP run a MoE dispatch or combine (Megatron's flex
+// token dispatcher): each of its `tokens` (`token_bytes` each) goes once to every other NVLink domain holding one of
+// its `k` experts (RDMA through the GPU's own NIC), and once to every GPU of a domain holding one of them (NVLink:
+// directly inside its own domain, forwarded by the receiving GPU in the others). The group's `experts` are spread
+// evenly over its ranks and chosen uniformly (a balanced router).
+struct HierarchicalTraffic {
+    double nic_bytes = 0, nvlink_bytes = 0;
+    double sent() const { return nic_bytes + nvlink_bytes; }
+};
+HierarchicalTraffic hierarchical_traffic(double tokens, double token_bytes, int64_t experts, int64_t k, const Group& g);
+CollectiveTime hierarchical_all_to_all(const HierarchicalTraffic& t, const Group& g, const Config& c);
+
 }  // namespace shardcalc

@@ -6,6 +6,11 @@
 namespace shardcalc {
 
 CommEntry& Builder::add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g) {
+    return add(dim, kind, purpose, bytes, count, g, collective_time(kind, bytes, g, c));
+}
+
+CommEntry& Builder::add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g,
+                        const CollectiveTime& t) {
     CommEntry e;
     e.dimension = dim;
     e.kind = kind;
@@ -13,7 +18,6 @@ CommEntry& Builder::add(Dim dim, CollectiveKind kind, std::string_view purpose, 
     e.bytes = bytes;
     e.count = count;
     e.group = g;
-    const CollectiveTime t = collective_time(kind, bytes, g, c);
     e.seconds_each = t.seconds;
     e.algorithm = t.algorithm;
     entries.push_back(e);

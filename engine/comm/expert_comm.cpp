@@ -26,14 +26,18 @@ void StageRules::expert_parallel() const {
         };
         std::vector<Made> made;
         double fwd_each = 0, bwd_each = 0;
-        auto both_passes = [&](const Group& g, CollectiveKind kind, const char* what, double bytes, bool forward) {
-            CommEntry& e = b.add(Dim::Ep, kind, what, bytes, moe * mb * (forward ? ep_passes : 1), g);
+        // An exchange of the forward pass (repeated where the MoE layers' forward runs again) or of the backward.
+        auto record = [&](CommEntry& e, bool forward) {
             e.overlapped = p.overlap_moe_comm;
             const Made x{&e, forward ? moe * e.seconds_each : 0,
                          forward ? moe * (ep_passes - 1) * e.seconds_each : moe * e.seconds_each};
             fwd_each += x.in_fwd;
             bwd_each += x.in_bwd;
             made.push_back(x);
+        };
+        const auto calls = [&](bool forward) { return moe * mb * (forward ? ep_passes : 1); };
+        auto both_passes = [&](const Group& g, CollectiveKind kind, const char* what, double bytes, bool forward) {
+            record(b.add(Dim::Ep, kind, what, bytes, calls(forward), g), forward);
         };
         if (p.moe_dispatcher == MoeDispatcher::AllGather) {
             // Megatron-Core's allgather dispatcher (MoEAllGatherTokenDispatcher): every token of the expert-tensor x
@@ -50,6 +54,21 @@ void StageRules::expert_parallel() const {
             both_passes(g, CollectiveKind::ReduceScatter, "token gradients reduce-scattered back (backward)", gathered * m.hidden * a, false);
             both_passes(g, CollectiveKind::ReduceScatter, "probability gradients reduce-scattered back, fp32 (backward)",
                         gathered * static_cast<double>(m.experts) * 4, false);
+        } else if (p.ep > 1 && p.moe_dispatcher == MoeDispatcher::Flex) {
+            // DeepEP / HybridEP (the flex dispatcher): a token crosses to another NVLink domain once however many of
+            // its experts live there, and reaches each GPU once however many of its experts that GPU holds
+            // (comm/collective_time.h hierarchical_traffic); combine and the backward's exchanges are the transposes.
+            const Group g = group_of(Dim::Ep, p.ep, c);
+            const HierarchicalTraffic traffic = hierarchical_traffic(rows / static_cast<double>(*m.experts_per_token), m.hidden * a,
+                                                                     m.experts, *m.experts_per_token, g);
+            const CollectiveTime time = hierarchical_all_to_all(traffic, g, c);
+            auto exchange = [&](const char* what, bool forward) {
+                record(b.add(Dim::Ep, CollectiveKind::AllToAll, what, traffic.sent(), calls(forward), g, time), forward);
+            };
+            exchange("tokens to their experts' GPUs, once per GPU and domain (forward dispatch)", true);
+            exchange("expert outputs back (forward combine)", true);
+            exchange("output gradients to the experts' GPUs (backward)", false);
+            exchange("input gradients back (backward)", false);
         } else if (p.ep > 1) {
             const Group g = group_of(Dim::Ep, p.ep, c);
             const double bytes = rows * m.hidden * a;

@@ -18,6 +18,9 @@ struct Builder {
 
     // Adds an entry with its alpha-beta time; the rule decides what is exposed.
     CommEntry& add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g);
+    // Adds an entry timed by the rule itself (a hierarchical all-to-all).
+    CommEntry& add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g,
+                   const CollectiveTime& t);
 
     // A collective nothing hides: `fwd_calls` and `bwd_calls` of its calls per microbatch lengthen the forward and
     // the backward pass; with `host_calls` each is also a call the host issues in that pass (schedule/step.cpp).

@@ -47,6 +47,11 @@ void mla_projections(const BuildContext& b, Module& mod) {
     mod.ops.push_back(norm(b, "kv_layernorm", m.kv_lora_rank));
     mod.ops.push_back(linear("linear_kv_up_proj", m.heads * (*m.head_dim + *m.v_head_dim), m.kv_lora_rank, false,
                              Parallel::Column, SavedSplit::Sequence, m.kv_lora_rank));
+    // mla_up_proj (Megatron-Core multi_latent_attention.py, CheckpointWithoutOutput around the up projections and
+    // RoPE): their outputs, the core's q, k and v, are discarded once the core has run and rebuilt before its backward
+    // from the saved latents: the up projections' forward GEMMs run again.
+    mod.ops.back().rerun_by = bit(RecomputeModule::MlaUpProj);
+    if (m.q_lora_rank > 0) mod.ops[mod.ops.size() - 4].rerun_by = bit(RecomputeModule::MlaUpProj);
 }
 
 }  // namespace
@@ -199,6 +204,10 @@ Module self_attention(const BuildContext& b, bool local) {
     // Selective recompute runs the score computation again where it dropped its tensors (eager only: flash
     // already recomputes the scores in its backward).
     for (const SavedTensor& t : core.saved) core.rerun_by |= t.dropped_by & kByCoreAttn;
+    if (m.kv_lora_rank > 0)  // mla_up_proj: the up projections' outputs (mla_projections above)
+        for (SavedTensor& t : core.saved)
+            if (t.name == std::string_view("q") || t.name == std::string_view("k") || t.name == std::string_view("v"))
+                t.dropped_by |= bit(RecomputeModule::MlaUpProj);
     mod.ops.push_back(core);
     mod.ops.push_back(eager_linear(b, linear("dense", m.hidden, out_width, m.bias, Parallel::Row, SavedSplit::Tensor, out_width),
                                    false));

@@ -26,7 +26,7 @@ SHARDCALC_NAMES(Recompute, {Recompute::None, "none"}, {Recompute::Selective, "se
                 {Recompute::Full, "full"})
 SHARDCALC_NAMES(RecomputeModule, {RecomputeModule::CoreAttn, "core_attn"}, {RecomputeModule::LayerNorm, "layernorm"},
                 {RecomputeModule::Mlp, "mlp"}, {RecomputeModule::MoeAct, "moe_act"}, {RecomputeModule::Moe, "moe"},
-                {RecomputeModule::SharedExperts, "shared_experts"})
+                {RecomputeModule::SharedExperts, "shared_experts"}, {RecomputeModule::MlaUpProj, "mla_up_proj"})
 
 std::vector<std::string> recompute_module_names(unsigned bits) {
     std::vector<std::string> out;
@@ -39,7 +39,8 @@ SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eage
 SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "current"},
                 {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mx, "mxfp8"}, {Fp8Recipe::Nvfp4, "nvfp4"})
 SHARDCALC_NAMES(Offload, {Offload::None, "none"}, {Offload::Cpu, "cpu"}, {Offload::Nvme, "nvme"})
-SHARDCALC_NAMES(MoeDispatcher, {MoeDispatcher::AllToAll, "alltoall"}, {MoeDispatcher::AllGather, "allgather"})
+SHARDCALC_NAMES(MoeDispatcher, {MoeDispatcher::AllToAll, "alltoall"}, {MoeDispatcher::AllGather, "allgather"},
+                {MoeDispatcher::Flex, "flex"})
 SHARDCALC_NAMES(Framework, {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"},
                 {Framework::Fsdp, "fsdp"}, {Framework::Pytorch, "pytorch"}, {Framework::Xla, "xla"})
 SHARDCALC_NAMES(DeviceKind, {DeviceKind::Gpu, "gpu"}, {DeviceKind::Tpu, "tpu"})

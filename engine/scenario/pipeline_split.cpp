@@ -17,18 +17,27 @@ PipelineSplit equal_chunks(std::vector<int64_t> stages, int64_t vpp) {
     return {std::move(stages), std::move(chunks), "", ""};
 }
 
-// Every stage's count given (Megatron's --pipeline-model-parallel-layout): one per stage, adding up to the layers.
+// Every stage's count given (Megatron's --pipeline-model-parallel-layout): one per stage, or with vpp > 1 one per model
+// chunk in model order (chunk k * pp + r is rank r's k-th, as the layout lists them: DeepSeek-V3's recipes give
+// unequal chunks), adding up to the layers.
 PipelineSplit explicit_split(const ParallelSpec& p, int64_t layers) {
     const char* path = "/parallel/stage_layers";
     if (p.first_stage_layers || p.last_stage_layers || p.embedding_as_layer || p.loss_as_layer)
         return fail(path, "gives every stage's layers: leave first_stage_layers, last_stage_layers, embedding_as_layer "
                           "and loss_as_layer unset");
-    if (static_cast<int64_t>(p.stage_layers.size()) != p.pp)
-        return fail(path, "needs one count per pipeline stage: pp = " + str(p.pp) + ", got " +
-                              str(static_cast<int64_t>(p.stage_layers.size())));
+    const int64_t given = static_cast<int64_t>(p.stage_layers.size()), chunks = p.pp * p.vpp;
+    const bool per_chunk = p.vpp > 1 && given == chunks;
+    if (given != p.pp && !per_chunk)
+        return fail(path, "needs one count per pipeline stage (pp = " + str(p.pp) + ")" +
+                              (p.vpp > 1 ? " or per model chunk (pp * vpp = " + str(chunks) + ")" : "") + ", got " + str(given));
     int64_t sum = 0;
     for (int64_t n : p.stage_layers) sum += n;
     if (sum != layers) return fail(path, "must add up to model.layers (" + str(layers) + "), got " + str(sum));
+    if (per_chunk) {
+        std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
+        for (size_t i = 0; i < p.stage_layers.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += p.stage_layers[i];
+        return {std::move(stages), p.stage_layers, "", ""};
+    }
     for (size_t r = 0; r < p.stage_layers.size(); ++r)
         if (p.stage_layers[r] % p.vpp != 0)
             return fail(path, "vpp (" + str(p.vpp) + ") must divide every stage's layers (stage " + str(static_cast<int64_t>(r)) +

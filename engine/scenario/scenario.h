@@ -27,7 +27,8 @@ enum class RecomputeModule : unsigned {
     Mlp = 4,            // a dense layer's MLP, checkpointed whole
     MoeAct = 8,         // the routed experts' activation, its output discarded and recomputed
     Moe = 16,           // a MoE layer, checkpointed whole (its dispatch and combine run again)
-    SharedExperts = 32  // a MoE layer's shared experts, checkpointed whole
+    SharedExperts = 32,  // a MoE layer's shared experts, checkpointed whole
+    MlaUpProj = 64       // multi-head latent attention's up projections: q, k and v discarded after the core, rebuilt
 };
 constexpr unsigned bit(RecomputeModule m) { return static_cast<unsigned>(m); }
 enum class Attention { Flash, Eager };
@@ -36,8 +37,9 @@ enum class Attention { Flash, Eager };
 // activations and 128x128 for weights (blockwise, DeepSeek-V3's fine-grained quantization).
 enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mx, Nvfp4 };
 enum class Offload { None, Cpu, Nvme };
-// Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py, --moe-token-dispatcher-type).
-enum class MoeDispatcher { AllToAll, AllGather };
+// Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py, --moe-token-dispatcher-type):
+// flex is MoEFlexTokenDispatcher over DeepEP or HybridEP (--moe-flex-dispatcher-backend), a hierarchical all-to-all.
+enum class MoeDispatcher { AllToAll, AllGather, Flex };
 // Xla: a training step compiled whole by XLA (TensorFlow on TPU as Google's BERT and ALBERT run, JAX, PyTorch/XLA):
 // the only framework on a TPU, which runs nothing else.
 enum class Framework { Megatron, DeepSpeed, Fsdp, Pytorch, Xla };

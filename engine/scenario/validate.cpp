@@ -209,6 +209,14 @@ void validate_experts(const Config& c, Checks& check) {
                       "chooses how tokens reach their experts; the model has no experts");
         return;
     }
+    // The flex dispatcher (DeepEP, HybridEP) is Megatron-Core's, and modelled as the published recipes run it: expert
+    // parallelism without expert tensor parallelism.
+    if (p.moe_dispatcher == MoeDispatcher::Flex) {
+        check.require(c.s.framework == Framework::Megatron, "/parallel/moe_dispatcher",
+                      "flex (DeepEP / HybridEP) is Megatron-Core's token dispatcher: framework megatron, or alltoall");
+        check.require(etp == 1, "/parallel/moe_dispatcher",
+                      "flex is modelled with etp = 1 (DeepEP and HybridEP as the published recipes run them), got etp " + str(etp));
+    }
     // Megatron-Core overlaps the expert-parallel exchange with another microbatch only for the all-to-all
     // (and flex) dispatchers (--overlap-moe-expert-parallel-comm).
     check.require(!(p.overlap_moe_comm && p.moe_dispatcher == MoeDispatcher::AllGather), "/parallel/overlap_moe_comm",

@@ -2,6 +2,7 @@
 
 #include "scenario/dimension.h"
 #include "scenario/names.h"
+#include "scenario/pipeline_split.h"
 
 namespace shardcalc {
 namespace {
@@ -36,14 +37,13 @@ LaunchCommand megatron_lm(const Config& c) {
     if (p.loss_as_layer) l.push_back("--account-for-loss-in-pipeline-split");
     if (!p.stage_layers.empty()) {
         // One virtual stage per "|", in model order (chunk v of every rank, then chunk v + 1): E the embedding, t a
-        // transformer layer, L the loss (megatron/core/transformer/pipeline_parallel_layer_layout.py).
+        // transformer layer, m a multi-token prediction module (beside the loss), L the loss
+        // (megatron/core/transformer/pipeline_parallel_layer_layout.py).
+        const std::vector<int64_t> chunks = pipeline_split(p, c.s.model.layers).chunk_layers;
         std::string layout;
-        for (int64_t v = 0; v < p.vpp; ++v)
-            for (size_t r = 0; r < p.stage_layers.size(); ++r) {
-                const bool first = v == 0 && r == 0, last = v + 1 == p.vpp && r + 1 == p.stage_layers.size();
-                layout += std::string(first ? "" : "|") + (first ? "E" : "") +
-                          std::string(static_cast<size_t>(p.stage_layers[r] / p.vpp), 't') + (last ? "L" : "");
-            }
+        for (size_t i = 0; i < chunks.size(); ++i)
+            layout += std::string(i == 0 ? "E" : "|") + std::string(static_cast<size_t>(chunks[i]), 't') +
+                      (i + 1 == chunks.size() ? std::string(static_cast<size_t>(c.s.model.mtp_layers), 'm') + "L" : "");
         l.push_back("--pipeline-model-parallel-layout \"" + layout + "\"");
     }
     // Megatron's virtual-stage flag counts layers per chunk, which an uneven split has no single value of.

@@ -94,7 +94,9 @@ test('the ZeRO and offload menus offer what the framework allows and say why not
     assert.equal(await zero(), text);
   };
   await expect('megatron', '0+ 1- 2- 3-');
-  assert.match(await page.locator('#f-parallel-zero option[value="2"]').getAttribute('title'), /^Not allowed here: the megatron profile/);
+  assert.match(await page.locator('#f-parallel-zero option[value="1"]').getAttribute('title'), /^Not allowed here: the megatron profile/);
+  // Megatron-FSDP (2, 3) needs the distributed optimizer, which the default plan leaves off.
+  assert.match(await page.locator('#f-parallel-zero option[value="3"]').getAttribute('title'), /Megatron-FSDP/);
   await expect('fsdp', '0+ 1- 2+ 3+');
   await expect('pytorch', '0+ 1+ 2- 3-');
   await expect('deepspeed', '0+ 1+ 2+ 3+');

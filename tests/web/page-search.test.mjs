@@ -233,13 +233,12 @@ test('the table and the Pareto chart read in the page\'s formats and unit; the c
 test('each row\'s launch lines, as the engine gives them, with Copy and Download', async () => {
   const page = await open(env);
   await panelShows(page, 8, 64);
-  await page.check('#s-fw-deepspeed');
+  // Megatron-LM's plans first (the form's framework), then DeepSpeed's alone: on 8 GPUs Megatron's own plans,
+  // Megatron-FSDP's among them, fill the first 20 rows.
+  const found = (frameworks) => cliSearch({ ...DEFAULTS, search: settings({ devices: 8, global_batch: 64, frameworks }) });
   await search(page);
-  const found = cliSearch({ ...DEFAULTS, search: settings({ devices: 8, global_batch: 64, frameworks: ['megatron', 'deepspeed'] }) });
-  const mg = found.plans.find((p) => p.framework === 'megatron');
-  const ds = found.plans.find((p) => p.framework === 'deepspeed');
-  assert.ok(mg && ds, 'a Megatron-LM and a DeepSpeed plan are listed');
-  for (const p of [mg, ds]) {
+  const mg = found(['megatron']).plans.find((p) => p.framework === 'megatron');
+  const opened = async (p) => {
     const row = page.locator(`#s-launch-${p.rank}`);
     assert.equal(await row.isVisible(), false, 'closed until asked for');
     await page.click(`#s-table tr[data-rank="${p.rank}"] button.launch-plan`);
@@ -247,7 +246,9 @@ test('each row\'s launch lines, as the engine gives them, with Copy and Download
     assert.equal(await page.getAttribute(`#s-table tr[data-rank="${p.rank}"] button.launch-plan`, 'aria-expanded'), 'true');
     const shown = await row.locator('.launch-tool').evaluateAll((ts) => ts.map((t) => ({ tool: t.dataset.tool, text: t.querySelector('pre').textContent })));
     assert.deepEqual(shown, p.launch.map((l) => ({ tool: l.tool, text: `${l.lines.join('\n')}\n` })));
-  }
+  };
+  assert.ok(mg, 'a Megatron-LM plan is listed');
+  await opened(mg);
   // Copy: the tool's lines on the clipboard, and the note says so.
   const megatronArgs = page.locator(`#s-launch-${mg.rank} .launch-tool`).nth(1);
   await megatronArgs.locator('button.launch-copy').click();
@@ -260,6 +261,12 @@ test('each row\'s launch lines, as the engine gives them, with Copy and Download
   };
   const args = await downloaded(megatronArgs);
   assert.deepEqual(args, { name: 'megatron-lm-args.sh', text: `${mg.launch[1].lines.join('\n')}\n` });
+  await page.uncheck('#s-fw-megatron');
+  await page.check('#s-fw-deepspeed');
+  await search(page);
+  const ds = found(['deepspeed']).plans.find((p) => p.framework === 'deepspeed');
+  assert.ok(ds, 'a DeepSpeed plan is listed');
+  await opened(ds);
   const config = await downloaded(page.locator(`#s-launch-${ds.rank} .launch-tool[data-tool="DeepSpeed config (ds_config.json)"]`));
   assert.equal(config.name, 'ds_config.json');
   assert.equal(JSON.parse(config.text).train_batch_size, 64);

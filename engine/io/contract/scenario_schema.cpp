@@ -193,7 +193,7 @@ const std::vector<Field>& parallel_fields() {
         parallel<&P::tp_comm_overlap>("tp_comm_overlap", {}, WhenOn),
         parallel<&P::first_stage_layers>("first_stage_layers", {1, kLayers}),
         parallel<&P::last_stage_layers>("last_stage_layers", {1, kLayers}),
-        parallel<&P::stage_layers>("stage_layers", {1, kLayers}, WhenOn),
+        parallel<&P::stage_layers>("stage_layers", {0, kLayers}, WhenOn),
         parallel<&P::embedding_as_layer>("embedding_as_layer", {}, WhenOn),
         parallel<&P::loss_as_layer>("loss_as_layer", {}, WhenOn),
     };
