@@ -55,6 +55,19 @@ inline constexpr Command kCommands[] = {
      "%EXIT%"
      "\n"
      "docs: docs/search.md\n"},
+    {"serve", "serve FILE|- [--format table|json]",
+     "Estimates serving the scenario's model with vLLM-style continuous batching, from its \"serving\" object\n"
+     "(prompt and output tokens, concurrency, weight and KV cache formats, gpu_memory_utilization): one GPU's\n"
+     "memory (weights, the profile run's activations, the KV cache), how many requests fit at once and the\n"
+     "longest one, time to first token, time per output token and tokens/s at that concurrency.\n"
+     "\n"
+     "  FILE|-           the scenario file, or - to read it from standard input\n"
+     "  --format FORMAT  table (default); json (the \"serving\" object)\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/serving.md\n"},
     {"export", "export FILE|- [--tool megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all] [--format text|json]",
      "Prints how to launch the scenario's own plan (not a search row) with its framework's tools, the\n"
      "lines `shardcalc search` prints for a ranked plan: torchrun and Megatron-LM's arguments (framework\n"

@@ -253,6 +253,9 @@ int main(int argc, char** argv) {
     if (command == "export") {
         if (format.empty()) format = "text";
         if (format != "text" && format != "json") return fail("", "--format for export: allowed: text|json");
+    } else if (command == "serve") {
+        if (format.empty()) format = "table";
+        if (format != "table" && format != "json") return fail("", "--format for serve: allowed: table|json");
     } else if (command == "reconcile") {
         if (format.empty()) format = "table";
         if (format != "table" && format != "json") return fail("", "--format for reconcile: allowed: table|json");
@@ -283,6 +286,9 @@ int main(int argc, char** argv) {
     if (command == "kernels")
         return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
                             {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})
+                       .is_null() ? 2 : 0;
+    if (command == "serve")
+        return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
                        .is_null() ? 2 : 0;
     if (command == "search")
         return print_answer(shardcalc::search_scenario_text(text), "search", format,

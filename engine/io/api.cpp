@@ -16,6 +16,8 @@
 #include "io/contract/scenario_json.h"
 #include "io/contract/scenario_schema.h"
 #include "io/contract/search_json.h"
+#include "io/contract/serving_json.h"
+#include "graph/build.h"
 #include "scenario/names.h"
 #include "scenario/resolve.h"
 #include "search/launch.h"
@@ -199,6 +201,27 @@ std::pair<Scenario, SearchSpec> read_search(const std::string& text) {
 }
 
 }  // namespace
+
+std::string serve_scenario_text(const std::string& scenario_json) {
+    return guarded_text([&] {
+        nlohmann::json j = parse_json_text(scenario_json);
+        if (!j.is_object()) throw InputError("", "the scenario must be a JSON object");
+        nlohmann::json spec;
+        if (const auto it = j.find("serving"); it != j.end()) {
+            spec = std::move(*it);
+            j.erase("serving");
+        }
+        Problems problems;
+        ServingSpec s;
+        Scenario scenario;
+        problems.collect([&] { s = serving_spec_from_json(spec.is_null() ? nullptr : &spec); });
+        problems.collect([&] { scenario = scenario_from_json(j); });
+        problems.raise();
+        const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
+        validate_serving(c, s);
+        return to_text({{"ok", true}, {"serving", serving_to_json(c, s, serving_estimate(c, build_graph(c), s))}});
+    });
+}
 
 std::string search_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {

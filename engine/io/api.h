@@ -20,6 +20,9 @@ std::string schema_text();   // the scenario's schema (io/contract/scenario_sche
 // The plan search over a scenario with a "search" object (docs/search.md): {"ok": true, "search": {...}}.
 std::string search_scenario_text(const std::string& scenario_json);
 
+// Serving the scenario's model with a "serving" object (docs/serving.md): {"ok": true, "serving": {...}}.
+std::string serve_scenario_text(const std::string& scenario_json);
+
 // The values fields may take in a plan (io/contract/choices.h), for menus and steppers that only offer valid ones:
 // {"scenario": {...}, "options": {"/parallel/zero": [0, 1, 2, 3], ...}} or
 // {"scenario": {...}, "step": {"path": "/parallel/tp", "from": 4, "direction": 1}}.

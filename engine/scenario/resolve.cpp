@@ -111,7 +111,9 @@ void recompute_module_notes(Config& c) {
 
 }  // namespace
 
-Config resolve(Scenario scenario) {
+Config resolve(Scenario scenario) { return resolve(std::move(scenario), Rules::Training); }
+
+Config resolve(Scenario scenario, Rules rules) {
     Config c;
     if (scenario.hardware.preset_defaulted)
         c.notes.push_back("hardware.preset not given: assumed " + scenario.hardware.preset);
@@ -155,7 +157,8 @@ Config resolve(Scenario scenario) {
     if (d.vocab_padded != c.s.model.vocab)
         c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
                           " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
-    validate(c);
+    if (rules == Rules::Training) validate(c);
+    else validate_model_and_device(c);
     const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
     if (unit.tflops <= 0) throw InputError("/training/dtype", unit.how + " (" + c.s.hardware.preset + ")");
     if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");

@@ -37,6 +37,10 @@ struct Config {
 
 // Throws InputError naming the offending field.
 Config resolve(Scenario scenario);
+// What resolve() checks: every rule of a training plan, or (serving) the model and the device alone, whose other
+// rules are the serving engine's (serve/serving.h validate_serving).
+enum class Rules { Training, ModelAndDevice };
+Config resolve(Scenario scenario, Rules rules);
 
 // The tokens a device's experts process per token of its sequence shard: each token's expert copies (on
 // average, or on the busiest expert-parallel rank), times the expert-tensor group whose shards are gathered
@@ -54,5 +58,6 @@ double allgather_dispatch_rows(const Config& c);
 // The individual steps, exposed for tests.
 void apply_defaults(Scenario& s, std::vector<std::string>& notes);
 void validate(const Config& c);
+void validate_model_and_device(const Config& c);
 
 }  // namespace shardcalc

@@ -403,6 +403,13 @@ void validate_hardware(const Config& c, Checks& check) {
 
 }  // namespace
 
+void validate_model_and_device(const Config& c) {
+    Checks check;
+    validate_model(c, check);
+    validate_hardware(c, check);
+    check.raise();
+}
+
 void validate(const Config& c) {
     Checks check;
     validate_model(c, check);

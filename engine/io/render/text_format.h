@@ -20,6 +20,9 @@ std::string format_search_csv(const nlohmann::json& search);
 // indented, each command between two `fence` lines (e.g. "```\n" for Markdown).
 std::string format_launch_text(const nlohmann::json& launch, const std::string& fence = "");
 
+// The serving estimate (the "serving" object of `shardcalc serve`; io/render/serving_text.cpp).
+std::string format_serving_table(const nlohmann::json& serving);
+
 // The per-kernel table (the "kernels" object; io/render/kernels_text.cpp).
 std::string format_kernels_table(const nlohmann::json& kernels);
 std::string format_kernels_markdown(const nlohmann::json& kernels);

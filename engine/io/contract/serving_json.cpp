@@ -1,0 +1,73 @@
+#include "io/contract/serving_json.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "io/codec/json_reader.h"
+#include "scenario/names.h"
+
+namespace shardcalc {
+
+namespace {
+
+constexpr int64_t kTokens = int64_t{1} << 26;  // as training.seq_len
+
+}  // namespace
+
+ServingSpec serving_spec_from_json(const nlohmann::json* j) {
+    ServingSpec s;
+    if (!j) return s;
+    ObjectReader r(*j, "/serving");
+    assign(s.prompt_tokens, r.integer("prompt_tokens", 1, kTokens));
+    assign(s.output_tokens, r.integer("output_tokens", 1, kTokens));
+    assign(s.concurrency, r.integer("concurrency", 1, int64_t{1} << 20));
+    assign(s.weights, r.choice<WeightFormat>("weights"));
+    assign(s.group_size, r.integer("group_size", 1, 1 << 16));
+    assign(s.kv_cache_dtype, r.choice<KvCacheDtype>("kv_cache_dtype"));
+    assign(s.gpu_memory_utilization, r.number("gpu_memory_utilization", 0.01, 1));
+    assign(s.block_size, r.integer("block_size", 1, 1 << 16));
+    assign(s.max_num_batched_tokens, r.integer("max_num_batched_tokens", 1, kTokens));
+    assign(s.max_num_seqs, r.integer("max_num_seqs", 1, int64_t{1} << 20));
+    r.finish();
+    return s;
+}
+
+nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
+    using nlohmann::json;
+    const auto whole = [](double bytes) { return static_cast<int64_t>(std::llround(bytes)); };
+    return {
+        {"request", {{"prompt_tokens", s.prompt_tokens}, {"output_tokens", s.output_tokens}, {"concurrency", s.concurrency}}},
+        {"replica", {{"tp", c.s.parallel.tp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
+        {"memory",
+         {{"capacity_bytes", whole(e.capacity)},
+          {"budget_bytes", whole(e.budget)},
+          {"weights_bytes", whole(e.weights)},
+          {"activation_peak_bytes", whole(e.activation_peak)},
+          {"non_torch_bytes", whole(e.non_torch)},
+          {"kv_available_bytes", whole(e.kv_available)},
+          {"kv_bytes_per_token", whole(e.kv_bytes_per_token)},
+          {"kv_bytes_per_request", whole(e.kv_bytes_per_request)},
+          {"max_concurrency", e.max_concurrency},
+          {"max_model_len", e.max_model_len},
+          {"fits", e.fits}}},
+        {"time",
+         {{"ttft_seconds", e.prefill_seconds},
+          {"tpot_seconds", e.decode_step_seconds},
+          {"decode_bound", e.decode_memory_bound ? "memory" : "compute"},
+          {"decode_bytes", whole(e.decode_bytes)},
+          {"decode_flops", e.decode_flops},
+          {"decode_tp_seconds", e.tp_seconds},
+          {"request_seconds", e.request_seconds},
+          {"tokens_per_second", e.tokens_per_second},
+          {"tokens_per_second_per_gpu", e.tokens_per_second_per_gpu}}},
+        {"serving",
+         {{"weights", name_of(s.weights)},
+          {"group_size", s.group_size},
+          {"kv_cache_dtype", name_of(s.kv_cache_dtype)},
+          {"gpu_memory_utilization", s.gpu_memory_utilization},
+          {"block_size", s.block_size},
+          {"max_num_batched_tokens", s.max_num_batched_tokens},
+          {"max_num_seqs", s.max_num_seqs}}}};
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,45 @@
+// The serving estimate (the "serving" object of `shardcalc serve`) as text: the verdict, a GPU's memory, the latency and
+// throughput. It formats what the engine computed.
+#include "io/render/text_format.h"
+#include "io/render/text_table.h"
+
+namespace shardcalc {
+
+std::string format_serving_table(const nlohmann::json& s) {
+    using namespace text;
+    const auto& m = s["memory"];
+    const auto& t = s["time"];
+    const auto& r = s["request"];
+    const auto& rep = s["replica"];
+    const double ms = 1e3;
+    std::string out;
+    out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) + " per replica, " +
+           std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
+           thousands(r["prompt_tokens"].get<int64_t>()) + " prompt + " + thousands(r["output_tokens"].get<int64_t>()) +
+           " output tokens, " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
+    out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + ": the KV cache holds " +
+           thousands(m["max_concurrency"].get<int64_t>()) + " such requests at once; the longest single request: " +
+           thousands(m["max_model_len"].get<int64_t>()) + " tokens\n\n";
+    out += "Memory of one GPU (GiB = 2^30 bytes)\n";
+    out += aligned({{"part", "GiB"},
+                    {"device", gib(m["capacity_bytes"])},
+                    {"budget (gpu_memory_utilization)", gib(m["budget_bytes"])},
+                    {"weights", gib(m["weights_bytes"])},
+                    {"activation peak (profile run)", gib(m["activation_peak_bytes"])},
+                    {"outside PyTorch", gib(m["non_torch_bytes"])},
+                    {"KV cache", gib(m["kv_available_bytes"])}});
+    out += "KV cache per token: " + thousands(m["kv_bytes_per_token"].get<int64_t>()) + " bytes; per request: " +
+           mib(m["kv_bytes_per_request"]) + " MiB\n\n";
+    out += "Time of one replica\n";
+    out += aligned({{"", "value"},
+                    {"time to first token", fixed(t["ttft_seconds"].get<double>() * ms, 2) + " ms"},
+                    {"time per output token", fixed(t["tpot_seconds"].get<double>() * ms, 2) + " ms (" +
+                                                  t["decode_bound"].get<std::string>() + "-bound)"},
+                    {"of which tensor-parallel all-reduces", fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"},
+                    {"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"},
+                    {"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)},
+                    {"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)}});
+    return out;
+}
+
+}  // namespace shardcalc

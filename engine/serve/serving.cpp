@@ -1,0 +1,227 @@
+#include "serve/serving.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "comm/collective_time.h"
+#include "core/error.h"
+#include "scenario/names.h"
+#include "compute/roofline.h"
+#include "graph/build.h"
+#include "memory/model_states.h"
+
+namespace shardcalc {
+namespace {
+
+// Bytes of one served weight of a layer's GEMMs: the model's dtype, fp8, or weight-only int8/int4 with an fp16 scale
+// and an int4 zero point per group (GPTQ's and AWQ's checkpoints: scales [in/group, out] fp16, qzeros packed int4).
+double weight_bytes(const Config& c, const ServingSpec& s) {
+    const double group = static_cast<double>(s.group_size);
+    switch (s.weights) {
+        case WeightFormat::Model: return bytes_of(c.s.training.dtype);
+        case WeightFormat::Fp8: return 1;
+        case WeightFormat::Int8: return 1 + 2.5 / group;
+        case WeightFormat::Int4: return 0.5 + 2.5 / group;
+    }
+    return bytes_of(c.s.training.dtype);
+}
+
+double kv_element_bytes(const Config& c, const ServingSpec& s) {
+    return s.kv_cache_dtype == KvCacheDtype::Fp8 ? 1 : bytes_of(c.s.training.dtype);
+}
+
+// One layer's K and V for one token on one tensor-parallel rank (vLLM's KV cache spec: 2 x num_kv_heads x head_size
+// x dtype per token, the heads divided over tp and replicated when tp exceeds them, num_kv_heads = max(1, kv_heads
+// // tp); with latent attention one latent of kv_lora_rank + qk_rope_head_dim, on every rank).
+double layer_kv_bytes(const Config& c, const ServingSpec& s) {
+    const ModelSpec& m = c.s.model;
+    const double e = kv_element_bytes(c, s);
+    if (m.kv_lora_rank > 0) return static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * e;
+    const int64_t heads = std::max<int64_t>(1, *m.kv_heads / c.s.parallel.tp);
+    return 2.0 * static_cast<double>(heads) * static_cast<double>(*m.head_dim) * e;
+}
+
+// The cache of one request of `context` tokens on one GPU, each layer's tokens rounded up to whole blocks when
+// `blocks` (vLLM allocates a layer's cache block by block); a sliding-window layer keeps its window only.
+double request_kv(const Config& c, const ServingSpec& s, double context, bool blocks) {
+    const ModelSpec& m = c.s.model;
+    const double per_layer = layer_kv_bytes(c, s), block = static_cast<double>(s.block_size);
+    double bytes = 0;
+    for (int64_t i = 0; i < m.layers; ++i) {
+        double tokens = is_local_layer(m, i) ? std::min(context, static_cast<double>(m.sliding_window)) : context;
+        if (blocks) tokens = std::ceil(tokens / block) * block;
+        bytes += per_layer * tokens;
+    }
+    return bytes;
+}
+
+struct ServedParams {
+    double all = 0;         // every weight the GPU holds, unique
+    double quantized = 0;   // of which the layers' GEMM weights (a weight format applies to them)
+    double experts = 0;     // of which routed experts'
+    double active = 0;      // the weights one token's forward multiplies (for FLOPs: the output layer included)
+};
+
+// The weights one GPU of the tensor-parallel group holds: the embedding, the layers and the final norm and output
+// layer (the multi-token prediction modules are not served).
+ServedParams served_params(const Config& c, const ModelGraph& g) {
+    const ModelSpec& m = c.s.model;
+    ServedParams p;
+    p.all = tally_module(g.pre, c, false).params;
+    const double k = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
+    for (const LayerGroup& grp : g.groups) {
+        const ParamTally t = tally_module(grp.layer, c, true);
+        const double n = grp.shared_weights ? 1 : static_cast<double>(grp.count);
+        p.all += n * t.params;
+        p.quantized += n * t.matmul_weights;
+        p.experts += n * t.expert_params;
+        p.active += static_cast<double>(grp.count) * (t.params - t.expert_params + t.expert_params * k);
+    }
+    for (const Op& op : g.post.ops) {
+        p.all += tally_op(op, c, false).params;
+        p.active += tally_op(op, c, true).params;
+    }
+    return p;
+}
+
+// FLOPs of attention's scores and weighted values for `queries` tokens that each see `keys` earlier tokens, summed
+// over the layers, on one GPU (2 per multiply-add; the QK^T dot products at the query/key width, AV at the value's).
+double attention_flops(const Config& c, double queries, double keys, bool causal_square) {
+    const ModelSpec& m = c.s.model;
+    const double heads = static_cast<double>(m.heads) / static_cast<double>(c.s.parallel.tp);
+    const double qk = static_cast<double>(*m.head_dim + (m.kv_lora_rank > 0 ? m.qk_rope_head_dim : 0));
+    const double v = static_cast<double>(m.kv_lora_rank > 0 ? *m.v_head_dim : *m.head_dim);
+    double flops = 0;
+    for (int64_t i = 0; i < m.layers; ++i) {
+        const double seen = is_local_layer(m, i) ? std::min(keys, static_cast<double>(m.sliding_window)) : keys;
+        // A causal prompt sees on average half of itself where the window does not cut it.
+        const double pairs = causal_square && seen == keys ? queries * keys / 2 : queries * seen;
+        flops += 2 * pairs * heads * (qk + v);
+    }
+    return flops;
+}
+
+}  // namespace
+
+double kv_cache_bytes(const Config& c, const ServingSpec& s, double context) { return request_kv(c, s, context, false); }
+
+void validate_serving(const Config& c, const ServingSpec& s) {
+    Problems problems;
+    const ModelSpec& m = c.s.model;
+    const ParallelSpec& p = c.s.parallel;
+    if (m.arch != Arch::Decoder)
+        problems.add("/model/arch", std::string("serving estimates a decoder's generation; got ") + name_of(m.arch));
+    // Served here: tensor parallelism within a replica, replicas over dp (vLLM --tensor-parallel-size, --data-parallel-size).
+    for (const auto& [path, degree] : {std::pair<const char*, int64_t>{"/parallel/pp", p.pp}, {"/parallel/cp", p.cp},
+                                       {"/parallel/ulysses", p.ulysses}, {"/parallel/ep", p.ep}})
+        if (degree != 1) problems.add(path, "serving is modelled with tensor parallelism (tp) and replicas (dp) only: 1");
+    // vLLM splits the query heads over tp and the key/value heads too, or replicates them when tp is a multiple of them
+    // (vllm/model_executor/layers/linear.py QKVParallelLinear).
+    const int64_t tp = p.tp, kv = m.kv_heads.value_or(m.heads);
+    if (m.arch == Arch::Decoder && (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)))
+        problems.add("/parallel/tp", "must divide model.heads (" + std::to_string(m.heads) + ") and divide or be a multiple of "
+                                     "model.kv_heads (" + std::to_string(kv) + "), got " + std::to_string(tp));
+    const int64_t request = s.prompt_tokens + s.output_tokens;
+    if (m.max_positions > 0 && request > m.max_positions)
+        problems.add("/serving/output_tokens", "prompt_tokens + output_tokens (" + std::to_string(request) +
+                                                   ") exceed the model's positions (model.max_positions = " +
+                                                   std::to_string(m.max_positions) + ")");
+    if (s.weights == WeightFormat::Fp8 && c.s.hardware.peak_tflops_fp8 <= 0)
+        problems.add("/serving/weights", "fp8 weights run fp8 GEMMs; the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0)");
+    problems.raise();
+}
+
+
+ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s) {
+    const ModelSpec& m = c.s.model;
+    const HardwareSpec& h = c.s.hardware;
+    const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
+    ServingEstimate e;
+    const ServedParams p = served_params(c, g);
+    const double wq = weight_bytes(c, s);
+    e.weights = p.quantized * wq + (p.all - p.quantized) * a;
+
+    // vLLM sizes the KV cache after a profile run (vllm/v1/worker/gpu_worker.py determine_available_memory):
+    // gpu_memory_utilization x the device, less the weights, the profile's activation peak and the memory outside
+    // PyTorch; the profile runs one forward of max_num_batched_tokens tokens and a sampler over max_num_seqs rows of
+    // fp32 logits (gpu_model_runner.py profile_run). The forward's peak taken here: the residual stream and a layer's
+    // input, with the larger of attention's q, k, v and the MLP's intermediates (fused MoE: its three caches over
+    // the routed rows) -- an estimate of what the profile measures, not validated against a measured run.
+    e.capacity = h.memory_gib * 1073741824.0;
+    e.budget = s.gpu_memory_utilization * e.capacity;
+    const double t = static_cast<double>(s.max_num_batched_tokens), hid = static_cast<double>(m.hidden);
+    const double glu = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu ? 2 : 1;
+    const double attn = t * static_cast<double>(m.heads + 2 * *m.kv_heads) * static_cast<double>(*m.head_dim) / tp;
+    const double dense = t * (glu + 1) * static_cast<double>(*m.ffn_hidden) / tp;
+    const double moe = m.experts > 0 ? t * static_cast<double>(*m.experts_per_token) *
+                                           ((glu + 1) * static_cast<double>(*m.expert_ffn_hidden) / tp + hid)
+                                     : 0;
+    const double forward = (2 * t * hid + std::max({attn, dense, moe})) * a;
+    const double sampler = 2.0 * static_cast<double>(s.max_num_seqs) * static_cast<double>(c.d.vocab_padded) * 4;
+    e.activation_peak = std::max(forward, sampler);
+    e.non_torch = h.overhead_gib * 1073741824.0;
+    e.kv_available = std::max(0.0, e.budget - e.weights - e.activation_peak - e.non_torch);
+
+    const double request = static_cast<double>(s.prompt_tokens + s.output_tokens);
+    e.kv_bytes_per_token = kv_cache_bytes(c, s, 1);
+    e.kv_bytes_per_request = request_kv(c, s, request, true);
+    e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(e.kv_available / e.kv_bytes_per_request)) : 0;
+    // The longest request: the windowed layers' share stops growing at their window, the others' grows block by block.
+    const double block = static_cast<double>(s.block_size);
+    double full_layers = 0;
+    for (int64_t i = 0; i < m.layers; ++i) full_layers += is_local_layer(m, i) ? 0 : 1;
+    const double per_block = full_layers * layer_kv_bytes(c, s) * block;
+    const double windows = request_kv(c, s, static_cast<double>(m.sliding_window), true) -
+                           full_layers * layer_kv_bytes(c, s) * std::ceil(static_cast<double>(m.sliding_window) / block) * block;
+    // vLLM's max_model_len stops at the model's positions too.
+    const double positions = m.max_positions > 0 ? static_cast<double>(m.max_positions) : 1e18;
+    const double by_cache = per_block > 0 ? std::max(0.0, std::floor((e.kv_available - windows) / per_block)) * block : positions;
+    e.max_model_len = static_cast<int64_t>(e.kv_available > windows || per_block == 0 ? std::min(by_cache, positions) : 0.0);
+    e.fits = e.kv_available > 0 && e.max_concurrency >= s.concurrency;
+
+    // The roofline of the served GEMMs: fp8 weights run fp8 GEMMs, weight-only formats 16-bit ones on dequantized tiles.
+    const bool fp8 = s.weights == WeightFormat::Fp8 && h.peak_tflops_fp8 > 0;
+    const double flop_rate = (fp8 ? h.peak_tflops_fp8 * 1e12 : peak_flops(c)) * h.matmul_efficiency;
+    const double hbm = hbm_bytes_per_s(c);
+    const Group group = make_group(c.s.parallel.tp, 1, c);
+    const double layers = static_cast<double>(m.layers);
+    // Megatron-style tensor parallelism as vLLM runs it: an all-reduce of the hidden states after attention and after
+    // the MLP of every layer.
+    auto tp_seconds = [&](double tokens) {
+        return 2 * layers * collective_time(CollectiveKind::AllReduce, tokens * hid * a, group, c).seconds;
+    };
+    // The weights a step reads: all but the routed experts, and of those the ones its tokens chose (each token picks
+    // k of E uniformly: 1 - (1 - k/E)^tokens of them).
+    const double dense_bytes = e.weights - p.experts * wq;
+    auto weights_read = [&](double tokens) {
+        if (m.experts == 0) return e.weights;
+        const double chosen = 1 - std::pow(1 - static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts), tokens);
+        return dense_bytes + p.experts * wq * chosen;
+    };
+
+    // Decode: every running request adds one token, reading the weights it touches and its whole KV cache (at the
+    // middle of its output on average).
+    const double batch = static_cast<double>(s.concurrency);
+    const double context = static_cast<double>(s.prompt_tokens) + static_cast<double>(s.output_tokens) / 2;
+    e.decode_bytes = weights_read(batch) + batch * kv_cache_bytes(c, s, context);
+    e.decode_flops = 2 * batch * p.active + attention_flops(c, batch, context, false);
+    const double compute = e.decode_flops / flop_rate, memory = e.decode_bytes / hbm;
+    e.decode_memory_bound = memory >= compute;
+    e.tp_seconds = tp_seconds(batch);
+    e.decode_step_seconds = std::max(compute, memory) + e.tp_seconds;
+
+    // Prefill of one prompt, in chunks of max_num_batched_tokens (vLLM's chunked prefill): each chunk reads the
+    // weights again; the attention over the prompt is causal.
+    const double prompt = static_cast<double>(s.prompt_tokens);
+    const double chunks = std::ceil(prompt / t);
+    const double prefill_flops = 2 * prompt * p.active + attention_flops(c, prompt, prompt, true);
+    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(std::min(prompt, t)) / hbm) +
+                        chunks * tp_seconds(std::min(prompt, t));
+
+    e.request_seconds = e.prefill_seconds + static_cast<double>(s.output_tokens) * e.decode_step_seconds;
+    e.tokens_per_second = batch / e.decode_step_seconds;
+    e.tokens_per_second_per_gpu = e.tokens_per_second / tp;
+    return e;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,68 @@
+#pragma once
+// Serving a decoder (issue 26, first part): the KV cache per token, a GPU's memory in a tensor-parallel replica as
+// vLLM sizes it, how many requests of a given length fit, and the prefill and decode steps on the roofline. The
+// model graph and the device are the training estimate's; only the request shapes are new.
+#include <cstdint>
+
+#include "graph/op.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+// The weights as served: the model's dtype, fp8 (W8A8: fp8 GEMMs), or weight-only int8 / int4 (GPTQ, AWQ: 16-bit
+// GEMMs on dequantized tiles, an fp16 scale and an int4 zero per group of group_size weights).
+enum class WeightFormat { Model, Fp8, Int8, Int4 };
+// vLLM's --kv-cache-dtype: the model's dtype (auto) or fp8.
+enum class KvCacheDtype { Auto, Fp8 };
+
+struct ServingSpec {
+    int64_t prompt_tokens = 1024;
+    int64_t output_tokens = 256;
+    int64_t concurrency = 1;           // requests decoding together (the running batch of continuous batching)
+    WeightFormat weights = WeightFormat::Model;
+    int64_t group_size = 128;          // weight-only quantization group
+    KvCacheDtype kv_cache_dtype = KvCacheDtype::Auto;
+    double gpu_memory_utilization = 0.9;  // vLLM --gpu-memory-utilization
+    int64_t block_size = 16;              // vLLM --block-size: tokens per KV cache block
+    int64_t max_num_batched_tokens = 8192;  // vLLM's profile run and prefill chunk
+    int64_t max_num_seqs = 256;             // vLLM's sampler profile
+};
+
+struct ServingEstimate {
+    // One GPU of a replica (bytes).
+    double capacity = 0;           // the device's memory
+    double budget = 0;             // gpu_memory_utilization x capacity
+    double weights = 0;
+    double activation_peak = 0;    // the profile run's forward of max_num_batched_tokens, and the sampler's logits
+    double non_torch = 0;          // outside PyTorch's allocator: the CUDA context and library handles
+    double kv_available = 0;       // what is left for the KV cache (0 when nothing is)
+    double kv_bytes_per_token = 0;  // every layer's K and V for one token (full-attention and windowed layers alike)
+    double kv_bytes_per_request = 0;  // one request of prompt + output tokens, in whole blocks, windows kept short
+    int64_t max_concurrency = 0;   // requests of that length the KV cache holds at once
+    int64_t max_model_len = 0;     // the longest single request the KV cache holds (tokens), at most the model's positions
+    bool fits = false;             // the weights and activations fit and `concurrency` requests' KV caches do too
+    // Time of one replica.
+    double prefill_seconds = 0;    // time to first token of one prompt (no queueing)
+    double decode_step_seconds = 0;  // time per output token at `concurrency`
+    bool decode_memory_bound = false;
+    double decode_bytes = 0;       // HBM bytes one decode step reads (weights touched and KV)
+    double decode_flops = 0;
+    double tp_seconds = 0;         // of which the tensor-parallel all-reduces, per decode step
+    double request_seconds = 0;    // prefill + output_tokens x decode step
+    double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`
+    double tokens_per_second_per_gpu = 0;
+};
+
+// The KV cache of one token on one GPU of a tensor-parallel group (bytes): per layer K and V of the key/value heads
+// the rank holds, or multi-head latent attention's compressed latent and shared rotary key (replicated on every
+// rank). `context`: the request's tokens, which a sliding-window layer caps at its window.
+double kv_cache_bytes(const Config& c, const ServingSpec& s, double context);
+
+// The rules of a served plan beyond the model's and the device's (resolve with Rules::ModelAndDevice): a decoder,
+// tensor parallelism and replicas only, a request within the model's positions, fp8 weights on fp8 tensor cores.
+// Throws InputError naming each field.
+void validate_serving(const Config& c, const ServingSpec& s);
+
+ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s);
+
+}  // namespace shardcalc

@@ -1,0 +1,20 @@
+// Spellings of the serving enums in the JSON contract (the same tables as scenario/names.cpp).
+#include "scenario/names.h"
+#include "serve/serving.h"
+
+namespace shardcalc {
+
+template <>
+const std::vector<std::pair<WeightFormat, const char*>>& enum_names<WeightFormat>() {
+    static const std::vector<std::pair<WeightFormat, const char*>> t{
+        {WeightFormat::Model, "model"}, {WeightFormat::Fp8, "fp8"}, {WeightFormat::Int8, "int8"}, {WeightFormat::Int4, "int4"}};
+    return t;
+}
+
+template <>
+const std::vector<std::pair<KvCacheDtype, const char*>>& enum_names<KvCacheDtype>() {
+    static const std::vector<std::pair<KvCacheDtype, const char*>> t{{KvCacheDtype::Auto, "auto"}, {KvCacheDtype::Fp8, "fp8"}};
+    return t;
+}
+
+}  // namespace shardcalc

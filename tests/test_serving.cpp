@@ -1,0 +1,102 @@
+// Serving (`shardcalc serve`, docs/serving.md): the KV cache per token as vLLM's cache spec sizes it, the memory of one
+// GPU and the requests it holds, the decode and prefill steps on the roofline, and the errors.
+#include <cmath>
+#include <string>
+
+#include "helpers.h"
+#include "io/api.h"
+
+namespace {
+
+using nlohmann::json;
+
+json serve(const std::string& model, const std::string& parallel, const std::string& serving,
+           const std::string& hardware = "h100-sxm-80gb") {
+    const std::string text = R"({"model":)" + model + R"(,"hardware":{"preset":")" + hardware + R"("},"parallel":)" + parallel +
+                             R"(,"serving":)" + serving + "}";
+    const json r = json::parse(shardcalc::serve_scenario_text(text));
+    REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+    return r["serving"];
+}
+json serve_error(const std::string& text) {
+    const json r = json::parse(shardcalc::serve_scenario_text(text));
+    REQUIRE(r["ok"] == false);
+    return r["error"];
+}
+double kv_per_token(const json& s) { return s["memory"]["kv_bytes_per_token"].get<double>(); }
+
+const std::string k8b = R"({"preset":"llama-3.1-8b"})", k70b = R"({"preset":"llama-3.1-70b"})";
+const std::string kTp1 = R"({"tp":1})", kRequest = R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":64})";
+
+}  // namespace
+
+TEST_CASE("serving: the KV cache per token is vLLM's: K and V of the rank's key/value heads, or MLA's latent, per layer") {
+    // Llama 3.1 8B: 32 layers x 2 x 8 heads x 128 x 2 bytes.
+    CHECK(kv_per_token(serve(k8b, kTp1, kRequest)) == 32 * 2 * 8 * 128 * 2);
+    CHECK(kv_per_token(serve(k8b, kTp1, R"({"kv_cache_dtype":"fp8"})")) == 32 * 2 * 8 * 128 * 1);
+    // 70B over tp 4: 2 of its 8 key/value heads per rank; over tp 16 each rank keeps one (replicated: max(1, 8 // 16)).
+    CHECK(kv_per_token(serve(k70b, R"({"tp":4})", kRequest)) == 80 * 2 * 2 * 128 * 2);
+    CHECK(kv_per_token(serve(k70b, R"({"tp":16})", kRequest, "gb200-nvl72")) == 80 * 2 * 1 * 128 * 2);
+    // DeepSeek-V3: one latent of 512 + 64 per layer, on every rank whatever tp.
+    const std::string ds = R"({"preset":"deepseek-v3"})";
+    CHECK(kv_per_token(serve(ds, R"({"tp":8})", kRequest, "b200-sxm-180gb")) == 61 * (512 + 64) * 2);
+    // gpt-oss-120b: its 18 sliding-window layers keep 128 tokens of a request, the 18 others all of it (in 16-token
+    // blocks): 8 key/value heads of 64 per rank at tp 1.
+    const json oss = serve(R"({"preset":"gpt-oss-120b"})", kTp1, R"({"prompt_tokens":1000,"output_tokens":24})", "b200-sxm-180gb");
+    const double layer = 2 * 8 * 64 * 2;
+    CHECK(oss["memory"]["kv_bytes_per_request"].get<double>() == 18 * layer * 1024 + 18 * layer * 128);
+}
+
+TEST_CASE("serving: a GPU's memory, what is left for the KV cache, and how many requests it holds") {
+    const json s = serve(k8b, kTp1, kRequest);
+    const json& m = s["memory"];
+    const double left = m["budget_bytes"].get<double>() - m["weights_bytes"].get<double>() -
+                        m["activation_peak_bytes"].get<double>() - m["non_torch_bytes"].get<double>();
+    CHECK(m["kv_available_bytes"].get<double>() == doctest::Approx(left).epsilon(1e-9));
+    CHECK(m["budget_bytes"].get<double>() == doctest::Approx(0.9 * m["capacity_bytes"].get<double>()).epsilon(1e-9));
+    // Llama 3.1 8B's weights in bf16 (vLLM logs about 15 GiB).
+    CHECK(m["weights_bytes"].get<double>() / 1073741824.0 == doctest::Approx(14.96).epsilon(0.01));
+    // 1,280 tokens a request: 80 blocks of 16 tokens of 128 KiB.
+    CHECK(m["kv_bytes_per_request"].get<double>() == 80 * 16 * 131072.0);
+    const int64_t most = m["max_concurrency"].get<int64_t>();
+    CHECK(most == static_cast<int64_t>(std::floor(m["kv_available_bytes"].get<double>() / (80 * 16 * 131072.0))));
+    CHECK(m["fits"] == true);
+    CHECK(m["max_model_len"].get<int64_t>() == 131072);  // the KV cache would hold more; the model's positions stop it
+    // More requests than the cache holds do not fit; a lower utilization leaves less; int4 weights leave more.
+    CHECK(serve(k8b, kTp1, R"({"concurrency":)" + std::to_string(most + 1) + "}")["memory"]["fits"] == false);
+    CHECK(serve(k8b, kTp1, R"({"gpu_memory_utilization":0.5})")["memory"]["max_concurrency"].get<int64_t>() < most);
+    const json q = serve(k8b, kTp1, R"({"weights":"int4"})");
+    CHECK(q["memory"]["weights_bytes"].get<double>() < 0.45 * m["weights_bytes"].get<double>());
+    CHECK(q["memory"]["max_concurrency"].get<int64_t>() > most);
+}
+
+TEST_CASE("serving: decode reads the weights and the KV cache; one request is bandwidth-bound, a batch amortises it") {
+    const json one = serve(k8b, kTp1, R"({"concurrency":1})");
+    const json many = serve(k8b, kTp1, R"({"concurrency":64})");
+    const json& t1 = one["time"];
+    CHECK(t1["decode_bound"] == "memory");
+    // One token at a time: the weights and a context's cache over the HBM (3.35 TB/s at the preset's efficiency).
+    CHECK(t1["tpot_seconds"].get<double>() == doctest::Approx(t1["decode_bytes"].get<double>() / (3350e9 * 0.8)).epsilon(0.15));
+    CHECK(many["time"]["tpot_seconds"].get<double>() > t1["tpot_seconds"].get<double>());
+    CHECK(many["time"]["tokens_per_second"].get<double>() > 20 * t1["tokens_per_second"].get<double>());
+    // A longer prompt takes longer to its first token; tensor parallelism adds its all-reduces to every decode step.
+    CHECK(serve(k8b, kTp1, R"({"prompt_tokens":8192})")["time"]["ttft_seconds"].get<double>() >
+          4 * serve(k8b, kTp1, R"({"prompt_tokens":1024})")["time"]["ttft_seconds"].get<double>());
+    const json tp = serve(k70b, R"({"tp":4})", kRequest);
+    CHECK(tp["time"]["decode_tp_seconds"].get<double>() > 0);
+    CHECK(tp["time"]["tokens_per_second_per_gpu"].get<double>() ==
+          doctest::Approx(tp["time"]["tokens_per_second"].get<double>() / 4));
+}
+
+TEST_CASE("serving: errors name the field and what is allowed") {
+    const auto path = [](const std::string& text) { return serve_error(text)["path"].get<std::string>(); };
+    CHECK(path(R"({"model":{"preset":"bert-base"},"serving":{}})") == "/model/arch");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"pp":2},"serving":{}})") == "/parallel/pp");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":3},"serving":{}})") == "/parallel/tp");
+    CHECK(path(R"({"model":{"preset":"gpt2"},"serving":{"prompt_tokens":1000,"output_tokens":100}})") == "/serving/output_tokens");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"concurency":4}})") == "/serving/concurency");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"weights":"int3"}})") == "/serving/weights");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"gpu_memory_utilization":1.5}})") == "/serving/gpu_memory_utilization");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"a100-sxm-80gb"},"serving":{"weights":"fp8"}})") ==
+          "/serving/weights");
+}
