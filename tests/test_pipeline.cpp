@@ -103,6 +103,18 @@ TEST_CASE("uneven pipeline: splits that cannot be made are errors naming the fie
     CHECK(r.config.s.parallel.first_stage_layers == 6);
 }
 
+namespace {
+
+// The Megatron-LM launch line that gives the plan's pipeline layout ("" when there is none).
+std::string layout_line(const Report& r) {
+    for (const auto& cmd : launch_commands(r.config))
+        for (const auto& line : cmd.lines)
+            if (line.rfind("--pipeline-model-parallel-layout", 0) == 0) return line;
+    return "";
+}
+
+}  // namespace
+
 TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the per-stage report and launch follow") {
     const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-405b"},
       "training":{"seq_len":8192,"global_batch":2048,"recompute":"full"},"parallel":{"dp":8,"tp":8,"pp":16,"sp":true,
@@ -111,10 +123,7 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
     const Report r = test::report(base + R"("stage_layers":[6,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8]}})");
     CHECK(r.stages[0].layers == 6);
     for (int i = 1; i < 16; ++i) CHECK(r.stages[static_cast<size_t>(i)].layers == 8);
-    std::string layout;
-    for (const auto& cmd : launch_commands(r.config))
-        for (const auto& line : cmd.lines)
-            if (line.rfind("--pipeline-model-parallel-layout", 0) == 0) layout = line;
+    const std::string layout = layout_line(r);
     CHECK(layout.find("\"Etttttt|tttttttt|") != std::string::npos);
     CHECK(layout.find("ttttttttL\"") != std::string::npos);
     // 126 layers + embedding + loss = 128 places over 16 stages: 7 on the first and last, 8 between.
@@ -157,10 +166,7 @@ TEST_CASE("explicit stage layers and the embedding/loss counted as layers: the p
                                    chunks + "}}");
     for (int i = 0; i < 7; ++i) CHECK(ds.stages[static_cast<size_t>(i)].layers == 8);
     CHECK(ds.stages[7].layers == 5);
-    std::string ds_layout;
-    for (const auto& cmd : launch_commands(ds.config))
-        for (const auto& line : cmd.lines)
-            if (line.rfind("--pipeline-model-parallel-layout", 0) == 0) ds_layout = line;
+    const std::string ds_layout = layout_line(ds);
     CHECK(ds_layout.find("\"Etttt|tttt|") != std::string::npos);
     CHECK(ds_layout.find("|tttt|tmL\"") != std::string::npos);
     // Errors name the field and say why.

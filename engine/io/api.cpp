@@ -181,42 +181,34 @@ std::string launch_text(const std::string& scenario_json, const std::string& too
     return to_text({{"ok", true}, {"framework", framework}, {"generator", g->name}, {"launch", std::move(launch)}});
 }
 
-// A scenario with a "search" object, read into the scenario and the spec; InputError if it cannot be.
-std::pair<Scenario, SearchSpec> read_search(const std::string& text) {
+// A scenario with a command's own object (`key`: "search", "serving"), read into the scenario and that object's spec
+// by `read_spec` (given nullptr when the object is absent); InputError if either cannot be.
+template <class Spec>
+std::pair<Scenario, Spec> read_with(const std::string& text, const char* key, Spec (*read_spec)(const nlohmann::json*)) {
     nlohmann::json j = parse_json_text(text);
     if (!j.is_object()) throw InputError("", "the scenario must be a JSON object");
     nlohmann::json spec;
-    if (const auto it = j.find("search"); it != j.end()) {
+    if (const auto it = j.find(key); it != j.end()) {
         spec = std::move(*it);
-        j.erase("search");
+        j.erase(key);
     }
     // Both are read, so that the problems of each are reported together.
     Problems problems;
-    SearchSpec s;
+    Spec s;
     Scenario scenario;
-    problems.collect([&] { s = search_spec_from_json(spec.is_null() ? nullptr : &spec); });
+    problems.collect([&] { s = read_spec(spec.is_null() ? nullptr : &spec); });
     problems.collect([&] { scenario = scenario_from_json(j); });
     problems.raise();
     return {std::move(scenario), std::move(s)};
 }
 
+std::pair<Scenario, SearchSpec> read_search(const std::string& text) { return read_with(text, "search", search_spec_from_json); }
+
 }  // namespace
 
 std::string serve_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
-        nlohmann::json j = parse_json_text(scenario_json);
-        if (!j.is_object()) throw InputError("", "the scenario must be a JSON object");
-        nlohmann::json spec;
-        if (const auto it = j.find("serving"); it != j.end()) {
-            spec = std::move(*it);
-            j.erase("serving");
-        }
-        Problems problems;
-        ServingSpec s;
-        Scenario scenario;
-        problems.collect([&] { s = serving_spec_from_json(spec.is_null() ? nullptr : &spec); });
-        problems.collect([&] { scenario = scenario_from_json(j); });
-        problems.raise();
+        auto [scenario, s] = read_with(scenario_json, "serving", serving_spec_from_json);
         const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
         validate_serving(c, s);
         return to_text({{"ok", true}, {"serving", serving_to_json(c, s, serving_estimate(c, build_graph(c), s))}});
