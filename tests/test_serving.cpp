@@ -100,3 +100,20 @@ TEST_CASE("serving: errors name the field and what is allowed") {
     CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"a100-sxm-80gb"},"serving":{"weights":"fp8"}})") ==
           "/serving/weights");
 }
+
+// Against vLLM's own start-up logs in public issues (docs/serving.md "Checked against"): Llama 3.1 8B Instruct
+// (vllm-project/vllm#10517: "Loading model weights took 14.9888 GB", profile peaks of 17.06 and 17.98 GiB with
+// max_model_len 20,000 and 29,000, so 2.07 and 2.99 GiB of activations) and Qwen3-235B-A22B-FP8 on 4 H100s
+// (vllm-project/vllm#21348: "Available KV cache memory: 8.11 GiB", "GPU KV cache size: 178,880 tokens").
+TEST_CASE("serving: weights, the profile's activations and the KV cache per token against vLLM's logs") {
+    const auto peak = [](int tokens) {
+        return serve(k8b, kTp1, R"({"max_num_batched_tokens":)" + std::to_string(tokens) + "}")["memory"];
+    };
+    const json m20 = peak(20000), m29 = peak(29000);
+    CHECK(m20["weights_bytes"].get<double>() / 1073741824.0 == doctest::Approx(14.9888).epsilon(0.005));
+    CHECK(m20["activation_peak_bytes"].get<double>() / 1073741824.0 == doctest::Approx(2.07).epsilon(0.10));
+    CHECK(m29["activation_peak_bytes"].get<double>() / 1073741824.0 == doctest::Approx(2.99).epsilon(0.10));
+    // 8.11 GiB held 178,880 tokens: 48,681 bytes a token as logged; 94 layers x 2 x 1 head x 128 x 2 = 48,128.
+    const json q = serve(R"({"preset":"qwen3-235b-a22b"})", R"({"tp":4})", R"({"weights":"fp8"})");
+    CHECK(kv_per_token(q) == doctest::Approx(8.11 * 1073741824.0 / 178880).epsilon(0.02));
+}

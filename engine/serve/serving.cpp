@@ -73,7 +73,7 @@ ServedParams served_params(const Config& c, const ModelGraph& g) {
         const ParamTally t = tally_module(grp.layer, c, true);
         const double n = grp.shared_weights ? 1 : static_cast<double>(grp.count);
         p.all += n * t.params;
-        p.quantized += n * t.matmul_weights;
+        p.quantized += n * (t.matmul_weights + t.expert_params);  // 2-D GEMM weights, and the experts' 3-D stacks
         p.experts += n * t.expert_params;
         p.active += static_cast<double>(grp.count) * (t.params - t.expert_params + t.expert_params * k);
     }
