@@ -117,3 +117,21 @@ TEST_CASE("serving: weights, the profile's activations and the KV cache per toke
     const json q = serve(R"({"preset":"qwen3-235b-a22b"})", R"({"tp":4})", R"({"weights":"fp8"})");
     CHECK(kv_per_token(q) == doctest::Approx(8.11 * 1073741824.0 / 178880).epsilon(0.02));
 }
+
+TEST_CASE("serving: vLLM's and SGLang's flags for the replica sized") {
+    const json s = serve(k70b, R"({"tp":4,"dp":2})",
+                         R"({"prompt_tokens":3000,"output_tokens":1000,"concurrency":32,"kv_cache_dtype":"fp8","weights":"fp8",
+                             "gpu_memory_utilization":0.85})");
+    const auto lines = [&](size_t i) {
+        std::string all;
+        for (const auto& l : s["launch"][i]["lines"]) all += l.get<std::string>() + "\n";
+        return all;
+    };
+    const std::string vllm = lines(0), sglang = lines(1);
+    for (const char* flag : {"--tensor-parallel-size 4\n", "--data-parallel-size 2\n", "--max-model-len 4000\n",
+                             "--gpu-memory-utilization 0.85\n", "--max-num-seqs 32\n", "--kv-cache-dtype fp8\n", "--quantization fp8\n"})
+        CHECK_MESSAGE(vllm.find(flag) != std::string::npos, flag);
+    for (const char* flag : {"--tp-size 4\n", "--dp-size 2\n", "--context-length 4000\n", "--mem-fraction-static 0.85\n",
+                             "--max-running-requests 32\n", "--kv-cache-dtype fp8_e4m3\n"})
+        CHECK_MESSAGE(sglang.find(flag) != std::string::npos, flag);
+}

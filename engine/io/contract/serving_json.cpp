@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "io/codec/json_reader.h"
 #include "scenario/names.h"
+#include "serve/serving_launch.h"
 
 namespace shardcalc {
 
@@ -35,7 +36,10 @@ ServingSpec serving_spec_from_json(const nlohmann::json* j) {
 nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
     using nlohmann::json;
     const auto whole = [](double bytes) { return static_cast<int64_t>(std::llround(bytes)); };
+    json launch = json::array();
+    for (const LaunchCommand& l : serving_launch(c, s)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
     return {
+        {"launch", std::move(launch)},
         {"request", {{"prompt_tokens", s.prompt_tokens}, {"output_tokens", s.output_tokens}, {"concurrency", s.concurrency}}},
         {"replica", {{"tp", c.s.parallel.tp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
         {"memory",

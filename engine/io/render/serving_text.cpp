@@ -39,6 +39,7 @@ std::string format_serving_table(const nlohmann::json& s) {
                     {"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"},
                     {"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)},
                     {"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)}});
+    out += "\nLaunch\n" + format_launch_text(s["launch"]);
     return out;
 }
 
