@@ -135,3 +135,34 @@ TEST_CASE("serving: vLLM's and SGLang's flags for the replica sized") {
                              "--max-running-requests 32\n", "--kv-cache-dtype fp8_e4m3\n"})
         CHECK_MESSAGE(sglang.find(flag) != std::string::npos, flag);
 }
+
+TEST_CASE("serving search: each plan at the largest concurrency that fits and meets the targets, best per GPU first") {
+    const std::string text = R"({"model":{"preset":"llama-3.1-70b"},"hardware":{"preset":"h100-sxm-80gb","price_per_gpu_hour":2.5},
+        "serving":{"prompt_tokens":2000,"output_tokens":500,"search":{"weights":["model","fp8"],"tpot_ms":50,"ttft_ms":1000,"top":100}}})";
+    const json r = json::parse(shardcalc::serve_scenario_text(text));
+    REQUIRE(r["ok"] == true);
+    const json& s = r["serving"];
+    // tp 1, 2, 4, 8 (the H100's NVLink domain) x 2 weight formats; 70B in bf16 does not fit one H100.
+    CHECK(s["counts"]["tried"] == 8);
+    CHECK(s["counts"]["does_not_fit"].get<int64_t>() >= 1);
+    double last = 1e30;
+    for (const auto& p : s["plans"]) {
+        const double per_gpu = p["time"]["tokens_per_second_per_gpu"].get<double>();
+        CHECK(per_gpu <= last);
+        last = per_gpu;
+        CHECK(p["time"]["tpot_seconds"].get<double>() <= 0.050);
+        CHECK(p["time"]["ttft_seconds"].get<double>() <= 1.0);
+        CHECK(p["memory"]["fits"] == true);
+        CHECK(p["cost_per_million_tokens"].get<double>() == doctest::Approx(2.5 / 3600 / per_gpu * 1e6));
+        // One request more would not fit or would miss the target.
+        const int64_t tp = p["replica"]["tp"].get<int64_t>(), b = p["request"]["concurrency"].get<int64_t>();
+        const json more = serve(k70b, R"({"tp":)" + std::to_string(tp) + "}",
+                                R"({"prompt_tokens":2000,"output_tokens":500,"weights":")" + p["serving"]["weights"].get<std::string>() +
+                                    R"(","concurrency":)" + std::to_string(b + 1) + "}");
+        CHECK((more["memory"]["fits"] == false || more["time"]["tpot_seconds"].get<double>() > 0.050));
+    }
+    CHECK(s["plans"].size() >= 4);
+    // Its own errors name their path.
+    CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"search":{"weights":["int5"]}}})")["path"] ==
+          "/serving/search/weights/0");
+}

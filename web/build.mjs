@@ -220,6 +220,7 @@ const DOC_PAGES = [
   ['validation', 'Validation'],
   ['scenario', 'Scenario reference'],
   ['search', 'Plan search'],
+  ['serving', 'Serving'],
   ['presets', 'Presets'],
   ['validation-sources', 'Validation sources'],
   ['performance', 'Performance'],

@@ -208,7 +208,12 @@ std::pair<Scenario, SearchSpec> read_search(const std::string& text) { return re
 
 std::string serve_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
-        auto [scenario, s] = read_with(scenario_json, "serving", serving_spec_from_json);
+        auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
+        const ServingSpec& s = in.spec;
+        if (in.search) {
+            resolve(scenario, Rules::ModelAndDevice);  // the model and the device, checked once with their own paths
+            return to_text({{"ok", true}, {"serving", serving_search_to_json(scenario, *in.search, serving_search(scenario, s, *in.search))}});
+        }
         const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
         validate_serving(c, s);
         return to_text({{"ok", true}, {"serving", serving_to_json(c, s, serving_estimate(c, build_graph(c), s))}});

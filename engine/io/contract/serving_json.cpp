@@ -15,10 +15,29 @@ constexpr int64_t kTokens = int64_t{1} << 26;  // as training.seq_len
 
 }  // namespace
 
-ServingSpec serving_spec_from_json(const nlohmann::json* j) {
-    ServingSpec s;
-    if (!j) return s;
+namespace {
+
+ServingSearchSpec search_spec_from_json(const nlohmann::json& j) {
+    ServingSearchSpec q;
+    ObjectReader r(j, "/serving/search");
+    assign(q.max_tp, r.integer("max_tp", 1, 1 << 16));
+    if (auto v = r.choices<WeightFormat>("weights")) q.weights = *v;
+    if (auto v = r.choices<KvCacheDtype>("kv_cache_dtypes")) q.kv_cache_dtypes = *v;
+    assign(q.ttft_ms, r.number("ttft_ms", 0, 1e9));
+    assign(q.tpot_ms, r.number("tpot_ms", 0, 1e9));
+    assign(q.top, r.integer("top", 1, 1000));
+    r.finish();
+    return q;
+}
+
+}  // namespace
+
+ServingInput serving_input_from_json(const nlohmann::json* j) {
+    ServingInput in;
+    if (!j) return in;
+    ServingSpec& s = in.spec;
     ObjectReader r(*j, "/serving");
+    if (const nlohmann::json* v = r.object("search")) r.collect([&] { in.search = search_spec_from_json(*v); });
     assign(s.prompt_tokens, r.integer("prompt_tokens", 1, kTokens));
     assign(s.output_tokens, r.integer("output_tokens", 1, kTokens));
     assign(s.concurrency, r.integer("concurrency", 1, int64_t{1} << 20));
@@ -30,7 +49,7 @@ ServingSpec serving_spec_from_json(const nlohmann::json* j) {
     assign(s.max_num_batched_tokens, r.integer("max_num_batched_tokens", 1, kTokens));
     assign(s.max_num_seqs, r.integer("max_num_seqs", 1, int64_t{1} << 20));
     r.finish();
-    return s;
+    return in;
 }
 
 nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
@@ -72,6 +91,27 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"block_size", s.block_size},
           {"max_num_batched_tokens", s.max_num_batched_tokens},
           {"max_num_seqs", s.max_num_seqs}}}};
+}
+
+nlohmann::json serving_search_to_json(const Scenario& scenario, const ServingSearchSpec& q, const ServingSearchResult& r) {
+    using nlohmann::json;
+    json plans = json::array();
+    for (size_t i = 0; i < r.plans.size(); ++i) {
+        const ServingPlan& p = r.plans[i];
+        Scenario s = scenario;
+        s.parallel.tp = p.tp;
+        s.parallel.dp = 1;
+        const Config c = resolve(s, Rules::ModelAndDevice);
+        json one = serving_to_json(c, p.spec, p.estimate);
+        one["rank"] = static_cast<int64_t>(i + 1);
+        one["cost_per_million_tokens"] = p.cost_per_million_tokens;
+        plans.push_back(std::move(one));
+    }
+    return {{"targets", {{"ttft_ms", q.ttft_ms}, {"tpot_ms", q.tpot_ms}}},
+            {"counts",
+             {{"tried", r.tried}, {"invalid", r.invalid}, {"does_not_fit", r.does_not_fit}, {"misses_target", r.misses_target},
+              {"listed", static_cast<int64_t>(r.plans.size())}}},
+            {"plans", std::move(plans)}};
 }
 
 }  // namespace shardcalc

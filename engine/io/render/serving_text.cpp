@@ -5,8 +5,39 @@
 
 namespace shardcalc {
 
+namespace {
+
+// The serving plan search: the plans ranked by output tokens per second per GPU, and why the others were left out.
+std::string format_serving_search(const nlohmann::json& s) {
+    using namespace text;
+    const auto& n = s["counts"];
+    const auto& t = s["targets"];
+    std::string out = "serving plans: " + thousands(n["tried"].get<int64_t>()) + " tried, " + thousands(n["listed"].get<int64_t>()) +
+                      " listed; left out: " + thousands(n["does_not_fit"].get<int64_t>()) + " do not fit one request, " +
+                      thousands(n["misses_target"].get<int64_t>()) + " miss a latency target alone, " +
+                      thousands(n["invalid"].get<int64_t>()) + " not allowed";
+    if (t["ttft_ms"].get<double>() > 0) out += "; time to first token <= " + fixed(t["ttft_ms"].get<double>(), 0) + " ms";
+    if (t["tpot_ms"].get<double>() > 0) out += "; time per output token <= " + fixed(t["tpot_ms"].get<double>(), 0) + " ms";
+    out += "\n\n";
+    std::vector<Row> rows{{"rank", "tp", "weights", "KV cache", "concurrency", "TTFT ms", "TPOT ms", "tokens/s/GPU", "$/M tokens"}};
+    for (const auto& p : s["plans"]) {
+        const double cost = p["cost_per_million_tokens"].get<double>();
+        rows.push_back({std::to_string(p["rank"].get<int64_t>()), std::to_string(p["replica"]["tp"].get<int64_t>()),
+                        p["serving"]["weights"].get<std::string>(), p["serving"]["kv_cache_dtype"].get<std::string>(),
+                        thousands(p["request"]["concurrency"].get<int64_t>()), fixed(p["time"]["ttft_seconds"].get<double>() * 1e3, 1),
+                        fixed(p["time"]["tpot_seconds"].get<double>() * 1e3, 2), fixed(p["time"]["tokens_per_second_per_gpu"].get<double>(), 1),
+                        cost > 0 ? fixed(cost, 3) : "-"});
+    }
+    out += aligned(rows);
+    if (!s["plans"].empty()) out += "\nLaunch (rank 1)\n" + format_launch_text(s["plans"][0]["launch"]);
+    return out;
+}
+
+}  // namespace
+
 std::string format_serving_table(const nlohmann::json& s) {
     using namespace text;
+    if (s.contains("plans")) return format_serving_search(s);
     const auto& m = s["memory"];
     const auto& t = s["time"];
     const auto& r = s["request"];

@@ -1,0 +1,39 @@
+#pragma once
+// The serving plan search (issue 26 item 4, first part): for a model, a device and a request shape, every tensor-
+// parallel size, weight format and KV cache format a replica can take, each at the largest concurrency that fits its
+// KV cache and meets the latency targets, ranked by output tokens per second per GPU (so by cost per token).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "serve/serving.h"
+
+namespace shardcalc {
+
+struct ServingSearchSpec {
+    int64_t max_tp = 0;                          // 0: the device's NVLink domain
+    std::vector<WeightFormat> weights;           // empty: the serving object's
+    std::vector<KvCacheDtype> kv_cache_dtypes;   // empty: the serving object's
+    double ttft_ms = 0, tpot_ms = 0;             // latency targets; 0: none
+    int64_t top = 10;
+};
+
+struct ServingPlan {
+    int64_t tp = 1;
+    ServingSpec spec;      // the serving object with this plan's formats and chosen concurrency
+    ServingEstimate estimate;
+    double cost_per_million_tokens = 0;  // output tokens, at hardware.price_per_gpu_hour (0: no price)
+};
+
+struct ServingSearchResult {
+    std::vector<ServingPlan> plans;  // best first
+    int64_t tried = 0;
+    int64_t invalid = 0;         // a tp the heads do not allow, fp8 weights without fp8 tensor cores
+    int64_t does_not_fit = 0;    // not even one request's KV cache fits
+    int64_t misses_target = 0;   // fits, but one request alone misses a latency target
+};
+
+// `scenario`: the model and device (its parallel.tp is the search's to choose; one replica).
+ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& s, const ServingSearchSpec& q);
+
+}  // namespace shardcalc
