@@ -13,41 +13,38 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s)
     const ParallelSpec& p = c.s.parallel;
     const auto n = [](int64_t v) { return std::to_string(v); };
     const std::string checkpoint = "<checkpoint of " + (c.s.model.preset.empty() ? std::string("the model") : c.s.model.preset) + ">";
-    const std::string length = n(s.prompt_tokens + s.output_tokens);
+    const bool fp8_cache = s.kv_cache_dtype == KvCacheDtype::Fp8, fp8_weights = s.weights == WeightFormat::Fp8;
+    // One setting, as each engine names it and writes its value; absent where the engine has none (nullptr).
+    struct Flag {
+        const char* vllm;
+        const char* sglang;
+        std::string vllm_value, sglang_value;
+        bool given;
+    };
+    const std::string length = n(s.prompt_tokens + s.output_tokens), share = decimal(s.gpu_memory_utilization, 2);
+    const Flag flags[] = {
+        {"--tensor-parallel-size", "--tp-size", n(p.tp), n(p.tp), true},
+        {"--data-parallel-size", "--dp-size", n(p.dp), n(p.dp), p.dp > 1},
+        {"--max-model-len", "--context-length", length, length, true},
+        // SGLang's fraction is of the weights and the KV cache together; vLLM's is of everything it allocates.
+        {"--gpu-memory-utilization", "--mem-fraction-static", share, share, true},
+        {"--max-num-seqs", "--max-running-requests", n(s.concurrency), n(s.concurrency), true},
+        {"--max-num-batched-tokens", "--chunked-prefill-size", n(s.max_num_batched_tokens), n(s.max_num_batched_tokens), true},
+        {"--block-size", nullptr, n(s.block_size), "", s.block_size != 16},
+        {"--kv-cache-dtype", "--kv-cache-dtype", "fp8", "fp8_e4m3", fp8_cache},
+        // A 16-bit checkpoint quantized to fp8 as it loads; an fp8 checkpoint names its quantization itself.
+        {"--quantization", "--quantization", "fp8", "fp8", fp8_weights},
+    };
     LaunchCommand vllm{"vLLM (vllm serve)", {"vllm serve " + checkpoint}};
-    auto& v = vllm.lines;
-    v.push_back("--tensor-parallel-size " + n(p.tp));
-    if (p.dp > 1) v.push_back("--data-parallel-size " + n(p.dp));
-    v.push_back("--max-model-len " + length);
-    v.push_back("--gpu-memory-utilization " + decimal(s.gpu_memory_utilization, 2));
-    v.push_back("--max-num-seqs " + n(s.concurrency));
-    v.push_back("--max-num-batched-tokens " + n(s.max_num_batched_tokens));
-    if (s.block_size != 16) v.push_back("--block-size " + n(s.block_size));
-    if (s.kv_cache_dtype == KvCacheDtype::Fp8) v.push_back("--kv-cache-dtype fp8");
     LaunchCommand sglang{"SGLang (sglang.launch_server)", {"python -m sglang.launch_server --model-path " + checkpoint}};
-    auto& g = sglang.lines;
-    g.push_back("--tp-size " + n(p.tp));
-    if (p.dp > 1) g.push_back("--dp-size " + n(p.dp));
-    g.push_back("--context-length " + length);
-    // SGLang's fraction is of the weights and the KV cache together; vLLM's is of everything it allocates.
-    g.push_back("--mem-fraction-static " + decimal(s.gpu_memory_utilization, 2));
-    g.push_back("--max-running-requests " + n(s.concurrency));
-    g.push_back("--chunked-prefill-size " + n(s.max_num_batched_tokens));
-    if (s.kv_cache_dtype == KvCacheDtype::Fp8) g.push_back("--kv-cache-dtype fp8_e4m3");
-    switch (s.weights) {
-        case WeightFormat::Model: break;
-        case WeightFormat::Fp8:
-            // A 16-bit checkpoint quantized to fp8 as it loads; an fp8 checkpoint names its quantization itself.
-            v.push_back("--quantization fp8");
-            g.push_back("--quantization fp8");
-            break;
-        case WeightFormat::Int8:
-        case WeightFormat::Int4:
-            for (auto* lines : {&v, &g})
-                lines->push_back(std::string("# ") + name_of(s.weights) +
-                                 ": serve a GPTQ or AWQ checkpoint; its quantization_config names the method");
-            break;
+    for (const Flag& f : flags) {
+        if (!f.given) continue;
+        vllm.lines.push_back(std::string(f.vllm) + " " + f.vllm_value);
+        if (f.sglang) sglang.lines.push_back(std::string(f.sglang) + " " + f.sglang_value);
     }
+    if (s.weights == WeightFormat::Int8 || s.weights == WeightFormat::Int4)
+        for (LaunchCommand* cmd : {&vllm, &sglang})
+            cmd->lines.push_back(std::string("# ") + name_of(s.weights) + ": serve a GPTQ or AWQ checkpoint; its quantization_config names the method");
     return {vllm, sglang};
 }
 
