@@ -280,7 +280,7 @@ TEST_CASE("flex dispatcher: one copy per GPU and per NVLink domain; with top-1 i
     const Report a2a = test::report(plan(top1, R"("dp": 8, "ep": 8)"));
     const Report flex = test::report(plan(top1, R"("dp": 8, "ep": 8, "moe_dispatcher": "flex")"));
     const CommEntry* plain = entry(a2a, Dim::Ep, "tokens to their experts (forward dispatch)");
-    const CommEntry* hier = entry(flex, Dim::Ep, "tokens to their experts' GPUs, once per GPU and domain (forward dispatch)");
+    const CommEntry* hier = entry(flex, Dim::Ep, "tokens to their experts' GPUs (forward dispatch)");
     REQUIRE(plain != nullptr);
     REQUIRE(hier != nullptr);
     CHECK(hier->bytes == doctest::Approx(plain->bytes * 7 / 8));  // what leaves the GPU
@@ -293,7 +293,7 @@ TEST_CASE("flex dispatcher: one copy per GPU and per NVLink domain; with top-1 i
                                         R"("dp": 32, "ep": 32, "moe_dispatcher": "flex")"));
     const Report ds_a2a = test::report(plan(R"({"preset": "deepseek-v3", "layers": 8, "first_dense_layers": 0, "mtp_layers": 0})",
                                             R"("dp": 32, "ep": 32)"));
-    const CommEntry* d = entry(ds, Dim::Ep, "tokens to their experts' GPUs, once per GPU and domain (forward dispatch)");
+    const CommEntry* d = entry(ds, Dim::Ep, "tokens to their experts' GPUs (forward dispatch)");
     const CommEntry* d_a2a = entry(ds_a2a, Dim::Ep, "tokens to their experts (forward dispatch)");
     REQUIRE(d != nullptr);
     REQUIRE(d_a2a != nullptr);

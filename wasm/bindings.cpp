@@ -58,6 +58,8 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("kernels", &kernels);
     emscripten::function("launch", &launch);
     emscripten::function("reconcile", &reconcile);
+    // Serving the scenario's model (io/api.h serve_scenario_text, docs/serving.md).
+    emscripten::function("serve", &guarded<&shardcalc::serve_scenario_text>);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

@@ -65,7 +65,7 @@ void StageRules::expert_parallel() const {
             auto exchange = [&](const char* what, bool forward) {
                 record(b.add(Dim::Ep, CollectiveKind::AllToAll, what, traffic.sent(), calls(forward), g, time), forward);
             };
-            exchange("tokens to their experts' GPUs, once per GPU and domain (forward dispatch)", true);
+            exchange("tokens to their experts' GPUs (forward dispatch)", true);
             exchange("expert outputs back (forward combine)", true);
             exchange("output gradients to the experts' GPUs (backward)", false);
             exchange("input gradients back (backward)", false);

@@ -102,8 +102,7 @@ void recompute_module_notes(Config& c) {
     else if ((given & bit(RecomputeModule::SharedExperts)) && m.shared_experts == 0)
         c.notes.push_back("training.recompute_modules: shared_experts needs shared experts; none here");
     if ((given & bit(RecomputeModule::MlaUpProj)) && m.kv_lora_rank == 0)
-        c.notes.push_back("training.recompute_modules: mla_up_proj recomputes multi-head latent attention's up projections; "
-                          "this model has none (model.kv_lora_rank 0)");
+        c.notes.push_back("training.recompute_modules: mla_up_proj needs latent attention (model.kv_lora_rank > 0); none here");
     if ((given & bit(RecomputeModule::LayerNorm)) && m.experts == 0 && m.kv_lora_rank == 0)
         c.notes.push_back("training.recompute_modules: layernorm recomputes the norms before MoE layers and latent attention; "
                           "Transformer Engine fuses this model's into the next linear");

@@ -147,14 +147,10 @@ void validate_training(const Config& c, Checks& check) {
         // megatron/core/transformer/transformer_config.py __post_init__ (--cpu-offloading): fewer layers than the
         // model's, no pipeline parallelism, no recompute; Transformer Engine's offload context (transformer_block.py).
         const char* path = "/training/activation_offload_layers";
-        check.require(c.s.framework == Framework::Megatron, path,
-                      "is Megatron's --cpu-offloading (Transformer Engine's offload context): framework megatron");
-        check.require(t.activation_offload_layers < m.layers, path,
-                      "offloads fewer layers than the model has (model.layers = " + str(m.layers) + "), got " +
-                          str(t.activation_offload_layers));
-        check.require(c.s.parallel.pp == 1, path, "Megatron offloads activations without pipeline parallelism only: pp = 1");
-        check.require(t.recompute == Recompute::None, path,
-                      "Megatron offloads activations only without activation recomputation: recompute none");
+        check.require(c.s.framework == Framework::Megatron, path, "is Megatron's --cpu-offloading: framework megatron");
+        check.require(t.activation_offload_layers < m.layers, path, "must be below model.layers (" + str(m.layers) + ")");
+        check.require(c.s.parallel.pp == 1, path, "needs pp = 1 (Megatron's rule)");
+        check.require(t.recompute == Recompute::None, path, "needs recompute none (Megatron's rule)");
     }
     if (*t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
@@ -212,10 +208,8 @@ void validate_experts(const Config& c, Checks& check) {
     // The flex dispatcher (DeepEP, HybridEP) is Megatron-Core's, and modelled as the published recipes run it: expert
     // parallelism without expert tensor parallelism.
     if (p.moe_dispatcher == MoeDispatcher::Flex) {
-        check.require(c.s.framework == Framework::Megatron, "/parallel/moe_dispatcher",
-                      "flex (DeepEP / HybridEP) is Megatron-Core's token dispatcher: framework megatron, or alltoall");
-        check.require(etp == 1, "/parallel/moe_dispatcher",
-                      "flex is modelled with etp = 1 (DeepEP and HybridEP as the published recipes run them), got etp " + str(etp));
+        check.require(c.s.framework == Framework::Megatron, "/parallel/moe_dispatcher", "flex is Megatron's: framework megatron");
+        check.require(etp == 1, "/parallel/moe_dispatcher", "flex is modelled with etp = 1, got " + str(etp));
     }
     // Megatron-Core overlaps the expert-parallel exchange with another microbatch only for the all-to-all
     // (and flex) dispatchers (--overlap-moe-expert-parallel-comm).
@@ -305,12 +299,11 @@ void validate_framework(const Config& c, Checks& check) {
             // is the distributed optimizer itself.
             check.require(p.zero != 1, "/parallel/zero",
                     "the megatron profile shards optimizer states with distributed_optimizer (ZeRO-1 semantics); "
-                    "allowed: 0, 2 or 3 (Megatron-FSDP's optim_grads and optim_grads_params)");
+                    "allowed: 0, 2, 3 (Megatron-FSDP)");
             check.require(p.zero < 2 || p.distributed_optimizer, "/parallel/distributed_optimizer",
-                    "Megatron-FSDP (zero 2 or 3) runs with --use-distributed-optimizer: set distributed_optimizer = true");
+                    "Megatron-FSDP (zero 2, 3) needs distributed_optimizer = true");
             // Megatron Core's Megatron-FSDP guide names tensor, expert and context parallelism as what it composes with.
-            check.require(p.zero < 2 || p.pp == 1, "/parallel/zero",
-                    "Megatron-FSDP (zero 2 or 3) composes with tp, ep and cp, not pipeline parallelism: pp = 1, or zero 0");
+            check.require(p.zero < 2 || p.pp == 1, "/parallel/zero", "Megatron-FSDP (zero 2, 3) needs pp = 1");
             check.require(p.offload_params == Offload::None, "/parallel/offload_params",
                     "megatron does not offload parameters; allowed: none");
             check.require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",

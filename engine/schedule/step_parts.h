@@ -16,7 +16,7 @@ inline constexpr Term kStepParts[] = {
     {"backward_compute", "Backward compute"},
     {"recompute", "Recompute"},
     {"backward_host_wait", "Backward host wait (kernel launches)"},
-    {"activation_offload", "Activation offload to host (exposed)"},
+    {"activation_offload", "Activation offload (exposed)"},
     {"tp_exposed", "Tensor-parallel comm (exposed)"},
     {"cp_exposed", "Context-parallel comm (exposed)"},
     {"ulysses_exposed", "Ulysses all-to-all (exposed)"},

@@ -237,6 +237,7 @@ function renderResults(first = false) {
       drawBelowCharts();
       renderKernelTable();
       refreshReconcile();
+      refreshServing();
     }
     results.dataset.below = 'drawn';
   }, { firstVerdict: first });
@@ -259,6 +260,19 @@ function openReconcile() {
 }
 function refreshReconcile() {
   reconcileView?.then((view) => view.refreshReconcile(reconcilePage()));
+}
+
+// "Serve this model" (serving-view.js, fetched on the section's first opening): the plan's model served as vLLM runs it.
+let servingView = null;
+const servingPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, fixed });
+function openServing() {
+  if (!$('#serving').open) return;
+  if (servingView) return refreshServing();
+  servingView = import('./serving-view.js');
+  servingView.then((view) => view.wireServing(servingPage()));
+}
+function refreshServing() {
+  servingView?.then((view) => view.refreshServing(servingPage()));
 }
 
 // The per-kernel table, while its section is open: kernel-view.js (fetched on the first opening) asks the whole
@@ -692,6 +706,7 @@ export async function start(enginePromise) {
   $('#link-error-dismiss').addEventListener('click', () => linkError(''));
   $('#kernels').addEventListener('toggle', renderKernelTable);
   $('#reconcile').addEventListener('toggle', openReconcile);
+  $('#serving').addEventListener('toggle', openServing);
   $('#pin').addEventListener('click', () => setPin(app.entries));
   $('#unpin').addEventListener('click', () => setPin(null));
   $('#unit').addEventListener('change', () => {

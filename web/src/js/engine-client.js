@@ -75,6 +75,9 @@ async function mainThreadEngine() {
     async reconcile(scenario, log) {
       return JSON.parse(module.reconcile(JSON.stringify(scenario), log));
     },
+    async serve(scenario) {
+      return JSON.parse(module.serve(JSON.stringify(scenario)));
+    },
     search(scenario, onProgress) {
       let stop = false;
       const text = JSON.stringify(scenario);
@@ -152,6 +155,9 @@ async function workerEngine() {
     },
     async reconcile(scenario, log) {
       return JSON.parse(await call('reconcile', { text: JSON.stringify(scenario), log }));
+    },
+    async serve(scenario) {
+      return JSON.parse(await call('serve', { text: JSON.stringify(scenario) }));
     },
     search(scenario, onProgress) {
       const id = next;

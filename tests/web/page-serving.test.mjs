@@ -1,0 +1,48 @@
+// "Serve this model" in real Chromium: the plan's model and device served as vLLM runs it, with the numbers and the
+// launch flags `shardcalc serve` gives for the same request; it follows the request's fields and the plan, and an
+// impossible request says why in the engine's words.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { DEFAULTS, cli, cliReport, close, open, useBrowser } from './harness.mjs';
+
+const env = useBrowser();
+
+// The CLI's serving estimate of the page's plan `s` for the request `serving`.
+function cliServe(s, serving) {
+  const r = cliReport(s).scenario;
+  const text = JSON.stringify({ model: r.model, hardware: r.hardware, parallel: { tp: r.parallel.tp }, serving });
+  return JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
+}
+
+const cells = (page) => page.$$eval('#serving-table td[data-serving]', (tds) =>
+  Object.fromEntries(tds.map((td) => [td.dataset.serving, Number(td.dataset.value)])));
+
+const REQUEST = { prompt_tokens: 1024, output_tokens: 256, concurrency: 64, gpu_memory_utilization: 0.9, weights: 'model', kv_cache_dtype: 'auto' };
+
+test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the flags, as the CLI gives them', async () => {
+  const page = await open(env);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  const expected = cliServe(DEFAULTS, REQUEST);
+  const shown = await cells(page);
+  for (const key of ['memory.weights_bytes', 'memory.kv_available_bytes', 'memory.kv_bytes_per_token', 'time.ttft_seconds',
+    'time.tpot_seconds', 'time.tokens_per_second_per_gpu']) {
+    const [part, field] = key.split('.');
+    assert.ok(Math.abs(shown[key] - expected[part][field]) <= 1e-9 * Math.abs(expected[part][field]), `${key}: ${shown[key]} vs ${expected[part][field]}`);
+  }
+  assert.match(await page.textContent('#serving-status'),
+    new RegExp(`^Fits: the KV cache holds ${expected.memory.max_concurrency.toLocaleString('en-US')} such requests at once`));
+  const tools = await page.$$eval('#serving-launch .launch-tool pre', (ps) => ps.map((p) => p.textContent));
+  assert.deepEqual(tools, expected.launch.map((l) => `${l.lines.join('\n')}\n`));
+  // A field changes: the engine answers again for the new request.
+  await page.fill('#sv-concurrency', '8');
+  const fewer = cliServe(DEFAULTS, { ...REQUEST, concurrency: 8 });
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tpot_seconds"]')?.dataset.value) === v,
+    fewer.time.tpot_seconds);
+  // An impossible request: the engine's reason with its field.
+  await page.fill('#sv-output_tokens', '200000');
+  await page.waitForSelector('#serving[data-state="error"]');
+  assert.match(await page.textContent('#serving-status'), /^No serving estimate: \/serving\/output_tokens: /);
+  await close(page);
+});

@@ -1,0 +1,103 @@
+// "Serve this model": the plan's model and device served as vLLM runs it, a replica of the plan's tp GPUs (the engine's
+// serving estimate, engine/serve/serving.h through io/api.h serve_scenario_text; docs/serving.md): a GPU's memory, the
+// requests that fit at once, time to first token and per output token, and the vLLM and SGLang flags. Every figure is
+// the engine's; the only arithmetic here is unit scaling for display. A chunk of its own, fetched when the reader
+// opens the section (app.js), with the whole engine behind it; app.js hands it the page's helpers.
+
+// The request and its formats: field, label, input attributes (the engine checks every value and names the field).
+const NUMBERS = [
+  ['prompt_tokens', 'Prompt tokens', { min: 1, value: 1024 }],
+  ['output_tokens', 'Output tokens', { min: 1, value: 256 }],
+  ['concurrency', 'Requests at once', { min: 1, value: 64 }],
+  ['gpu_memory_utilization', 'GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.9 }],
+];
+const MENUS = [
+  ['weights', 'Weights', [['model', 'the model\'s dtype'], ['fp8', 'fp8'], ['int8', 'int8 (GPTQ/AWQ)'], ['int4', 'int4 (GPTQ/AWQ)']]],
+  ['kv_cache_dtype', 'KV cache', [['auto', 'the model\'s dtype'], ['fp8', 'fp8']]],
+];
+
+let seq = 0;
+
+// Builds the section's contents once (index.html holds its title only) and wires them: #serving[data-state] is
+// "ready", then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes,
+// duration, count, fixed}.
+export function wireServing(page) {
+  const { h } = page;
+  const box = document.querySelector('#serving');
+  const fields = h('div', { class: 'serving-fields' },
+    ...NUMBERS.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-${key}`, type: 'number', ...attrs }))),
+    ...MENUS.map(([key, label, options]) => h('label', null, `${label} `,
+      h('select', { id: `sv-${key}` }, ...options.map(([value, text]) => h('option', { value }, text))))));
+  box.append(
+    h('p', { class: 'muted' }, 'The plan\'s model and device served as vLLM runs it: one replica of the plan\'s tensor-parallel ' +
+      'GPUs with continuous batching. Not yet checked against a measured serving run (docs/serving.md).'),
+    fields,
+    h('p', { id: 'serving-status', role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving estimate' }, h('table', { id: 'serving-table' })),
+    h('div', { id: 'serving-launch' }));
+  fields.addEventListener('input', () => refreshServing(page));
+  box.dataset.state = 'ready';
+  refreshServing(page);
+}
+
+// The scenario served: the plan's model, device and tensor parallelism (the report's resolved scenario), with the request.
+function servingScenario(report) {
+  const s = report.scenario;
+  const serving = {};
+  for (const [key] of NUMBERS) {
+    const v = document.querySelector(`#sv-${key}`).value;
+    if (v !== '') serving[key] = Number(v);
+  }
+  for (const [key] of MENUS) serving[key] = document.querySelector(`#sv-${key}`).value;
+  return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp }, serving };
+}
+
+// Asks the engine again (the plan or a field changed) and draws the answer unless a newer one was asked for.
+export async function refreshServing(page) {
+  const box = document.querySelector('#serving');
+  const report = page.report();
+  if (!box.open || box.dataset.state === undefined || !report) return;
+  const id = ++seq;
+  box.dataset.state = 'loading';
+  let answer;
+  try {
+    answer = await page.engine.serve(servingScenario(report));
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  if (id !== seq) return;
+  const status = document.querySelector('#serving-status');
+  const table = document.querySelector('#serving-table');
+  const launch = document.querySelector('#serving-launch');
+  if (!answer.ok) {
+    status.textContent = `No serving estimate: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    table.replaceChildren();
+    launch.replaceChildren();
+    box.dataset.state = 'error';
+    return;
+  }
+  draw(page, answer.serving, status, table, launch);
+  box.dataset.state = 'drawn';
+}
+
+function draw(page, s, status, table, launch) {
+  const { h, bytes, duration, count, fixed } = page;
+  const unit = page.unit();
+  const m = s.memory;
+  const t = s.time;
+  status.textContent = `${m.fits ? 'Fits' : 'Does not fit'}: the KV cache holds ${count(m.max_concurrency)} such requests at once; ` +
+    `the longest single request: ${count(m.max_model_len)} tokens.`;
+  const row = (key, label, value, text) => h('tr', null, h('th', { scope: 'row' }, label),
+    h('td', { 'data-serving': key, 'data-value': String(value) }, text));
+  const gib = (key, label) => row(`memory.${key}`, label, m[key], `${bytes(m[key], unit)} ${unit}`);
+  table.replaceChildren(h('tbody', null,
+    gib('weights_bytes', 'Weights, one GPU'),
+    gib('activation_peak_bytes', 'Activation peak (vLLM\'s profile run)'),
+    gib('kv_available_bytes', 'KV cache, one GPU'),
+    row('memory.kv_bytes_per_token', 'KV cache per token (bytes)', m.kv_bytes_per_token, count(m.kv_bytes_per_token)),
+    row('time.ttft_seconds', 'Time to first token', t.ttft_seconds, duration(t.ttft_seconds)),
+    row('time.tpot_seconds', `Time per output token (${t.decode_bound}-bound)`, t.tpot_seconds, duration(t.tpot_seconds)),
+    row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1))));
+  launch.replaceChildren(...s.launch.map((l) => h('div', { class: 'launch-tool', 'data-tool': l.tool },
+    h('h4', null, l.tool), h('pre', null, `${l.lines.join('\n')}\n`))));
+}
