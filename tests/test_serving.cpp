@@ -166,3 +166,10 @@ TEST_CASE("serving search: each plan at the largest concurrency that fits and me
     CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"search":{"weights":["int5"]}}})")["path"] ==
           "/serving/search/weights/0");
 }
+
+// A published vLLM benchmark (docs/serving.md): Llama 3.1 8B Instruct, bf16, one A100 40GB, 1,024 prompt and 128 output
+// tokens one request at a time, about 75 output tokens/s (13.3 ms a token; johnmusgrave.com, vLLM 0.23.0).
+TEST_CASE("serving: one request's time per output token against a published vLLM run") {
+    const json s = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":128,"concurrency":1})", "a100-sxm-40gb");
+    CHECK(s["time"]["tpot_seconds"].get<double>() == doctest::Approx(1 / 75.0).epsilon(0.10));
+}
