@@ -5,7 +5,8 @@ model preset or a small custom model and sets a few fields to values drawn from 
 spellings, a range's ends and small values inside it, both booleans, preset ids). Every run must end within its
 limits with exit 0 or 2 (invalid input, as one JSON error naming its path); an accepted scenario must give a JSON
 report whose echoed scenario evaluates to the same peak memory and step time (docs/scenario.md: the echo reproduces
-the report); every fourth also goes through the text format and the kernel table. Failing inputs are written to
+the report); every fourth also goes through the text format and the kernel table; each is also served (`shardcalc
+serve` with a drawn serving object, every eighth a serving plan search): exit 0 or 2, no negative or non-finite figure. Failing inputs are written to
 --out. CTest runs 200 (`generated_scenarios`); more on demand, with other seeds.
 Usage: generated_scenarios.py SHARDCALC [--count N] [--seed S] [--out DIR]"""
 import argparse
@@ -88,6 +89,33 @@ def scenario():
     return s
 
 
+# The serving object's fields (docs/serving.md) with their ranges' ends and values inside them.
+SERVING = {
+    "prompt_tokens": [1, 100, 4096, 1 << 26], "output_tokens": [1, 64, 1 << 20], "concurrency": [1, 7, 256, 1 << 20],
+    "weights": ["model", "fp8", "int8", "int4"], "group_size": [1, 128, 65536], "kv_cache_dtype": ["auto", "fp8"],
+    "gpu_memory_utilization": [0.01, 0.5, 0.9, 1], "block_size": [1, 16, 65536], "max_num_batched_tokens": [1, 8192, 1 << 26],
+    "max_num_seqs": [1, 256, 1 << 20],
+}
+
+
+def serving(i):
+    """A serving object: a few drawn fields, and every eighth a plan search over small lists."""
+    s = {k: rng.choice(v) for k, v in rng.sample(sorted(SERVING.items()), rng.randint(0, 4))}
+    if i % 8 == 0:
+        s["search"] = {"weights": rng.sample(SERVING["weights"], rng.randint(1, 2)), "tpot_ms": rng.choice([0, 5, 50]),
+                       "ttft_ms": rng.choice([0, 100, 2000])}
+    return s
+
+
+def negative_or_not_finite(value):
+    if isinstance(value, dict):
+        return any(negative_or_not_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(negative_or_not_finite(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and (value != value or value < 0 or
+                                                                                   value in (float("inf"), float("-inf")))
+
+
 def figures(report):
     return (report["memory"]["per_device"]["total"], report.get("time", {}).get("step_seconds"))
 
@@ -95,6 +123,7 @@ def figures(report):
 out = Path(args.out)
 failures = []
 accepted = 0
+served_counts = {0: 0, 2: 0}
 for i in range(args.count):
     s = scenario()
     text = json.dumps(s)
@@ -124,13 +153,35 @@ for i in range(args.count):
                 if code3 != 0:
                     problem = f"{' '.join(cmd)}: exit {code3}: {stderr3[:300]}"
                     break
+    # The same model and device served (`shardcalc serve`): within its limits, exit 0 or 2, no negative or
+    # non-finite figure, and a plan that fits holds its requests.
+    if not problem:
+        served = {k: v for k, v in s.items() if k in ("model", "hardware", "framework")}
+        served["parallel"] = {"tp": s.get("parallel", {}).get("tp", 1)} if isinstance(s.get("parallel"), dict) else {}
+        served["serving"] = serving(i)
+        code4, stdout4, stderr4 = run(["serve", "--format", "json"], json.dumps(served))
+        if code4 in served_counts:
+            served_counts[code4] += 1
+        if code4 not in (0, 2):
+            problem = f"serve: {'exit ' + str(code4) if code4 is not None else stderr4} {stderr4[-300:]}"
+        elif code4 == 2 and not isinstance(json.loads(stderr4).get("error", {}).get("path"), str):
+            problem = "serve: an error without a path: " + stderr4[:200]
+        elif code4 == 0:
+            answer = json.loads(stdout4)
+            if negative_or_not_finite(answer):
+                problem = "serve: a negative or non-finite figure: " + stdout4[:300]
+            elif "memory" in answer and answer["memory"]["fits"] and answer["memory"]["max_concurrency"] < answer["request"]["concurrency"]:
+                problem = "serve: fits, yet holds fewer requests than asked for"
+        if problem:
+            text = json.dumps(served)
     if problem:
         out.mkdir(parents=True, exist_ok=True)
         (out / f"failure-{i}.json").write_text(text)
         failures.append(f"case {i} ({out / f'failure-{i}.json'}): {problem}")
 
 print(f"generated scenarios: {args.count} drawn from the engine's schema (seed {args.seed}), {accepted} accepted, "
-      f"each run within {CPU_SECONDS} s of CPU and {MEMORY_BYTES >> 20} MiB")
+      f"each run within {CPU_SECONDS} s of CPU and {MEMORY_BYTES >> 20} MiB; served: {served_counts[0]} answered, "
+      f"{served_counts[2]} refused with a path")
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures[:20]) + (f"\n  ... and {len(failures) - 20} more" if len(failures) > 20 else ""))
     sys.exit(1)
