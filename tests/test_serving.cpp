@@ -173,3 +173,21 @@ TEST_CASE("serving: one request's time per output token against a published vLLM
     const json s = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":128,"concurrency":1})", "a100-sxm-40gb");
     CHECK(s["time"]["tpot_seconds"].get<double>() == doctest::Approx(1 / 75.0).epsilon(0.10));
 }
+
+TEST_CASE("serving: the latency-throughput curve, from one request to what the KV cache holds") {
+    const json s = serve(k8b, kTp1, kRequest);
+    const json& curve = s["curve"];
+    REQUIRE(curve.size() >= 3);
+    CHECK(curve.front()["concurrency"] == 1);
+    CHECK(curve.back()["concurrency"] == s["memory"]["max_concurrency"]);
+    for (size_t i = 1; i < curve.size(); ++i) {
+        CHECK(curve[i]["concurrency"].get<int64_t>() > curve[i - 1]["concurrency"].get<int64_t>());
+        CHECK(curve[i]["tpot_seconds"].get<double>() >= curve[i - 1]["tpot_seconds"].get<double>());
+        CHECK(curve[i]["tokens_per_second_per_gpu"].get<double>() > curve[i - 1]["tokens_per_second_per_gpu"].get<double>());
+    }
+    // The point at the request's own concurrency (64) is the estimate itself.
+    for (const auto& p : curve)
+        if (p["concurrency"] == 64) CHECK(p["tpot_seconds"].get<double>() == s["time"]["tpot_seconds"].get<double>());
+    // Nothing fits: no curve.
+    CHECK_FALSE(serve(k8b, kTp1, R"({"gpu_memory_utilization":0.05})").contains("curve"));
+}

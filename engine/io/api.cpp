@@ -216,7 +216,9 @@ std::string serve_scenario_text(const std::string& scenario_json) {
         }
         const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
         validate_serving(c, s);
-        return to_text({{"ok", true}, {"serving", serving_to_json(c, s, serving_estimate(c, build_graph(c), s))}});
+        const ModelGraph g = build_graph(c);
+        const ServingEstimate e = serving_estimate(c, g, s);
+        return to_text({{"ok", true}, {"serving", serving_to_json(c, s, e, latency_throughput(c, g, s, e.max_concurrency))}});
     });
 }
 

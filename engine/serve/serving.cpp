@@ -105,6 +105,18 @@ double attention_flops(const Config& c, double queries, double keys, bool causal
 
 double kv_cache_bytes(const Config& c, const ServingSpec& s, double context) { return request_kv(c, s, context, false); }
 
+std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g, const ServingSpec& s, int64_t max_concurrency) {
+    std::vector<CurvePoint> out;
+    ServingSpec at = s;
+    for (int64_t b = 1; b <= max_concurrency; b = b * 2 > max_concurrency && b < max_concurrency ? max_concurrency : b * 2) {
+        at.concurrency = b;
+        const ServingEstimate e = serving_estimate(c, g, at);
+        out.push_back({b, e.decode_step_seconds, e.tokens_per_second_per_gpu});
+        if (b == max_concurrency) break;
+    }
+    return out;
+}
+
 void validate_serving(const Config& c, const ServingSpec& s) {
     Problems problems;
     const ModelSpec& m = c.s.model;

@@ -3,6 +3,7 @@
 // vLLM sizes it, how many requests of a given length fit, and the prefill and decode steps on the roofline. The
 // model graph and the device are the training estimate's; only the request shapes are new.
 #include <cstdint>
+#include <vector>
 
 #include "graph/op.h"
 #include "scenario/resolve.h"
@@ -64,5 +65,13 @@ double kv_cache_bytes(const Config& c, const ServingSpec& s, double context);
 void validate_serving(const Config& c, const ServingSpec& s);
 
 ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s);
+
+// The latency-throughput curve of the replica: time per output token and output tokens per second per GPU at 1, 2, 4,
+// ... requests at once, up to what the KV cache holds (and that number itself), for the request shape of `s`.
+struct CurvePoint {
+    int64_t concurrency = 0;
+    double tpot_seconds = 0, tokens_per_second_per_gpu = 0;
+};
+std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g, const ServingSpec& s, int64_t max_concurrency);
 
 }  // namespace shardcalc

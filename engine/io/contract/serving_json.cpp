@@ -52,12 +52,15 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     return in;
 }
 
-nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
+nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e, const std::vector<CurvePoint>& curve) {
     using nlohmann::json;
+    json points = json::array();
+    for (const CurvePoint& p : curve)
+        points.push_back({{"concurrency", p.concurrency}, {"tpot_seconds", p.tpot_seconds}, {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu}});
     const auto whole = [](double bytes) { return static_cast<int64_t>(std::llround(bytes)); };
     json launch = json::array();
     for (const LaunchCommand& l : serving_launch(c, s)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
-    return {
+    json out = {
         {"launch", std::move(launch)},
         {"request", {{"prompt_tokens", s.prompt_tokens}, {"output_tokens", s.output_tokens}, {"concurrency", s.concurrency}}},
         {"replica", {{"tp", c.s.parallel.tp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
@@ -91,6 +94,8 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"block_size", s.block_size},
           {"max_num_batched_tokens", s.max_num_batched_tokens},
           {"max_num_seqs", s.max_num_seqs}}}};
+    if (!curve.empty()) out["curve"] = std::move(points);
+    return out;
 }
 
 nlohmann::json serving_search_to_json(const Scenario& scenario, const ServingSearchSpec& q, const ServingSearchResult& r) {

@@ -15,7 +15,9 @@ struct ServingInput {
     std::optional<ServingSearchSpec> search;
 };
 ServingInput serving_input_from_json(const nlohmann::json* j);  // j: the "serving" object or nullptr; throws InputError
-nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e);
+// `curve`: the replica's latency-throughput points (serve/serving.h), written as "curve" when given.
+nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e,
+                               const std::vector<CurvePoint>& curve = {});
 nlohmann::json serving_search_to_json(const Scenario& scenario, const ServingSearchSpec& q, const ServingSearchResult& r);
 
 }  // namespace shardcalc

@@ -70,6 +70,14 @@ std::string format_serving_table(const nlohmann::json& s) {
                     {"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"},
                     {"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)},
                     {"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)}});
+    if (s.contains("curve")) {
+        out += "\nLatency against throughput (this request shape)\n";
+        std::vector<Row> rows{{"requests at once", "time per output token ms", "output tokens/s per GPU"}};
+        for (const auto& p : s["curve"])
+            rows.push_back({thousands(p["concurrency"].get<int64_t>()), fixed(p["tpot_seconds"].get<double>() * ms, 2),
+                            fixed(p["tokens_per_second_per_gpu"].get<double>(), 1)});
+        out += aligned(rows);
+    }
     out += "\nLaunch\n" + format_launch_text(s["launch"]);
     return out;
 }

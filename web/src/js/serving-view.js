@@ -34,6 +34,7 @@ export function wireServing(page) {
     fields,
     h('p', { id: 'serving-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving estimate' }, h('table', { id: 'serving-table' })),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Latency against throughput' }, h('table', { id: 'serving-curve' })),
     h('div', { id: 'serving-launch' }));
   fields.addEventListener('input', () => refreshServing(page));
   box.dataset.state = 'ready';
@@ -69,6 +70,8 @@ export async function refreshServing(page) {
   const status = document.querySelector('#serving-status');
   const table = document.querySelector('#serving-table');
   const launch = document.querySelector('#serving-launch');
+  const curve = document.querySelector('#serving-curve');
+  curve.replaceChildren();
   if (!answer.ok) {
     status.textContent = `No serving estimate: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
     table.replaceChildren();
@@ -77,7 +80,18 @@ export async function refreshServing(page) {
     return;
   }
   draw(page, answer.serving, status, table, launch);
+  drawCurve(page, answer.serving.curve ?? [], curve);
   box.dataset.state = 'drawn';
+}
+
+// The replica's latency against its throughput as the requests at once grow (the engine's curve): one row a point.
+function drawCurve(page, points, table) {
+  const { h, duration, count, fixed } = page;
+  if (!points.length) return;
+  table.append(h('caption', null, 'Latency against throughput, this request shape'),
+    h('thead', null, h('tr', null, ...['Requests at once', 'Time per output token', 'Output tokens/s per GPU'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', null, ...points.map((p) => h('tr', { 'data-concurrency': String(p.concurrency) },
+      h('td', null, count(p.concurrency)), h('td', null, duration(p.tpot_seconds)), h('td', null, fixed(p.tokens_per_second_per_gpu, 1))))));
 }
 
 function draw(page, s, status, table, launch) {
