@@ -191,3 +191,9 @@ TEST_CASE("serving: the latency-throughput curve, from one request to what the K
     // Nothing fits: no curve.
     CHECK_FALSE(serve(k8b, kTp1, R"({"gpu_memory_utilization":0.05})").contains("curve"));
 }
+
+TEST_CASE("serving search: a model or request it cannot serve is an error with its path, not an empty list") {
+    CHECK(serve_error(R"({"model":{"preset":"bert-base"},"serving":{"search":{}}})")["path"] == "/model/arch");
+    CHECK(serve_error(R"({"model":{"preset":"gpt2"},"serving":{"prompt_tokens":2000,"search":{}}})")["path"] ==
+          "/serving/output_tokens");
+}

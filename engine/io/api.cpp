@@ -211,7 +211,10 @@ std::string serve_scenario_text(const std::string& scenario_json) {
         auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
         const ServingSpec& s = in.spec;
         if (in.search) {
-            resolve(scenario, Rules::ModelAndDevice);  // the model and the device, checked once with their own paths
+            // The model, the device and the request, checked once with their own paths (the search chooses tp).
+            Scenario one = scenario;
+            one.parallel.tp = one.parallel.dp = 1;
+            validate_serving(resolve(one, Rules::ModelAndDevice), s);
             return to_text({{"ok", true}, {"serving", serving_search_to_json(scenario, *in.search, serving_search(scenario, s, *in.search))}});
         }
         const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
