@@ -231,7 +231,11 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
                         chunks * tp_seconds(std::min(prompt, t));
 
     e.request_seconds = e.prefill_seconds + static_cast<double>(s.output_tokens) * e.decode_step_seconds;
-    e.tokens_per_second = batch / e.decode_step_seconds;
+    // Continuous batching in its steady state: while the running requests decode their output_tokens steps, each of
+    // them is replaced by a new one whose prompt is prefilled on the same GPUs (vLLM's chunked prefill shares the
+    // steps), so a cycle of output_tokens decode steps also holds `concurrency` prefills.
+    const double output = static_cast<double>(s.output_tokens);
+    e.tokens_per_second = batch * output / (output * e.decode_step_seconds + batch * e.prefill_seconds);
     e.tokens_per_second_per_gpu = e.tokens_per_second / tp;
     return e;
 }

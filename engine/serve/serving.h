@@ -50,7 +50,7 @@ struct ServingEstimate {
     double decode_flops = 0;
     double tp_seconds = 0;         // of which the tensor-parallel all-reduces, per decode step
     double request_seconds = 0;    // prefill + output_tokens x decode step
-    double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`
+    double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`, new requests' prefills included
     double tokens_per_second_per_gpu = 0;
 };
 
