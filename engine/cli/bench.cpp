@@ -11,7 +11,9 @@
 #include "io/render/text_format.h"
 #include "report/report.h"
 #include "scenario/names.h"
+#include "graph/build.h"
 #include "search/search.h"
+#include "serve/serving.h"
 
 namespace {
 
@@ -41,6 +43,23 @@ int main() {
     volatile double sink = 0;
     measure("evaluate (llama-3.1-70b, tp8 pp4 vpp2 dp16)", [&] { sink = sink + shardcalc::evaluate(scenario).peak().total(); });
     measure("JSON in -> JSON report out", [&] { sink = sink + static_cast<double>(shardcalc::evaluate_scenario_text(text).size()); });
+    // Serving (issue 26's target: one serving estimate within 50 us natively): the engine on a resolved plan and
+    // graph, then the full JSON path of `shardcalc serve` (which also resolves, builds the graph, draws the curve).
+    const std::string served = R"({"model":{"preset":"llama-3.1-70b"},"hardware":{"preset":"h100-sxm-80gb"},"parallel":{"tp":4},
+      "serving":{"prompt_tokens":2000,"output_tokens":500,"concurrency":64}})";
+    {
+        shardcalc::Scenario plan = scenario;
+        plan.parallel = {};
+        plan.parallel.tp = 4;
+        const shardcalc::Config c = shardcalc::resolve(plan, shardcalc::Rules::ModelAndDevice);
+        const shardcalc::ModelGraph g = shardcalc::build_graph(c);
+        shardcalc::ServingSpec s;
+        s.prompt_tokens = 2000;
+        s.output_tokens = 500;
+        s.concurrency = 64;
+        measure("serving estimate (llama-3.1-70b, tp4)", [&] { sink = sink + shardcalc::serving_estimate(c, g, s).decode_step_seconds; });
+    }
+    measure("serve: JSON in -> JSON out (with its curve)", [&] { sink = sink + static_cast<double>(shardcalc::serve_scenario_text(served).size()); });
     // What the page asks after each answer (the menus' valid options) and on an arrow key (the next valid tp).
     const std::string menus = R"({"scenario":)" + text + R"(,"options":{"/parallel/zero":[0,1,2,3],)"
                               R"("/parallel/offload_optimizer":["none","cpu","nvme"],"/parallel/offload_params":["none","cpu","nvme"],)"
