@@ -2,6 +2,7 @@
 #include <set>
 
 #include "helpers.h"
+#include "io/api.h"
 #include "io/contract/field_types.h"
 #include "io/presets.h"
 #include "memory/allocator.h"
@@ -99,6 +100,20 @@ TEST_CASE("the echo of every model preset reads back as the same scenario") {
         const json echo = scenario_to_json(scenario_from_json(scenario));
         CHECK(scenario_to_json(scenario_from_json(echo)) == echo);
     }
+}
+
+// The echo writes the defaults one field takes from another; each must read back (the generated scenarios found a
+// 2^22-wide single-head model whose head_dim and ffn_hidden defaults were past those fields' own ranges).
+TEST_CASE("the echo's derived defaults read back, at the widest model the schema takes") {
+    const json first = json::parse(shardcalc::evaluate_scenario_text(
+        R"({"model":{"layers":2,"hidden":4194304,"heads":1,"vocab":100,"max_positions":512},"training":{"seq_len":128}})"));
+    REQUIRE(first["ok"] == true);
+    const json echo = first["report"]["scenario"];
+    CHECK(echo["model"]["head_dim"] == 4194304);
+    CHECK(echo["model"]["ffn_hidden"] == 16777216);
+    const json again = json::parse(shardcalc::evaluate_scenario_text(echo.dump()));
+    REQUIRE_MESSAGE(again["ok"] == true, again.dump());
+    CHECK(again["report"]["memory"]["per_device"]["total"] == first["report"]["memory"]["per_device"]["total"]);
 }
 
 TEST_CASE("the report's terms: every part of the step's time and every moment of its memory, in the listed order") {

@@ -88,8 +88,10 @@ const std::vector<Field>& model_fields() {
         // An LSTM has no heads: the parser refuses them there (io/contract/scenario_json.cpp).
         model<&M::heads>("heads", {1, kHeads}, Value, A::Transformer, Required),
         model<&M::kv_heads>("kv_heads", {1, kHeads}, Value, A::Transformer),
-        model<&M::head_dim>("head_dim", {1, kHeads}, Value, A::Transformer),
-        model<&M::ffn_hidden>("ffn_hidden", {1, kWidth}, Value, A::Transformer),
+        // A field another defaults from takes every value that default can have, so that the echo, which writes the
+        // defaults, reads back (head_dim = hidden / heads, ffn_hidden = 4 hidden, the experts' widths from it).
+        model<&M::head_dim>("head_dim", {1, kWidth}, Value, A::Transformer),
+        model<&M::ffn_hidden>("ffn_hidden", {1, 4 * kWidth}, Value, A::Transformer),
         model<&M::mlp>("mlp", {}, Value, A::Transformer),
         model<&M::vocab>("vocab", {1, kVocab}, Value, A::Always, Required),
         model<&M::max_positions>("max_positions", {0, kTokens}),  // 0: not known
@@ -111,9 +113,9 @@ const std::vector<Field>& model_fields() {
         model<&M::qk_norm>("qk_norm", {}, WhenOn, A::Transformer),
         model<&M::experts>("experts", {0, kExperts}, WhenOn, A::Transformer),
         model<&M::experts_per_token>("experts_per_token", {1, kExperts}, Value, A::Moe),
-        model<&M::expert_ffn_hidden>("expert_ffn_hidden", {1, kWidth}, Value, A::Moe),
+        model<&M::expert_ffn_hidden>("expert_ffn_hidden", {1, 4 * kWidth}, Value, A::Moe),
         model<&M::shared_experts>("shared_experts", {0, kExperts}, Value, A::Moe),
-        model<&M::shared_expert_ffn_hidden>("shared_expert_ffn_hidden", {1, kWidth}, Value, A::Moe),
+        model<&M::shared_expert_ffn_hidden>("shared_expert_ffn_hidden", {1, kExperts * 4 * kWidth}, Value, A::Moe),
         model<&M::first_dense_layers>("first_dense_layers", {0, kLayers}, Value, A::Moe),
         model<&M::moe_every>("moe_every", {1, kLayers}, Value, A::Moe),
         model<&M::router_bias>("router_bias", {}, WhenOn, A::Moe),
@@ -125,7 +127,7 @@ const std::vector<Field>& model_fields() {
         model<&M::q_lora_rank>("q_lora_rank", {0, kWidth}, Value, A::Mla),
         model<&M::kv_lora_rank>("kv_lora_rank", {0, kWidth}, WhenOn, A::Transformer),
         model<&M::qk_rope_head_dim>("qk_rope_head_dim", {0, kHeads}, Value, A::Mla),
-        model<&M::v_head_dim>("v_head_dim", {1, kHeads}, Value, A::Mla),
+        model<&M::v_head_dim>("v_head_dim", {1, kWidth}, Value, A::Mla),
         model<&M::mtp_layers>("mtp_layers", {0, 64}, WhenOn, A::Transformer),
         model<&M::sliding_window>("sliding_window", {0, kTokens}, WhenOn, A::Transformer),
         model<&M::logit_softcap>("logit_softcap", {0, 1e6}, WhenOn, A::Transformer),
