@@ -215,7 +215,7 @@ std::string serve_scenario_text(const std::string& scenario_json) {
             Scenario one = scenario;
             one.parallel.tp = one.parallel.dp = 1;
             validate_serving(resolve(one, Rules::ModelAndDevice), s);
-            return to_text({{"ok", true}, {"serving", serving_search_to_json(scenario, *in.search, serving_search(scenario, s, *in.search))}});
+            return to_text({{"ok", true}, {"serving", serving_search_to_json(*in.search, serving_search(scenario, s, *in.search))}});
         }
         const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
         validate_serving(c, s);

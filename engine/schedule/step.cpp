@@ -74,6 +74,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         }
         return true;
     };
+    std::vector<OffloadExposed> offloads;  // per stage: what its activation copies add to a microbatch
     for (size_t i = 0; i < plan.stages.size(); ++i) {
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
@@ -84,7 +85,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
         const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
                                                                      weight_bytes(c, mem[i])) : perf.comm[twin];
-        const OffloadExposed offload = activation_offload_exposed(c, sc, mem[i]);
+        const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
                                     backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
                                         offload.backward});
@@ -120,7 +121,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     perf.step_kernels += backward_kernels(sc);
     perf.step_kernels = scaled(perf.step_kernels, mb);
     const StageComm& cm = perf.comm[k];
-    const OffloadExposed offload = activation_offload_exposed(c, sc, mem[k]);
+    const OffloadExposed& offload = offloads[k];
     const StageComm& tail_comm = perf.comm[tail_stage];
     double pp_p2p = 0;
     for (const auto& e : cm.entries)

@@ -41,18 +41,27 @@ double layer_kv_bytes(const Config& c, const ServingSpec& s) {
     return 2.0 * static_cast<double>(heads) * static_cast<double>(*m.head_dim) * e;
 }
 
+// The model's layers by what they attend to: every earlier token, or (sliding-window layers) the last window's.
+struct LayerKinds {
+    double full = 0, local = 0;
+};
+LayerKinds layer_kinds(const ModelSpec& m) {
+    LayerKinds k;
+    for (int64_t i = 0; i < m.layers; ++i) (is_local_layer(m, i) ? k.local : k.full) += 1;
+    return k;
+}
+
+// The tokens a layer of each kind sees of a request of `context` tokens.
+double window_of(const ModelSpec& m, double context) { return std::min(context, static_cast<double>(m.sliding_window)); }
+
 // The cache of one request of `context` tokens on one GPU, each layer's tokens rounded up to whole blocks when
 // `blocks` (vLLM allocates a layer's cache block by block); a sliding-window layer keeps its window only.
 double request_kv(const Config& c, const ServingSpec& s, double context, bool blocks) {
     const ModelSpec& m = c.s.model;
-    const double per_layer = layer_kv_bytes(c, s), block = static_cast<double>(s.block_size);
-    double bytes = 0;
-    for (int64_t i = 0; i < m.layers; ++i) {
-        double tokens = is_local_layer(m, i) ? std::min(context, static_cast<double>(m.sliding_window)) : context;
-        if (blocks) tokens = std::ceil(tokens / block) * block;
-        bytes += per_layer * tokens;
-    }
-    return bytes;
+    const LayerKinds k = layer_kinds(m);
+    const double block = static_cast<double>(s.block_size);
+    const auto held = [&](double tokens) { return blocks ? std::ceil(tokens / block) * block : tokens; };
+    return layer_kv_bytes(c, s) * (k.full * held(context) + k.local * held(window_of(m, context)));
 }
 
 struct ServedParams {
@@ -91,14 +100,11 @@ double attention_flops(const Config& c, double queries, double keys, bool causal
     const double heads = static_cast<double>(m.heads) / static_cast<double>(c.s.parallel.tp);
     const double qk = static_cast<double>(*m.head_dim + (m.kv_lora_rank > 0 ? m.qk_rope_head_dim : 0));
     const double v = static_cast<double>(m.kv_lora_rank > 0 ? *m.v_head_dim : *m.head_dim);
-    double flops = 0;
-    for (int64_t i = 0; i < m.layers; ++i) {
-        const double seen = is_local_layer(m, i) ? std::min(keys, static_cast<double>(m.sliding_window)) : keys;
-        // A causal prompt sees on average half of itself where the window does not cut it.
-        const double pairs = causal_square && seen == keys ? queries * keys / 2 : queries * seen;
-        flops += 2 * pairs * heads * (qk + v);
-    }
-    return flops;
+    const LayerKinds k = layer_kinds(m);
+    const double seen = window_of(m, keys);
+    // A causal prompt sees on average half of itself where the window does not cut it.
+    const auto pairs = [&](double s) { return causal_square && s == keys ? queries * keys / 2 : queries * s; };
+    return 2 * heads * (qk + v) * (k.full * pairs(keys) + k.local * pairs(seen));
 }
 
 }  // namespace
@@ -180,11 +186,9 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(e.kv_available / e.kv_bytes_per_request)) : 0;
     // The longest request: the windowed layers' share stops growing at their window, the others' grows block by block.
     const double block = static_cast<double>(s.block_size);
-    double full_layers = 0;
-    for (int64_t i = 0; i < m.layers; ++i) full_layers += is_local_layer(m, i) ? 0 : 1;
-    const double per_block = full_layers * layer_kv_bytes(c, s) * block;
-    const double windows = request_kv(c, s, static_cast<double>(m.sliding_window), true) -
-                           full_layers * layer_kv_bytes(c, s) * std::ceil(static_cast<double>(m.sliding_window) / block) * block;
+    const LayerKinds kinds = layer_kinds(m);
+    const double per_block = kinds.full * layer_kv_bytes(c, s) * block;
+    const double windows = kinds.local * layer_kv_bytes(c, s) * std::ceil(static_cast<double>(m.sliding_window) / block) * block;
     // vLLM's max_model_len stops at the model's positions too.
     const double positions = m.max_positions > 0 ? static_cast<double>(m.max_positions) : 1e18;
     const double by_cache = per_block > 0 ? std::max(0.0, std::floor((e.kv_available - windows) / per_block)) * block : positions;

@@ -19,6 +19,7 @@ struct ServingSearchSpec {
 };
 
 struct ServingPlan {
+    Config config;         // the replica as resolved: the scenario at this plan's tp, one replica
     int64_t tp = 1;
     ServingSpec spec;      // the serving object with this plan's formats and chosen concurrency
     ServingEstimate estimate;

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "io/codec/json_reader.h"
+#include "io/codec/json_writer.h"
 #include "scenario/names.h"
 #include "serve/serving_launch.h"
 
@@ -57,7 +58,6 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
     json points = json::array();
     for (const CurvePoint& p : curve)
         points.push_back({{"concurrency", p.concurrency}, {"tpot_seconds", p.tpot_seconds}, {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu}});
-    const auto whole = [](double bytes) { return static_cast<int64_t>(std::llround(bytes)); };
     json launch = json::array();
     for (const LaunchCommand& l : serving_launch(c, s)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
     json out = {
@@ -98,16 +98,12 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
     return out;
 }
 
-nlohmann::json serving_search_to_json(const Scenario& scenario, const ServingSearchSpec& q, const ServingSearchResult& r) {
+nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingSearchResult& r) {
     using nlohmann::json;
     json plans = json::array();
     for (size_t i = 0; i < r.plans.size(); ++i) {
         const ServingPlan& p = r.plans[i];
-        Scenario s = scenario;
-        s.parallel.tp = p.tp;
-        s.parallel.dp = 1;
-        const Config c = resolve(s, Rules::ModelAndDevice);
-        json one = serving_to_json(c, p.spec, p.estimate);
+        json one = serving_to_json(p.config, p.spec, p.estimate);
         one["rank"] = static_cast<int64_t>(i + 1);
         one["cost_per_million_tokens"] = p.cost_per_million_tokens;
         plans.push_back(std::move(one));

@@ -18,6 +18,6 @@ ServingInput serving_input_from_json(const nlohmann::json* j);  // j: the "servi
 // `curve`: the replica's latency-throughput points (serve/serving.h), written as "curve" when given.
 nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e,
                                const std::vector<CurvePoint>& curve = {});
-nlohmann::json serving_search_to_json(const Scenario& scenario, const ServingSearchSpec& q, const ServingSearchResult& r);
+nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingSearchResult& r);
 
 }  // namespace shardcalc
