@@ -57,7 +57,7 @@ int main() {
         s.prompt_tokens = 2000;
         s.output_tokens = 500;
         s.concurrency = 64;
-        measure("serving estimate (llama-3.1-70b, tp4)", [&] { sink = sink + shardcalc::serving_estimate(c, g, s).decode_step_seconds; });
+        measure("serving estimate (llama-3.1-70b, tp4)", [&] { sink = sink + shardcalc::serving_estimate(c, g, s).tpot_seconds; });
     }
     measure("serve: JSON in -> JSON out (with its curve)", [&] { sink = sink + static_cast<double>(shardcalc::serve_scenario_text(served).size()); });
     // What the page asks after each answer (the menus' valid options) and on an arrow key (the next valid tp).

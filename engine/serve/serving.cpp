@@ -51,17 +51,26 @@ LayerKinds layer_kinds(const ModelSpec& m) {
     return k;
 }
 
+// The layers that keep a KV cache: the model's, and with multi-token prediction drafting its modules' layers too (each of
+// the last layer's kind: graph/decoder.cpp), which vLLM gives cache blocks in the same pool as the target's.
+LayerKinds cached_layers(const Config& c, const ServingSpec& s) {
+    const ModelSpec& m = c.s.model;
+    LayerKinds k = layer_kinds(m);
+    if (s.speculative.method == SpeculativeMethod::Mtp)
+        (is_local_layer(m, m.layers - 1) ? k.local : k.full) += static_cast<double>(m.mtp_layers);
+    return k;
+}
+
 // The tokens a layer of each kind sees of a request of `context` tokens.
 double window_of(const ModelSpec& m, double context) { return std::min(context, static_cast<double>(m.sliding_window)); }
 
-// The cache of one request of `context` tokens on one GPU, each layer's tokens rounded up to whole blocks when
-// `blocks` (vLLM allocates a layer's cache block by block); a sliding-window layer keeps its window only.
-double request_kv(const Config& c, const ServingSpec& s, double context, bool blocks) {
-    const ModelSpec& m = c.s.model;
-    const LayerKinds k = layer_kinds(m);
+// The cache of one request of `context` tokens on one GPU over the layers `k`, each layer's tokens rounded up to whole
+// blocks when `blocks` (vLLM allocates a layer's cache block by block); a sliding-window layer keeps its window only.
+// `shared`: tokens of it (whole blocks) that the full-attention layers hold in blocks shared with other requests.
+double request_kv(const Config& c, const ServingSpec& s, const LayerKinds& k, double context, bool blocks, double shared = 0) {
     const double block = static_cast<double>(s.block_size);
     const auto held = [&](double tokens) { return blocks ? std::ceil(tokens / block) * block : tokens; };
-    return layer_kv_bytes(c, s) * (k.full * held(context) + k.local * held(window_of(m, context)));
+    return layer_kv_bytes(c, s) * (k.full * (held(context) - shared) + k.local * held(window_of(c.s.model, context)));
 }
 
 struct ServedParams {
@@ -69,23 +78,56 @@ struct ServedParams {
     double quantized = 0;   // of which the layers' GEMM weights (a weight format applies to them)
     double experts = 0;     // of which routed experts'
     double active = 0;      // the weights one token's forward multiplies (for FLOPs: the output layer included)
+    double borrowed = 0;    // weights a forward reads that another part holds (a drafter's output layer, the model's)
+    ServedParams& operator+=(const ServedParams& o) {
+        borrowed += o.borrowed;
+        all += o.all;
+        quantized += o.quantized;
+        experts += o.experts;
+        active += o.active;
+        return *this;
+    }
 };
 
-// The weights one GPU of the tensor-parallel group holds: the embedding, the layers and the final norm and output
-// layer (the multi-token prediction modules are not served).
-ServedParams served_params(const Config& c, const ModelGraph& g) {
+// One layer group's share of the served weights, `n` copies held and `runs` of it in one token's forward.
+ServedParams layer_params(const Module& layer, const Config& c, double n, double runs) {
     const ModelSpec& m = c.s.model;
+    const double k = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
+    const ParamTally t = tally_module(layer, c, true);
+    ServedParams p;
+    p.all = n * t.params;
+    p.quantized = n * (t.matmul_weights + t.expert_params);  // 2-D GEMM weights, and the experts' 3-D stacks
+    p.experts = n * t.expert_params;
+    p.active = runs * (t.params - t.expert_params + t.expert_params * k);
+    return p;
+}
+
+// The multi-token prediction modules as a drafter runs them (graph/decoder.cpp): their norms, their projection of the
+// hidden state and the next token's embedding, their layer, and the output layer they share with the model (read
+// and multiplied by every draft step, held once: `active` counts it, `all` does not).
+ServedParams mtp_params(const Config& c, const ModelGraph& g) {
+    ServedParams p;
+    for (const Module& mtp : g.post.children) {
+        for (const Op& op : mtp.ops) {
+            const ParamTally t = tally_op(op, c, false);
+            const bool shared = std::any_of(op.params.begin(), op.params.end(), [](const ParamTensor& w) { return w.shared; });
+            p.all += t.params;
+            p.quantized += shared ? 0 : t.matmul_weights;
+            p.active += shared ? t.matmul_weights : t.params;
+            p.borrowed += shared ? t.matmul_weights : 0;
+        }
+        for (const Module& layer : mtp.children) p += layer_params(layer, c, 1, 1);
+    }
+    return p;
+}
+
+// The weights one GPU of the tensor-parallel group holds: the embedding, the layers and the final norm and output
+// layer (the multi-token prediction modules only as a drafter: mtp_params).
+ServedParams served_params(const Config& c, const ModelGraph& g) {
     ServedParams p;
     p.all = tally_module(g.pre, c, false).params;
-    const double k = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
-    for (const LayerGroup& grp : g.groups) {
-        const ParamTally t = tally_module(grp.layer, c, true);
-        const double n = grp.shared_weights ? 1 : static_cast<double>(grp.count);
-        p.all += n * t.params;
-        p.quantized += n * (t.matmul_weights + t.expert_params);  // 2-D GEMM weights, and the experts' 3-D stacks
-        p.experts += n * t.expert_params;
-        p.active += static_cast<double>(grp.count) * (t.params - t.expert_params + t.expert_params * k);
-    }
+    for (const LayerGroup& grp : g.groups)
+        p += layer_params(grp.layer, c, grp.shared_weights ? 1 : static_cast<double>(grp.count), static_cast<double>(grp.count));
     for (const Op& op : g.post.ops) {
         p.all += tally_op(op, c, false).params;
         p.active += tally_op(op, c, true).params;
@@ -93,23 +135,35 @@ ServedParams served_params(const Config& c, const ModelGraph& g) {
     return p;
 }
 
-// FLOPs of attention's scores and weighted values for `queries` tokens that each see `keys` earlier tokens, summed
-// over the layers, on one GPU (2 per multiply-add; the QK^T dot products at the query/key width, AV at the value's).
-double attention_flops(const Config& c, double queries, double keys, bool causal_square) {
+// FLOPs of attention's scores and weighted values for `queries` tokens that each see `past` earlier tokens and, when
+// `causal` (a prompt's uncached part), the part's tokens before them, summed over the layers `k`, on one GPU (2 per
+// multiply-add; the QK^T dot products at the query/key width, AV at the value's).
+double attention_flops(const Config& c, const LayerKinds& k, double queries, double past, bool causal) {
     const ModelSpec& m = c.s.model;
     const double heads = static_cast<double>(m.heads) / static_cast<double>(c.s.parallel.tp);
     const double qk = static_cast<double>(*m.head_dim + (m.kv_lora_rank > 0 ? m.qk_rope_head_dim : 0));
     const double v = static_cast<double>(m.kv_lora_rank > 0 ? *m.v_head_dim : *m.head_dim);
-    const LayerKinds k = layer_kinds(m);
+    const double keys = past + (causal ? queries : 0);
     const double seen = window_of(m, keys);
-    // A causal prompt sees on average half of itself where the window does not cut it.
-    const auto pairs = [&](double s) { return causal_square && s == keys ? queries * keys / 2 : queries * s; };
+    // A causal part's queries see on average half of it where the window does not cut it.
+    const auto pairs = [&](double s) { return causal && s == keys ? queries * (past + queries / 2) : queries * s; };
     return 2 * heads * (qk + v) * (k.full * pairs(keys) + k.local * pairs(seen));
+}
+
+// Tokens a step yields per request with `tokens` drafts each accepted with probability `a` once the ones before it
+// were: the accepted run and the target's own next token, (1 - a^(tokens+1)) / (1 - a) (Leviathan et al. 2023,
+// "Fast Inference from Transformers via Speculative Decoding", eq. 1).
+double tokens_per_step(const Speculation& sp) {
+    if (sp.method == SpeculativeMethod::None) return 1;
+    const double a = sp.acceptance;
+    return (1 - std::pow(a, static_cast<double>(sp.tokens + 1))) / (1 - a);
 }
 
 }  // namespace
 
-double kv_cache_bytes(const Config& c, const ServingSpec& s, double context) { return request_kv(c, s, context, false); }
+double kv_cache_bytes(const Config& c, const ServingSpec& s, double context) {
+    return request_kv(c, s, cached_layers(c, s), context, false);
+}
 
 std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g, const ServingSpec& s, int64_t max_concurrency) {
     std::vector<CurvePoint> out;
@@ -117,7 +171,7 @@ std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g,
     for (int64_t b = 1; b <= max_concurrency; b = b * 2 > max_concurrency && b < max_concurrency ? max_concurrency : b * 2) {
         at.concurrency = b;
         const ServingEstimate e = serving_estimate(c, g, at);
-        out.push_back({b, e.decode_step_seconds, e.tokens_per_second_per_gpu});
+        out.push_back({b, e.tpot_seconds, e.tokens_per_second_per_gpu});
         if (b == max_concurrency) break;
     }
     return out;
@@ -144,6 +198,12 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         problems.add("/serving/output_tokens", "prompt_tokens + output_tokens (" + std::to_string(request) +
                                                    ") exceed the model's positions (model.max_positions = " +
                                                    std::to_string(m.max_positions) + ")");
+    if (s.shared_prefix_tokens > s.prompt_tokens)
+        problems.add("/serving/shared_prefix_tokens", "at most prompt_tokens (" + std::to_string(s.prompt_tokens) + "), got " +
+                                                          std::to_string(s.shared_prefix_tokens));
+    if (s.speculative.method == SpeculativeMethod::Mtp && m.mtp_layers < 1)
+        problems.add("/serving/speculative/method", "mtp drafts with the model's multi-token prediction modules; the model has "
+                                                    "none (model.mtp_layers is 0): use ngram, or a model with them");
     if (s.weights == WeightFormat::Fp8 && c.s.hardware.peak_tflops_fp8 <= 0)
         problems.add("/serving/weights", "fp8 weights run fp8 GEMMs; the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0)");
     problems.raise();
@@ -155,9 +215,13 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     const HardwareSpec& h = c.s.hardware;
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
     ServingEstimate e;
+    const bool mtp = s.speculative.method == SpeculativeMethod::Mtp;
     const ServedParams p = served_params(c, g);
+    const ServedParams draft = mtp ? mtp_params(c, g) : ServedParams{};
     const double wq = weight_bytes(c, s);
-    e.weights = p.quantized * wq + (p.all - p.quantized) * a;
+    // The layers' GEMM weights at the served format's bytes, the rest in the model's dtype.
+    const auto held = [&](const ServedParams& q) { return q.quantized * wq + (q.all - q.quantized) * a; };
+    e.weights = held(p) + held(draft);
 
     // vLLM sizes the KV cache after a profile run (vllm/v1/worker/gpu_worker.py determine_available_memory):
     // gpu_memory_utilization x the device, less the weights, the profile's activation peak and the memory outside
@@ -180,15 +244,24 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     e.non_torch = h.overhead_gib * 1073741824.0;
     e.kv_available = std::max(0.0, e.budget - e.weights - e.activation_peak - e.non_torch);
 
-    const double request = static_cast<double>(s.prompt_tokens + s.output_tokens);
+    // Automatic prefix caching (vLLM's default): a prompt's leading full blocks whose content is cached are reused, not
+    // computed, and running requests share them (vllm/v1/core/kv_cache_manager.py: blocks found by the hashes of full
+    // blocks; at least the prompt's last token is always computed). The shared prefix's full blocks are held once.
+    const double block = static_cast<double>(s.block_size), prompt = static_cast<double>(s.prompt_tokens);
+    e.prefix_cached_tokens = std::floor(std::min(static_cast<double>(s.shared_prefix_tokens), prompt - 1) / block) * block;
+    const LayerKinds cached = cached_layers(c, s);
+    e.kv_shared_prefix = cached.full * layer_kv_bytes(c, s) * e.prefix_cached_tokens;
+    // A request holds its prompt, its output and, under speculative decoding, the draft tokens of a step in flight
+    // (vLLM's lookahead slots: num_speculative_tokens).
+    const double lookahead = s.speculative.method == SpeculativeMethod::None ? 0 : static_cast<double>(s.speculative.tokens);
+    const double request = static_cast<double>(s.prompt_tokens + s.output_tokens) + lookahead;
     e.kv_bytes_per_token = kv_cache_bytes(c, s, 1);
-    e.kv_bytes_per_request = request_kv(c, s, request, true);
-    e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(e.kv_available / e.kv_bytes_per_request)) : 0;
+    e.kv_bytes_per_request = request_kv(c, s, cached, request, true, e.prefix_cached_tokens);
+    const double room = std::max(0.0, e.kv_available - e.kv_shared_prefix);
+    e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(room / e.kv_bytes_per_request)) : 0;
     // The longest request: the windowed layers' share stops growing at their window, the others' grows block by block.
-    const double block = static_cast<double>(s.block_size);
-    const LayerKinds kinds = layer_kinds(m);
-    const double per_block = kinds.full * layer_kv_bytes(c, s) * block;
-    const double windows = kinds.local * layer_kv_bytes(c, s) * std::ceil(static_cast<double>(m.sliding_window) / block) * block;
+    const double per_block = cached.full * layer_kv_bytes(c, s) * block;
+    const double windows = cached.local * layer_kv_bytes(c, s) * std::ceil(static_cast<double>(m.sliding_window) / block) * block;
     // vLLM's max_model_len stops at the model's positions too.
     const double positions = m.max_positions > 0 ? static_cast<double>(m.max_positions) : 1e18;
     const double by_cache = per_block > 0 ? std::max(0.0, std::floor((e.kv_available - windows) / per_block)) * block : positions;
@@ -200,46 +273,62 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     const double flop_rate = (fp8 ? h.peak_tflops_fp8 * 1e12 : peak_flops(c)) * h.matmul_efficiency;
     const double hbm = hbm_bytes_per_s(c);
     const Group group = make_group(c.s.parallel.tp, 1, c);
-    const double layers = static_cast<double>(m.layers);
     // Megatron-style tensor parallelism as vLLM runs it: an all-reduce of the hidden states after attention and after
     // the MLP of every layer.
-    auto tp_seconds = [&](double tokens) {
+    auto tp_seconds = [&](double tokens, double layers) {
         return 2 * layers * collective_time(CollectiveKind::AllReduce, tokens * hid * a, group, c).seconds;
     };
-    // The weights a step reads: all but the routed experts, and of those the ones its tokens chose (each token picks
+    // The weights a forward reads: all but the routed experts, and of those the ones its tokens chose (each token picks
     // k of E uniformly: 1 - (1 - k/E)^tokens of them).
-    const double dense_bytes = e.weights - p.experts * wq;
-    auto weights_read = [&](double tokens) {
-        if (m.experts == 0) return e.weights;
+    auto weights_read = [&](const ServedParams& q, double tokens) {
+        const double all = held(q) + q.borrowed * a;
+        if (m.experts == 0) return all;
         const double chosen = 1 - std::pow(1 - static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts), tokens);
-        return dense_bytes + p.experts * wq * chosen;
+        return all - q.experts * wq * (1 - chosen);
     };
 
-    // Decode: every running request adds one token, reading the weights it touches and its whole KV cache (at the
-    // middle of its output on average).
+    // Decode: every running request adds one token (with speculative decoding, its drafts and one more: the target
+    // verifies them in one forward), reading the weights it touches and its whole KV cache (at the middle of its output
+    // on average); each verified token sees that context.
     const double batch = static_cast<double>(s.concurrency);
-    const double context = static_cast<double>(s.prompt_tokens) + static_cast<double>(s.output_tokens) / 2;
-    e.decode_bytes = weights_read(batch) + batch * kv_cache_bytes(c, s, context);
-    e.decode_flops = 2 * batch * p.active + attention_flops(c, batch, context, false);
+    const double queries = batch * (1 + lookahead);
+    const double context = prompt + static_cast<double>(s.output_tokens) / 2;
+    const LayerKinds model_layers = layer_kinds(m);
+    e.decode_bytes = weights_read(p, queries) + batch * request_kv(c, s, model_layers, context, false);
+    e.decode_flops = 2 * queries * p.active + attention_flops(c, model_layers, queries, context, false);
     const double compute = e.decode_flops / flop_rate, memory = e.decode_bytes / hbm;
     e.decode_memory_bound = memory >= compute;
-    e.tp_seconds = tp_seconds(batch);
-    e.decode_step_seconds = std::max(compute, memory) + e.tp_seconds;
+    const double layers = static_cast<double>(m.layers);
+    e.tp_seconds = tp_seconds(queries, layers);
+    // Multi-token prediction drafts one token per forward of its module, `tokens` forwards in a row (vLLM reuses the
+    // model's module for drafts past its count), each over the running requests: its weights, the output layer and its
+    // layer's cache.
+    if (mtp) {
+        const LayerKinds one{is_local_layer(m, m.layers - 1) ? 0.0 : 1.0, is_local_layer(m, m.layers - 1) ? 1.0 : 0.0};
+        const double mtp_layers = static_cast<double>(m.mtp_layers);
+        const double bytes = weights_read(draft, batch) + batch * mtp_layers * request_kv(c, s, one, context, false);
+        const double flops = 2 * batch * draft.active + mtp_layers * attention_flops(c, one, batch, context, false);
+        e.draft_seconds = static_cast<double>(s.speculative.tokens) *
+                          (std::max(flops / flop_rate, bytes / hbm) + tp_seconds(batch, mtp_layers));
+    }
+    e.decode_step_seconds = std::max(compute, memory) + e.tp_seconds + e.draft_seconds;
+    e.tokens_per_step = tokens_per_step(s.speculative);
+    e.tpot_seconds = e.decode_step_seconds / e.tokens_per_step;
 
-    // Prefill of one prompt, in chunks of max_num_batched_tokens (vLLM's chunked prefill): each chunk reads the
-    // weights again; the attention over the prompt is causal.
-    const double prompt = static_cast<double>(s.prompt_tokens);
-    const double chunks = std::ceil(prompt / t);
-    const double prefill_flops = 2 * prompt * p.active + attention_flops(c, prompt, prompt, true);
-    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(std::min(prompt, t)) / hbm) +
-                        chunks * tp_seconds(std::min(prompt, t));
+    // Prefill of one prompt's uncached tokens, in chunks of max_num_batched_tokens (vLLM's chunked prefill): each chunk
+    // reads the weights again; the new tokens attend to the cached prefix and causally to each other.
+    const double fresh = prompt - e.prefix_cached_tokens;
+    const double chunks = std::ceil(fresh / t);
+    const double prefill_flops = 2 * fresh * p.active + attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
+    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, std::min(fresh, t)) / hbm) +
+                        chunks * tp_seconds(std::min(fresh, t), layers);
 
-    e.request_seconds = e.prefill_seconds + static_cast<double>(s.output_tokens) * e.decode_step_seconds;
-    // Continuous batching in its steady state: while the running requests decode their output_tokens steps, each of
-    // them is replaced by a new one whose prompt is prefilled on the same GPUs (vLLM's chunked prefill shares the
-    // steps), so a cycle of output_tokens decode steps also holds `concurrency` prefills.
     const double output = static_cast<double>(s.output_tokens);
-    e.tokens_per_second = batch * output / (output * e.decode_step_seconds + batch * e.prefill_seconds);
+    e.request_seconds = e.prefill_seconds + output * e.tpot_seconds;
+    // Continuous batching in its steady state: while the running requests decode their output_tokens (in
+    // output_tokens / tokens_per_step steps), each of them is replaced by a new one whose prompt is prefilled on the same
+    // GPUs (vLLM's chunked prefill shares the steps), so that cycle also holds `concurrency` prefills.
+    e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds);
     e.tokens_per_second_per_gpu = e.tokens_per_second / tp;
     return e;
 }

@@ -15,6 +15,15 @@ namespace shardcalc {
 enum class WeightFormat { Model, Fp8, Int8, Int4 };
 // vLLM's --kv-cache-dtype: the model's dtype (auto) or fp8.
 enum class KvCacheDtype { Auto, Fp8 };
+// Speculative decoding's drafter (vLLM --speculative-config "method"): none; n-gram lookup in the prompt (proposed on
+// the host: no device work); the model's own multi-token prediction modules (DeepSeek-V3's MTP, model.mtp_layers).
+enum class SpeculativeMethod { None, Ngram, Mtp };
+
+struct Speculation {
+    SpeculativeMethod method = SpeculativeMethod::None;
+    int64_t tokens = 1;      // draft tokens proposed per step (vLLM num_speculative_tokens)
+    double acceptance = 0;   // the chance the target accepts a draft token after accepting the ones before it
+};
 
 struct ServingSpec {
     int64_t prompt_tokens = 1024;
@@ -27,6 +36,8 @@ struct ServingSpec {
     int64_t block_size = 16;              // vLLM --block-size: tokens per KV cache block
     int64_t max_num_batched_tokens = 8192;  // vLLM's profile run and prefill chunk
     int64_t max_num_seqs = 256;             // vLLM's sampler profile
+    int64_t shared_prefix_tokens = 0;       // tokens every prompt starts with, held once by vLLM's prefix cache
+    Speculation speculative;
 };
 
 struct ServingEstimate {
@@ -38,13 +49,18 @@ struct ServingEstimate {
     double non_torch = 0;          // outside PyTorch's allocator: the CUDA context and library handles
     double kv_available = 0;       // what is left for the KV cache (0 when nothing is)
     double kv_bytes_per_token = 0;  // every layer's K and V for one token (full-attention and windowed layers alike)
-    double kv_bytes_per_request = 0;  // one request of prompt + output tokens, in whole blocks, windows kept short
+    double kv_bytes_per_request = 0;  // one request's own blocks of prompt + output tokens, windows kept short
+    double kv_shared_prefix = 0;   // the shared prefix's blocks, held once for every request
+    double prefix_cached_tokens = 0;  // of each prompt, found in the prefix cache (whole blocks of the shared prefix)
     int64_t max_concurrency = 0;   // requests of that length the KV cache holds at once
     int64_t max_model_len = 0;     // the longest single request the KV cache holds (tokens), at most the model's positions
     bool fits = false;             // the weights and activations fit and `concurrency` requests' KV caches do too
     // Time of one replica.
     double prefill_seconds = 0;    // time to first token of one prompt (no queueing)
-    double decode_step_seconds = 0;  // time per output token at `concurrency`
+    double decode_step_seconds = 0;  // one decode step at `concurrency`: the target's forward, and the drafts before it
+    double draft_seconds = 0;      // of which the drafter's forwards (multi-token prediction)
+    double tokens_per_step = 1;    // output tokens one step yields per request (speculative decoding: above 1)
+    double tpot_seconds = 0;       // time per output token: a step over the tokens it yields
     bool decode_memory_bound = false;
     double decode_bytes = 0;       // HBM bytes one decode step reads (weights touched and KV)
     double decode_flops = 0;

@@ -42,6 +42,23 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s)
         vllm.lines.push_back(std::string(f.vllm) + " " + f.vllm_value);
         if (f.sglang) sglang.lines.push_back(std::string(f.sglang) + " " + f.sglang_value);
     }
+    // Prefix caching is on by default in vLLM's V1 engine and SGLang (its radix cache); said explicitly where the plan
+    // counts on it.
+    if (s.shared_prefix_tokens > 0) vllm.lines.push_back("--enable-prefix-caching");
+    // Speculative decoding: vLLM's --speculative-config (vllm/config/speculative.py SpeculativeConfig: method,
+    // num_speculative_tokens); SGLang drafts with the model's MTP module as its NEXTN algorithm, one token per step, no
+    // tree (--speculative-eagle-topk 1), the target verifying the drafts and one more.
+    const Speculation& sp = s.speculative;
+    if (sp.method != SpeculativeMethod::None) {
+        vllm.lines.push_back("--speculative-config '{\"method\": \"" + std::string(name_of(sp.method)) +
+                             "\", \"num_speculative_tokens\": " + n(sp.tokens) + "}'");
+        if (sp.method == SpeculativeMethod::Mtp)
+            for (const std::string& line : {std::string("--speculative-algorithm NEXTN"), "--speculative-num-steps " + n(sp.tokens),
+                                            std::string("--speculative-eagle-topk 1"), "--speculative-num-draft-tokens " + n(sp.tokens + 1)})
+                sglang.lines.push_back(line);
+        else
+            sglang.lines.push_back("# n-gram drafting: no SGLang flags written here");
+    }
     if (s.weights == WeightFormat::Int8 || s.weights == WeightFormat::Int4)
         for (LaunchCommand* cmd : {&vllm, &sglang})
             cmd->lines.push_back(std::string("# ") + name_of(s.weights) + ": serve a GPTQ or AWQ checkpoint; its quantization_config names the method");

@@ -17,4 +17,11 @@ const std::vector<std::pair<KvCacheDtype, const char*>>& enum_names<KvCacheDtype
     return t;
 }
 
+template <>
+const std::vector<std::pair<SpeculativeMethod, const char*>>& enum_names<SpeculativeMethod>() {
+    static const std::vector<std::pair<SpeculativeMethod, const char*>> t{
+        {SpeculativeMethod::None, "none"}, {SpeculativeMethod::Ngram, "ngram"}, {SpeculativeMethod::Mtp, "mtp"}};
+    return t;
+}
+
 }  // namespace shardcalc

@@ -10,7 +10,7 @@ namespace {
 
 // Whether a plan at `concurrency` meets the latency targets.
 bool meets(const ServingEstimate& e, const ServingSearchSpec& q) {
-    return (q.ttft_ms <= 0 || e.prefill_seconds * 1e3 <= q.ttft_ms) && (q.tpot_ms <= 0 || e.decode_step_seconds * 1e3 <= q.tpot_ms);
+    return (q.ttft_ms <= 0 || e.prefill_seconds * 1e3 <= q.ttft_ms) && (q.tpot_ms <= 0 || e.tpot_seconds * 1e3 <= q.tpot_ms);
 }
 
 }  // namespace

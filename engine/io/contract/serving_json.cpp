@@ -31,6 +31,21 @@ ServingSearchSpec search_spec_from_json(const nlohmann::json& j) {
     return q;
 }
 
+// The "speculative" object: the drafter, its tokens per step and their acceptance (required: it is the workload's, and
+// vLLM reports it per draft position).
+Speculation speculation_from_json(const nlohmann::json& j) {
+    Speculation sp;
+    ObjectReader r(j, "/serving/speculative");
+    assign(sp.method, r.choice<SpeculativeMethod>("method"));
+    assign(sp.tokens, r.integer("tokens", 1, 16));
+    assign(sp.acceptance, r.number("acceptance", 0, 0.999));
+    if (!r.failed("acceptance") && !j.contains("acceptance") && sp.method != SpeculativeMethod::None)
+        r.problem("acceptance", "required with a method: the chance the target accepts a draft token, from 0 to 0.999 "
+                                "(vLLM's spec-decode metrics give it per draft position)");
+    r.finish();
+    return sp;
+}
+
 }  // namespace
 
 ServingInput serving_input_from_json(const nlohmann::json* j) {
@@ -49,6 +64,8 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     assign(s.block_size, r.integer("block_size", 1, 1 << 16));
     assign(s.max_num_batched_tokens, r.integer("max_num_batched_tokens", 1, kTokens));
     assign(s.max_num_seqs, r.integer("max_num_seqs", 1, int64_t{1} << 20));
+    assign(s.shared_prefix_tokens, r.integer("shared_prefix_tokens", 0, kTokens));
+    if (const nlohmann::json* v = r.object("speculative")) r.collect([&] { s.speculative = speculation_from_json(*v); });
     r.finish();
     return in;
 }
@@ -73,12 +90,17 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"kv_available_bytes", whole(e.kv_available)},
           {"kv_bytes_per_token", whole(e.kv_bytes_per_token)},
           {"kv_bytes_per_request", whole(e.kv_bytes_per_request)},
+          {"kv_shared_prefix_bytes", whole(e.kv_shared_prefix)},
+          {"prefix_cached_tokens", static_cast<int64_t>(e.prefix_cached_tokens)},
           {"max_concurrency", e.max_concurrency},
           {"max_model_len", e.max_model_len},
           {"fits", e.fits}}},
         {"time",
          {{"ttft_seconds", e.prefill_seconds},
-          {"tpot_seconds", e.decode_step_seconds},
+          {"tpot_seconds", e.tpot_seconds},
+          {"decode_step_seconds", e.decode_step_seconds},
+          {"draft_seconds", e.draft_seconds},
+          {"tokens_per_step", e.tokens_per_step},
           {"decode_bound", e.decode_memory_bound ? "memory" : "compute"},
           {"decode_bytes", whole(e.decode_bytes)},
           {"decode_flops", e.decode_flops},
@@ -93,7 +115,12 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"gpu_memory_utilization", s.gpu_memory_utilization},
           {"block_size", s.block_size},
           {"max_num_batched_tokens", s.max_num_batched_tokens},
-          {"max_num_seqs", s.max_num_seqs}}}};
+          {"max_num_seqs", s.max_num_seqs},
+          {"shared_prefix_tokens", s.shared_prefix_tokens},
+          {"speculative",
+           {{"method", name_of(s.speculative.method)},
+            {"tokens", s.speculative.tokens},
+            {"acceptance", s.speculative.acceptance}}}}}};
     if (!curve.empty()) out["curve"] = std::move(points);
     return out;
 }

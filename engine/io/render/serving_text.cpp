@@ -60,23 +60,36 @@ std::string format_serving_table(const nlohmann::json& s) {
                     {"outside PyTorch", gib(m["non_torch_bytes"])},
                     {"KV cache", gib(m["kv_available_bytes"])}});
     out += "KV cache per token: " + thousands(m["kv_bytes_per_token"].get<int64_t>()) + " bytes; per request: " +
-           mib(m["kv_bytes_per_request"]) + " MiB\n\n";
+           mib(m["kv_bytes_per_request"]) + " MiB";
+    if (m["prefix_cached_tokens"].get<int64_t>() > 0)
+        out += " (its own blocks); the shared prefix: " + thousands(m["prefix_cached_tokens"].get<int64_t>()) +
+               " tokens of each prompt cached, " + mib(m["kv_shared_prefix_bytes"]) + " MiB held once";
+    out += "\n\n";
     out += "Time of one replica\n";
-    out += aligned({{"", "value"},
-                    {"time to first token", fixed(t["ttft_seconds"].get<double>() * ms, 2) + " ms"},
-                    {"time per output token", fixed(t["tpot_seconds"].get<double>() * ms, 2) + " ms (" +
-                                                  t["decode_bound"].get<std::string>() + "-bound)"},
-                    {"of which tensor-parallel all-reduces", fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"},
-                    {"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"},
-                    {"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)},
-                    {"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)}});
+    const double per_step = t["tokens_per_step"].get<double>();
+    std::vector<Row> rows{{"", "value"},
+                          {"time to first token", fixed(t["ttft_seconds"].get<double>() * ms, 2) + " ms"},
+                          {"time per output token", fixed(t["tpot_seconds"].get<double>() * ms, 2) + " ms (" +
+                                                        t["decode_bound"].get<std::string>() + "-bound)"}};
+    // Speculative decoding: a step drafts, then verifies, and yields more than one token per request.
+    if (per_step > 1) {
+        rows.push_back({"decode step (drafts and verification)", fixed(t["decode_step_seconds"].get<double>() * ms, 2) + " ms"});
+        rows.push_back({"of which drafting", fixed(t["draft_seconds"].get<double>() * ms, 2) + " ms"});
+        rows.push_back({"output tokens per step and request", fixed(per_step, 2)});
+    }
+    rows.push_back({per_step > 1 ? "of the step, tensor-parallel all-reduces" : "of which tensor-parallel all-reduces",
+                    fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"});
+    rows.push_back({"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"});
+    rows.push_back({"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)});
+    rows.push_back({"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)});
+    out += aligned(rows);
     if (s.contains("curve")) {
         out += "\nLatency against throughput (this request shape)\n";
-        std::vector<Row> rows{{"requests at once", "time per output token ms", "output tokens/s per GPU"}};
+        std::vector<Row> points{{"requests at once", "time per output token ms", "output tokens/s per GPU"}};
         for (const auto& p : s["curve"])
-            rows.push_back({thousands(p["concurrency"].get<int64_t>()), fixed(p["tpot_seconds"].get<double>() * ms, 2),
-                            fixed(p["tokens_per_second_per_gpu"].get<double>(), 1)});
-        out += aligned(rows);
+            points.push_back({thousands(p["concurrency"].get<int64_t>()), fixed(p["tpot_seconds"].get<double>() * ms, 2),
+                              fixed(p["tokens_per_second_per_gpu"].get<double>(), 1)});
+        out += aligned(points);
     }
     out += "\nLaunch\n" + format_launch_text(s["launch"]);
     return out;
