@@ -48,3 +48,29 @@ test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the 
   assert.match(await page.textContent('#serving-status'), /^No serving estimate: \/serving\/output_tokens: /);
   await close(page);
 });
+
+test('a shared prefix and speculative decoding: the page sends them and shows what the CLI gives', async () => {
+  const page = await open(env);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  await page.fill('#sv-shared_prefix_tokens', '512');
+  await page.selectOption('#sv-spec-method', 'ngram');
+  await page.fill('#sv-spec-tokens', '3');
+  await page.fill('#sv-spec-acceptance', '0.5');
+  const expected = cliServe(DEFAULTS, { ...REQUEST, shared_prefix_tokens: 512, speculative: { method: 'ngram', tokens: 3, acceptance: 0.5 } });
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tokens_per_step"]')?.dataset.value) === v,
+    expected.time.tokens_per_step);
+  const shown = await cells(page);
+  for (const key of ['time.ttft_seconds', 'time.tpot_seconds', 'time.decode_step_seconds']) {
+    const [part, field] = key.split('.');
+    assert.ok(Math.abs(shown[key] - expected[part][field]) <= 1e-9 * Math.abs(expected[part][field]), `${key}: ${shown[key]} vs ${expected[part][field]}`);
+  }
+  const vllm = await page.textContent('#serving-launch .launch-tool pre');
+  assert.match(vllm, /--speculative-config '\{"method": "ngram", "num_speculative_tokens": 3\}'/);
+  assert.match(vllm, /--enable-prefix-caching/);
+  // MTP on a model without its modules: the engine's reason, with the field.
+  await page.selectOption('#sv-spec-method', 'mtp');
+  await page.waitForSelector('#serving[data-state="error"]');
+  assert.match(await page.textContent('#serving-status'), /\/serving\/speculative\/method: mtp drafts with the model's multi-token/);
+  await close(page);
+});

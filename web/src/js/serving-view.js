@@ -10,6 +10,13 @@ const NUMBERS = [
   ['output_tokens', 'Output tokens', { min: 1, value: 256 }],
   ['concurrency', 'Requests at once', { min: 1, value: 64 }],
   ['gpu_memory_utilization', 'GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.9 }],
+  ['shared_prefix_tokens', 'Shared prefix tokens', { min: 0, value: 0 }],
+];
+// Speculative decoding (the "speculative" object): its drafter, and the draft tokens and their acceptance it needs.
+const DRAFTERS = [['none', 'none'], ['ngram', 'n-gram (prompt lookup)'], ['mtp', 'the model\'s MTP modules']];
+const SPECULATION = [
+  ['tokens', 'Draft tokens', { min: 1, max: 16, value: 3 }],
+  ['acceptance', 'Acceptance', { min: 0, max: 0.999, step: 0.01, value: 0.7 }],
 ];
 const MENUS = [
   ['weights', 'Weights', [['model', 'the model\'s dtype'], ['fp8', 'fp8'], ['int8', 'int8 (GPTQ/AWQ)'], ['int4', 'int4 (GPTQ/AWQ)']]],
@@ -27,7 +34,9 @@ export function wireServing(page) {
   const fields = h('div', { class: 'serving-fields' },
     ...NUMBERS.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-${key}`, type: 'number', ...attrs }))),
     ...MENUS.map(([key, label, options]) => h('label', null, `${label} `,
-      h('select', { id: `sv-${key}` }, ...options.map(([value, text]) => h('option', { value }, text))))));
+      h('select', { id: `sv-${key}` }, ...options.map(([value, text]) => h('option', { value }, text))))),
+    h('label', null, 'Speculative decoding ', h('select', { id: 'sv-spec-method' }, ...DRAFTERS.map(([value, text]) => h('option', { value }, text)))),
+    ...SPECULATION.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-spec-${key}`, type: 'number', ...attrs }))));
   box.append(
     h('p', { class: 'muted' }, 'The plan\'s model and device served as vLLM runs it: one replica of the plan\'s tensor-parallel ' +
       'GPUs with continuous batching. Not yet checked against a measured serving run (docs/serving.md).'),
@@ -50,6 +59,14 @@ function servingScenario(report) {
     if (v !== '') serving[key] = Number(v);
   }
   for (const [key] of MENUS) serving[key] = document.querySelector(`#sv-${key}`).value;
+  const method = document.querySelector('#sv-spec-method').value;
+  if (method !== 'none') {
+    serving.speculative = { method };
+    for (const [key] of SPECULATION) {
+      const v = document.querySelector(`#sv-spec-${key}`).value;
+      if (v !== '') serving.speculative[key] = Number(v);
+    }
+  }
   return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp }, serving };
 }
 
@@ -111,6 +128,9 @@ function draw(page, s, status, table, launch) {
     row('memory.kv_bytes_per_token', 'KV cache per token (bytes)', m.kv_bytes_per_token, count(m.kv_bytes_per_token)),
     row('time.ttft_seconds', 'Time to first token', t.ttft_seconds, duration(t.ttft_seconds)),
     row('time.tpot_seconds', `Time per output token (${t.decode_bound}-bound)`, t.tpot_seconds, duration(t.tpot_seconds)),
+    ...(t.tokens_per_step > 1 ? [
+      row('time.decode_step_seconds', 'Decode step (drafts and verification)', t.decode_step_seconds, duration(t.decode_step_seconds)),
+      row('time.tokens_per_step', 'Output tokens per step and request', t.tokens_per_step, fixed(t.tokens_per_step, 2))] : []),
     row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1))));
   launch.replaceChildren(...s.launch.map((l) => h('div', { class: 'launch-tool', 'data-tool': l.tool },
     h('h4', null, l.tool), h('pre', null, `${l.lines.join('\n')}\n`))));
