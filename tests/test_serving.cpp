@@ -272,3 +272,25 @@ TEST_CASE("serving: n-gram drafts cost the device nothing; the step verifies the
     CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"speculative":{"method":"ngram","acceptance":1}}})")["path"] ==
           "/serving/speculative/acceptance");
 }
+
+// NVFP4 (an E4M3 scale per 16 values) and MXFP4 (an E8M0 scale per 32): their bytes per weight, and NVFP4's fp4 GEMMs on
+// a device with an NVFP4 peak (B200) against weight-only elsewhere (H100).
+TEST_CASE("serving: 4-bit floating-point weights, NVFP4 and MXFP4") {
+    const std::string request = R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":8)";
+    const auto weights = [&](const std::string& format, const std::string& device) {
+        return serve(k70b, kTp1, request + R"(,"weights":")" + format + R"("})", device);
+    };
+    const json bf16 = weights("model", "b200-sxm-180gb"), nv = weights("nvfp4", "b200-sxm-180gb"), mx = weights("mxfp4", "b200-sxm-180gb");
+    const json int4 = weights("int4", "b200-sxm-180gb");
+    // Only the layers' GEMM weights change format: the difference from bf16 is (2 - bytes) per quantized weight.
+    const double quantized_nv = (bf16["memory"]["weights_bytes"].get<double>() - nv["memory"]["weights_bytes"].get<double>()) / (2 - 0.5625);
+    const double quantized_mx = (bf16["memory"]["weights_bytes"].get<double>() - mx["memory"]["weights_bytes"].get<double>()) / (2 - 0.53125);
+    CHECK(quantized_nv == doctest::Approx(quantized_mx).epsilon(1e-9));
+    // Prefill is compute-bound: NVFP4's fp4 GEMMs run at B200's 9,000 TFLOP/s against 2,250 in bf16 (4x); MXFP4 is
+    // weight-only, like int4, at the bf16 rate.
+    CHECK(bf16["time"]["ttft_seconds"].get<double>() / nv["time"]["ttft_seconds"].get<double>() == doctest::Approx(4).epsilon(0.05));
+    CHECK(mx["time"]["ttft_seconds"].get<double>() == doctest::Approx(int4["time"]["ttft_seconds"].get<double>()));
+    // On a device without an NVFP4 peak NVFP4 is weight-only too.
+    CHECK(weights("nvfp4", "h100-sxm-80gb")["time"]["ttft_seconds"].get<double>() ==
+          doctest::Approx(weights("int4", "h100-sxm-80gb")["time"]["ttft_seconds"].get<double>()));
+}

@@ -14,7 +14,9 @@ namespace shardcalc {
 namespace {
 
 // Bytes of one served weight of a layer's GEMMs: the model's dtype, fp8, or weight-only int8/int4 with an fp16 scale
-// and an int4 zero point per group (GPTQ's and AWQ's checkpoints: scales [in/group, out] fp16, qzeros packed int4).
+// and an int4 zero point per group (GPTQ's and AWQ's checkpoints: scales [in/group, out] fp16, qzeros packed int4);
+// NVFP4 an E2M1 value and an E4M3 scale per 16 (NVIDIA ModelOpt's NVFP4; its per-tensor fp32 scale is left out), MXFP4
+// an E2M1 value and an E8M0 scale per 32 (OCP Microscaling Formats v1.0).
 double weight_bytes(const Config& c, const ServingSpec& s) {
     const double group = static_cast<double>(s.group_size);
     switch (s.weights) {
@@ -22,6 +24,8 @@ double weight_bytes(const Config& c, const ServingSpec& s) {
         case WeightFormat::Fp8: return 1;
         case WeightFormat::Int8: return 1 + 2.5 / group;
         case WeightFormat::Int4: return 0.5 + 2.5 / group;
+        case WeightFormat::Nvfp4: return 0.5 + 1.0 / 16;
+        case WeightFormat::Mxfp4: return 0.5 + 1.0 / 32;
     }
     return bytes_of(c.s.training.dtype);
 }
@@ -268,9 +272,12 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     e.max_model_len = static_cast<int64_t>(e.kv_available > windows || per_block == 0 ? std::min(by_cache, positions) : 0.0);
     e.fits = e.kv_available > 0 && e.max_concurrency >= s.concurrency;
 
-    // The roofline of the served GEMMs: fp8 weights run fp8 GEMMs, weight-only formats 16-bit ones on dequantized tiles.
+    // The roofline of the served GEMMs: fp8 weights run fp8 GEMMs, NVFP4 fp4 ones where the device has them (the
+    // activations quantized as they come: vLLM's CUTLASS W4A4 path on Blackwell), weight-only formats 16-bit ones on
+    // dequantized tiles.
     const bool fp8 = s.weights == WeightFormat::Fp8 && h.peak_tflops_fp8 > 0;
-    const double flop_rate = (fp8 ? h.peak_tflops_fp8 * 1e12 : peak_flops(c)) * h.matmul_efficiency;
+    const bool fp4 = s.weights == WeightFormat::Nvfp4 && h.peak_tflops_nvfp4 > 0;
+    const double flop_rate = (fp8 ? h.peak_tflops_fp8 * 1e12 : fp4 ? h.peak_tflops_nvfp4 * 1e12 : peak_flops(c)) * h.matmul_efficiency;
     const double hbm = hbm_bytes_per_s(c);
     const Group group = make_group(c.s.parallel.tp, 1, c);
     // Megatron-style tensor parallelism as vLLM runs it: an all-reduce of the hidden states after attention and after

@@ -10,9 +10,11 @@
 
 namespace shardcalc {
 
-// The weights as served: the model's dtype, fp8 (W8A8: fp8 GEMMs), or weight-only int8 / int4 (GPTQ, AWQ: 16-bit
-// GEMMs on dequantized tiles, an fp16 scale and an int4 zero per group of group_size weights).
-enum class WeightFormat { Model, Fp8, Int8, Int4 };
+// The weights as served: the model's dtype, fp8 (W8A8: fp8 GEMMs), weight-only int8 / int4 (GPTQ, AWQ: 16-bit
+// GEMMs on dequantized tiles, an fp16 scale and an int4 zero per group of group_size weights), NVFP4 (4-bit with an
+// fp8 scale per 16: fp4 GEMMs where the device has them, else weight-only) or MXFP4 (4-bit with a power-of-two scale
+// per 32: weight-only, as vLLM runs gpt-oss's checkpoints on Hopper).
+enum class WeightFormat { Model, Fp8, Int8, Int4, Nvfp4, Mxfp4 };
 // vLLM's --kv-cache-dtype: the model's dtype (auto) or fp8.
 enum class KvCacheDtype { Auto, Fp8 };
 // Speculative decoding's drafter (vLLM --speculative-config "method"): none; n-gram lookup in the prompt (proposed on

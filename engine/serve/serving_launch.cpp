@@ -59,9 +59,15 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s)
         else
             sglang.lines.push_back("# n-gram drafting: no SGLang flags written here");
     }
-    if (s.weights == WeightFormat::Int8 || s.weights == WeightFormat::Int4)
+    // The 4-bit and weight-only formats come as quantized checkpoints, whose quantization_config names the method.
+    const char* checkpoint_kind = s.weights == WeightFormat::Int8 || s.weights == WeightFormat::Int4 ? "a GPTQ or AWQ"
+                                  : s.weights == WeightFormat::Nvfp4                                   ? "an NVFP4 (ModelOpt)"
+                                  : s.weights == WeightFormat::Mxfp4                                   ? "an MXFP4"
+                                                                                                       : nullptr;
+    if (checkpoint_kind)
         for (LaunchCommand* cmd : {&vllm, &sglang})
-            cmd->lines.push_back(std::string("# ") + name_of(s.weights) + ": serve a GPTQ or AWQ checkpoint; its quantization_config names the method");
+            cmd->lines.push_back(std::string("# ") + name_of(s.weights) + ": serve " + checkpoint_kind +
+                                 " checkpoint; its quantization_config names the method");
     return {vllm, sglang};
 }
 

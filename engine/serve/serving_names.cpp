@@ -7,7 +7,8 @@ namespace shardcalc {
 template <>
 const std::vector<std::pair<WeightFormat, const char*>>& enum_names<WeightFormat>() {
     static const std::vector<std::pair<WeightFormat, const char*>> t{
-        {WeightFormat::Model, "model"}, {WeightFormat::Fp8, "fp8"}, {WeightFormat::Int8, "int8"}, {WeightFormat::Int4, "int4"}};
+        {WeightFormat::Model, "model"}, {WeightFormat::Fp8, "fp8"}, {WeightFormat::Int8, "int8"}, {WeightFormat::Int4, "int4"},
+        {WeightFormat::Nvfp4, "nvfp4"}, {WeightFormat::Mxfp4, "mxfp4"}};
     return t;
 }
 

@@ -19,7 +19,7 @@ const SPECULATION = [
   ['acceptance', 'Acceptance', { min: 0, max: 0.999, step: 0.01, value: 0.7 }],
 ];
 const MENUS = [
-  ['weights', 'Weights', [['model', 'the model\'s dtype'], ['fp8', 'fp8'], ['int8', 'int8 (GPTQ/AWQ)'], ['int4', 'int4 (GPTQ/AWQ)']]],
+  ['weights', 'Weights', [['model', 'the model\'s dtype'], ['fp8', 'fp8'], ['int8', 'int8 (GPTQ/AWQ)'], ['int4', 'int4 (GPTQ/AWQ)'], ['nvfp4', 'NVFP4'], ['mxfp4', 'MXFP4']]],
   ['kv_cache_dtype', 'KV cache', [['auto', 'the model\'s dtype'], ['fp8', 'fp8']]],
 ];
 
