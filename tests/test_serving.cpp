@@ -91,7 +91,8 @@ TEST_CASE("serving: decode reads the weights and the KV cache; one request is ba
 TEST_CASE("serving: errors name the field and what is allowed") {
     const auto path = [](const std::string& text) { return serve_error(text)["path"].get<std::string>(); };
     CHECK(path(R"({"model":{"preset":"bert-base"},"serving":{}})") == "/model/arch");
-    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"pp":2},"serving":{}})") == "/parallel/pp");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"cp":2},"serving":{}})") == "/parallel/cp");
+    CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"pp":33},"serving":{}})") == "/parallel/pp");
     CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":3},"serving":{}})") == "/parallel/tp");
     CHECK(path(R"({"model":{"preset":"gpt2"},"serving":{"prompt_tokens":1000,"output_tokens":100}})") == "/serving/output_tokens");
     CHECK(path(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"concurency":4}})") == "/serving/concurency");
@@ -293,4 +294,33 @@ TEST_CASE("serving: 4-bit floating-point weights, NVFP4 and MXFP4") {
     // On a device without an NVFP4 peak NVFP4 is weight-only too.
     CHECK(weights("nvfp4", "h100-sxm-80gb")["time"]["ttft_seconds"].get<double>() ==
           doctest::Approx(weights("int4", "h100-sxm-80gb")["time"]["ttft_seconds"].get<double>()));
+}
+
+// Pipeline parallelism (vLLM --pipeline-parallel-size): each stage holds half the layers and their cache; a prompt
+// visits the stages in turn; pp batches in flight each take one round through the stages per token.
+TEST_CASE("serving: pipeline parallelism splits the layers, their cache and the decode round") {
+    const json one = serve(k8b, kTp1, kRequest), two = serve(k8b, R"({"tp":1,"pp":2})", kRequest);
+    CHECK(two["replica"]["pp"] == 2);
+    CHECK(kv_per_token(two) == kv_per_token(one) / 2);
+    // The layers halve; the embedding and the final norm with the output layer (untied) stay whole on their stage.
+    const double w1 = one["memory"]["weights_bytes"].get<double>(), w2 = two["memory"]["weights_bytes"].get<double>();
+    const double pre = 128256.0 * 4096 * 2, post = pre + 4096 * 2;
+    CHECK(w2 == doctest::Approx((w1 - pre - post) / 2 + post).epsilon(1e-12));
+    // A prompt's time is the whole model's plus a hop between the stages.
+    const double ttft1 = one["time"]["ttft_seconds"].get<double>(), ttft2 = two["time"]["ttft_seconds"].get<double>();
+    CHECK(ttft2 > ttft1);
+    CHECK(ttft2 < 1.01 * ttft1);
+    // Two GPUs read the weights and caches for 32 requests each per stage: a token comes sooner than on one GPU, and
+    // each GPU yields fewer tokens than one GPU alone (the hops, the second copy of the ends).
+    CHECK(two["time"]["tpot_seconds"].get<double>() < one["time"]["tpot_seconds"].get<double>());
+    CHECK(two["time"]["tokens_per_second_per_gpu"].get<double>() < one["time"]["tokens_per_second_per_gpu"].get<double>());
+    std::string vllm, sglang;
+    for (const auto& l : two["launch"][0]["lines"]) vllm += l.get<std::string>() + "\n";
+    for (const auto& l : two["launch"][1]["lines"]) sglang += l.get<std::string>() + "\n";
+    CHECK(vllm.find("--pipeline-parallel-size 2\n") != std::string::npos);
+    CHECK(sglang.find("--pp-size 2\n") != std::string::npos);
+    // Llama 3.1 405B in bf16 on two nodes of 8 H100s (tp 8 within a node, pp 2 across): it fits, where tp 8 alone does not.
+    const std::string k405 = R"({"preset":"llama-3.1-405b"})";
+    CHECK(serve(k405, R"({"tp":8,"pp":2})", kRequest)["memory"]["max_concurrency"].get<int64_t>() > 0);
+    CHECK(serve(k405, kTp8, kRequest)["memory"]["max_concurrency"] == 0);
 }

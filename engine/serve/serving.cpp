@@ -55,6 +55,12 @@ LayerKinds layer_kinds(const ModelSpec& m) {
     return k;
 }
 
+LayerKinds scaled(LayerKinds k, double share) {
+    k.full *= share;
+    k.local *= share;
+    return k;
+}
+
 // The layers that keep a KV cache: the model's, and with multi-token prediction drafting its modules' layers too (each of
 // the last layer's kind: graph/decoder.cpp), which vLLM gives cache blocks in the same pool as the target's.
 LayerKinds cached_layers(const Config& c, const ServingSpec& s) {
@@ -125,16 +131,26 @@ ServedParams mtp_params(const Config& c, const ModelGraph& g) {
     return p;
 }
 
-// The weights one GPU of the tensor-parallel group holds: the embedding, the layers and the final norm and output
-// layer (the multi-token prediction modules only as a drafter: mtp_params).
-ServedParams served_params(const Config& c, const ModelGraph& g) {
-    ServedParams p;
-    p.all = tally_module(g.pre, c, false).params;
+// The weights one rank of the tensor-parallel group holds, by where a pipeline puts them: the embedding (first stage),
+// the layers, and the final norm and output layer (last stage); the multi-token prediction modules only as a drafter
+// (mtp_params).
+struct ServedModel {
+    ServedParams pre, layers, post;
+    ServedParams whole() const {
+        ServedParams p = pre;
+        p += layers;
+        p += post;
+        return p;
+    }
+};
+ServedModel served_params(const Config& c, const ModelGraph& g) {
+    ServedModel p;
+    p.pre.all = tally_module(g.pre, c, false).params;
     for (const LayerGroup& grp : g.groups)
-        p += layer_params(grp.layer, c, grp.shared_weights ? 1 : static_cast<double>(grp.count), static_cast<double>(grp.count));
+        p.layers += layer_params(grp.layer, c, grp.shared_weights ? 1 : static_cast<double>(grp.count), static_cast<double>(grp.count));
     for (const Op& op : g.post.ops) {
-        p.all += tally_op(op, c, false).params;
-        p.active += tally_op(op, c, true).params;
+        p.post.all += tally_op(op, c, false).params;
+        p.post.active += tally_op(op, c, true).params;
     }
     return p;
 }
@@ -187,10 +203,15 @@ void validate_serving(const Config& c, const ServingSpec& s) {
     const ParallelSpec& p = c.s.parallel;
     if (m.arch != Arch::Decoder)
         problems.add("/model/arch", std::string("serving estimates a decoder's generation; got ") + name_of(m.arch));
-    // Served here: tensor parallelism within a replica, replicas over dp (vLLM --tensor-parallel-size, --data-parallel-size).
-    for (const auto& [path, degree] : {std::pair<const char*, int64_t>{"/parallel/pp", p.pp}, {"/parallel/cp", p.cp},
-                                       {"/parallel/ulysses", p.ulysses}, {"/parallel/ep", p.ep}})
-        if (degree != 1) problems.add(path, "serving is modelled with tensor parallelism (tp) and replicas (dp) only: 1");
+    // Served here: tensor and pipeline parallelism within a replica, replicas over dp (vLLM --tensor-parallel-size,
+    // --pipeline-parallel-size, --data-parallel-size).
+    for (const auto& [path, degree] : {std::pair<const char*, int64_t>{"/parallel/cp", p.cp}, {"/parallel/ulysses", p.ulysses},
+                                       {"/parallel/ep", p.ep}})
+        if (degree != 1) problems.add(path, "serving is modelled with tensor and pipeline parallelism (tp, pp) and replicas (dp) only: 1");
+    if (m.arch == Arch::Decoder && p.pp > m.layers)
+        problems.add("/parallel/pp", "at most model.layers (" + std::to_string(m.layers) + ") pipeline stages, got " + std::to_string(p.pp));
+    if (p.pp > 1 && s.speculative.method != SpeculativeMethod::None)
+        problems.add("/serving/speculative/method", "speculative decoding is modelled without pipeline parallelism: pp must be 1");
     // vLLM splits the query heads over tp and the key/value heads too, or replicates them when tp is a multiple of them
     // (vllm/model_executor/layers/linear.py QKVParallelLinear).
     const int64_t tp = p.tp, kv = m.kv_heads.value_or(m.heads);
@@ -220,12 +241,20 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
     ServingEstimate e;
     const bool mtp = s.speculative.method == SpeculativeMethod::Mtp;
-    const ServedParams p = served_params(c, g);
+    const ServedModel model = served_params(c, g);
+    const ServedParams p = model.whole();
     const ServedParams draft = mtp ? mtp_params(c, g) : ServedParams{};
     const double wq = weight_bytes(c, s);
     // The layers' GEMM weights at the served format's bytes, the rest in the model's dtype.
     const auto held = [&](const ServedParams& q) { return q.quantized * wq + (q.all - q.quantized) * a; };
-    e.weights = held(p) + held(draft);
+    // Pipeline parallelism (vLLM --pipeline-parallel-size): each stage holds its share of the layers, the first the
+    // embedding, the last the output layer (vllm/distributed/utils.py get_pp_indices splits the layers evenly, the
+    // remainder one each to some stages). The most loaded GPU, whose memory sets the KV cache: ceil(layers / pp) of
+    // them and the larger end.
+    const double pp = static_cast<double>(c.s.parallel.pp), all_layers = static_cast<double>(m.layers);
+    const double share = std::ceil(all_layers / pp) / all_layers;
+    const double ends = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
+    e.weights = held(model.layers) * share + ends + held(draft);
 
     // vLLM sizes the KV cache after a profile run (vllm/v1/worker/gpu_worker.py determine_available_memory):
     // gpu_memory_utilization x the device, less the weights, the profile's activation peak and the memory outside
@@ -253,13 +282,13 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     // blocks; at least the prompt's last token is always computed). The shared prefix's full blocks are held once.
     const double block = static_cast<double>(s.block_size), prompt = static_cast<double>(s.prompt_tokens);
     e.prefix_cached_tokens = std::floor(std::min(static_cast<double>(s.shared_prefix_tokens), prompt - 1) / block) * block;
-    const LayerKinds cached = cached_layers(c, s);
+    const LayerKinds cached = scaled(cached_layers(c, s), share);
     e.kv_shared_prefix = cached.full * layer_kv_bytes(c, s) * e.prefix_cached_tokens;
     // A request holds its prompt, its output and, under speculative decoding, the draft tokens of a step in flight
     // (vLLM's lookahead slots: num_speculative_tokens).
     const double lookahead = s.speculative.method == SpeculativeMethod::None ? 0 : static_cast<double>(s.speculative.tokens);
     const double request = static_cast<double>(s.prompt_tokens + s.output_tokens) + lookahead;
-    e.kv_bytes_per_token = kv_cache_bytes(c, s, 1);
+    e.kv_bytes_per_token = request_kv(c, s, cached, 1, false);
     e.kv_bytes_per_request = request_kv(c, s, cached, request, true, e.prefix_cached_tokens);
     const double room = std::max(0.0, e.kv_available - e.kv_shared_prefix);
     e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(room / e.kv_bytes_per_request)) : 0;
@@ -296,17 +325,24 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
 
     // Decode: every running request adds one token (with speculative decoding, its drafts and one more: the target
     // verifies them in one forward), reading the weights it touches and its whole KV cache (at the middle of its output
-    // on average); each verified token sees that context.
+    // on average); each verified token sees that context. Under pipeline parallelism vLLM keeps pp batches in flight
+    // (its batch queue), each of concurrency / pp requests: a request's token takes one round through every stage, and
+    // each hop sends the microbatch's hidden states to the next stage.
     const double batch = static_cast<double>(s.concurrency);
-    const double queries = batch * (1 + lookahead);
+    const double micro = std::ceil(batch / pp);
+    const double queries = micro * (1 + lookahead);
     const double context = prompt + static_cast<double>(s.output_tokens) / 2;
-    const LayerKinds model_layers = layer_kinds(m);
-    e.decode_bytes = weights_read(p, queries) + batch * request_kv(c, s, model_layers, context, false);
-    e.decode_flops = 2 * queries * p.active + attention_flops(c, model_layers, queries, context, false);
+    const LayerKinds stage_layers = scaled(layer_kinds(m), share);
+    const double stage_ends_read = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
+    e.decode_bytes = weights_read(model.layers, queries) * share + stage_ends_read + micro * request_kv(c, s, stage_layers, context, false);
+    e.decode_flops = 2 * queries * (model.layers.active * share + model.post.active) +
+                     attention_flops(c, stage_layers, queries, context, false);
     const double compute = e.decode_flops / flop_rate, memory = e.decode_bytes / hbm;
     e.decode_memory_bound = memory >= compute;
-    const double layers = static_cast<double>(m.layers);
-    e.tp_seconds = tp_seconds(queries, layers);
+    const double layers = all_layers * share;
+    const Group stages = make_group(c.s.parallel.pp, c.s.parallel.tp, c);
+    const auto hop = [&](double tokens) { return collective_time(CollectiveKind::SendRecv, tokens * hid * a, stages, c).seconds; };
+    e.tp_seconds = pp * tp_seconds(queries, layers);
     // Multi-token prediction drafts one token per forward of its module, `tokens` forwards in a row (vLLM reuses the
     // model's module for drafts past its count), each over the running requests: its weights, the output layer and its
     // layer's cache.
@@ -318,25 +354,28 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
         e.draft_seconds = static_cast<double>(s.speculative.tokens) *
                           (std::max(flops / flop_rate, bytes / hbm) + tp_seconds(batch, mtp_layers));
     }
-    e.decode_step_seconds = std::max(compute, memory) + e.tp_seconds + e.draft_seconds;
+    e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.draft_seconds;
     e.tokens_per_step = tokens_per_step(s.speculative);
     e.tpot_seconds = e.decode_step_seconds / e.tokens_per_step;
 
     // Prefill of one prompt's uncached tokens, in chunks of max_num_batched_tokens (vLLM's chunked prefill): each chunk
-    // reads the weights again; the new tokens attend to the cached prefix and causally to each other.
+    // reads the weights again; the new tokens attend to the cached prefix and causally to each other. Through a
+    // pipeline the chunk visits the stages one after another: the whole model's work and a hop between stages.
     const double fresh = prompt - e.prefix_cached_tokens;
     const double chunks = std::ceil(fresh / t);
+    const LayerKinds model_layers = layer_kinds(m);
     const double prefill_flops = 2 * fresh * p.active + attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
     e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, std::min(fresh, t)) / hbm) +
-                        chunks * tp_seconds(std::min(fresh, t), layers);
+                        chunks * (tp_seconds(std::min(fresh, t), all_layers) + (pp - 1) * hop(std::min(fresh, t)));
 
     const double output = static_cast<double>(s.output_tokens);
     e.request_seconds = e.prefill_seconds + output * e.tpot_seconds;
     // Continuous batching in its steady state: while the running requests decode their output_tokens (in
     // output_tokens / tokens_per_step steps), each of them is replaced by a new one whose prompt is prefilled on the same
-    // GPUs (vLLM's chunked prefill shares the steps), so that cycle also holds `concurrency` prefills.
-    e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds);
-    e.tokens_per_second_per_gpu = e.tokens_per_second / tp;
+    // GPUs (vLLM's chunked prefill shares the steps), so that cycle also holds `concurrency` prefills, each stage of a
+    // pipeline doing its share of each.
+    e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / pp);
+    e.tokens_per_second_per_gpu = e.tokens_per_second / (tp * pp);
     return e;
 }
 

@@ -24,6 +24,7 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s)
     const std::string length = n(s.prompt_tokens + s.output_tokens), share = decimal(s.gpu_memory_utilization, 2);
     const Flag flags[] = {
         {"--tensor-parallel-size", "--tp-size", n(p.tp), n(p.tp), true},
+        {"--pipeline-parallel-size", "--pp-size", n(p.pp), n(p.pp), p.pp > 1},
         {"--data-parallel-size", "--dp-size", n(p.dp), n(p.dp), p.dp > 1},
         {"--max-model-len", "--context-length", length, length, true},
         // SGLang's fraction is of the weights and the KV cache together; vLLM's is of everything it allocates.

@@ -80,7 +80,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
     json out = {
         {"launch", std::move(launch)},
         {"request", {{"prompt_tokens", s.prompt_tokens}, {"output_tokens", s.output_tokens}, {"concurrency", s.concurrency}}},
-        {"replica", {{"tp", c.s.parallel.tp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
+        {"replica", {{"tp", c.s.parallel.tp}, {"pp", c.s.parallel.pp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
         {"memory",
          {{"capacity_bytes", whole(e.capacity)},
           {"budget_bytes", whole(e.budget)},

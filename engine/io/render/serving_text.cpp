@@ -44,7 +44,9 @@ std::string format_serving_table(const nlohmann::json& s) {
     const auto& rep = s["replica"];
     const double ms = 1e3;
     std::string out;
-    out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) + " per replica, " +
+    const int64_t stages = rep["pp"].get<int64_t>();
+    out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) +
+           (stages > 1 ? " x pp " + std::to_string(stages) : "") + " per replica, " +
            std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
            thousands(r["prompt_tokens"].get<int64_t>()) + " prompt + " + thousands(r["output_tokens"].get<int64_t>()) +
            " output tokens, " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
