@@ -324,3 +324,25 @@ TEST_CASE("serving: pipeline parallelism splits the layers, their cache and the 
     CHECK(serve(k405, R"({"tp":8,"pp":2})", kRequest)["memory"]["max_concurrency"].get<int64_t>() > 0);
     CHECK(serve(k405, kTp8, kRequest)["memory"]["max_concurrency"] == 0);
 }
+
+// Little's law (L = lambda W): under an arrival rate the replica runs the smallest concurrency B with B >= rate x the
+// time a request spends at B; past what its KV cache holds it does not keep up.
+TEST_CASE("serving: a request rate settles at the concurrency Little's law gives, or does not keep up") {
+    for (const double rate : {0.5, 5.0, 20.0}) {
+        const json s = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"request_rate":)" + std::to_string(rate) + "}");
+        const json& r = s["request"];
+        REQUIRE(r["keeps_up"] == true);
+        const int64_t b = r["concurrency"].get<int64_t>();
+        CHECK(static_cast<double>(b) >= rate * s["time"]["request_seconds"].get<double>());
+        // One fewer request at once would not keep up.
+        if (b > 1) {
+            const json fewer = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":)" + std::to_string(b - 1) + "}");
+            CHECK(static_cast<double>(b - 1) < rate * fewer["time"]["request_seconds"].get<double>());
+        }
+        CHECK(rate < r["max_request_rate"].get<double>());
+    }
+    const json over = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"request_rate":1000})");
+    CHECK(over["request"]["keeps_up"] == false);
+    CHECK(over["request"]["concurrency"] == over["memory"]["max_concurrency"]);
+    CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"request_rate":2,"search":{}}})")["path"] == "/serving/request_rate");
+}

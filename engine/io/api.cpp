@@ -209,7 +209,10 @@ std::pair<Scenario, SearchSpec> read_search(const std::string& text) { return re
 std::string serve_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
         auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
-        const ServingSpec& s = in.spec;
+        ServingSpec& s = in.spec;
+        if (in.search && s.request_rate > 0)
+            throw InputError("/serving/request_rate", "the plan search finds each replica's largest concurrency itself; give "
+                                                      "request_rate without a search object");
         if (in.search) {
             // The model, the device and the request, checked once with their own paths (the search chooses tp).
             Scenario one = scenario;
@@ -221,6 +224,8 @@ std::string serve_scenario_text(const std::string& scenario_json) {
         validate_serving(c, s);
         const ModelGraph g = build_graph(c);
         const ServingEstimate e = serving_estimate(c, g, s);
+        // Under a request rate the answer is at the concurrency the rate settles at (its flags too).
+        if (s.request_rate > 0) s.concurrency = e.settled_concurrency;
         return to_text({{"ok", true}, {"serving", serving_to_json(c, s, e, latency_throughput(c, g, s, e.max_concurrency))}});
     });
 }

@@ -188,6 +188,7 @@ double kv_cache_bytes(const Config& c, const ServingSpec& s, double context) {
 std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g, const ServingSpec& s, int64_t max_concurrency) {
     std::vector<CurvePoint> out;
     ServingSpec at = s;
+    at.request_rate = 0;  // each point at its own concurrency
     for (int64_t b = 1; b <= max_concurrency; b = b * 2 > max_concurrency && b < max_concurrency ? max_concurrency : b * 2) {
         at.concurrency = b;
         const ServingEstimate e = serving_estimate(c, g, at);
@@ -235,7 +236,9 @@ void validate_serving(const Config& c, const ServingSpec& s) {
 }
 
 
-ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s) {
+namespace {
+
+ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingSpec& s) {
     const ModelSpec& m = c.s.model;
     const HardwareSpec& h = c.s.hardware;
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
@@ -376,6 +379,43 @@ ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const Ser
     // pipeline doing its share of each.
     e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / pp);
     e.tokens_per_second_per_gpu = e.tokens_per_second / (tp * pp);
+    return e;
+}
+
+}  // namespace
+
+// Under an arrival rate, continuous batching settles where the requests in the system equal the rate times the time
+// one spends there (Little's law, L = lambda W): the smallest concurrency B with B >= rate x request_seconds(B). The
+// replica's requests per second, B / W(B), grow with B (a larger batch reads the weights once for more tokens), so
+// the concurrencies that keep up form an interval and a bisection finds its start; beyond what the KV cache holds the
+// replica does not keep up (the queue grows without bound), and B / W(B) there is the most it sustains.
+ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s) {
+    if (s.request_rate <= 0) return estimate_at(c, g, s);
+    ServingSpec at = s;
+    at.concurrency = 1;
+    const ServingEstimate one = estimate_at(c, g, at);
+    const int64_t most = std::max<int64_t>(1, one.max_concurrency);
+    const auto keeps_up = [&](int64_t b) {
+        at.concurrency = b;
+        const ServingEstimate e = estimate_at(c, g, at);
+        return static_cast<double>(b) >= s.request_rate * e.request_seconds;
+    };
+    int64_t lo = 1, hi = most;
+    const bool possible = one.max_concurrency >= 1 && keeps_up(most);
+    if (possible) {
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (keeps_up(mid)) hi = mid;
+            else lo = mid + 1;
+        }
+    }
+    at.concurrency = possible ? lo : most;
+    ServingEstimate e = estimate_at(c, g, at);
+    at.concurrency = most;
+    const ServingEstimate full = estimate_at(c, g, at);
+    e.settled_concurrency = possible ? lo : most;
+    e.keeps_up = possible;
+    e.max_request_rate = one.max_concurrency >= 1 ? static_cast<double>(most) / full.request_seconds : 0;
     return e;
 }
 

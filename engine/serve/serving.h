@@ -31,6 +31,7 @@ struct ServingSpec {
     int64_t prompt_tokens = 1024;
     int64_t output_tokens = 256;
     int64_t concurrency = 1;           // requests decoding together (the running batch of continuous batching)
+    double request_rate = 0;           // requests arriving per second at one replica; when given, sets the concurrency
     WeightFormat weights = WeightFormat::Model;
     int64_t group_size = 128;          // weight-only quantization group
     KvCacheDtype kv_cache_dtype = KvCacheDtype::Auto;
@@ -70,6 +71,11 @@ struct ServingEstimate {
     double request_seconds = 0;    // prefill + output_tokens x decode step
     double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`, new requests' prefills included
     double tokens_per_second_per_gpu = 0;
+    // Under a request rate (ServingSpec::request_rate): the concurrency it settles at (Little's law), whether the
+    // replica keeps up with it within what its KV cache holds, and the most it sustains.
+    int64_t settled_concurrency = 0;
+    bool keeps_up = true;
+    double max_request_rate = 0;   // requests per second at the largest concurrency the KV cache holds
 };
 
 // The KV cache of one token on one GPU of a tensor-parallel group (bytes): per layer K and V of the key/value heads

@@ -18,7 +18,7 @@ function cliServe(s, serving) {
 const cells = (page) => page.$$eval('#serving-table td[data-serving]', (tds) =>
   Object.fromEntries(tds.map((td) => [td.dataset.serving, Number(td.dataset.value)])));
 
-const REQUEST = { prompt_tokens: 1024, output_tokens: 256, concurrency: 64, gpu_memory_utilization: 0.9, weights: 'model', kv_cache_dtype: 'auto' };
+const REQUEST = { prompt_tokens: 1024, output_tokens: 256, concurrency: 64, request_rate: 0, gpu_memory_utilization: 0.9, weights: 'model', kv_cache_dtype: 'auto' };
 
 test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the flags, as the CLI gives them', async () => {
   const page = await open(env);
@@ -72,5 +72,18 @@ test('a shared prefix and speculative decoding: the page sends them and shows wh
   await page.selectOption('#sv-spec-method', 'mtp');
   await page.waitForSelector('#serving[data-state="error"]');
   assert.match(await page.textContent('#serving-status'), /\/serving\/speculative\/method: mtp drafts with the model's multi-token/);
+  await close(page);
+});
+
+test('a request rate: the concurrency it settles at, as the CLI finds it, or that the replica does not keep up', async () => {
+  const page = await open(env);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  await page.fill('#sv-request_rate', '5');
+  const expected = cliServe(DEFAULTS, { ...REQUEST, request_rate: 5 });
+  await page.waitForFunction((t) => document.querySelector('#serving-status')?.textContent.startsWith(t),
+    `At 5.00 requests/s the replica settles at ${expected.request.concurrency.toLocaleString('en-US')} requests at once.`);
+  await page.fill('#sv-request_rate', '900');
+  await page.waitForFunction(() => document.querySelector('#serving-status')?.textContent.startsWith('Does not keep up with 900.00 requests/s'));
   await close(page);
 });

@@ -57,6 +57,7 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     assign(s.prompt_tokens, r.integer("prompt_tokens", 1, kTokens));
     assign(s.output_tokens, r.integer("output_tokens", 1, kTokens));
     assign(s.concurrency, r.integer("concurrency", 1, int64_t{1} << 20));
+    assign(s.request_rate, r.number("request_rate", 0, 1e6));
     assign(s.weights, r.choice<WeightFormat>("weights"));
     assign(s.group_size, r.integer("group_size", 1, 1 << 16));
     assign(s.kv_cache_dtype, r.choice<KvCacheDtype>("kv_cache_dtype"));
@@ -79,7 +80,13 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
     for (const LaunchCommand& l : serving_launch(c, s)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
     json out = {
         {"launch", std::move(launch)},
-        {"request", {{"prompt_tokens", s.prompt_tokens}, {"output_tokens", s.output_tokens}, {"concurrency", s.concurrency}}},
+        {"request",
+         {{"prompt_tokens", s.prompt_tokens},
+          {"output_tokens", s.output_tokens},
+          {"concurrency", s.concurrency},
+          {"request_rate", s.request_rate},
+          {"keeps_up", e.keeps_up},
+          {"max_request_rate", e.max_request_rate}}},
         {"replica", {{"tp", c.s.parallel.tp}, {"pp", c.s.parallel.pp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
         {"memory",
          {{"capacity_bytes", whole(e.capacity)},
@@ -116,6 +123,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"block_size", s.block_size},
           {"max_num_batched_tokens", s.max_num_batched_tokens},
           {"max_num_seqs", s.max_num_seqs},
+          {"request_rate", s.request_rate},
           {"shared_prefix_tokens", s.shared_prefix_tokens},
           {"speculative",
            {{"method", name_of(s.speculative.method)},

@@ -50,6 +50,13 @@ std::string format_serving_table(const nlohmann::json& s) {
            std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
            thousands(r["prompt_tokens"].get<int64_t>()) + " prompt + " + thousands(r["output_tokens"].get<int64_t>()) +
            " output tokens, " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
+    if (r["request_rate"].get<double>() > 0)
+        out += r["keeps_up"].get<bool>()
+                   ? "at " + fixed(r["request_rate"].get<double>(), 2) + " requests/s the replica settles at " +
+                         thousands(r["concurrency"].get<int64_t>()) + " requests at once (Little's law)\n"
+                   : "DOES NOT KEEP UP with " + fixed(r["request_rate"].get<double>(), 2) + " requests/s: at most " +
+                         fixed(r["max_request_rate"].get<double>(), 2) + " with the " + thousands(r["concurrency"].get<int64_t>()) +
+                         " requests its KV cache holds; the queue grows\n";
     out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + ": the KV cache holds " +
            thousands(m["max_concurrency"].get<int64_t>()) + " such requests at once; the longest single request: " +
            thousands(m["max_model_len"].get<int64_t>()) + " tokens\n\n";

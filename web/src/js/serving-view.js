@@ -9,6 +9,7 @@ const NUMBERS = [
   ['prompt_tokens', 'Prompt tokens', { min: 1, value: 1024 }],
   ['output_tokens', 'Output tokens', { min: 1, value: 256 }],
   ['concurrency', 'Requests at once', { min: 1, value: 64 }],
+  ['request_rate', 'Requests/s (0: use requests at once)', { min: 0, step: 'any', value: 0 }],
   ['gpu_memory_utilization', 'GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.9 }],
   ['shared_prefix_tokens', 'Shared prefix tokens', { min: 0, value: 0 }],
 ];
@@ -116,7 +117,11 @@ function draw(page, s, status, table, launch) {
   const unit = page.unit();
   const m = s.memory;
   const t = s.time;
-  status.textContent = `${m.fits ? 'Fits' : 'Does not fit'}: the KV cache holds ${count(m.max_concurrency)} such requests at once; ` +
+  const r = s.request;
+  const rate = r.request_rate > 0 ? (r.keeps_up
+    ? `At ${fixed(r.request_rate, 2)} requests/s the replica settles at ${count(r.concurrency)} requests at once. `
+    : `Does not keep up with ${fixed(r.request_rate, 2)} requests/s: at most ${fixed(r.max_request_rate, 2)}; the queue grows. `) : '';
+  status.textContent = `${rate}${m.fits ? 'Fits' : 'Does not fit'}: the KV cache holds ${count(m.max_concurrency)} such requests at once; ` +
     `the longest single request: ${count(m.max_model_len)} tokens.`;
   const row = (key, label, value, text) => h('tr', null, h('th', { scope: 'row' }, label),
     h('td', { 'data-serving': key, 'data-value': String(value) }, text));
