@@ -346,3 +346,37 @@ TEST_CASE("serving: a request rate settles at the concurrency Little's law gives
     CHECK(over["request"]["concurrency"] == over["memory"]["max_concurrency"]);
     CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"request_rate":2,"search":{}}})")["path"] == "/serving/request_rate");
 }
+
+// Pipeline stages in the search: tried where no replica within one NVLink domain holds a request (Llama 3.1 405B in
+// bf16 on H100s: tp 8 does not fit one node, tp 8 x pp 2 does), or up to max_pp; the latency-throughput front marked.
+TEST_CASE("serving search: pipeline stages across nodes where one node does not hold the model, and the front") {
+    const auto search = [](const std::string& extra) {
+        const json r = json::parse(shardcalc::serve_scenario_text(
+            R"({"model":{"preset":"llama-3.1-405b"},"hardware":{"preset":"h100-sxm-80gb"},"serving":{"prompt_tokens":2000,"output_tokens":500,"search":{"weights":["model"])" +
+            extra + "}}}"));
+        REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+        return r["serving"];
+    };
+    const json bf16 = search("");
+    REQUIRE_FALSE(bf16["plans"].empty());
+    for (const auto& p : bf16["plans"]) {
+        CHECK(p["replica"]["tp"] == 8);
+        CHECK(p["replica"]["pp"].get<int64_t>() >= 2);
+    }
+    // Asked for: pp up to 2 only.
+    for (const auto& p : search(R"(,"max_pp":2)")["plans"]) CHECK(p["replica"]["pp"] == 2);
+    // The front: no listed plan both faster per token and more productive per GPU than one marked on it.
+    const json s = json::parse(shardcalc::serve_scenario_text(
+        R"({"model":{"preset":"llama-3.1-70b"},"hardware":{"preset":"h100-sxm-80gb"},"serving":{"prompt_tokens":2000,"output_tokens":500,
+            "search":{"weights":["model","fp8","int4"],"kv_cache_dtypes":["auto","fp8"],"top":1000}}})"))["serving"];
+    int front = 0;
+    for (const auto& p : s["plans"]) {
+        if (!p["pareto"].get<bool>()) continue;
+        ++front;
+        for (const auto& o : s["plans"])
+            CHECK_FALSE((o["time"]["tpot_seconds"].get<double>() < p["time"]["tpot_seconds"].get<double>() &&
+                         o["time"]["tokens_per_second_per_gpu"].get<double>() > p["time"]["tokens_per_second_per_gpu"].get<double>()));
+    }
+    CHECK(front >= 2);
+    CHECK(s["plans"][0]["pareto"] == true);  // the most productive plan is on the front
+}

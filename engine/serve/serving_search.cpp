@@ -19,20 +19,20 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
     ServingSearchResult out;
     const std::vector<WeightFormat> formats = q.weights.empty() ? std::vector<WeightFormat>{s.weights} : q.weights;
     const std::vector<KvCacheDtype> caches = q.kv_cache_dtypes.empty() ? std::vector<KvCacheDtype>{s.kv_cache_dtype} : q.kv_cache_dtypes;
-    // Tensor parallelism inside the NVLink domain (or up to max_tp), powers of two as the heads split.
-    for (int64_t tp = 1;; tp *= 2) {
+    // One replica of tp x pp GPUs, each weight and KV cache format; false when the model's heads or layers rule the
+    // size out (larger sizes are ruled out too).
+    const auto replica = [&](int64_t tp, int64_t pp) {
         Scenario sc = scenario;
         sc.parallel.tp = tp;
+        sc.parallel.pp = pp;
         sc.parallel.dp = 1;
         Config c;
         try {
             c = resolve(sc, Rules::ModelAndDevice);
         } catch (const InputError&) {
             ++out.invalid;
-            break;
+            return false;
         }
-        const int64_t limit = q.max_tp > 0 ? q.max_tp : nvlink_domain_of(c.s.hardware);
-        if (tp > limit) break;
         const ModelGraph g = build_graph(c);
         for (const WeightFormat w : formats)
             for (const KvCacheDtype kv : caches) {
@@ -65,11 +65,40 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
                     else hi = mid - 1;
                 }
                 spec.concurrency = lo;
-                ServingPlan plan{c, tp, spec, serving_estimate(c, g, spec), 0};
+                ServingPlan plan{c, tp, pp, spec, serving_estimate(c, g, spec), 0, false};
                 if (c.s.hardware.price_per_gpu_hour > 0)
                     plan.cost_per_million_tokens = c.s.hardware.price_per_gpu_hour / 3600 / plan.estimate.tokens_per_second_per_gpu * 1e6;
                 out.plans.push_back(plan);
             }
+        return true;
+    };
+    // Tensor parallelism inside the NVLink domain (or up to max_tp), powers of two as the heads split. The domain is the
+    // resolved device's (a preset's).
+    Scenario probe = scenario;
+    probe.parallel.tp = probe.parallel.pp = probe.parallel.dp = 1;
+    int64_t domain = 1;
+    try {
+        domain = nvlink_domain_of(resolve(probe, Rules::ModelAndDevice).s.hardware);
+    } catch (const InputError&) {
+        ++out.invalid;
+        return out;
+    }
+    const int64_t max_tp = q.max_tp > 0 ? q.max_tp : domain;
+    int64_t widest = 0;
+    for (int64_t tp = 1; tp <= max_tp && replica(tp, 1); tp *= 2) widest = tp;
+    // Pipeline stages across NVLink domains at the widest tensor parallelism (vLLM's advice: tp within a node, pp
+    // across nodes): up to max_pp, or, when it is not given, only where no replica within one domain holds a request.
+    const int64_t max_pp = q.max_pp > 0 ? q.max_pp : out.plans.empty() ? kDefaultMaxPp : 1;
+    for (int64_t pp = 2; widest > 0 && pp <= max_pp && replica(widest, pp); pp *= 2) {
+    }
+    // The time-memory trade of serving: a plan is on the latency-throughput front when no other plan gives a shorter
+    // time per output token and more tokens per second per GPU at once.
+    for (ServingPlan& p : out.plans) {
+        p.pareto = std::none_of(out.plans.begin(), out.plans.end(), [&](const ServingPlan& o) {
+            const double t = o.estimate.tpot_seconds, r = o.estimate.tokens_per_second_per_gpu;
+            return t <= p.estimate.tpot_seconds && r >= p.estimate.tokens_per_second_per_gpu &&
+                   (t < p.estimate.tpot_seconds || r > p.estimate.tokens_per_second_per_gpu);
+        });
     }
     std::stable_sort(out.plans.begin(), out.plans.end(), [](const ServingPlan& a, const ServingPlan& b) {
         return a.estimate.tokens_per_second_per_gpu > b.estimate.tokens_per_second_per_gpu;

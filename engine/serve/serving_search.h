@@ -1,7 +1,8 @@
 #pragma once
-// The serving plan search (issue 26 item 4, first part): for a model, a device and a request shape, every tensor-
-// parallel size, weight format and KV cache format a replica can take, each at the largest concurrency that fits its
-// KV cache and meets the latency targets, ranked by output tokens per second per GPU (so by cost per token).
+// The serving plan search: for a model, a device and a request shape, every tensor-parallel size (and pipeline stages
+// across NVLink domains where needed), weight format and KV cache format a replica can take, each at the largest
+// concurrency that fits its KV cache and meets the latency targets, ranked by output tokens per second per GPU (so by
+// cost per token), with the latency-throughput front marked.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,8 +11,12 @@
 
 namespace shardcalc {
 
+// Pipeline stages tried when none is asked for and no replica within one NVLink domain holds a request.
+constexpr int64_t kDefaultMaxPp = 8;
+
 struct ServingSearchSpec {
     int64_t max_tp = 0;                          // 0: the device's NVLink domain
+    int64_t max_pp = 0;                          // 0: 1, or up to kDefaultMaxPp when one domain holds no replica
     std::vector<WeightFormat> weights;           // empty: the serving object's
     std::vector<KvCacheDtype> kv_cache_dtypes;   // empty: the serving object's
     double ttft_ms = 0, tpot_ms = 0;             // latency targets; 0: none
@@ -19,11 +24,12 @@ struct ServingSearchSpec {
 };
 
 struct ServingPlan {
-    Config config;         // the replica as resolved: the scenario at this plan's tp, one replica
-    int64_t tp = 1;
+    Config config;         // the replica as resolved: the scenario at this plan's tp and pp, one replica
+    int64_t tp = 1, pp = 1;
     ServingSpec spec;      // the serving object with this plan's formats and chosen concurrency
     ServingEstimate estimate;
     double cost_per_million_tokens = 0;  // output tokens, at hardware.price_per_gpu_hour (0: no price)
+    bool pareto = false;   // on the front of time per output token against tokens per second per GPU
 };
 
 struct ServingSearchResult {

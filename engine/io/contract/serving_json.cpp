@@ -22,6 +22,7 @@ ServingSearchSpec search_spec_from_json(const nlohmann::json& j) {
     ServingSearchSpec q;
     ObjectReader r(j, "/serving/search");
     assign(q.max_tp, r.integer("max_tp", 1, 1 << 16));
+    assign(q.max_pp, r.integer("max_pp", 1, 1 << 10));
     if (auto v = r.choices<WeightFormat>("weights")) q.weights = *v;
     if (auto v = r.choices<KvCacheDtype>("kv_cache_dtypes")) q.kv_cache_dtypes = *v;
     assign(q.ttft_ms, r.number("ttft_ms", 0, 1e9));
@@ -141,6 +142,7 @@ nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingS
         json one = serving_to_json(p.config, p.spec, p.estimate);
         one["rank"] = static_cast<int64_t>(i + 1);
         one["cost_per_million_tokens"] = p.cost_per_million_tokens;
+        one["pareto"] = p.pareto;
         plans.push_back(std::move(one));
     }
     return {{"targets", {{"ttft_ms", q.ttft_ms}, {"tpot_ms", q.tpot_ms}}},
