@@ -48,3 +48,16 @@ if (!result.ok) throw new Error('benchmark search failed');
 const seconds = (performance.now() - t0) / 1000;
 const plans = result.search.counts.candidates;
 console.log(`wasm under Node ${process.version}: search of ${plans} plans in ${seconds.toFixed(2)} s (${(plans / seconds).toFixed(0)} plans/s, ${slices} slices)`);
+
+// The serving plan search as the page's "Find a serving plan" asks it: Llama 3.1 70B on H100s, every weight and KV
+// cache format, a time-per-token target.
+const serving = JSON.stringify({
+  model: { preset: 'llama-3.1-70b' },
+  hardware: { preset: 'h100-sxm-80gb' },
+  serving: { prompt_tokens: 2000, output_tokens: 500,
+    search: { weights: ['model', 'fp8', 'int8', 'int4', 'nvfp4', 'mxfp4'], kv_cache_dtypes: ['auto', 'fp8'], tpot_ms: 50 } },
+});
+const s0 = performance.now();
+const served = JSON.parse(engine.serve(serving));
+if (!served.ok) throw new Error('benchmark serving search failed');
+console.log(`wasm under Node ${process.version}: serving plan search of ${served.serving.counts.tried} replicas in ${(performance.now() - s0).toFixed(0)} ms`);

@@ -87,3 +87,22 @@ test('a request rate: the concurrency it settles at, as the CLI finds it, or tha
   await page.waitForFunction(() => document.querySelector('#serving-status')?.textContent.startsWith('Does not keep up with 900.00 requests/s'));
   await close(page);
 });
+
+test('the serving plan search on the page: the CLI\'s plans for the same model, device, request and targets', async () => {
+  const page = await open(env);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  await page.fill('#sv-search-tpot_ms', '50');
+  await page.click('#serving-search-run');
+  await page.waitForSelector('#serving[data-search="drawn"]');
+  const r = cliReport(DEFAULTS).scenario;
+  const { concurrency, request_rate, ...request } = REQUEST;
+  const text = JSON.stringify({ model: r.model, hardware: r.hardware, parallel: { tp: r.parallel.tp }, serving: { ...request,
+    shared_prefix_tokens: 0, search: { weights: ['model', 'fp8', 'int8', 'int4', 'nvfp4', 'mxfp4'], kv_cache_dtypes: ['auto', 'fp8'], ttft_ms: 0, tpot_ms: 50 } } });
+  const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
+  const shown = await page.$$eval('#serving-plans tbody tr', (rows) => rows.map((row) => Number(row.cells[8].dataset.value)));
+  assert.deepEqual(shown, expected.plans.map((p) => p.time.tokens_per_second_per_gpu));
+  assert.ok(shown.length > 0);
+  assert.match(await page.textContent('#serving-search-status'), /^\d[\d,]* replicas tried in \d+ ms/);
+  await close(page);
+});

@@ -24,7 +24,14 @@ const MENUS = [
   ['kv_cache_dtype', 'KV cache', [['auto', 'the model\'s dtype'], ['fp8', 'fp8']]],
 ];
 
+// The serving plan search's targets (the "search" object: docs/serving.md); every weight and KV cache format is tried.
+const TARGETS = [
+  ['ttft_ms', 'Time to first token at most (ms, 0: none)', { min: 0, step: 'any', value: 0 }],
+  ['tpot_ms', 'Time per output token at most (ms, 0: none)', { min: 0, step: 'any', value: 0 }],
+];
+
 let seq = 0;
+let searchSeq = 0;
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #serving[data-state] is
 // "ready", then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes,
@@ -45,8 +52,18 @@ export function wireServing(page) {
     h('p', { id: 'serving-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving estimate' }, h('table', { id: 'serving-table' })),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Latency against throughput' }, h('table', { id: 'serving-curve' })),
-    h('div', { id: 'serving-launch' }));
+    h('div', { id: 'serving-launch' }),
+    h('h4', null, 'Find a serving plan'),
+    h('p', { class: 'muted' }, 'Every tensor-parallel size on this device (pipeline stages across nodes where one node holds ' +
+      'no replica), weight format and KV cache format, each at the most requests at once that fit and meet the targets, ' +
+      'ranked by output tokens per second per GPU.'),
+    h('div', { class: 'serving-fields' },
+      ...TARGETS.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-search-${key}`, type: 'number', ...attrs }))),
+      h('button', { id: 'serving-search-run', type: 'button' }, 'Find plans')),
+    h('p', { id: 'serving-search-status', role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving plans' }, h('table', { id: 'serving-plans' })));
   fields.addEventListener('input', () => refreshServing(page));
+  box.querySelector('#serving-search-run').addEventListener('click', () => searchServing(page));
   box.dataset.state = 'ready';
   refreshServing(page);
 }
@@ -139,4 +156,56 @@ function draw(page, s, status, table, launch) {
     row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1))));
   launch.replaceChildren(...s.launch.map((l) => h('div', { class: 'launch-tool', 'data-tool': l.tool },
     h('h4', null, l.tool), h('pre', null, `${l.lines.join('\n')}\n`))));
+}
+
+// The serving plan search for the plan's model and device and the request above (the engine's "search" object inside
+// "serving"): the ranked replicas with their memory, latency and cost, and the best one's flags.
+async function searchServing(page) {
+  const report = page.report();
+  if (!report) return;
+  const { h, duration, count, fixed } = page;
+  const box = document.querySelector('#serving');
+  const scenario = servingScenario(report);
+  delete scenario.serving.concurrency;
+  delete scenario.serving.request_rate;
+  const search = { weights: ['model', 'fp8', 'int8', 'int4', 'nvfp4', 'mxfp4'], kv_cache_dtypes: ['auto', 'fp8'] };
+  for (const [key] of TARGETS) {
+    const v = document.querySelector(`#sv-search-${key}`).value;
+    if (v !== '') search[key] = Number(v);
+  }
+  scenario.serving.search = search;
+  const id = ++searchSeq;
+  box.dataset.search = 'running';
+  const started = performance.now();
+  let answer;
+  try {
+    answer = await page.engine.serve(scenario);
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  if (id !== searchSeq) return;
+  const status = document.querySelector('#serving-search-status');
+  const table = document.querySelector('#serving-plans');
+  if (!answer.ok) {
+    status.textContent = `No serving plans: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    table.replaceChildren();
+    box.dataset.search = 'error';
+    return;
+  }
+  const r = answer.serving;
+  const n = r.counts;
+  status.textContent = `${count(n.tried)} replicas tried in ${fixed(performance.now() - started, 0)} ms, ${count(n.listed)} listed; left out: ` +
+    `${count(n.does_not_fit)} do not hold one request, ${count(n.misses_target)} miss a target with one request, ${count(n.invalid)} not allowed here` +
+    `${n.listed ? '' : '. Nothing fits: a larger device, more GPUs (max_pp on the CLI) or a shorter request'}.`;
+  const heads = ['Rank', 'tp', 'pp', 'Weights', 'KV cache', 'Requests at once', 'Time to first token', 'Time per output token',
+    'Output tokens/s per GPU', 'Cost per million tokens', 'Latency-throughput front'];
+  table.replaceChildren(h('thead', null, h('tr', null, ...heads.map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', null, ...r.plans.map((p) => h('tr', { 'data-rank': String(p.rank) },
+      h('td', null, String(p.rank)), h('td', null, String(p.replica.tp)), h('td', null, String(p.replica.pp)),
+      h('td', null, p.serving.weights), h('td', null, p.serving.kv_cache_dtype), h('td', null, count(p.request.concurrency)),
+      h('td', null, duration(p.time.ttft_seconds)), h('td', null, duration(p.time.tpot_seconds)),
+      h('td', { 'data-value': String(p.time.tokens_per_second_per_gpu) }, fixed(p.time.tokens_per_second_per_gpu, 1)),
+      h('td', null, p.cost_per_million_tokens > 0 ? fixed(p.cost_per_million_tokens, 3) : '-'),
+      h('td', null, p.pareto ? 'yes' : 'no')))));
+  box.dataset.search = 'drawn';
 }
