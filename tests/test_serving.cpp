@@ -1,6 +1,7 @@
 // Serving (`shardcalc serve`, docs/serving.md): the KV cache per token as vLLM's cache spec sizes it, the memory of one
 // GPU and the requests it holds, the decode and prefill steps on the roofline, and the errors.
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "helpers.h"
@@ -135,6 +136,18 @@ TEST_CASE("serving: vLLM's and SGLang's flags for the replica sized") {
     for (const char* flag : {"--tp-size 4\n", "--dp-size 2\n", "--context-length 4000\n", "--mem-fraction-static 0.85\n",
                              "--max-running-requests 32\n", "--kv-cache-dtype fp8_e4m3\n"})
         CHECK_MESSAGE(sglang.find(flag) != std::string::npos, flag);
+    // TensorRT-LLM sizes its KV cache as a share of the memory the weights and buffers leave: the share that gives
+    // the KV cache sized here.
+    const std::string trtllm = lines(2);
+    for (const char* flag : {"trtllm-serve ", "--tp_size 4\n", "--max_batch_size 32\n", "--max_seq_len 4000\n", "--max_num_tokens 8192\n"})
+        CHECK_MESSAGE(trtllm.find(flag) != std::string::npos, flag);
+    const json& m = s["memory"];
+    const double free = m["capacity_bytes"].get<double>() - m["weights_bytes"].get<double>() - m["activation_peak_bytes"].get<double>() -
+                        m["non_torch_bytes"].get<double>();
+    const double share = std::floor(m["kv_available_bytes"].get<double>() / free * 100) / 100;
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "--kv_cache_free_gpu_memory_fraction %.2f\n", share);
+    CHECK_MESSAGE(trtllm.find(expected) != std::string::npos, trtllm);
 }
 
 TEST_CASE("serving search: each plan at the largest concurrency that fits and meets the targets, best per GPU first") {

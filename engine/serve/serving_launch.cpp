@@ -1,7 +1,10 @@
-// How to start the served plan: vLLM's and SGLang's server flags for the replica shardcalc sized (argument names as
-// vllm/engine/arg_utils.py EngineArgs and sglang/srt/server_args.py ServerArgs define them).
+// How to start the served plan: vLLM's, SGLang's and TensorRT-LLM's server flags for the replica shardcalc sized
+// (argument names as vllm/engine/arg_utils.py EngineArgs, sglang/srt/server_args.py ServerArgs and trtllm-serve's
+// options define them).
 #include "serve/serving_launch.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/decimal.h"
@@ -9,7 +12,32 @@
 
 namespace shardcalc {
 
-std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s) {
+namespace {
+
+// TensorRT-LLM's trtllm-serve (its documented options: --tp_size, --pp_size, --max_batch_size, --max_num_tokens,
+// --max_seq_len, --kv_cache_free_gpu_memory_fraction). Its KV cache is a fraction of the memory free after the weights
+// and buffers, not of the device: the fraction that gives the KV cache sized here, rounded down.
+LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const ServingEstimate& e, const std::string& checkpoint) {
+    const ParallelSpec& p = c.s.parallel;
+    const auto n = [](int64_t v) { return std::to_string(v); };
+    const double free = e.capacity - e.weights - e.activation_peak - e.non_torch;
+    const double fraction = free > 0 ? std::clamp(std::floor(e.kv_available / free * 100) / 100, 0.01, 1.0) : 0.01;
+    LaunchCommand cmd{"TensorRT-LLM (trtllm-serve)", {"trtllm-serve " + checkpoint, "--tp_size " + n(p.tp)}};
+    if (p.pp > 1) cmd.lines.push_back("--pp_size " + n(p.pp));
+    cmd.lines.push_back("--max_batch_size " + n(s.concurrency));
+    cmd.lines.push_back("--max_num_tokens " + n(s.max_num_batched_tokens));
+    cmd.lines.push_back("--max_seq_len " + n(s.prompt_tokens + s.output_tokens));
+    cmd.lines.push_back("--kv_cache_free_gpu_memory_fraction " + decimal(fraction, 2));
+    if (s.kv_cache_dtype == KvCacheDtype::Fp8 || s.weights != WeightFormat::Model)
+        cmd.lines.push_back("# quantized weights or an fp8 KV cache: serve a checkpoint quantized for TensorRT-LLM (ModelOpt)");
+    if (s.shared_prefix_tokens > 0 || s.speculative.method != SpeculativeMethod::None)
+        cmd.lines.push_back("# prefix reuse (kv_cache_config.enable_block_reuse) and speculative decoding: --extra_llm_api_options");
+    return cmd;
+}
+
+}  // namespace
+
+std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
     const ParallelSpec& p = c.s.parallel;
     const auto n = [](int64_t v) { return std::to_string(v); };
     const std::string checkpoint = "<checkpoint of " + (c.s.model.preset.empty() ? std::string("the model") : c.s.model.preset) + ">";
@@ -69,7 +97,7 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s)
         for (LaunchCommand* cmd : {&vllm, &sglang})
             cmd->lines.push_back(std::string("# ") + name_of(s.weights) + ": serve " + checkpoint_kind +
                                  " checkpoint; its quantization_config names the method");
-    return {vllm, sglang};
+    return {vllm, sglang, trtllm_launch(c, s, e, checkpoint)};
 }
 
 }  // namespace shardcalc

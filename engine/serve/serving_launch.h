@@ -1,5 +1,5 @@
 #pragma once
-// The served plan's start-up flags for vLLM and SGLang (serve/serving_launch.cpp).
+// The served plan's start-up flags for vLLM, SGLang and TensorRT-LLM (serve/serving_launch.cpp).
 #include <vector>
 
 #include "search/launch.h"
@@ -7,6 +7,7 @@
 
 namespace shardcalc {
 
-std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s);
+// `e`: the plan's estimate (TensorRT-LLM sizes its KV cache as a share of what the weights leave).
+std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s, const ServingEstimate& e);
 
 }  // namespace shardcalc

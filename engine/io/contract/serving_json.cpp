@@ -78,7 +78,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
     for (const CurvePoint& p : curve)
         points.push_back({{"concurrency", p.concurrency}, {"tpot_seconds", p.tpot_seconds}, {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu}});
     json launch = json::array();
-    for (const LaunchCommand& l : serving_launch(c, s)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
+    for (const LaunchCommand& l : serving_launch(c, s, e)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
     json out = {
         {"launch", std::move(launch)},
         {"request",
