@@ -24,17 +24,23 @@ Group make_group(int64_t size, int64_t stride, const Config& c) {
     Group g;
     g.size = size;
     g.stride = stride;
-    const int64_t shown = std::min<int64_t>(size, 16);
-    for (int64_t i = 0; i < shown; ++i) {
-        const int64_t rank = i * stride;
-        g.first.push_back("n" + std::to_string(rank / gpn) + "_g" + std::to_string(rank % gpn));
-    }
-    if (size > shown) g.first.push_back("... (" + std::to_string(size - shown) + " more)");
+    g.gpus_per_node = gpn;
     // Hosts name the members; the NVLink domain (one host, or a rack of them on NVL72) decides the links.
     const int64_t span = (size - 1) * stride + 1;  // ranks from the first member to the last
     g.scale_out = size > 1 && span > domain;
     g.members_per_domain = g.scale_out ? std::max<int64_t>(1, domain / std::min(stride, domain)) : size;
     return g;
+}
+
+std::vector<std::string> first_members(const Group& g) {
+    std::vector<std::string> out;
+    const int64_t shown = std::min<int64_t>(g.size, 16), gpn = std::max<int64_t>(1, g.gpus_per_node);
+    for (int64_t i = 0; i < shown; ++i) {
+        const int64_t rank = i * g.stride;
+        out.push_back("n" + std::to_string(rank / gpn) + "_g" + std::to_string(rank % gpn));
+    }
+    if (g.size > shown) out.push_back("... (" + std::to_string(g.size - shown) + " more)");
+    return out;
 }
 
 CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g, const Config& c) {

@@ -17,15 +17,18 @@ struct Group {
     int64_t stride = 1;               // rank distance between members (Megatron order tp, cp, ulysses, dp, pp)
     bool scale_out = false;          // leaves the NVLink domain: its steps between domains use the NICs
     int64_t members_per_domain = 1;  // members in one NVLink domain (they share its NICs, one per GPU)
-    std::vector<std::string> first;   // members of the first group, in the Megatron analysis tool's "n0_g0" notation
+    int64_t gpus_per_node = 1;       // the host that names a member
 };
 
 // The group of one parallel dimension, given the sizes of the faster-varying dimensions.
 Group make_group(int64_t size, int64_t stride, const Config& c);
+// Members of the first group, at most 16 and a count of the rest, in the Megatron analysis tool's "n0_g0" notation
+// (host and GPU): for the report, not the arithmetic (a search times millions of collectives).
+std::vector<std::string> first_members(const Group& g);
 
 struct CollectiveTime {
     double seconds = 0;
-    std::string algorithm;  // ring | tree | pairwise | p2p
+    const char* algorithm = "none";  // ring | tree | pairwise | p2p | hierarchical | none
 };
 
 // `bytes`: the full buffer of one rank (all-reduce input, all-gather output, all-to-all send total).

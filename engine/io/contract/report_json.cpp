@@ -107,7 +107,7 @@ void communication(JsonWriter& w, const Report& r) {
             .field("volume_per_iteration", whole(e.volume()))
             .field("group_size", e.group.size)
             .field("scale_out", e.group.scale_out)
-            .field("first_group", e.group.first)
+            .field("first_group", first_members(e.group))
             .field("algorithm", e.algorithm)
             .field("seconds", finite(e.seconds()))
             .field("overlapped", e.overlapped)
