@@ -114,7 +114,7 @@ void attention(const Work& w, const Config& c, WorkKernels& out) {
     const double s = static_cast<double>(c.d.seq_len);
     // Score pairs per device, [b, heads, queries, keys] split as the scores are (plan/local_shape.h); QK^T and AV
     // each 2*d FLOPs per pair (Narayanan sec. 5.1).
-    const std::vector<double> scores = local_dims(SavedSplit::Scores, w.heads, s, c);
+    const LocalDims scores = local_dims(SavedSplit::Scores, w.heads, s, c);
     const double pairs = scores[0] * scores[1] * scores[2] * scores[3];
     const double dv = w.v_head_dim > 0 ? static_cast<double>(w.v_head_dim) : static_cast<double>(w.head_dim);
     const double full = 2 * pairs * (w.head_dim + dv);

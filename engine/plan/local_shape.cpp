@@ -4,19 +4,19 @@
 
 namespace shardcalc {
 
-std::vector<double> local_dims(SavedSplit split, int64_t width, double seq, const Config& c) {
+LocalDims local_dims(SavedSplit split, int64_t width, double seq, const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     const double b = static_cast<double>(c.s.training.micro_batch);
     const double w = static_cast<double>(width);
     const double seq_split = static_cast<double>(p.cp * p.ulysses);
     const double tp = static_cast<double>(p.tp);
-    const double routed = tokens_per_device(c, false) * routed_tokens_factor(c, true);
+    const auto routed = [&] { return tokens_per_device(c, false) * routed_tokens_factor(c, true); };
     switch (split) {
-        case SavedSplit::Sequence: return {b, seq / (seq_split * (p.sp ? tp : 1)), w};
-        case SavedSplit::Tensor: return {b, seq / seq_split, w / tp};
-        case SavedSplit::Scores: return {b, w / (tp * static_cast<double>(p.ulysses)), seq / static_cast<double>(p.cp), seq};
-        case SavedSplit::Routed: return {routed, w};
-        case SavedSplit::Expert: return {routed, w / static_cast<double>(expert_tp(p))};
+        case SavedSplit::Sequence: return {{b, seq / (seq_split * (p.sp ? tp : 1)), w}, 3};
+        case SavedSplit::Tensor: return {{b, seq / seq_split, w / tp}, 3};
+        case SavedSplit::Scores: return {{b, w / (tp * static_cast<double>(p.ulysses)), seq / static_cast<double>(p.cp), seq}, 4};
+        case SavedSplit::Routed: return {{routed(), w}, 2};
+        case SavedSplit::Expert: return {{routed(), w / static_cast<double>(expert_tp(p))}, 2};
     }
     return {};
 }
