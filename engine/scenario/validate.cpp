@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "scenario/checks.h"
 #include "scenario/dimension.h"
 #include "scenario/divisors.h"
 #include "scenario/framework.h"
@@ -13,44 +14,11 @@
 namespace shardcalc {
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
-int64_t gcd(int64_t a, int64_t b) { return b == 0 ? a : gcd(b, a % b); }
-
-// One size a degree must divide: its name in the scenario and, where it helps, why.
-struct Size {
-    const char* what;
-    int64_t value;
-    const char* why = nullptr;
-};
-
-// Every check runs, so that a user sees all problems of a plan at once; each names the field to change.
-class Checks {
-public:
-    void require(bool ok, const char* path, const std::string& message) {
-        if (!ok) problems_.add(path, message);
-    }
-    // `degree` must divide each size; one message lists them all and the values that divide every one.
-    void divides(int64_t degree, std::initializer_list<Size> sizes, const char* path, const char* degree_name) {
-        std::vector<std::string> failed;
-        int64_t common = 0;
-        for (const Size& s : sizes) common = gcd(common, s.value);
-        for (const Size& s : sizes)
-            if (s.value % degree != 0)
-                failed.push_back(std::string(s.what) + " (" + str(s.value) + (s.why ? std::string(": ") + s.why : "") + ")");
-        if (failed.empty()) return;
-        std::string list;  // "a", "a and b", "a, b and c"
-        for (size_t i = 0; i < failed.size(); ++i)
-            list += (i == 0 ? "" : i + 1 == failed.size() ? " and " : ", ") + failed[i];
-        problems_.add(path, "must divide " + list + ", got " + str(degree) + "; " + degree_name + " that work: " +
-                                divisors_text(common));
-    }
-    bool has(const char* path) const { return problems_.has(path); }
-    void raise() const { problems_.raise(); }
-
-private:
-    Problems problems_;
-};
+using validation::Checks;
+using validation::Size;
+using validation::gcd;
+using validation::str;
+using validation::validate_framework;
 
 // A transformer has none of an LSTM's fields; an LSTM's own rules are in scenario/lstm_rules.cpp.
 void validate_arch(const Config& c, Checks& check) {
@@ -277,100 +245,6 @@ void validate_sharding(const Config& c, Checks& check) {
     if (p.world_size)
         check.require(*p.world_size == c.d.world_size, "/parallel/world_size",
                 "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size));
-}
-
-void validate_framework(const Config& c, Checks& check) {
-    const ParallelSpec& p = c.s.parallel;
-    const Framework f = c.s.framework;
-    check.require(!p.overlap_param_gather || f == Framework::Megatron, "/parallel/overlap_param_gather",
-                  std::string("is Megatron's --overlap-param-gather (its distributed optimizer's all-gather); framework ") +
-                      name_of(f) + ": allowed false");
-    // megatron/training/arguments.py: --tp-comm-overlap needs tensor and sequence parallelism (Transformer Engine's
-    // userbuffers overlap the sequence-parallel all-gathers and reduce-scatters).
-    check.require(!p.tp_comm_overlap || f == Framework::Megatron, "/parallel/tp_comm_overlap",
-                  std::string("is Megatron's --tp-comm-overlap (Transformer Engine's userbuffers); framework ") + name_of(f) +
-                      ": allowed false");
-    check.require(!p.tp_comm_overlap || runs_tp_comm_overlap(Framework::Megatron, p), "/parallel/tp_comm_overlap",
-                  "overlaps the sequence-parallel collectives of tensor parallelism: needs tp > 1 and sp = true");
-    switch (f) {
-        case Framework::Megatron:
-            // Megatron-FSDP (megatron/core/distributed/fsdp: --use-megatron-fsdp --data-parallel-sharding-strategy
-            // optim_grads|optim_grads_params, with --use-distributed-optimizer): zero 2 or 3. Its strategy "optim"
-            // is the distributed optimizer itself.
-            check.require(p.zero != 1, "/parallel/zero",
-                    "the megatron profile shards optimizer states with distributed_optimizer (ZeRO-1 semantics); "
-                    "allowed: 0, 2, 3 (Megatron-FSDP)");
-            check.require(p.zero < 2 || p.distributed_optimizer, "/parallel/distributed_optimizer",
-                    "Megatron-FSDP (zero 2, 3) needs distributed_optimizer = true");
-            // Megatron Core's Megatron-FSDP guide names tensor, expert and context parallelism as what it composes with.
-            check.require(p.zero < 2 || p.pp == 1, "/parallel/zero", "Megatron-FSDP (zero 2, 3) needs pp = 1");
-            check.require(p.offload_params == Offload::None, "/parallel/offload_params",
-                    "megatron does not offload parameters; allowed: none");
-            check.require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
-                    "megatron offloads the optimizer to cpu only; allowed: none|cpu");
-            check.require(p.offload_optimizer == Offload::None || p.distributed_optimizer, "/parallel/offload_optimizer",
-                    "megatron's optimizer CPU offload needs distributed_optimizer = true");
-            // megatron/training/arguments.py: --overlap-param-gather requires --use-distributed-optimizer and
-            // --overlap-grad-reduce.
-            check.require(!p.overlap_param_gather || runs_param_gather_overlap(f, p),
-                    "/parallel/overlap_param_gather",
-                    "Megatron's --overlap-param-gather needs distributed_optimizer = true and overlap_grad_reduce = true");
-            break;
-        case Framework::DeepSpeed:
-            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer",
-                    "is a megatron option; with deepspeed use zero >= 1");
-            // deepspeed/runtime/pipe/engine.py asserts ZeRO stage < 2 with pipeline parallelism.
-            check.require(p.pp == 1 || p.zero <= 1, "/parallel/zero",
-                    "DeepSpeed pipeline parallelism (pp > 1) supports ZeRO stage 0 or 1 only");
-            check.require(p.offload_optimizer == Offload::None || p.zero >= 1, "/parallel/offload_optimizer",
-                    "ZeRO-Offload needs zero >= 1");
-            check.require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
-                    "parameter offload (ZeRO-Infinity) needs zero = 3");
-            break;
-        case Framework::Fsdp:
-            check.require(p.zero != 1, "/parallel/zero",
-                    "FSDP sharding strategies are NO_SHARD (0), SHARD_GRAD_OP (2) and FULL_SHARD (3); allowed: 0|2|3");
-            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
-            check.require(p.offload_params != Offload::Nvme, "/parallel/offload_params", "FSDP offloads to cpu only; allowed: none|cpu");
-            check.require(p.offload_optimizer != Offload::Nvme, "/parallel/offload_optimizer",
-                    "FSDP offloads to cpu only; allowed: none|cpu");
-            // torch.distributed.fsdp.CPUOffload(offload_params=True) moves parameters and gradients
-            // to the host, so the optimizer step runs there too.
-            check.require(p.offload_params == p.offload_optimizer, "/parallel/offload_optimizer",
-                    "FSDP CPUOffload moves parameters, gradients and the optimizer together: set offload_params "
-                    "and offload_optimizer to the same value");
-            check.require(p.offload_params == Offload::None || p.zero == 3, "/parallel/offload_params",
-                    "FSDP CPU offload needs FULL_SHARD (zero = 3)");
-            break;
-        case Framework::Pytorch:
-            check.require(p.zero <= 1, "/parallel/zero",
-                    "plain PyTorch DDP offers ZeroRedundancyOptimizer (1) at most; allowed: 0|1");
-            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
-            check.require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer",
-                    "plain PyTorch DDP has no offload; allowed: none");
-            check.require(p.offload_params == Offload::None, "/parallel/offload_params",
-                    "plain PyTorch DDP has no offload; allowed: none");
-            break;
-        case Framework::Xla:
-            // Data parallelism over a slice's cores or chips, and model (tensor) parallelism as Mesh TensorFlow
-            // and GSPMD shard the layers' matmuls. Their pipeline, sequence and expert sharding is not modelled.
-            for (const auto& [degree, path] : {std::pair<int64_t, const char*>{p.pp, "/parallel/pp"}, {p.cp, "/parallel/cp"},
-                                               {p.ulysses, "/parallel/ulysses"}, {p.ep, "/parallel/ep"}})
-                check.require(degree == 1, path, "under xla shardcalc models data and tensor (model) parallelism only; allowed: 1");
-            check.require(!p.sp, "/parallel/sp", "under xla shardcalc models data and tensor (model) parallelism only; allowed: false");
-            check.require(p.zero == 0, "/parallel/zero", "XLA's own weight sharding is not modelled as ZeRO; allowed: 0");
-            check.require(!p.distributed_optimizer, "/parallel/distributed_optimizer", "is a megatron option");
-            check.require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer", "not under xla; allowed: none");
-            check.require(p.offload_params == Offload::None, "/parallel/offload_params", "not under xla; allowed: none");
-            break;
-    }
-    // A TPU runs XLA programs only; shardcalc models XLA on TPUs only (JAX on GPUs uses another allocator).
-    const bool tpu = c.s.hardware.kind == DeviceKind::Tpu;
-    if (tpu && f != Framework::Xla)
-        check.require(false, "/framework", std::string("a TPU (") + c.s.hardware.preset + ") runs programs compiled by XLA, not " +
-                                               name_of(f) + "; allowed: xla");
-    if (!tpu && f == Framework::Xla)
-        check.require(false, "/framework", "xla is modelled on TPUs (hardware.kind tpu); on a GPU choose megatron|deepspeed|fsdp|pytorch");
 }
 
 void validate_hardware(const Config& c, Checks& check) {

@@ -4,31 +4,12 @@
 #include <cmath>
 
 #include "comm/collective_time.h"
-#include "core/error.h"
-#include "scenario/names.h"
 #include "compute/roofline.h"
 #include "graph/build.h"
-#include "memory/model_states.h"
+#include "serve/served_weights.h"
 
 namespace shardcalc {
 namespace {
-
-// Bytes of one served weight of a layer's GEMMs: the model's dtype, fp8, or weight-only int8/int4 with an fp16 scale
-// and an int4 zero point per group (GPTQ's and AWQ's checkpoints: scales [in/group, out] fp16, qzeros packed int4);
-// NVFP4 an E2M1 value and an E4M3 scale per 16 (NVIDIA ModelOpt's NVFP4; its per-tensor fp32 scale is left out), MXFP4
-// an E2M1 value and an E8M0 scale per 32 (OCP Microscaling Formats v1.0).
-double weight_bytes(const Config& c, const ServingSpec& s) {
-    const double group = static_cast<double>(s.group_size);
-    switch (s.weights) {
-        case WeightFormat::Model: return bytes_of(c.s.training.dtype);
-        case WeightFormat::Fp8: return 1;
-        case WeightFormat::Int8: return 1 + 2.5 / group;
-        case WeightFormat::Int4: return 0.5 + 2.5 / group;
-        case WeightFormat::Nvfp4: return 0.5 + 1.0 / 16;
-        case WeightFormat::Mxfp4: return 0.5 + 1.0 / 32;
-    }
-    return bytes_of(c.s.training.dtype);
-}
 
 double kv_element_bytes(const Config& c, const ServingSpec& s) {
     return s.kv_cache_dtype == KvCacheDtype::Fp8 ? 1 : bytes_of(c.s.training.dtype);
@@ -83,78 +64,6 @@ double request_kv(const Config& c, const ServingSpec& s, const LayerKinds& k, do
     return layer_kv_bytes(c, s) * (k.full * (held(context) - shared) + k.local * held(window_of(c.s.model, context)));
 }
 
-struct ServedParams {
-    double all = 0;         // every weight the GPU holds, unique
-    double quantized = 0;   // of which the layers' GEMM weights (a weight format applies to them)
-    double experts = 0;     // of which routed experts'
-    double active = 0;      // the weights one token's forward multiplies (for FLOPs: the output layer included)
-    double borrowed = 0;    // weights a forward reads that another part holds (a drafter's output layer, the model's)
-    ServedParams& operator+=(const ServedParams& o) {
-        borrowed += o.borrowed;
-        all += o.all;
-        quantized += o.quantized;
-        experts += o.experts;
-        active += o.active;
-        return *this;
-    }
-};
-
-// One layer group's share of the served weights, `n` copies held and `runs` of it in one token's forward.
-ServedParams layer_params(const Module& layer, const Config& c, double n, double runs) {
-    const ModelSpec& m = c.s.model;
-    const double k = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
-    const ParamTally t = tally_module(layer, c, true);
-    ServedParams p;
-    p.all = n * t.params;
-    p.quantized = n * (t.matmul_weights + t.expert_params);  // 2-D GEMM weights, and the experts' 3-D stacks
-    p.experts = n * t.expert_params;
-    p.active = runs * (t.params - t.expert_params + t.expert_params * k);
-    return p;
-}
-
-// The multi-token prediction modules as a drafter runs them (graph/decoder.cpp): their norms, their projection of the
-// hidden state and the next token's embedding, their layer, and the output layer they share with the model (read
-// and multiplied by every draft step, held once: `active` counts it, `all` does not).
-ServedParams mtp_params(const Config& c, const ModelGraph& g) {
-    ServedParams p;
-    for (const Module& mtp : g.post.children) {
-        for (const Op& op : mtp.ops) {
-            const ParamTally t = tally_op(op, c, false);
-            const bool shared = std::any_of(op.params.begin(), op.params.end(), [](const ParamTensor& w) { return w.shared; });
-            p.all += t.params;
-            p.quantized += shared ? 0 : t.matmul_weights;
-            p.active += shared ? t.matmul_weights : t.params;
-            p.borrowed += shared ? t.matmul_weights : 0;
-        }
-        for (const Module& layer : mtp.children) p += layer_params(layer, c, 1, 1);
-    }
-    return p;
-}
-
-// The weights one rank of the tensor-parallel group holds, by where a pipeline puts them: the embedding (first stage),
-// the layers, and the final norm and output layer (last stage); the multi-token prediction modules only as a drafter
-// (mtp_params).
-struct ServedModel {
-    ServedParams pre, layers, post;
-    ServedParams whole() const {
-        ServedParams p = pre;
-        p += layers;
-        p += post;
-        return p;
-    }
-};
-ServedModel served_params(const Config& c, const ModelGraph& g) {
-    ServedModel p;
-    p.pre.all = tally_module(g.pre, c, false).params;
-    for (const LayerGroup& grp : g.groups)
-        p.layers += layer_params(grp.layer, c, grp.shared_weights ? 1 : static_cast<double>(grp.count), static_cast<double>(grp.count));
-    for (const Op& op : g.post.ops) {
-        p.post.all += tally_op(op, c, false).params;
-        p.post.active += tally_op(op, c, true).params;
-    }
-    return p;
-}
-
 // FLOPs of attention's scores and weighted values for `queries` tokens that each see `past` earlier tokens and, when
 // `causal` (a prompt's uncached part), the part's tokens before them, summed over the layers `k`, on one GPU (2 per
 // multiply-add; the QK^T dot products at the query/key width, AV at the value's).
@@ -197,44 +106,6 @@ std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g,
     }
     return out;
 }
-
-void validate_serving(const Config& c, const ServingSpec& s) {
-    Problems problems;
-    const ModelSpec& m = c.s.model;
-    const ParallelSpec& p = c.s.parallel;
-    if (m.arch != Arch::Decoder)
-        problems.add("/model/arch", std::string("serving estimates a decoder's generation; got ") + name_of(m.arch));
-    // Served here: tensor and pipeline parallelism within a replica, replicas over dp (vLLM --tensor-parallel-size,
-    // --pipeline-parallel-size, --data-parallel-size).
-    for (const auto& [path, degree] : {std::pair<const char*, int64_t>{"/parallel/cp", p.cp}, {"/parallel/ulysses", p.ulysses},
-                                       {"/parallel/ep", p.ep}})
-        if (degree != 1) problems.add(path, "serving is modelled with tensor and pipeline parallelism (tp, pp) and replicas (dp) only: 1");
-    if (m.arch == Arch::Decoder && p.pp > m.layers)
-        problems.add("/parallel/pp", "at most model.layers (" + std::to_string(m.layers) + ") pipeline stages, got " + std::to_string(p.pp));
-    if (p.pp > 1 && s.speculative.method != SpeculativeMethod::None)
-        problems.add("/serving/speculative/method", "speculative decoding is modelled without pipeline parallelism: pp must be 1");
-    // vLLM splits the query heads over tp and the key/value heads too, or replicates them when tp is a multiple of them
-    // (vllm/model_executor/layers/linear.py QKVParallelLinear).
-    const int64_t tp = p.tp, kv = m.kv_heads.value_or(m.heads);
-    if (m.arch == Arch::Decoder && (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)))
-        problems.add("/parallel/tp", "must divide model.heads (" + std::to_string(m.heads) + ") and divide or be a multiple of "
-                                     "model.kv_heads (" + std::to_string(kv) + "), got " + std::to_string(tp));
-    const int64_t request = s.prompt_tokens + s.output_tokens;
-    if (m.max_positions > 0 && request > m.max_positions)
-        problems.add("/serving/output_tokens", "prompt_tokens + output_tokens (" + std::to_string(request) +
-                                                   ") exceed the model's positions (model.max_positions = " +
-                                                   std::to_string(m.max_positions) + ")");
-    if (s.shared_prefix_tokens > s.prompt_tokens)
-        problems.add("/serving/shared_prefix_tokens", "at most prompt_tokens (" + std::to_string(s.prompt_tokens) + "), got " +
-                                                          std::to_string(s.shared_prefix_tokens));
-    if (s.speculative.method == SpeculativeMethod::Mtp && m.mtp_layers < 1)
-        problems.add("/serving/speculative/method", "mtp drafts with the model's multi-token prediction modules; the model has "
-                                                    "none (model.mtp_layers is 0): use ngram, or a model with them");
-    if (s.weights == WeightFormat::Fp8 && c.s.hardware.peak_tflops_fp8 <= 0)
-        problems.add("/serving/weights", "fp8 weights run fp8 GEMMs; the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0)");
-    problems.raise();
-}
-
 
 namespace {
 

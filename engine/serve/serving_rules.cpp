@@ -1,0 +1,48 @@
+// The rules of a served plan beyond the model's and the device's (serve/serving.h validate_serving).
+#include <string>
+
+#include "core/error.h"
+#include "scenario/names.h"
+#include "serve/serving.h"
+
+namespace shardcalc {
+
+void validate_serving(const Config& c, const ServingSpec& s) {
+    Problems problems;
+    const ModelSpec& m = c.s.model;
+    const ParallelSpec& p = c.s.parallel;
+    if (m.arch != Arch::Decoder)
+        problems.add("/model/arch", std::string("serving estimates a decoder's generation; got ") + name_of(m.arch));
+    // Served here: tensor and pipeline parallelism within a replica, replicas over dp (vLLM --tensor-parallel-size,
+    // --pipeline-parallel-size, --data-parallel-size).
+    for (const auto& [path, degree] : {std::pair<const char*, int64_t>{"/parallel/cp", p.cp}, {"/parallel/ulysses", p.ulysses},
+                                       {"/parallel/ep", p.ep}})
+        if (degree != 1) problems.add(path, "serving is modelled with tensor and pipeline parallelism (tp, pp) and replicas (dp) only: 1");
+    if (m.arch == Arch::Decoder && p.pp > m.layers)
+        problems.add("/parallel/pp", "at most model.layers (" + std::to_string(m.layers) + ") pipeline stages, got " + std::to_string(p.pp));
+    if (p.pp > 1 && s.speculative.method != SpeculativeMethod::None)
+        problems.add("/serving/speculative/method", "speculative decoding is modelled without pipeline parallelism: pp must be 1");
+    // vLLM splits the query heads over tp and the key/value heads too, or replicates them when tp is a multiple of them
+    // (vllm/model_executor/layers/linear.py QKVParallelLinear).
+    const int64_t tp = p.tp, kv = m.kv_heads.value_or(m.heads);
+    if (m.arch == Arch::Decoder && (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)))
+        problems.add("/parallel/tp", "must divide model.heads (" + std::to_string(m.heads) + ") and divide or be a multiple of "
+                                     "model.kv_heads (" + std::to_string(kv) + "), got " + std::to_string(tp));
+    const int64_t request = s.prompt_tokens + s.output_tokens;
+    if (m.max_positions > 0 && request > m.max_positions)
+        problems.add("/serving/output_tokens", "prompt_tokens + output_tokens (" + std::to_string(request) +
+                                                   ") exceed the model's positions (model.max_positions = " +
+                                                   std::to_string(m.max_positions) + ")");
+    if (s.shared_prefix_tokens > s.prompt_tokens)
+        problems.add("/serving/shared_prefix_tokens", "at most prompt_tokens (" + std::to_string(s.prompt_tokens) + "), got " +
+                                                          std::to_string(s.shared_prefix_tokens));
+    if (s.speculative.method == SpeculativeMethod::Mtp && m.mtp_layers < 1)
+        problems.add("/serving/speculative/method", "mtp drafts with the model's multi-token prediction modules; the model has "
+                                                    "none (model.mtp_layers is 0): use ngram, or a model with them");
+    if (s.weights == WeightFormat::Fp8 && c.s.hardware.peak_tflops_fp8 <= 0)
+        problems.add("/serving/weights", "fp8 weights run fp8 GEMMs; the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0)");
+    problems.raise();
+}
+
+
+}  // namespace shardcalc
