@@ -106,3 +106,31 @@ test('the serving plan search on the page: the CLI\'s plans for the same model, 
   assert.match(await page.textContent('#serving-search-status'), /^\d[\d,]* replicas tried in \d+ ms/);
   await close(page);
 });
+
+test('the serving request is in the link: a shared link reopens "Serve this model" with it and the same answer', async () => {
+  const page = await open(env);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  await page.fill('#sv-concurrency', '8');
+  await page.selectOption('#sv-kv_cache_dtype', 'fp8');
+  await page.waitForFunction(() => window.location.hash.includes('serve='));
+  const hash = await page.evaluate(() => window.location.hash);
+  const serve = JSON.parse(decodeURIComponent(hash.split('&').find((p) => p.startsWith('serve=')).slice('serve='.length)));
+  assert.equal(serve.concurrency, 8);
+  assert.equal(serve.kv_cache_dtype, 'fp8');
+  await close(page);
+  // The link opened afresh: the section open, its fields and its answer those of the request.
+  const again = await open(env, hash);
+  await again.waitForSelector('#serving[data-state="drawn"]');
+  assert.equal(await again.inputValue('#sv-concurrency'), '8');
+  assert.equal(await again.inputValue('#sv-kv_cache_dtype'), 'fp8');
+  const expected = cliServe(DEFAULTS, { ...REQUEST, concurrency: 8, kv_cache_dtype: 'fp8' });
+  const shown = await cells(again);
+  assert.equal(shown['time.tpot_seconds'], expected.time.tpot_seconds);
+  await close(again);
+  // A serving request that is not JSON is named and dropped; the rest of the link loads.
+  const bad = await open(env, '#v=2&parallel.tp=2&serve=%7Bnot');
+  assert.match(await bad.textContent('#link-error-text'), /^Some of this link could not be read.*serve= \(the serving request\) was dropped: the serving settings are not valid JSON/);
+  assert.equal(await bad.evaluate(() => window.location.hash), '#v=2&parallel.tp=2');
+  await close(bad);
+});

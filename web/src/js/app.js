@@ -21,7 +21,7 @@ const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
 // `edited`: the reader changed something since the link was read (a later good result clears
 // the link's error message).
-const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null, choice: 0 };
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null, serve: null, choice: 0 };
 
 function setStatus(state, text) {
   const el = $('#status');
@@ -43,6 +43,7 @@ async function loadFragment() {
   try {
     const { problems = [], frameworkOpen = false, ...state } = decodeFragment(window.location.hash, app.presets);
     Object.assign(app, state);
+    app.serve = state.serve ?? null;
     if (frameworkOpen) app.entries.framework = (await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS)) ?? app.entries.framework;
     linkError(problems.length ? `Some of this link could not be read and was left at the defaults: ${problems.join('; ')}.` : '');
     // The address bar shows what was loaded, not the parts that were dropped (the banner names those).
@@ -55,10 +56,13 @@ async function loadFragment() {
   $('#unit').value = app.unit;
   if (form?.firstChild) syncForm(form, app.presets, app.entries, true);
   evaluatePin();
+  // A link with a serving request opens "Serve this model" with it.
+  if (app.serve && !embed) $('#serving').open = true;
+  else servingView?.then((view) => view.restoreServing(servingPage()));
 }
 
 function fragment() {
-  return encodeFragment(app.entries, app.unit, app.search, app.pin);
+  return encodeFragment(app.entries, app.unit, app.search, app.pin, app.serve);
 }
 
 // ---- Compare two plans: A (app.pin, entries) is evaluated in the worker once each time A changes
@@ -264,7 +268,8 @@ function refreshReconcile() {
 
 // "Serve this model" (serving-view.js, fetched on the section's first opening): the plan's model served as vLLM runs it.
 let servingView = null;
-const servingPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, fixed });
+const servingPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, fixed,
+  request: () => app.serve, saved: (request) => { app.serve = request; changed(false); } });
 function openServing() {
   if (!$('#serving').open) return;
   if (servingView) return refreshServing();

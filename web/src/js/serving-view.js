@@ -62,15 +62,32 @@ export function wireServing(page) {
       h('button', { id: 'serving-search-run', type: 'button' }, 'Find plans')),
     h('p', { id: 'serving-search-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving plans' }, h('table', { id: 'serving-plans' })));
-  fields.addEventListener('input', () => refreshServing(page));
+  fields.addEventListener('input', () => {
+    page.saved(request());
+    refreshServing(page);
+  });
   box.querySelector('#serving-search-run').addEventListener('click', () => searchServing(page));
   box.dataset.state = 'ready';
+  restoreServing(page);
+}
+
+// Fills the fields from the link's serving request (the page's `serve=`), or the defaults where it has none, and
+// answers for it.
+export function restoreServing(page) {
+  const saved = page.request() ?? {};
+  const set = (id, value, fallback) => {
+    const input = document.querySelector(id);
+    if (input) input.value = value ?? fallback;
+  };
+  for (const [key, , attrs] of NUMBERS) set(`#sv-${key}`, saved[key], attrs.value);
+  for (const [key, , options] of MENUS) set(`#sv-${key}`, saved[key], options[0][0]);
+  set('#sv-spec-method', saved.speculative?.method, 'none');
+  for (const [key, , attrs] of SPECULATION) set(`#sv-spec-${key}`, saved.speculative?.[key], attrs.value);
   refreshServing(page);
 }
 
-// The scenario served: the plan's model, device and tensor parallelism (the report's resolved scenario), with the request.
-function servingScenario(report) {
-  const s = report.scenario;
+// The request as the fields give it (the engine's "serving" object).
+function request() {
   const serving = {};
   for (const [key] of NUMBERS) {
     const v = document.querySelector(`#sv-${key}`).value;
@@ -85,7 +102,13 @@ function servingScenario(report) {
       if (v !== '') serving.speculative[key] = Number(v);
     }
   }
-  return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp }, serving };
+  return serving;
+}
+
+// The scenario served: the plan's model, device and tensor parallelism (the report's resolved scenario), with the request.
+function servingScenario(report) {
+  const s = report.scenario;
+  return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp }, serving: request() };
 }
 
 // Asks the engine again (the plan or a field changed) and draws the answer unless a newer one was asked for.

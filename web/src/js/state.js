@@ -42,7 +42,7 @@ const LINK_DEFAULTS = Object.freeze({
 const LINK_VERSION = 2;
 export const UNITS = ['GiB', 'GB'];
 // `pin`: the entries of plan A of a comparison (null: nothing pinned).
-export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null, pin: null });
+export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null, pin: null, serve: null });
 
 const dig = (obj, keys) => keys.reduce((o, k) => o?.[k], obj);
 const presetFile = (presets, section, id) => presets[section === 'model' ? 'models' : 'hardware'].find((p) => p.id === id);
@@ -114,7 +114,8 @@ export function toScenario(entries) {
 // `search`: the plan-search settings (the engine's "search" object), carried as JSON under `search=`.
 // `pin`: the entries of plan A of a comparison, carried under `pin=` as A's own link fragment
 // (with its own `v=`, no unit, search or pin), percent-encoded as one value.
-export function encodeFragment(entries, unit, search = null, pin = null) {
+// `serve`: the "Serve this model" request (the engine's "serving" object), carried as JSON under `serve=`.
+export function encodeFragment(entries, unit, search = null, pin = null, serve = null) {
   const parts = [`v=${LINK_VERSION}`];
   for (const path of FIELDS.keys()) {
     // A default field the entries lack is written empty ("unset"), so the link reopens without it.
@@ -122,7 +123,7 @@ export function encodeFragment(entries, unit, search = null, pin = null) {
     if (differs) parts.push(`${path}=${encodeURIComponent(entries[path] ?? '')}`);
   }
   if (unit !== UNITS[0]) parts.push(`unit=${unit}`);
-  if (search) parts.push(`search=${encodeURIComponent(JSON.stringify(search))}`);
+  for (const [key, value] of [['search', search], ['serve', serve]]) if (value) parts.push(`${key}=${encodeURIComponent(JSON.stringify(value))}`);
   if (pin) parts.push(`pin=${encodeURIComponent(encodeFragment(pin, UNITS[0]).slice(1))}`);
   return `#${parts.join('&')}`;
 }
@@ -188,22 +189,33 @@ function decodeLink(text, presets, inner = false) {
   const base = LINK_DEFAULTS[map.get('v')];
   if (!base || !Object.hasOwn(LINK_DEFAULTS, map.get('v')))
     fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1 and v=2)` : 'the link has no version (v=2)');
-  if (inner) for (const key of ['unit', 'search', 'pin']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
+  if (inner) for (const key of ['unit', 'search', 'pin', 'serve']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
   const unit = map.get('unit') ?? UNITS[0];
   if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
-  // The search settings go to the engine as they are: it checks them and names a bad field.
-  let search = null;
-  if (map.has('search')) {
+  // The search settings and the serving request go to the engine as they are: it checks them and names a bad field.
+  const object = (key, what) => {
+    if (!map.has(key)) return null;
+    let value;
     try {
-      search = parseJson(map.get('search')).value;
+      value = parseJson(map.get(key)).value;
     } catch (err) {
-      fail(`the search settings are not valid JSON (${err.message})`);
+      fail(`the ${what} are not valid JSON (${err.message})`);
     }
-    if (search === null || typeof search !== 'object' || Array.isArray(search)) fail('the search settings must be a JSON object');
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(`the ${what} must be a JSON object`);
+    map.delete(key);
+    return value;
+  };
+  const search = object('search', 'search settings');
+  // A serving request that does not read is dropped and named; the plan loads.
+  let serve = null;
+  try {
+    serve = object('serve', 'serving settings');
+  } catch (err) {
+    map.delete('serve');
+    unread.push(`serve= (the serving request) was dropped: ${err.message}`);
   }
   map.delete('v');
   map.delete('unit');
-  map.delete('search');
   const entries = { ...base };
   // Every field that reads is loaded; one that does not (an unknown key, a value of the wrong kind) is
   // left at its default and named in `problems`, so one bad field never drops the rest of a link.
@@ -234,7 +246,7 @@ function decodeLink(text, presets, inner = false) {
       problems.push(err.message);
     }
   }
-  return { entries: canonical(presets, entries), unit, search, pin, problems };
+  return { entries: canonical(presets, entries), unit, search, pin, serve, problems };
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
