@@ -58,6 +58,6 @@ const serving = JSON.stringify({
     search: { weights: ['model', 'fp8', 'int8', 'int4', 'nvfp4', 'mxfp4'], kv_cache_dtypes: ['auto', 'fp8'], tpot_ms: 50 } },
 });
 const s0 = performance.now();
-const served = JSON.parse(engine.serve(serving));
+const served = JSON.parse(engine.serve(serving, ''));
 if (!served.ok) throw new Error('benchmark serving search failed');
 console.log(`wasm under Node ${process.version}: serving plan search of ${served.serving.counts.tried} replicas in ${(performance.now() - s0).toFixed(0)} ms`);

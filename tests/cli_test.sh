@@ -239,4 +239,12 @@ set -e
 [ "$rc" -eq 2 ] && grep -q 'reconcile needs the run' "$tmp/err" || fail "reconcile without a log: $(cat "$tmp/err")"
 [ "$rc2" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err2" || fail "reconcile of a file with no log line: $(cat "$tmp/err2")"
 [ "$rc3" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err3" || fail "reconcile of a missing log: $(cat "$tmp/err3")"
+# serve with a vLLM log (tests/data/logs): the log's memory terms beside the estimate; a log with no vLLM line exits 2.
+printf '%s\n' '{"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},"serving":{"max_num_batched_tokens":8192}}' > "$tmp/serve8b.json"
+"$cli" serve "$tmp/serve8b.json" "$root/tests/data/logs/vllm-0.6.5-pr10511.log" > "$tmp/srec" || fail "serve with a log exit"
+grep -q "^vLLM's start-up log against the serving estimate" "$tmp/srec" && grep -q '^weights  *14.96 GiB' "$tmp/srec" || fail "serve log table: $(cat "$tmp/srec")"
+set +e
+"$cli" serve "$tmp/serve8b.json" "$root/README.md" > /dev/null 2> "$tmp/err4"; rc4=$?
+set -e
+[ "$rc4" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err4" || fail "serve with a file that is no vLLM log: $(cat "$tmp/err4")"
 echo "cli ok"

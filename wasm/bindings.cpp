@@ -45,6 +45,12 @@ std::string reconcile(const std::string& text, const std::string& log) {
     return never_throws([&] { return shardcalc::reconcile_text(text, log); });
 }
 
+// Serving the scenario's model (io/api.h serve_scenario_text, docs/serving.md); with a vLLM server's log, that log set
+// against the estimate (serve_reconcile_text): {"ok":true,"serving"|"serving_reconciliation":{...}} or the error value.
+std::string serve(const std::string& text, const std::string& log) {
+    return never_throws([&] { return log.empty() ? shardcalc::serve_scenario_text(text) : shardcalc::serve_reconcile_text(text, log); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
@@ -58,8 +64,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("kernels", &kernels);
     emscripten::function("launch", &launch);
     emscripten::function("reconcile", &reconcile);
-    // Serving the scenario's model (io/api.h serve_scenario_text, docs/serving.md).
-    emscripten::function("serve", &guarded<&shardcalc::serve_scenario_text>);
+    emscripten::function("serve", &serve);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

@@ -196,7 +196,7 @@ Options parse(int argc, char** argv) {
         else if (o.command.empty()) o.command = arg;
         else if (o.command == "help" && o.topic.empty()) o.topic = arg;
         else if (o.input.empty() && o.command != "presets" && o.command != "schema" && o.command != "help") o.input = arg;
-        else if (o.command == "reconcile" && o.log.empty()) o.log = arg;
+        else if ((o.command == "reconcile" || o.command == "serve") && o.log.empty()) o.log = arg;
         else usage_error("unexpected argument: " + arg + "; see shardcalc --help");
     }
     return o;
@@ -287,6 +287,13 @@ int main(int argc, char** argv) {
         return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
                             {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})
                        .is_null() ? 2 : 0;
+    if (command == "serve" && !o.log.empty()) {
+        std::string log;
+        if (!read_input(o.log, "log file", log, error)) return fail("/log", error);
+        return print_answer(shardcalc::serve_reconcile_text(text, log), "serving_reconciliation", format,
+                            {shardcalc::format_serving_reconciliation_table, nullptr, nullptr})
+                       .is_null() ? 2 : 0;
+    }
     if (command == "serve")
         return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
                        .is_null() ? 2 : 0;

@@ -12,6 +12,7 @@
 #include "io/presets.h"
 #include "io/contract/reconcile_io.h"
 #include "io/import/run_log.h"
+#include "io/import/vllm_log.h"
 #include "io/contract/report_json.h"
 #include "io/contract/scenario_json.h"
 #include "io/contract/scenario_schema.h"
@@ -227,6 +228,18 @@ std::string serve_scenario_text(const std::string& scenario_json) {
         // Under a request rate the answer is at the concurrency the rate settles at (its flags too).
         if (s.request_rate > 0) s.concurrency = e.settled_concurrency;
         return to_text({{"ok", true}, {"serving", serving_to_json(c, s, e, latency_throughput(c, g, s, e.max_concurrency))}});
+    });
+}
+
+std::string serve_reconcile_text(const std::string& scenario_json, const std::string& log_text) {
+    return guarded_text([&] {
+        auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
+        if (in.search) throw InputError("/serving/search", "a log is set against one served plan: leave the search object out");
+        const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
+        validate_serving(c, in.spec);
+        const MeasuredServing run = read_vllm_log(log_text);
+        const ServingEstimate e = serving_estimate(c, build_graph(c), in.spec);
+        return to_text({{"ok", true}, {"serving_reconciliation", serving_reconciliation_json(reconcile_serving(in.spec, e, run))}});
     });
 }
 

@@ -22,6 +22,10 @@ std::string search_scenario_text(const std::string& scenario_json);
 
 // Serving the scenario's model with a "serving" object (docs/serving.md): {"ok": true, "serving": {...}}.
 std::string serve_scenario_text(const std::string& scenario_json);
+// A vLLM server's start-up log (io/import/vllm_log.h) set against the scenario's serving estimate
+// (serve/serving_reconcile.h): {"ok": true, "serving_reconciliation": {...}} (io/contract/serving_json.h), or the
+// error value (the log's at "/log"). A "search" object in the serving object is not allowed here.
+std::string serve_reconcile_text(const std::string& scenario_json, const std::string& log_text);
 
 // The values fields may take in a plan (io/contract/choices.h), for menus and steppers that only offer valid ones:
 // {"scenario": {...}, "options": {"/parallel/zero": [0, 1, 2, 3], ...}} or

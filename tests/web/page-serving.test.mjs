@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { DEFAULTS, cli, cliReport, close, open, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
@@ -133,4 +135,26 @@ test('the serving request is in the link: a shared link reopens "Serve this mode
   assert.match(await bad.textContent('#link-error-text'), /^Some of this link could not be read.*serve= \(the serving request\) was dropped: the serving settings are not valid JSON/);
   assert.equal(await bad.evaluate(() => window.location.hash), '#v=2&parallel.tp=2');
   await close(bad);
+});
+
+test('a vLLM log against the estimate: the CLI\'s reconciliation of the same request, and an unreadable log named', async () => {
+  const page = await open(env);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  const log = readFileSync(new URL('../data/logs/vllm-0.6.5-pr10511.log', import.meta.url), 'utf8');
+  await page.fill('#serving-log', log);
+  await page.click('#serving-log-run');
+  await page.waitForSelector('#serving[data-log="drawn"]');
+  const r = cliReport(DEFAULTS).scenario;
+  const text = JSON.stringify({ model: r.model, hardware: r.hardware, parallel: { tp: r.parallel.tp }, serving: { ...REQUEST, shared_prefix_tokens: 0 } });
+  const logFile = fileURLToPath(new URL('../data/logs/vllm-0.6.5-pr10511.log', import.meta.url));
+  const expected = JSON.parse(execFileSync(cli, ['serve', '-', logFile, '--format', 'json'], { input: text }));
+  const shown = await page.$$eval('#serving-log-table tbody tr', (rows) => rows.map((row) => [row.dataset.term, Number(row.cells[3].dataset.value)]));
+  assert.deepEqual(shown, expected.terms.map((t) => [t.key, t.gap]));
+  assert.match(await page.textContent('#serving-log-status'), /What the log implies for the scenario: hardware\.overhead_gib = 1\.79/);
+  await page.fill('#serving-log', 'not a vLLM line');
+  await page.click('#serving-log-run');
+  await page.waitForSelector('#serving[data-log="error"]');
+  assert.match(await page.textContent('#serving-log-status'), /^Not compared: \/log: no line of vLLM's start-up log was found/);
+  await close(page);
 });

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "serve/serving.h"
+#include "serve/serving_reconcile.h"
 #include "serve/serving_search.h"
 
 namespace shardcalc {
@@ -19,5 +20,8 @@ ServingInput serving_input_from_json(const nlohmann::json* j);  // j: the "servi
 nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e,
                                const std::vector<CurvePoint>& curve = {});
 nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingSearchResult& r);
+// A vLLM log set against the estimate (serve/serving_reconcile.h): {"source", "terms": [{"key", "label", "log", "estimate",
+// "gap", "unit"}], "kv_bytes_per_token"?: {"log", "estimate"}, "calibration": {...}, "findings", "unknowns"}.
+nlohmann::json serving_reconciliation_json(const ServingReconciliation& r);
 
 }  // namespace shardcalc

@@ -12,40 +12,19 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "io/import/log_text.h"
 
 namespace shardcalc {
 
 namespace {
 
+using log_text::bad_line;
+using log_text::number_after;
+using log_text::number_at;
+using log_text::trim;
+
 // Sizes in the logs' units (core/units.h): Megatron's report_memory divides by 1024.0 * 1024.0, DeepSpeed's
 // see_memory_usage by 1024 ** 3.
-
-std::string trim(const std::string& s) {
-    const size_t a = s.find_first_not_of(" \t\r");
-    if (a == std::string::npos) return "";
-    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
-
-// A number from 0 to 10^12 at the start of `s` (after blanks), or nothing. 10^12 MB, ms or GB is beyond any run, and
-// the bound keeps every product finite and every rank a representable integer.
-std::optional<double> number_at(const std::string& s) {
-    const std::string t = trim(s);
-    if (t.empty()) return std::nullopt;
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || !std::isfinite(v) || v < 0 || v > 1e12) return std::nullopt;
-    return v;
-}
-
-// The number right after `key` (searched from `from`), or nothing where the key or the number is missing.
-std::optional<double> number_after(const std::string& text, const char* key, size_t from = 0) {
-    const size_t k = text.find(key, from);
-    return k == std::string::npos ? std::nullopt : number_at(text.substr(k + std::strlen(key)));
-}
-
-[[noreturn]] void bad_line(size_t line, const std::string& what) {
-    throw InputError("/log", "line " + std::to_string(line) + ": " + what);
-}
 
 // "[Rank 3] (after 20 iterations) memory (MB) | allocated: ... | max allocated: ... | reserved: ... | max reserved: ...",
 // or without "[Rank N]" (rank 0 reports).

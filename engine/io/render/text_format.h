@@ -22,6 +22,8 @@ std::string format_launch_text(const nlohmann::json& launch, const std::string& 
 
 // The serving estimate (the "serving" object of `shardcalc serve`; io/render/serving_text.cpp).
 std::string format_serving_table(const nlohmann::json& serving);
+// A vLLM log against the serving estimate (the "serving_reconciliation" object; io/render/serving_text.cpp).
+std::string format_serving_reconciliation_table(const nlohmann::json& reconciliation);
 
 // The per-kernel table (the "kernels" object; io/render/kernels_text.cpp).
 std::string format_kernels_table(const nlohmann::json& kernels);

@@ -16,6 +16,8 @@
 //                               (how to launch the plan with its framework's tools; engine/io/api.h launch_scenario_text)
 //   await engine.reconcile(scenario, logText) -> {ok: true, reconciliation} | {ok: false, error} (a run's log against
 //                               the plan's estimate; engine/io/api.h reconcile_text)
+//   await engine.serve(scenarioWithServing, vllmLog = '') -> {ok: true, serving} | {ok: true, serving_reconciliation} |
+//                               {ok: false, error} (serving the model; with a vLLM log, that log against the estimate)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -75,8 +77,8 @@ async function mainThreadEngine() {
     async reconcile(scenario, log) {
       return JSON.parse(module.reconcile(JSON.stringify(scenario), log));
     },
-    async serve(scenario) {
-      return JSON.parse(module.serve(JSON.stringify(scenario)));
+    async serve(scenario, log = '') {
+      return JSON.parse(module.serve(JSON.stringify(scenario), log));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -156,8 +158,8 @@ async function workerEngine() {
     async reconcile(scenario, log) {
       return JSON.parse(await call('reconcile', { text: JSON.stringify(scenario), log }));
     },
-    async serve(scenario) {
-      return JSON.parse(await call('serve', { text: JSON.stringify(scenario) }));
+    async serve(scenario, log = '') {
+      return JSON.parse(await call('serve', { text: JSON.stringify(scenario), log }));
     },
     search(scenario, onProgress) {
       const id = next;

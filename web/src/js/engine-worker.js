@@ -105,7 +105,7 @@ self.onmessage = async (event) => {
     else if (op === 'kernels') result = (await whole()).kernels(text, event.data.stage ?? -1);
     else if (op === 'launch') result = (await whole()).launch(text, event.data.tool ?? 'all');
     else if (op === 'reconcile') result = (await whole()).reconcile(text, event.data.log ?? '');
-    else if (op === 'serve') result = (await whole()).serve(text);
+    else if (op === 'serve') result = (await whole()).serve(text, event.data.log ?? '');
     else throw new Error(`unknown op ${op}`);
     self.postMessage(prepared ? { id, result, prepared: true } : { id, result }); // `prepared`: for tests and traces
   } catch (error) {

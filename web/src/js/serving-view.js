@@ -61,12 +61,20 @@ export function wireServing(page) {
       ...TARGETS.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-search-${key}`, type: 'number', ...attrs }))),
       h('button', { id: 'serving-search-run', type: 'button' }, 'Find plans')),
     h('p', { id: 'serving-search-status', role: 'status' }),
-    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving plans' }, h('table', { id: 'serving-plans' })));
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving plans' }, h('table', { id: 'serving-plans' })),
+    h('h4', null, 'Compare with my vLLM log'),
+    h('p', { class: 'muted' }, 'Paste a vLLM server\'s start-up lines (its memory profile, "Available KV cache memory", "GPU KV cache ' +
+      'size", "Maximum concurrency for"): the engine reads them and sets each beside this estimate. Nothing is sent anywhere.'),
+    h('textarea', { id: 'serving-log', rows: 6, 'aria-label': 'vLLM log' }),
+    h('button', { id: 'serving-log-run', type: 'button' }, 'Compare'),
+    h('p', { id: 'serving-log-status', role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'vLLM log against the estimate' }, h('table', { id: 'serving-log-table' })));
   fields.addEventListener('input', () => {
     page.saved(request());
     refreshServing(page);
   });
   box.querySelector('#serving-search-run').addEventListener('click', () => searchServing(page));
+  box.querySelector('#serving-log-run').addEventListener('click', () => compareLog(page));
   box.dataset.state = 'ready';
   restoreServing(page);
 }
@@ -231,4 +239,39 @@ async function searchServing(page) {
       h('td', null, p.cost_per_million_tokens > 0 ? fixed(p.cost_per_million_tokens, 3) : '-'),
       h('td', null, p.pareto ? 'yes' : 'no')))));
   box.dataset.search = 'drawn';
+}
+
+// A vLLM log against the estimate of the request above (the engine's reader and reconciliation, as `shardcalc serve
+// FILE LOG`): each term the log reports, the estimate and the gap, what the log implies and what it cannot tell.
+async function compareLog(page) {
+  const report = page.report();
+  if (!report) return;
+  const { h, bytes, fixed, count } = page;
+  const unit = page.unit();
+  const box = document.querySelector('#serving');
+  box.dataset.log = 'running';
+  let answer;
+  try {
+    answer = await page.engine.serve(servingScenario(report), document.querySelector('#serving-log').value);
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  const status = document.querySelector('#serving-log-status');
+  const table = document.querySelector('#serving-log-table');
+  if (!answer.ok) {
+    status.textContent = `Not compared: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    table.replaceChildren();
+    box.dataset.log = 'error';
+    return;
+  }
+  const r = answer.serving_reconciliation;
+  const cell = (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.key === 'kv_tokens' ? count(v) : fixed(v, 2));
+  table.replaceChildren(h('thead', null, h('tr', null, ...['Term', 'Log', 'Estimate', 'Estimate − log'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', null, ...r.terms.map((t) => h('tr', { 'data-term': t.key },
+      h('th', { scope: 'row' }, t.label), h('td', null, cell(t, t.log)), h('td', null, cell(t, t.estimate)),
+      h('td', { 'data-value': String(t.gap) }, cell(t, t.gap))))));
+  const implied = Object.entries(r.calibration).map(([key, value]) => `${key} = ${fixed(value, 2)}`);
+  status.textContent = [...r.findings, implied.length ? `What the log implies for the scenario: ${implied.join('; ')}` : '',
+    ...r.unknowns.map((u) => `Not in the log: ${u}`)].filter(Boolean).join('. ') + '.';
+  box.dataset.log = 'drawn';
 }

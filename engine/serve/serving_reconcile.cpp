@@ -1,0 +1,58 @@
+#include "serve/serving_reconcile.h"
+
+#include <cmath>
+
+#include "core/decimal.h"
+#include "core/units.h"
+
+namespace shardcalc {
+
+ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstimate& e, const MeasuredServing& m) {
+    ServingReconciliation r;
+    const auto term = [&](const char* key, const char* label, double log, double estimate, bool bytes = true) {
+        if (log >= 0) r.terms.push_back({key, label, log, estimate, estimate - log, bytes});
+    };
+    // The KV cache in tokens as vLLM counts it: whole blocks of block_size tokens, each holding every layer's K and V
+    // (vllm/v1/core/kv_cache_utils.py: num_blocks x block_size); its maximum concurrency is those tokens over the
+    // request length it names (num_tokens / max_model_len).
+    const double block = static_cast<double>(s.block_size);
+    const double per_block = e.kv_bytes_per_token * block;
+    const double tokens = per_block > 0 ? std::floor(e.kv_available / per_block) * block : 0;
+    term("device_bytes", "device memory", m.total_gpu_memory, e.capacity);
+    term("budget_bytes", "budget (gpu_memory_utilization)", m.budget, e.budget);
+    term("weights_bytes", "weights", m.weights, e.weights);
+    term("activation_peak_bytes", "activation peak (profile run)", m.activation_peak, e.activation_peak);
+    term("non_torch_bytes", "outside PyTorch", m.non_torch, e.non_torch);
+    term("kv_available_bytes", "KV cache", m.kv_available, e.kv_available);
+    term("kv_tokens", "KV cache size (tokens)", m.kv_tokens, tokens, false);
+    if (m.max_concurrency >= 0 && m.concurrency_request_tokens > 0)
+        term("max_concurrency", "maximum concurrency at the log's request length", m.max_concurrency,
+             tokens / m.concurrency_request_tokens, false);
+    if (m.kv_available > 0 && m.kv_tokens > 0) {
+        r.has_kv_per_token = true;
+        r.log_kv_bytes_per_token = m.kv_available / m.kv_tokens;
+        r.estimated_kv_bytes_per_token = e.kv_bytes_per_token;
+    }
+    if (m.non_torch >= 0) {
+        r.has_overhead = true;
+        r.implied_overhead_gib = m.non_torch / kGiB;
+    }
+    if (m.gpu_memory_utilization > 0 && std::fabs(m.gpu_memory_utilization - s.gpu_memory_utilization) > 0.005) {
+        r.has_utilization = true;
+        r.implied_utilization = m.gpu_memory_utilization;
+        r.findings.push_back("the run gave vLLM " + decimal(m.gpu_memory_utilization, 2) + " of the device, the scenario " +
+                             decimal(s.gpu_memory_utilization, 2) + ": the budget and the KV cache differ by that much before any "
+                             "term does (serving.gpu_memory_utilization)");
+    }
+    // What is left outside the KV cache, where the log gives only the cache (vLLM V1).
+    if (m.kv_available >= 0 && m.weights < 0)
+        r.unknowns.push_back("how the memory outside the KV cache splits into weights, activations and the rest: the log "
+                             "prints only the KV cache (vLLM V1 without its debug lines)");
+    if (m.kv_available >= 0 && m.activation_peak < 0 && m.weights >= 0)
+        r.unknowns.push_back("the profile run's activation peak and the memory outside PyTorch: the log gives the weights "
+                             "and the KV cache only");
+    r.unknowns.push_back("the CUDA graphs' memory pool: these lines do not report it");
+    return r;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,42 @@
+#pragma once
+// A vLLM server's start-up log set against the serving estimate of its scenario: each memory term vLLM reports (the
+// device, its budget, the weights, the profile run's activations, the memory outside PyTorch, the KV cache) and the
+// KV cache's size in tokens and requests, beside the estimate's, with the gap and what the log implies for the
+// scenario. Pure arithmetic on plain structs; io/import/vllm_log.cpp reads the log.
+#include <string>
+#include <vector>
+
+#include "serve/serving.h"
+
+namespace shardcalc {
+
+// What vLLM's start-up lines say (bytes and counts; -1: the log does not say).
+struct MeasuredServing {
+    double total_gpu_memory = -1, gpu_memory_utilization = -1, budget = -1;
+    double weights = -1, non_torch = -1, activation_peak = -1, kv_available = -1;
+    double kv_tokens = -1;                      // "GPU KV cache size: N tokens"
+    double max_concurrency = -1;                // "Maximum concurrency for L tokens per request: X x"
+    double concurrency_request_tokens = -1;     // that L
+};
+
+struct ServingTerm {
+    std::string key, label;  // the JSON key and its words
+    double log = 0, estimate = 0, gap = 0;  // gap: estimate - log (negative: the estimate is short)
+    bool bytes = true;       // a byte count (else tokens or requests)
+};
+
+struct ServingReconciliation {
+    std::vector<ServingTerm> terms;  // those the log reports, in vLLM's order
+    // The KV cache per token the log implies (its KV memory over its tokens) against the estimate's.
+    bool has_kv_per_token = false;
+    double log_kv_bytes_per_token = 0, estimated_kv_bytes_per_token = 0;
+    // What the log implies for the scenario, as fields: the memory outside PyTorch (hardware.overhead_gib, GiB) and the
+    // share of the device the run was given (serving.gpu_memory_utilization).
+    bool has_overhead = false, has_utilization = false;
+    double implied_overhead_gib = 0, implied_utilization = 0;
+    std::vector<std::string> findings, unknowns;  // in words
+};
+
+ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstimate& e, const MeasuredServing& m);
+
+}  // namespace shardcalc

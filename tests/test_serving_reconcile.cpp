@@ -1,0 +1,128 @@
+// A vLLM server's start-up log against the serving estimate (`shardcalc serve FILE LOG`, docs/serving.md "Compare with
+// a vLLM log"): the reader on the formats vLLM printed, copied from public vLLM issues and pull requests (each named
+// where it is used), and the reconciliation.
+#include <string>
+
+#include "helpers.h"
+#include "io/api.h"
+#include "io/import/vllm_log.h"
+
+namespace {
+
+using nlohmann::json;
+
+// vLLM 0.8's V0 worker, one of four workers (vllm-project/vllm#14447, a 24 GB GPU).
+const char* const kV0 =
+    "(VllmWorkerProcess pid=507) INFO 04-12 08:21:19 [worker.py:267] Memory profiling takes 17.59 seconds\n"
+    "(VllmWorkerProcess pid=507) INFO 04-12 08:21:19 [worker.py:267] the current vLLM instance can use total_gpu_memory "
+    "(23.58GiB) x gpu_memory_utilization (0.99) = 23.35GiB\n"
+    "(VllmWorkerProcess pid=507) INFO 04-12 08:21:19 [worker.py:267] model weights take 21.21GiB; non_torch_memory takes "
+    "0.20GiB; PyTorch activation peak memory takes 0.37GiB; the rest of the memory reserved for KV Cache is 1.57GiB.\n";
+
+// vLLM 0.6.5's profiling table: Meta-Llama-3-8B on an 80 GB H100 at the defaults (vllm-project/vllm#10511).
+const char* const kTable =
+    "INFO 12-13 19:54:18 worker.py:243] Memory profiling results:\n"
+    "INFO 12-13 19:54:18 worker.py:243] duration     0.75 seconds\n"
+    "INFO 12-13 19:54:18 worker.py:243] total_gpu_memory     79.22GiB\n"
+    "INFO 12-13 19:54:18 worker.py:243] gpu_memory_utilization       0.90\n"
+    "INFO 12-13 19:54:18 worker.py:243] the current vLLM instance can use    71.29GiB\n"
+    "INFO 12-13 19:54:18 worker.py:243] model weights take   14.96GiB\n"
+    "INFO 12-13 19:54:18 worker.py:243] non_torch_memory     1.79GiB\n"
+    "INFO 12-13 19:54:18 worker.py:243] PyTorch activation peak memory       1.26GiB\n"
+    "INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB\n";
+
+// vLLM 0.10's V1 engine (vllm-project/vllm#20707): 922,496 tokens in 112.61 GiB, 131,072 bytes a token.
+const char* const kV1 =
+    "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [gpu_worker.py:277] Available KV cache memory: 112.61 GiB\n"
+    "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [kv_cache_utils.py:849] GPU KV cache size: 922,496 tokens\n"
+    "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [kv_cache_utils.py:853] Maximum concurrency for 40,000 tokens per "
+    "request: 23.06x\n";
+
+constexpr double kGiB = 1073741824.0;
+
+json reconcile(const std::string& scenario, const std::string& log) {
+    const json r = json::parse(shardcalc::serve_reconcile_text(scenario, log));
+    REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+    return r["serving_reconciliation"];
+}
+
+const json* term(const json& r, const std::string& key) {
+    for (const auto& t : r["terms"])
+        if (t["key"] == key) return &t;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("vLLM log: each format's memory lines are read as GiB, token counts with their commas") {
+    const shardcalc::MeasuredServing v0 = shardcalc::read_vllm_log(kV0);
+    CHECK(v0.total_gpu_memory == doctest::Approx(23.58 * kGiB));
+    CHECK(v0.gpu_memory_utilization == doctest::Approx(0.99));
+    CHECK(v0.budget == doctest::Approx(23.35 * kGiB));
+    CHECK(v0.weights == doctest::Approx(21.21 * kGiB));
+    CHECK(v0.non_torch == doctest::Approx(0.20 * kGiB));
+    CHECK(v0.activation_peak == doctest::Approx(0.37 * kGiB));
+    CHECK(v0.kv_available == doctest::Approx(1.57 * kGiB));
+    CHECK(v0.kv_tokens == -1);
+    const shardcalc::MeasuredServing table = shardcalc::read_vllm_log(kTable);
+    CHECK(table.total_gpu_memory == doctest::Approx(79.22 * kGiB));
+    CHECK(table.gpu_memory_utilization == doctest::Approx(0.90));
+    CHECK(table.budget == doctest::Approx(71.29 * kGiB));
+    CHECK(table.weights == doctest::Approx(14.96 * kGiB));
+    CHECK(table.non_torch == doctest::Approx(1.79 * kGiB));
+    CHECK(table.activation_peak == doctest::Approx(1.26 * kGiB));
+    CHECK(table.kv_available == doctest::Approx(53.29 * kGiB));
+    const shardcalc::MeasuredServing v1 = shardcalc::read_vllm_log(kV1);
+    CHECK(v1.kv_available == doctest::Approx(112.61 * kGiB));
+    CHECK(v1.kv_tokens == 922496);
+    CHECK(v1.concurrency_request_tokens == 40000);
+    CHECK(v1.max_concurrency == doctest::Approx(23.06));
+    CHECK(v1.weights == -1);
+    // V1's weights line, in both of its wordings (vllm-project/vllm#25340, #12569: "GB" there is a GiB figure).
+    CHECK(shardcalc::read_vllm_log("INFO 09-21 12:30:37 [gpu_model_runner.py:2581] Model loading took 2.2845 GiB and 74.270197 seconds\n")
+              .weights == doctest::Approx(2.2845 * kGiB));
+    CHECK(shardcalc::read_vllm_log("INFO 01-30 03:18:12 gpu_model_runner.py:848] Loading model weights took 67.7229 GB\n").weights ==
+          doctest::Approx(67.7229 * kGiB));
+    CHECK_THROWS_AS(shardcalc::read_vllm_log("INFO nothing vLLM prints about memory\n"), shardcalc::InputError);
+}
+
+// Llama 3.1 8B on an H100 against vLLM 0.6.5's table for Llama 3 8B (the same shapes): the weights agree; the
+// profile's activations and the memory outside PyTorch are larger in the log than estimated, which the reconciliation
+// names term by term; the log's non-PyTorch memory becomes the scenario's hardware.overhead_gib.
+TEST_CASE("vLLM log against the estimate: the gap term by term, and what the log implies") {
+    const std::string scenario = R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "serving":{"prompt_tokens":1024,"output_tokens":256,"max_num_batched_tokens":8192}})";
+    const json r = reconcile(scenario, kTable);
+    REQUIRE(term(r, "weights_bytes"));
+    const json& w = *term(r, "weights_bytes");
+    CHECK(std::abs(w["gap"].get<double>()) < 0.005 * w["log"].get<double>());
+    for (const char* key : {"device_bytes", "budget_bytes", "activation_peak_bytes", "non_torch_bytes", "kv_available_bytes"}) {
+        const json* t = term(r, key);
+        REQUIRE_MESSAGE(t, key);
+        CHECK((*t)["gap"].get<double>() == doctest::Approx((*t)["estimate"].get<double>() - (*t)["log"].get<double>()).epsilon(1e-9));
+    }
+    CHECK(r["calibration"]["hardware.overhead_gib"].get<double>() == doctest::Approx(1.79));
+    // The same utilization: no finding about it; another: said, and given as the field to set.
+    CHECK(r["findings"].empty());
+    const json other = reconcile(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"gpu_memory_utilization":0.8}})", kTable);
+    CHECK(other["calibration"]["serving.gpu_memory_utilization"].get<double>() == doctest::Approx(0.9));
+    CHECK(other["findings"].size() == 1);
+}
+
+// vLLM V1 prints the KV cache only: its bytes per token (112.61 GiB over 922,496 tokens) are Llama 3.1 8B's in bf16,
+// 131,072, as the estimate's; the tokens and concurrency are compared at the estimate's KV memory.
+TEST_CASE("vLLM V1's KV cache lines: bytes per token, tokens and concurrency; what the log cannot tell") {
+    const json r = reconcile(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h200-sxm-141gb"},"serving":{}})", kV1);
+    CHECK(r["kv_bytes_per_token"]["log"].get<double>() == doctest::Approx(131072).epsilon(0.001));
+    CHECK(r["kv_bytes_per_token"]["estimate"].get<double>() == 131072);
+    REQUIRE(term(r, "kv_tokens"));
+    REQUIRE(term(r, "max_concurrency"));
+    CHECK((*term(r, "max_concurrency"))["estimate"].get<double>() ==
+          doctest::Approx((*term(r, "kv_tokens"))["estimate"].get<double>() / 40000));
+    CHECK_FALSE(r["unknowns"].empty());
+    // A log that is not vLLM's, and a search object, are errors with their paths.
+    const json bad = json::parse(shardcalc::serve_reconcile_text(R"({"model":{"preset":"llama-3.1-8b"}})", "hello\n"));
+    CHECK(bad["error"]["path"] == "/log");
+    const json search = json::parse(shardcalc::serve_reconcile_text(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"search":{}}})", kV1));
+    CHECK(search["error"]["path"] == "/serving/search");
+}
