@@ -1,7 +1,7 @@
 #include "io/import/vllm_log.h"
 
+#include <algorithm>
 #include <optional>
-#include <sstream>
 
 #include "core/error.h"
 #include "core/units.h"
@@ -31,9 +31,11 @@ bool take(double& into, const std::optional<double>& value) {
 MeasuredServing read_vllm_log(const std::string& text) {
     MeasuredServing m;
     bool known = false;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
+    // Line by line, without iostreams (whose static initialisation would join the page's core engine).
+    for (size_t start = 0; start < text.size();) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
         bool any = false;
         // V0's one-line budget, or the 0.6.5 table's lines.
         any |= take(m.total_gpu_memory, gib_after(line, "total_gpu_memory ("));
