@@ -393,3 +393,41 @@ TEST_CASE("serving search: pipeline stages across nodes where one node does not 
     CHECK(front >= 2);
     CHECK(s["plans"][0]["pareto"] == true);  // the most productive plan is on the front
 }
+
+// Data-parallel attention with the experts spread over every GPU (SGLang --enable-dp-attention, vLLM's data parallelism
+// with --enable-expert-parallel): for DeepSeek-V3, whose latent cache tensor parallelism copies to every GPU, each GPU
+// keeps only its own rank's requests' cache and holds 1/dp of the experts, at the price of its own copy of attention.
+TEST_CASE("serving: data-parallel attention holds each rank's requests once and spreads the experts over all GPUs") {
+    const std::string request = R"({"prompt_tokens":1000,"output_tokens":1000,"concurrency":512,"weights":"fp8")";
+    const json tp8 = serve(kDeepSeek, kTp8, request + "}", "h200-sxm-141gb");
+    const json dpa = serve(kDeepSeek, R"({"tp":1,"dp":8})", request + R"(,"dp_attention":true})", "h200-sxm-141gb");
+    CHECK(dpa["replica"]["dp_attention_ranks"] == 8);
+    CHECK(dpa["replica"]["replicas"] == 1);
+    // The latent is the same per token; the cache of a GPU holds its rank's requests only.
+    CHECK(kv_per_token(dpa) == kv_per_token(tp8));
+    const double per_gpu = std::floor(dpa["memory"]["kv_available_bytes"].get<double>() / dpa["memory"]["kv_bytes_per_request"].get<double>());
+    CHECK(dpa["memory"]["max_concurrency"].get<double>() == 8 * per_gpu);
+    CHECK(dpa["memory"]["max_concurrency"].get<int64_t>() > 4 * tp8["memory"]["max_concurrency"].get<int64_t>());
+    // Attention's weights are each GPU's own: more weights per GPU than at tp 8, far fewer than the whole model's.
+    CHECK(dpa["memory"]["weights_bytes"].get<double>() > tp8["memory"]["weights_bytes"].get<double>());
+    CHECK(dpa["memory"]["weights_bytes"].get<double>() < 2 * tp8["memory"]["weights_bytes"].get<double>());
+    // Decode: no tensor-parallel all-reduce at tp 1; the MoE layers' dispatch and combine instead. Per GPU: of 8.
+    CHECK(dpa["time"]["decode_tp_seconds"].get<double>() == 0);
+    CHECK(dpa["time"]["decode_all_to_all_seconds"].get<double>() > 0);
+    CHECK(dpa["time"]["tokens_per_second_per_gpu"].get<double>() * 8 == doctest::Approx(dpa["time"]["tokens_per_second"].get<double>()));
+    std::string vllm, sglang, trtllm;
+    for (const auto& l : dpa["launch"][0]["lines"]) vllm += l.get<std::string>() + "\n";
+    for (const auto& l : dpa["launch"][1]["lines"]) sglang += l.get<std::string>() + "\n";
+    for (const auto& l : dpa["launch"][2]["lines"]) trtllm += l.get<std::string>() + "\n";
+    for (const char* flag : {"--tensor-parallel-size 1\n", "--data-parallel-size 8\n", "--enable-expert-parallel\n"})
+        CHECK_MESSAGE(vllm.find(flag) != std::string::npos, flag);
+    for (const char* flag : {"--tp-size 8\n", "--dp-size 8\n", "--enable-dp-attention\n", "--ep-size 8\n"})
+        CHECK_MESSAGE(sglang.find(flag) != std::string::npos, flag);
+    for (const char* flag : {"--tp_size 8\n", "--ep_size 8\n"}) CHECK_MESSAGE(trtllm.find(flag) != std::string::npos, flag);
+    // A model without experts, a single rank, experts that do not divide: errors at their fields.
+    CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"dp":2},"serving":{"dp_attention":true}})")["path"] ==
+          "/serving/dp_attention");
+    CHECK(serve_error(R"({"model":{"preset":"deepseek-v3"},"parallel":{"tp":8},"serving":{"dp_attention":true}})")["path"] == "/parallel/dp");
+    CHECK(serve_error(R"({"model":{"preset":"deepseek-v3"},"parallel":{"tp":1,"dp":3},"serving":{"dp_attention":true}})")["path"] ==
+          "/serving/dp_attention");
+}

@@ -128,7 +128,13 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double pp = static_cast<double>(c.s.parallel.pp), all_layers = static_cast<double>(m.layers);
     const double share = std::ceil(all_layers / pp) / all_layers;
     const double ends = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
-    e.weights = held(model.layers) * share + ends + held(draft);
+    // Data-parallel attention (serving.dp_attention: SGLang --enable-dp-attention, vLLM's data parallelism of an MoE
+    // model with --enable-expert-parallel): dp ranks of tp GPUs each run the attention and dense layers on their own
+    // requests, and the routed experts are spread over all dp x tp GPUs (expert parallelism): a GPU holds 1/dp of the
+    // experts it would hold at tp alone, and its rank's requests' cache only.
+    const double ranks = s.dp_attention ? static_cast<double>(c.s.parallel.dp) : 1;
+    const double wq_experts = model.layers.experts * wq;
+    e.weights = held(model.layers) * share - wq_experts * (1 - 1 / ranks) + ends + held(draft);
 
     // vLLM sizes the KV cache after a profile run (vllm/v1/worker/gpu_worker.py determine_available_memory):
     // gpu_memory_utilization x the device, less the weights, the profile's activation peak and the memory outside
@@ -165,7 +171,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     e.kv_bytes_per_token = request_kv(c, s, cached, 1, false);
     e.kv_bytes_per_request = request_kv(c, s, cached, request, true, e.prefix_cached_tokens);
     const double room = std::max(0.0, e.kv_available - e.kv_shared_prefix);
-    e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(room / e.kv_bytes_per_request)) : 0;
+    e.max_concurrency = e.kv_bytes_per_request > 0 ? static_cast<int64_t>(std::floor(room / e.kv_bytes_per_request) * ranks) : 0;
     // The longest request: the windowed layers' share stops growing at their window, the others' grows block by block.
     const double per_block = cached.full * layer_kv_bytes(c, s) * block;
     const double windows = cached.local * layer_kv_bytes(c, s) * std::ceil(static_cast<double>(m.sliding_window) / block) * block;
@@ -189,12 +195,32 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
         return 2 * layers * collective_time(CollectiveKind::AllReduce, tokens * hid * a, group, c).seconds;
     };
     // The weights a forward reads: all but the routed experts, and of those the ones its tokens chose (each token picks
-    // k of E uniformly: 1 - (1 - k/E)^tokens of them).
-    auto weights_read = [&](const ServedParams& q, double tokens) {
+    // k of E uniformly: 1 - (1 - k/E)^tokens of them), of the experts this GPU holds (`expert_share` of q's: 1/dp under
+    // data-parallel attention, where `tokens` are the whole expert-parallel group's).
+    const double k_of_e = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
+    auto weights_read = [&](const ServedParams& q, double tokens, double expert_share = 1) {
         const double all = held(q) + q.borrowed * a;
         if (m.experts == 0) return all;
-        const double chosen = 1 - std::pow(1 - static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts), tokens);
-        return all - q.experts * wq * (1 - chosen);
+        const double chosen = 1 - std::pow(1 - k_of_e, tokens);
+        return all - q.experts * wq * (1 - expert_share * chosen);
+    };
+    // One token's multiplied weights of the layers on this GPU: the dense part, and the routed experts' (k of E).
+    const double expert_active = model.layers.experts * k_of_e;
+    const double dense_active = model.layers.active - expert_active;
+    // Under data-parallel attention each MoE layer dispatches its tokens to their experts' GPUs and combines them back:
+    // two all-to-alls over the dp x tp GPUs, each GPU sending its share of its rank's tokens, k copies each.
+    const Group expert_group = make_group(c.s.parallel.dp * c.s.parallel.tp, 1, c);
+    double moe_layers = 0;
+    for (int64_t i = 0; i < m.layers; ++i) moe_layers += is_moe_layer(m, i) ? 1 : 0;
+    auto all_to_all_seconds = [&](double rank_tokens) {
+        if (!s.dp_attention || m.experts == 0) return 0.0;
+        const double bytes = rank_tokens / tp * static_cast<double>(*m.experts_per_token) * hid * a;
+        return 2 * moe_layers * collective_time(CollectiveKind::AllToAll, bytes, expert_group, c).seconds;
+    };
+    // The tensor-parallel all-reduces of a rank's tokens: after attention in every layer and after the MLP in every layer
+    // (in the dense layers only under data-parallel attention, whose MoE layers combine by all-to-all instead).
+    auto rank_tp_seconds = [&](double tokens, double layers) {
+        return s.dp_attention ? tp_seconds(tokens, layers) / 2 * (2 - moe_layers / all_layers) : tp_seconds(tokens, layers);
     };
 
     // Decode: every running request adds one token (with speculative decoding, its drafts and one more: the target
@@ -203,20 +229,23 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // (its batch queue), each of concurrency / pp requests: a request's token takes one round through every stage, and
     // each hop sends the microbatch's hidden states to the next stage.
     const double batch = static_cast<double>(s.concurrency);
-    const double micro = std::ceil(batch / pp);
+    const double micro = std::ceil(batch / (pp * ranks));  // the requests one pipeline batch, or one attention rank, decodes
     const double queries = micro * (1 + lookahead);
+    const double group_queries = batch * (1 + lookahead) / pp;  // the tokens the experts of one GPU may see
     const double context = prompt + static_cast<double>(s.output_tokens) / 2;
     const LayerKinds stage_layers = scaled(layer_kinds(m), share);
     const double stage_ends_read = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
-    e.decode_bytes = weights_read(model.layers, queries) * share + stage_ends_read + micro * request_kv(c, s, stage_layers, context, false);
-    e.decode_flops = 2 * queries * (model.layers.active * share + model.post.active) +
+    e.decode_bytes = weights_read(model.layers, group_queries, 1 / ranks) * share + stage_ends_read +
+                     micro * request_kv(c, s, stage_layers, context, false);
+    e.decode_flops = 2 * queries * (dense_active * share + model.post.active) + 2 * group_queries * expert_active * share / ranks +
                      attention_flops(c, stage_layers, queries, context, false);
     const double compute = e.decode_flops / flop_rate, memory = e.decode_bytes / hbm;
     e.decode_memory_bound = memory >= compute;
     const double layers = all_layers * share;
     const Group stages = make_group(c.s.parallel.pp, c.s.parallel.tp, c);
     const auto hop = [&](double tokens) { return collective_time(CollectiveKind::SendRecv, tokens * hid * a, stages, c).seconds; };
-    e.tp_seconds = pp * tp_seconds(queries, layers);
+    e.tp_seconds = pp * rank_tp_seconds(queries, layers);
+    e.all_to_all_seconds = all_to_all_seconds(queries);
     // Multi-token prediction drafts one token per forward of its module, `tokens` forwards in a row (vLLM reuses the
     // model's module for drafts past its count), each over the running requests: its weights, the output layer and its
     // layer's cache.
@@ -228,7 +257,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
         e.draft_seconds = static_cast<double>(s.speculative.tokens) *
                           (std::max(flops / flop_rate, bytes / hbm) + tp_seconds(batch, mtp_layers));
     }
-    e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.draft_seconds;
+    e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.all_to_all_seconds + e.draft_seconds;
     e.tokens_per_step = tokens_per_step(s.speculative);
     e.tpot_seconds = e.decode_step_seconds / e.tokens_per_step;
 
@@ -238,18 +267,21 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double fresh = prompt - e.prefix_cached_tokens;
     const double chunks = std::ceil(fresh / t);
     const LayerKinds model_layers = layer_kinds(m);
-    const double prefill_flops = 2 * fresh * p.active + attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
-    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, std::min(fresh, t)) / hbm) +
-                        chunks * (tp_seconds(std::min(fresh, t), all_layers) + (pp - 1) * hop(std::min(fresh, t)));
+    // Under data-parallel attention one rank prefills it, the experts of every GPU taking their share.
+    const double prefill_flops = 2 * fresh * (p.active - expert_active * (1 - 1 / ranks)) +
+                                 attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
+    const double chunk = std::min(fresh, t);
+    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, chunk, 1 / ranks) / hbm) +
+                        chunks * (rank_tp_seconds(chunk, all_layers) + all_to_all_seconds(chunk) + (pp - 1) * hop(chunk));
 
     const double output = static_cast<double>(s.output_tokens);
     e.request_seconds = e.prefill_seconds + output * e.tpot_seconds;
     // Continuous batching in its steady state: while the running requests decode their output_tokens (in
     // output_tokens / tokens_per_step steps), each of them is replaced by a new one whose prompt is prefilled on the same
     // GPUs (vLLM's chunked prefill shares the steps), so that cycle also holds `concurrency` prefills, each stage of a
-    // pipeline doing its share of each.
-    e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / pp);
-    e.tokens_per_second_per_gpu = e.tokens_per_second / (tp * pp);
+    // pipeline doing its share of each, the data-parallel attention ranks theirs side by side.
+    e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / (pp * ranks));
+    e.tokens_per_second_per_gpu = e.tokens_per_second / (tp * pp * ranks);
     return e;
 }
 

@@ -40,6 +40,7 @@ struct ServingSpec {
     int64_t max_num_batched_tokens = 8192;  // vLLM's profile run and prefill chunk
     int64_t max_num_seqs = 256;             // vLLM's sampler profile
     int64_t shared_prefix_tokens = 0;       // tokens every prompt starts with, held once by vLLM's prefix cache
+    bool dp_attention = false;              // parallel.dp ranks run attention on their own requests, the experts spread over all
     Speculation speculative;
 };
 
@@ -68,6 +69,7 @@ struct ServingEstimate {
     double decode_bytes = 0;       // HBM bytes one decode step reads (weights touched and KV)
     double decode_flops = 0;
     double tp_seconds = 0;         // of which the tensor-parallel all-reduces, per decode step
+    double all_to_all_seconds = 0;  // and the MoE layers' dispatch and combine under data-parallel attention
     double request_seconds = 0;    // prefill + output_tokens x decode step
     double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`, new requests' prefills included
     double tokens_per_second_per_gpu = 0;

@@ -22,7 +22,10 @@ LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const Serving
     const auto n = [](int64_t v) { return std::to_string(v); };
     const double free = e.capacity - e.weights - e.activation_peak - e.non_torch;
     const double fraction = free > 0 ? std::clamp(std::floor(e.kv_available / free * 100) / 100, 0.01, 1.0) : 0.01;
-    LaunchCommand cmd{"TensorRT-LLM (trtllm-serve)", {"trtllm-serve " + checkpoint, "--tp_size " + n(p.tp)}};
+    // Under data-parallel attention its tp_size counts every GPU of the replica and ep_size spreads the experts over them.
+    const int64_t gpus = p.tp * (s.dp_attention ? p.dp : 1);
+    LaunchCommand cmd{"TensorRT-LLM (trtllm-serve)", {"trtllm-serve " + checkpoint, "--tp_size " + n(gpus)}};
+    if (s.dp_attention) cmd.lines.push_back("--ep_size " + n(gpus));
     if (p.pp > 1) cmd.lines.push_back("--pp_size " + n(p.pp));
     cmd.lines.push_back("--max_batch_size " + n(s.concurrency));
     cmd.lines.push_back("--max_num_tokens " + n(s.max_num_batched_tokens));
@@ -30,6 +33,7 @@ LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const Serving
     cmd.lines.push_back("--kv_cache_free_gpu_memory_fraction " + decimal(fraction, 2));
     if (s.kv_cache_dtype == KvCacheDtype::Fp8 || s.weights != WeightFormat::Model)
         cmd.lines.push_back("# quantized weights or an fp8 KV cache: serve a checkpoint quantized for TensorRT-LLM (ModelOpt)");
+    if (s.dp_attention) cmd.lines.push_back("# data-parallel attention: enable_attention_dp in --extra_llm_api_options");
     if (s.shared_prefix_tokens > 0 || s.speculative.method != SpeculativeMethod::None)
         cmd.lines.push_back("# prefix reuse (kv_cache_config.enable_block_reuse) and speculative decoding: --extra_llm_api_options");
     return cmd;
@@ -50,10 +54,15 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s,
         bool given;
     };
     const std::string length = n(s.prompt_tokens + s.output_tokens), share = decimal(s.gpu_memory_utilization, 2);
+    // Data-parallel attention: vLLM's data parallelism with expert parallelism for the MoE layers; SGLang's --tp-size
+    // counts every GPU of the replica, --dp-size its attention ranks, and its experts spread over all of them.
+    const int64_t gpus = p.tp * (s.dp_attention ? p.dp : 1);
     const Flag flags[] = {
-        {"--tensor-parallel-size", "--tp-size", n(p.tp), n(p.tp), true},
+        {"--tensor-parallel-size", "--tp-size", n(p.tp), n(gpus), true},
         {"--pipeline-parallel-size", "--pp-size", n(p.pp), n(p.pp), p.pp > 1},
         {"--data-parallel-size", "--dp-size", n(p.dp), n(p.dp), p.dp > 1},
+        {"--enable-expert-parallel", "--enable-dp-attention", "", "", s.dp_attention},
+        {nullptr, "--ep-size", "", n(gpus), s.dp_attention},
         {"--max-model-len", "--context-length", length, length, true},
         // SGLang's fraction is of the weights and the KV cache together; vLLM's is of everything it allocates.
         {"--gpu-memory-utilization", "--mem-fraction-static", share, share, true},
@@ -66,10 +75,12 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s,
     };
     LaunchCommand vllm{"vLLM (vllm serve)", {"vllm serve " + checkpoint}};
     LaunchCommand sglang{"SGLang (sglang.launch_server)", {"python -m sglang.launch_server --model-path " + checkpoint}};
+    // A flag without a value (a switch) is written alone.
+    const auto line = [](const char* name, const std::string& value) { return value.empty() ? std::string(name) : std::string(name) + " " + value; };
     for (const Flag& f : flags) {
         if (!f.given) continue;
-        vllm.lines.push_back(std::string(f.vllm) + " " + f.vllm_value);
-        if (f.sglang) sglang.lines.push_back(std::string(f.sglang) + " " + f.sglang_value);
+        if (f.vllm) vllm.lines.push_back(line(f.vllm, f.vllm_value));
+        if (f.sglang) sglang.lines.push_back(line(f.sglang, f.sglang_value));
     }
     // Prefix caching is on by default in vLLM's V1 engine and SGLang (its radix cache); said explicitly where the plan
     // counts on it.

@@ -41,6 +41,19 @@ void validate_serving(const Config& c, const ServingSpec& s) {
                                                     "none (model.mtp_layers is 0): use ngram, or a model with them");
     if (s.weights == WeightFormat::Fp8 && c.s.hardware.peak_tflops_fp8 <= 0)
         problems.add("/serving/weights", "fp8 weights run fp8 GEMMs; the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0)");
+    if (s.dp_attention) {
+        const int64_t gpus = p.dp * p.tp;
+        if (m.experts == 0)
+            problems.add("/serving/dp_attention", "spreads the experts of an MoE model over the data-parallel ranks; this model "
+                                                  "has none (its dp ranks are replicas: leave dp_attention out)");
+        else if (m.experts % gpus != 0)
+            problems.add("/serving/dp_attention", "the experts (" + std::to_string(m.experts) + ") must divide over dp x tp = " +
+                                                      std::to_string(gpus) + " GPUs");
+        if (p.dp < 2) problems.add("/parallel/dp", "data-parallel attention needs at least 2 ranks, got " + std::to_string(p.dp));
+        if (p.pp > 1) problems.add("/parallel/pp", "data-parallel attention is modelled without pipeline stages: pp must be 1");
+        if (s.speculative.method != SpeculativeMethod::None)
+            problems.add("/serving/speculative/method", "speculative decoding is modelled without data-parallel attention: none");
+    }
     problems.raise();
 }
 

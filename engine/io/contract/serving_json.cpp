@@ -67,6 +67,7 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     assign(s.max_num_batched_tokens, r.integer("max_num_batched_tokens", 1, kTokens));
     assign(s.max_num_seqs, r.integer("max_num_seqs", 1, int64_t{1} << 20));
     assign(s.shared_prefix_tokens, r.integer("shared_prefix_tokens", 0, kTokens));
+    assign(s.dp_attention, r.boolean("dp_attention"));
     if (const nlohmann::json* v = r.object("speculative")) r.collect([&] { s.speculative = speculation_from_json(*v); });
     r.finish();
     return in;
@@ -88,7 +89,12 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"request_rate", s.request_rate},
           {"keeps_up", e.keeps_up},
           {"max_request_rate", e.max_request_rate}}},
-        {"replica", {{"tp", c.s.parallel.tp}, {"pp", c.s.parallel.pp}, {"replicas", c.s.parallel.dp}, {"device", c.s.hardware.name}}},
+        {"replica",
+         {{"tp", c.s.parallel.tp},
+          {"pp", c.s.parallel.pp},
+          {"dp_attention_ranks", s.dp_attention ? c.s.parallel.dp : 1},
+          {"replicas", s.dp_attention ? 1 : c.s.parallel.dp},
+          {"device", c.s.hardware.name}}},
         {"memory",
          {{"capacity_bytes", whole(e.capacity)},
           {"budget_bytes", whole(e.budget)},
@@ -113,6 +119,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"decode_bytes", whole(e.decode_bytes)},
           {"decode_flops", e.decode_flops},
           {"decode_tp_seconds", e.tp_seconds},
+          {"decode_all_to_all_seconds", e.all_to_all_seconds},
           {"request_seconds", e.request_seconds},
           {"tokens_per_second", e.tokens_per_second},
           {"tokens_per_second_per_gpu", e.tokens_per_second_per_gpu}}},
@@ -126,6 +133,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"max_num_seqs", s.max_num_seqs},
           {"request_rate", s.request_rate},
           {"shared_prefix_tokens", s.shared_prefix_tokens},
+          {"dp_attention", s.dp_attention},
           {"speculative",
            {{"method", name_of(s.speculative.method)},
             {"tokens", s.speculative.tokens},

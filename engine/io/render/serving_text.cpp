@@ -49,9 +49,10 @@ std::string format_serving_table(const nlohmann::json& s) {
     const auto& rep = s["replica"];
     const double ms = 1e3;
     std::string out;
-    const int64_t stages = rep["pp"].get<int64_t>();
+    const int64_t stages = rep["pp"].get<int64_t>(), dpa = rep["dp_attention_ranks"].get<int64_t>();
     out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) +
-           (stages > 1 ? " x pp " + std::to_string(stages) : "") + " per replica, " +
+           (stages > 1 ? " x pp " + std::to_string(stages) : "") +
+           (dpa > 1 ? " x " + std::to_string(dpa) + " data-parallel attention ranks (experts over all)" : "") + " per replica, " +
            std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
            thousands(r["prompt_tokens"].get<int64_t>()) + " prompt + " + thousands(r["output_tokens"].get<int64_t>()) +
            " output tokens, " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
@@ -93,6 +94,8 @@ std::string format_serving_table(const nlohmann::json& s) {
     }
     rows.push_back({per_step > 1 ? "of the step, tensor-parallel all-reduces" : "of which tensor-parallel all-reduces",
                     fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"});
+    if (t["decode_all_to_all_seconds"].get<double>() > 0)
+        rows.push_back({"and the experts' dispatch and combine", fixed(t["decode_all_to_all_seconds"].get<double>() * ms, 2) + " ms"});
     rows.push_back({"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"});
     rows.push_back({"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)});
     rows.push_back({"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)});
