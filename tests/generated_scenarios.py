@@ -97,6 +97,7 @@ SERVING = {
     "max_num_seqs": [1, 256, 1 << 20], "shared_prefix_tokens": [0, 1, 100, 4096, 1 << 26],
     "speculative": [{"method": "ngram", "tokens": 1, "acceptance": 0}, {"method": "ngram", "tokens": 16, "acceptance": 0.999},
                     {"method": "mtp", "tokens": 3, "acceptance": 0.8}, {"method": "none"}],
+    "dp_attention": [True, False], "request_rate": [0, 0.001, 5, 1e6],
 }
 
 
@@ -159,7 +160,8 @@ for i in range(args.count):
     # non-finite figure, and a plan that fits holds its requests.
     if not problem:
         served = {k: v for k, v in s.items() if k in ("model", "hardware", "framework")}
-        served["parallel"] = {"tp": s.get("parallel", {}).get("tp", 1)} if isinstance(s.get("parallel"), dict) else {}
+        par = s.get("parallel") if isinstance(s.get("parallel"), dict) else {}
+        served["parallel"] = {k: par[k] for k in ("tp", "dp", "pp") if k in par}
         served["serving"] = serving(i)
         code4, stdout4, stderr4 = run(["serve", "--format", "json"], json.dumps(served))
         if code4 in served_counts:
