@@ -431,3 +431,22 @@ TEST_CASE("serving: data-parallel attention holds each rank's requests once and 
     CHECK(serve_error(R"({"model":{"preset":"deepseek-v3"},"parallel":{"tp":1,"dp":3},"serving":{"dp_attention":true}})")["path"] ==
           "/serving/dp_attention");
 }
+
+// For an MoE model the search also tries data-parallel attention ranks within the GPUs a replica may take.
+TEST_CASE("serving search: data-parallel attention replicas for an MoE model, none for a dense one") {
+    const auto plans = [](const std::string& model) {
+        const json r = json::parse(shardcalc::serve_scenario_text(R"({"model":{"preset":")" + model +
+                                                                  R"("},"hardware":{"preset":"h200-sxm-141gb"},"serving":{"search":{"weights":["fp8"],"top":1000}}})"));
+        REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+        return r["serving"]["plans"];
+    };
+    int with_ranks = 0;
+    for (const auto& p : plans("deepseek-v3")) {
+        const int64_t ranks = p["replica"]["dp_attention_ranks"].get<int64_t>();
+        if (ranks > 1) ++with_ranks;
+        CHECK(p["replica"]["tp"].get<int64_t>() * ranks <= 8);
+        CHECK(p["serving"]["dp_attention"] == (ranks > 1));
+    }
+    CHECK(with_ranks >= 3);
+    for (const auto& p : plans("llama-3.1-70b")) CHECK(p["replica"]["dp_attention_ranks"] == 1);
+}

@@ -19,13 +19,13 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
     ServingSearchResult out;
     const std::vector<WeightFormat> formats = q.weights.empty() ? std::vector<WeightFormat>{s.weights} : q.weights;
     const std::vector<KvCacheDtype> caches = q.kv_cache_dtypes.empty() ? std::vector<KvCacheDtype>{s.kv_cache_dtype} : q.kv_cache_dtypes;
-    // One replica of tp x pp GPUs, each weight and KV cache format; false when the model's heads or layers rule the
-    // size out (larger sizes are ruled out too).
-    const auto replica = [&](int64_t tp, int64_t pp) {
+    // One replica of tp x pp GPUs (or of `ranks` data-parallel attention ranks of tp GPUs), each weight and KV cache
+    // format; false when the model's heads or layers rule the size out (larger sizes are ruled out too).
+    const auto replica = [&](int64_t tp, int64_t pp, int64_t ranks = 1) {
         Scenario sc = scenario;
         sc.parallel.tp = tp;
         sc.parallel.pp = pp;
-        sc.parallel.dp = 1;
+        sc.parallel.dp = ranks;
         Config c;
         try {
             c = resolve(sc, Rules::ModelAndDevice);
@@ -38,6 +38,7 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
             for (const KvCacheDtype kv : caches) {
                 ++out.tried;
                 ServingSpec spec = s;
+                spec.dp_attention = ranks > 1;
                 spec.weights = w;
                 spec.kv_cache_dtype = kv;
                 spec.concurrency = 1;
@@ -65,7 +66,7 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
                     else hi = mid - 1;
                 }
                 spec.concurrency = lo;
-                ServingPlan plan{c, tp, pp, spec, serving_estimate(c, g, spec), 0, false};
+                ServingPlan plan{c, tp, pp, ranks, spec, serving_estimate(c, g, spec), 0, false};
                 if (c.s.hardware.price_per_gpu_hour > 0)
                     plan.cost_per_million_tokens = c.s.hardware.price_per_gpu_hour / 3600 / plan.estimate.tokens_per_second_per_gpu * 1e6;
                 out.plans.push_back(plan);
@@ -76,9 +77,11 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
     // resolved device's (a preset's).
     Scenario probe = scenario;
     probe.parallel.tp = probe.parallel.pp = probe.parallel.dp = 1;
-    int64_t domain = 1;
+    int64_t domain = 1, experts = 0;
     try {
-        domain = nvlink_domain_of(resolve(probe, Rules::ModelAndDevice).s.hardware);
+        const Config one = resolve(probe, Rules::ModelAndDevice);
+        domain = nvlink_domain_of(one.s.hardware);
+        experts = one.s.model.experts;
     } catch (const InputError&) {
         ++out.invalid;
         return out;
@@ -91,6 +94,12 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
     const int64_t max_pp = q.max_pp > 0 ? q.max_pp : out.plans.empty() ? kDefaultMaxPp : 1;
     for (int64_t pp = 2; widest > 0 && pp <= max_pp && replica(widest, pp); pp *= 2) {
     }
+    // An MoE model: data-parallel attention ranks with the experts over all their GPUs, within the same GPUs a replica
+    // may take (tp x ranks up to max_tp).
+    if (experts > 0)
+        for (int64_t tp = 1; tp * 2 <= max_tp; tp *= 2)
+            for (int64_t ranks = 2; tp * ranks <= max_tp && experts % (tp * ranks) == 0; ranks *= 2)
+                if (!replica(tp, 1, ranks)) break;
     // The time-memory trade of serving: a plan is on the latency-throughput front when no other plan gives a shorter
     // time per output token and more tokens per second per GPU at once.
     for (ServingPlan& p : out.plans) {

@@ -26,6 +26,7 @@ struct ServingSearchSpec {
 struct ServingPlan {
     Config config;         // the replica as resolved: the scenario at this plan's tp and pp, one replica
     int64_t tp = 1, pp = 1;
+    int64_t attention_ranks = 1;  // data-parallel attention ranks of tp GPUs (1: none)
     ServingSpec spec;      // the serving object with this plan's formats and chosen concurrency
     ServingEstimate estimate;
     double cost_per_million_tokens = 0;  // output tokens, at hardware.price_per_gpu_hour (0: no price)

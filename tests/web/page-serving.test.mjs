@@ -102,7 +102,7 @@ test('the serving plan search on the page: the CLI\'s plans for the same model, 
   const text = JSON.stringify({ model: r.model, hardware: r.hardware, parallel: { tp: r.parallel.tp }, serving: { ...request,
     shared_prefix_tokens: 0, search: { weights: ['model', 'fp8', 'int8', 'int4', 'nvfp4', 'mxfp4'], kv_cache_dtypes: ['auto', 'fp8'], ttft_ms: 0, tpot_ms: 50 } } });
   const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
-  const shown = await page.$$eval('#serving-plans tbody tr', (rows) => rows.map((row) => Number(row.cells[8].dataset.value)));
+  const shown = await page.$$eval('#serving-plans tbody tr', (rows) => rows.map((row) => Number(row.cells[9].dataset.value)));
   assert.deepEqual(shown, expected.plans.map((p) => p.time.tokens_per_second_per_gpu));
   assert.ok(shown.length > 0);
   assert.match(await page.textContent('#serving-search-status'), /^\d[\d,]* replicas tried in \d+ ms/);

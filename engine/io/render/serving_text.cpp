@@ -22,12 +22,12 @@ std::string format_serving_search(const nlohmann::json& s) {
     if (t["ttft_ms"].get<double>() > 0) out += "; time to first token <= " + fixed(t["ttft_ms"].get<double>(), 0) + " ms";
     if (t["tpot_ms"].get<double>() > 0) out += "; time per output token <= " + fixed(t["tpot_ms"].get<double>(), 0) + " ms";
     out += "\n\n";
-    std::vector<Row> rows{{"rank", "tp", "pp", "weights", "KV cache", "concurrency", "TTFT ms", "TPOT ms", "tokens/s/GPU", "$/M tokens",
+    std::vector<Row> rows{{"rank", "tp", "pp", "dp attention", "weights", "KV cache", "concurrency", "TTFT ms", "TPOT ms", "tokens/s/GPU", "$/M tokens",
                            "pareto"}};
     for (const auto& p : s["plans"]) {
         const double cost = p["cost_per_million_tokens"].get<double>();
         rows.push_back({std::to_string(p["rank"].get<int64_t>()), std::to_string(p["replica"]["tp"].get<int64_t>()),
-                        std::to_string(p["replica"]["pp"].get<int64_t>()),
+                        std::to_string(p["replica"]["pp"].get<int64_t>()), std::to_string(p["replica"]["dp_attention_ranks"].get<int64_t>()),
                         p["serving"]["weights"].get<std::string>(), p["serving"]["kv_cache_dtype"].get<std::string>(),
                         thousands(p["request"]["concurrency"].get<int64_t>()), fixed(p["time"]["ttft_seconds"].get<double>() * 1e3, 1),
                         fixed(p["time"]["tpot_seconds"].get<double>() * 1e3, 2), fixed(p["time"]["tokens_per_second_per_gpu"].get<double>(), 1),

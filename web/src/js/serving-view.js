@@ -228,11 +228,12 @@ async function searchServing(page) {
   status.textContent = `${count(n.tried)} replicas tried in ${fixed(performance.now() - started, 0)} ms, ${count(n.listed)} listed; left out: ` +
     `${count(n.does_not_fit)} do not hold one request, ${count(n.misses_target)} miss a target with one request, ${count(n.invalid)} not allowed here` +
     `${n.listed ? '' : '. Nothing fits: a larger device, more GPUs (max_pp on the CLI) or a shorter request'}.`;
-  const heads = ['Rank', 'tp', 'pp', 'Weights', 'KV cache', 'Requests at once', 'Time to first token', 'Time per output token',
+  const heads = ['Rank', 'tp', 'pp', 'Attention ranks', 'Weights', 'KV cache', 'Requests at once', 'Time to first token', 'Time per output token',
     'Output tokens/s per GPU', 'Cost per million tokens', 'Latency-throughput front'];
   table.replaceChildren(h('thead', null, h('tr', null, ...heads.map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', null, ...r.plans.map((p) => h('tr', { 'data-rank': String(p.rank) },
       h('td', null, String(p.rank)), h('td', null, String(p.replica.tp)), h('td', null, String(p.replica.pp)),
+      h('td', null, String(p.replica.dp_attention_ranks)),
       h('td', null, p.serving.weights), h('td', null, p.serving.kv_cache_dtype), h('td', null, count(p.request.concurrency)),
       h('td', null, duration(p.time.ttft_seconds)), h('td', null, duration(p.time.tpot_seconds)),
       h('td', { 'data-value': String(p.time.tokens_per_second_per_gpu) }, fixed(p.time.tokens_per_second_per_gpu, 1)),
