@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULTS, cli, cliReport, close, open, useBrowser } from './harness.mjs';
+import { DEFAULTS, cli, cliReport, close, link, open, scenario, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -156,5 +156,23 @@ test('a vLLM log against the estimate: the CLI\'s reconciliation of the same req
   await page.click('#serving-log-run');
   await page.waitForSelector('#serving[data-log="error"]');
   assert.match(await page.textContent('#serving-log-status'), /^Not compared: \/log: no line of vLLM's start-up log was found/);
+  await close(page);
+});
+
+test('data-parallel attention over the plan\'s dp ranks: the CLI\'s answer for DeepSeek-V3 on 8 H200s', async () => {
+  const plan = scenario({ 'model.preset': 'deepseek-v3', 'hardware.preset': 'h200-sxm-141gb', 'parallel.tp': 1, 'parallel.dp': 8 });
+  const page = await open(env, link(plan));
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  await page.selectOption('#sv-weights', 'fp8');
+  await page.check('#sv-dp_attention');
+  await page.waitForFunction(() => window.location.hash.includes('dp_attention'));
+  const resolved = cliReport(plan).scenario;
+  const text = JSON.stringify({ model: resolved.model, hardware: resolved.hardware, parallel: { tp: 1, dp: 8 },
+    serving: { ...REQUEST, shared_prefix_tokens: 0, weights: 'fp8', dp_attention: true } });
+  const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tpot_seconds"]')?.dataset.value) === v,
+    expected.time.tpot_seconds);
+  assert.match(await page.textContent('#serving-launch'), /--enable-dp-attention/);
   await close(page);
 });

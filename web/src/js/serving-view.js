@@ -43,6 +43,7 @@ export function wireServing(page) {
     ...NUMBERS.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-${key}`, type: 'number', ...attrs }))),
     ...MENUS.map(([key, label, options]) => h('label', null, `${label} `,
       h('select', { id: `sv-${key}` }, ...options.map(([value, text]) => h('option', { value }, text))))),
+    h('label', null, h('input', { id: 'sv-dp_attention', type: 'checkbox' }), ' Data-parallel attention over the plan\'s dp ranks (MoE)'),
     h('label', null, 'Speculative decoding ', h('select', { id: 'sv-spec-method' }, ...DRAFTERS.map(([value, text]) => h('option', { value }, text)))),
     ...SPECULATION.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `sv-spec-${key}`, type: 'number', ...attrs }))));
   box.append(
@@ -90,6 +91,7 @@ export function restoreServing(page) {
   for (const [key, , attrs] of NUMBERS) set(`#sv-${key}`, saved[key], attrs.value);
   for (const [key, , options] of MENUS) set(`#sv-${key}`, saved[key], options[0][0]);
   set('#sv-spec-method', saved.speculative?.method, 'none');
+  document.querySelector('#sv-dp_attention').checked = saved.dp_attention === true;
   for (const [key, , attrs] of SPECULATION) set(`#sv-spec-${key}`, saved.speculative?.[key], attrs.value);
   refreshServing(page);
 }
@@ -102,6 +104,7 @@ function request() {
     if (v !== '') serving[key] = Number(v);
   }
   for (const [key] of MENUS) serving[key] = document.querySelector(`#sv-${key}`).value;
+  if (document.querySelector('#sv-dp_attention').checked) serving.dp_attention = true;
   const method = document.querySelector('#sv-spec-method').value;
   if (method !== 'none') {
     serving.speculative = { method };
@@ -113,10 +116,12 @@ function request() {
   return serving;
 }
 
-// The scenario served: the plan's model, device and tensor parallelism (the report's resolved scenario), with the request.
+// The scenario served: the plan's model, device and tensor parallelism (the report's resolved scenario), and its dp
+// ranks under data-parallel attention, with the request.
 function servingScenario(report) {
   const s = report.scenario;
-  return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp }, serving: request() };
+  const serving = request();
+  return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp, dp: serving.dp_attention ? s.parallel.dp : 1 }, serving };
 }
 
 // Asks the engine again (the plan or a field changed) and draws the answer unless a newer one was asked for.
