@@ -281,3 +281,32 @@ TEST_CASE("search: an overlapped parameter gather asked for goes with the plans 
         CHECK(p["scenario"]["parallel"].value("overlap_param_gather", false) ==
               (p["framework"] == "megatron" && p["parallel"]["distributed_optimizer"] == true));
 }
+
+// The plans of a search share their layers' costs (compute/compute_memo.h): keyed by the few plan fields a layer's
+// kernels depend on. A key that missed one would give some plan another plan's cost; here every plan of searches over
+// a dense and an fp8 MoE model, every framework and dimension (ZeRO stages and offload among them), two device counts,
+// has the same figures with the memo as without it.
+TEST_CASE("search: the layer costs the plans share change no plan's figures") {
+    const char* moe = R"({"framework":"megatron",
+      "model":{"layers":4,"hidden":1024,"heads":16,"kv_heads":8,"vocab":32000,"mlp":"swiglu","norm":"rmsnorm",
+               "position_embedding":"rope","tied_embeddings":false,"experts":8,"experts_per_token":2,"ffn_hidden":2048},
+      "training":{"seq_len":2048,"global_batch":32,"fp8":"delayed"},
+      "hardware":{"preset":"h100-sxm-80gb","memory_gib":12}})";
+    for (const char* text : {kSmall, moe}) {
+        const Scenario base = test::scenario(text);
+        SearchSpec spec = small_spec();
+        spec.devices = {4, 8};
+        spec.dims = {SearchDim::Tp, SearchDim::Pp, SearchDim::Vpp, SearchDim::Sp, SearchDim::Cp, SearchDim::Ulysses,
+                     SearchDim::Ep, SearchDim::Zero, SearchDim::MicroBatch, SearchDim::Recompute, SearchDim::Offload};
+        const SearchResult shared = search(base, spec);
+        spec.share_layer_costs = false;
+        const SearchResult alone = search(base, spec);
+        REQUIRE(shared.plans.size() > 10);
+        REQUIRE(shared.plans.size() == alone.plans.size());
+        CHECK(shared.fitting == alone.fitting);
+        for (size_t i = 0; i < shared.plans.size(); ++i) {
+            CHECK(shared.plans[i].step_seconds == alone.plans[i].step_seconds);
+            CHECK(shared.plans[i].peak_bytes == alone.plans[i].peak_bytes);
+        }
+    }
+}

@@ -1,21 +1,26 @@
 #include "compute/stage_cost.h"
 
+#include "compute/compute_memo.h"
+
 #include "graph/blocks.h"
 #include "graph/build.h"
 
 namespace shardcalc {
 namespace {
 
-void attention_seconds(const Module& m, const Config& c, double count, StageCompute& out) {
+// A module's cost and its core attention's seconds (per instance).
+ComputeMemo::Cost module_costs(const Module& m, const Config& c, bool in_layer) {
+    ComputeMemo::Cost out;
+    out.cost = module_cost(m, c, in_layer);
     for_each_op(m, [&](const Op& op) {
         for (const auto& w : op.work)
             if (w.kind == WorkKind::Attention) {
                 Op alone{op.name, {}, {}, false, {w}};
                 const OpCost k = op_cost(alone, c, false);
-                out.attention_fwd += count * k.fwd.seconds;
-                out.attention_bwd += count * k.bwd.seconds;
+                out.attention.emplace_back(k.fwd.seconds, k.bwd.seconds);
             }
     });
+    return out;
 }
 
 // The layer's tensor-parallel GEMMs (sharded, not an expert's) in graph order: their GEMM kernels alone, not an fp8
@@ -38,13 +43,21 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 
 }  // namespace
 
-StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st) {
+StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo) {
     StageCompute out;
+    const auto costs = [&](const Module& m, bool in_layer) {
+        return memo ? memo->get(m, c, in_layer, [&] { return module_costs(m, c, in_layer); }) : module_costs(m, c, in_layer);
+    };
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& group) {
-        const OpCost layers = module_cost(group.layer, c, true).scaled(static_cast<double>(cl.count));
+        const double count = static_cast<double>(cl.count);
+        const ComputeMemo::Cost one = costs(group.layer, true);
+        const OpCost layers = one.cost.scaled(count);
         out.cost += layers;
         out.layers_fwd += layers.fwd;
-        attention_seconds(group.layer, c, static_cast<double>(cl.count), out);
+        for (const auto& [fwd, bwd] : one.attention) {
+            out.attention_fwd += count * fwd;
+            out.attention_bwd += count * bwd;
+        }
         out.layers += cl.count;
         out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
         if (group.moe) out.moe_layers += cl.count;
@@ -55,9 +68,9 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
             out.tp_layers.push_back(std::move(t));
         }
     });
-    if (st.has_pre) out.cost += module_cost(g.pre, c, false);
+    if (st.has_pre) out.cost += costs(g.pre, false).cost;
     if (st.has_post) {
-        out.cost += module_cost(g.post, c, false);
+        out.cost += costs(g.post, false).cost;
         // Multi-token prediction layers (graph/decoder.cpp) run on the last stage, MoE ones exchanging tokens too.
         const ModelSpec& m = c.s.model;
         if (m.layers > 0 && is_moe_layer(m, m.layers - 1)) out.moe_layers += m.mtp_layers;

@@ -29,6 +29,8 @@ struct StageCompute {
     std::vector<TpLayerGemms> tp_layers;  // with parallel.tp_comm_overlap only
 };
 
-StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st);
+class ComputeMemo;
+// `memo`: the layer costs the plans of one search share (compute/compute_memo.h), or none.
+StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo = nullptr);
 
 }  // namespace shardcalc

@@ -45,8 +45,8 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     return e;
 }
 
-void add_time(Estimate& e, const ModelGraph& g, bool with_timeline) {
-    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline);
+void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, ComputeMemo* memo) {
+    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline, memo);
     e.metrics = metrics_of(e.config, e.perf);
     e.timed = true;
 }

@@ -52,7 +52,7 @@ OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
 }
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
-                        bool with_timeline) {
+                        bool with_timeline, ComputeMemo* memo) {
     Performance perf;
     const double mb = static_cast<double>(c.d.microbatches);
     const double devices_per_stage = static_cast<double>(c.d.world_size / c.s.parallel.pp);
@@ -79,7 +79,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
-        StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i]) : perf.compute[twin];
+        StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i], memo) : perf.compute[twin];
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);

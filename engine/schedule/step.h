@@ -13,6 +13,8 @@
 
 namespace shardcalc {
 
+class ComputeMemo;
+
 struct Performance {
     std::vector<StageCompute> compute;
     std::vector<StageComm> comm;
@@ -28,9 +30,10 @@ struct Performance {
     Kernel step_kernels;                 // the critical stage's kernels over one step (all microbatches)
 };
 
-// `with_timeline`: also simulate the schedule event by event for drawing (the plan search skips it).
+// `with_timeline`: also simulate the schedule event by event for drawing (the plan search skips it). `memo`: the layer
+// costs a search's plans share (compute/compute_memo.h), or none.
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
-                        bool with_timeline = true);
+                        bool with_timeline = true, ComputeMemo* memo = nullptr);
 
 constexpr size_t kMaxTimelineEvents = 4096;
 

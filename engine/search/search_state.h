@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/compute_memo.h"
 #include "core/decimal.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -23,6 +24,7 @@ struct Searcher::State {
     SearchSpec spec;
     Config shape;                       // the base resolved once: the model's shape for the space
     std::map<GraphKey, ModelGraph> graphs;
+    ComputeMemo memo;                   // the layer costs the plans share (compute/compute_memo.h)
     struct Work {
         int64_t devices;
         Structure structure;
@@ -79,7 +81,7 @@ struct Searcher::State {
                                     : e.verdict.reason;
                 return Outcome::DoesNotFit;
             }
-            add_time(e, g, false);
+            add_time(e, g, false, spec.share_layer_costs ? &memo : nullptr);
             check_reportable(e);
             ++r.time_evaluated;
             const Metrics& m = e.metrics;

@@ -1,0 +1,32 @@
+#include "compute/compute_memo.h"
+
+#include "scenario/dimension.h"
+
+namespace shardcalc {
+
+ComputeMemo::Key ComputeMemo::key_of(const Module& m, const Config& c, bool in_layer) {
+    const ParallelSpec& p = c.s.parallel;
+    const FrameworkTraits& t = c.traits;
+    return {&m,
+            in_layer,
+            static_cast<int>(c.s.framework),
+            static_cast<int>(t.grad_accumulation),
+            t.fused_glu,
+            t.autocast,
+            t.hf_code,
+            t.sdpa_math,
+            t.xla,
+            p.tp,
+            p.cp,
+            p.ulysses,
+            p.ep,
+            expert_tp(p),
+            p.sp,
+            c.s.training.micro_batch,
+            static_cast<int>(c.s.training.recompute),
+            c.s.training.recompute_modules,
+            c.d.microbatches,
+            c.d.seq_len};
+}
+
+}  // namespace shardcalc
