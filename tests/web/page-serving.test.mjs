@@ -17,15 +17,21 @@ function cliServe(s, serving) {
   return JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
 }
 
+// The page at `path` with "Serve this model" opened and its first estimate drawn.
+async function openServing(path = '') {
+  const page = await open(env, path);
+  await page.click('#serving summary');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  return page;
+}
+
 const cells = (page) => page.$$eval('#serving-table td[data-serving]', (tds) =>
   Object.fromEntries(tds.map((td) => [td.dataset.serving, Number(td.dataset.value)])));
 
 const REQUEST = { prompt_tokens: 1024, output_tokens: 256, concurrency: 64, request_rate: 0, gpu_memory_utilization: 0.9, weights: 'model', kv_cache_dtype: 'auto' };
 
 test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the flags, as the CLI gives them', async () => {
-  const page = await open(env);
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing();
   const expected = cliServe(DEFAULTS, REQUEST);
   const shown = await cells(page);
   for (const key of ['memory.weights_bytes', 'memory.kv_available_bytes', 'memory.kv_bytes_per_token', 'time.ttft_seconds',
@@ -52,9 +58,7 @@ test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the 
 });
 
 test('a shared prefix and speculative decoding: the page sends them and shows what the CLI gives', async () => {
-  const page = await open(env);
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing();
   await page.fill('#sv-shared_prefix_tokens', '512');
   await page.selectOption('#sv-spec-method', 'ngram');
   await page.fill('#sv-spec-tokens', '3');
@@ -78,9 +82,7 @@ test('a shared prefix and speculative decoding: the page sends them and shows wh
 });
 
 test('a request rate: the concurrency it settles at, as the CLI finds it, or that the replica does not keep up', async () => {
-  const page = await open(env);
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing();
   await page.fill('#sv-request_rate', '5');
   const expected = cliServe(DEFAULTS, { ...REQUEST, request_rate: 5 });
   await page.waitForFunction((t) => document.querySelector('#serving-status')?.textContent.startsWith(t),
@@ -91,9 +93,7 @@ test('a request rate: the concurrency it settles at, as the CLI finds it, or tha
 });
 
 test('the serving plan search on the page: the CLI\'s plans for the same model, device, request and targets', async () => {
-  const page = await open(env);
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing();
   await page.fill('#sv-search-tpot_ms', '50');
   await page.click('#serving-search-run');
   await page.waitForSelector('#serving[data-search="drawn"]');
@@ -110,9 +110,7 @@ test('the serving plan search on the page: the CLI\'s plans for the same model, 
 });
 
 test('the serving request is in the link: a shared link reopens "Serve this model" with it and the same answer', async () => {
-  const page = await open(env);
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing();
   await page.fill('#sv-concurrency', '8');
   await page.selectOption('#sv-kv_cache_dtype', 'fp8');
   await page.waitForFunction(() => window.location.hash.includes('serve='));
@@ -138,9 +136,7 @@ test('the serving request is in the link: a shared link reopens "Serve this mode
 });
 
 test('a vLLM log against the estimate: the CLI\'s reconciliation of the same request, and an unreadable log named', async () => {
-  const page = await open(env);
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing();
   const log = readFileSync(new URL('../data/logs/vllm-0.6.5-pr10511.log', import.meta.url), 'utf8');
   await page.fill('#serving-log', log);
   await page.click('#serving-log-run');
@@ -161,9 +157,7 @@ test('a vLLM log against the estimate: the CLI\'s reconciliation of the same req
 
 test('data-parallel attention over the plan\'s dp ranks: the CLI\'s answer for DeepSeek-V3 on 8 H200s', async () => {
   const plan = scenario({ 'model.preset': 'deepseek-v3', 'hardware.preset': 'h200-sxm-141gb', 'parallel.tp': 1, 'parallel.dp': 8 });
-  const page = await open(env, link(plan));
-  await page.click('#serving summary');
-  await page.waitForSelector('#serving[data-state="drawn"]');
+  const page = await openServing(link(plan));
   await page.selectOption('#sv-weights', 'fp8');
   await page.check('#sv-dp_attention');
   await page.waitForFunction(() => window.location.hash.includes('dp_attention'));
