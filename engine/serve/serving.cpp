@@ -90,10 +90,6 @@ double tokens_per_step(const Speculation& sp) {
 
 }  // namespace
 
-double kv_cache_bytes(const Config& c, const ServingSpec& s, double context) {
-    return request_kv(c, s, cached_layers(c, s), context, false);
-}
-
 std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g, const ServingSpec& s, int64_t max_concurrency) {
     std::vector<CurvePoint> out;
     ServingSpec at = s;

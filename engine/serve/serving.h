@@ -1,7 +1,7 @@
 #pragma once
-// Serving a decoder (issue 26, first part): the KV cache per token, a GPU's memory in a tensor-parallel replica as
-// vLLM sizes it, how many requests of a given length fit, and the prefill and decode steps on the roofline. The
-// model graph and the device are the training estimate's; only the request shapes are new.
+// Serving a decoder: the KV cache per token, a GPU's memory in a replica as vLLM sizes it, how many requests of a given
+// length fit, and the prefill and decode steps on the roofline (docs/serving.md). The model graph and the device are
+// the training estimate's; only the request shapes are new.
 #include <cstdint>
 #include <vector>
 
@@ -80,14 +80,9 @@ struct ServingEstimate {
     double max_request_rate = 0;   // requests per second at the largest concurrency the KV cache holds
 };
 
-// The KV cache of one token on one GPU of a tensor-parallel group (bytes): per layer K and V of the key/value heads
-// the rank holds, or multi-head latent attention's compressed latent and shared rotary key (replicated on every
-// rank). `context`: the request's tokens, which a sliding-window layer caps at its window.
-double kv_cache_bytes(const Config& c, const ServingSpec& s, double context);
-
 // The rules of a served plan beyond the model's and the device's (resolve with Rules::ModelAndDevice): a decoder,
-// tensor parallelism and replicas only, a request within the model's positions, fp8 weights on fp8 tensor cores.
-// Throws InputError naming each field.
+// tensor and pipeline parallelism and replicas (or data-parallel attention ranks), a request within the model's
+// positions, fp8 weights on fp8 tensor cores, the serving object's own rules. Throws InputError naming each field.
 void validate_serving(const Config& c, const ServingSpec& s);
 
 ServingEstimate serving_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s);
