@@ -1,7 +1,5 @@
 #include "compute/stage_cost.h"
 
-#include "compute/compute_memo.h"
-
 #include "graph/blocks.h"
 #include "graph/build.h"
 
@@ -9,8 +7,8 @@ namespace shardcalc {
 namespace {
 
 // A module's cost and its core attention's seconds (per instance).
-ComputeMemo::Cost module_costs(const Module& m, const Config& c, bool in_layer) {
-    ComputeMemo::Cost out;
+LayerCost module_costs(const Module& m, const Config& c, bool in_layer) {
+    LayerCost out;
     out.cost = module_cost(m, c, in_layer);
     for_each_op(m, [&](const Op& op) {
         for (const auto& w : op.work)
@@ -50,7 +48,7 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
     };
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& group) {
         const double count = static_cast<double>(cl.count);
-        const ComputeMemo::Cost one = costs(group.layer, true);
+        const LayerCost one = costs(group.layer, true);
         const OpCost layers = one.cost.scaled(count);
         out.cost += layers;
         out.layers_fwd += layers.fwd;

@@ -1,6 +1,7 @@
 #pragma once
 // Compute of one pipeline stage for one microbatch on one device: every op of its layers,
 // plus the embeddings on the first stage and the head on the last.
+#include "compute/compute_memo.h"
 #include "compute/op_cost.h"
 #include "plan/plan.h"
 
@@ -29,7 +30,6 @@ struct StageCompute {
     std::vector<TpLayerGemms> tp_layers;  // with parallel.tp_comm_overlap only
 };
 
-class ComputeMemo;
 // `memo`: the layer costs the plans of one search share (compute/compute_memo.h), or none.
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo = nullptr);
 

@@ -8,6 +8,7 @@
 #include "scenario/precision.h"
 #include "memory/activations.h"
 #include "memory/allocator.h"
+#include "memory/memory_memo.h"
 #include "memory/memory_terms.h"
 #include "memory/model_states.h"
 #include "scenario/dimension.h"
@@ -23,11 +24,11 @@ ParamTally outside_layers(const Config& c, const ModelGraph& g, const StagePlan&
     return t;
 }
 
-ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& st) {
+ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& st, const LayerFigures& layers) {
     ParamTally t = outside_layers(c, g, st);
     std::set<int64_t> shared_seen;
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& grp) {
-        const ParamTally one = tally_module(grp.layer, c, true);
+        const ParamTally one = layers.tally(grp.layer);
         if (grp.shared_weights) {
             if (shared_seen.insert(cl.group).second) t += one;
         } else {
@@ -38,14 +39,14 @@ ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& s
     return t;
 }
 
-double largest_layer_params(const Config& c, const ModelGraph& g) {
+double largest_layer_params(const ModelGraph& g, const LayerFigures& layers) {
     double best = 0;
-    for (const auto& grp : g.groups) best = std::max(best, tally_module(grp.layer, c, true).params);
+    for (const auto& grp : g.groups) best = std::max(best, layers.tally(grp.layer).params);
     return best;
 }
 
 // Extra gradient/parameter copies a framework keeps for communication, and 16-bit compute copies.
-void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, OtherBytes& o) {
+void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, const LayerFigures& layers, OtherBytes& o) {
     const double params = tally.params;
     const ParallelSpec& p = c.s.parallel;
     const TrainingSpec& t = c.s.training;
@@ -53,7 +54,7 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, Othe
     const double grad_b = bytes_of(*t.grad_dtype);
     const double compute_b = bytes_of(t.dtype);
     const bool mixed = *t.param_dtype != t.dtype;
-    const double unit = std::min(params, largest_layer_params(c, g));
+    const double unit = std::min(params, largest_layer_params(g, layers));
     switch (c.traits.buffers) {
         case BufferPolicy::None: break;
         case BufferPolicy::DdpBuckets:
@@ -108,16 +109,16 @@ double allgather_dispatch_bytes(const Config& c) {
     return allgather_dispatch_rows(c) * static_cast<double>(c.s.model.hidden) * bytes_of(c.s.training.dtype);
 }
 
-double layer_backward_transient(const Config& c, const ModelGraph& g, const StagePlan& st) {
+double layer_backward_transient(const Config& c, const ModelGraph& g, const StagePlan& st, const LayerFigures& layers) {
     double peak = 0;
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) {
         const Module& layer = grp.layer;
-        const double all = module_activation_bytes(layer, c, false);
-        const double recompute = all - layer_activation_bytes(layer, c) +
+        const double all = layers.saved_all(layer);
+        const double recompute = all - layers.saved(layer) +
                                  (c.s.training.recompute == Recompute::Full ? layer_checkpoint_bytes(c) : 0);
         // The allgather dispatcher's backward gathers the output gradients of the whole expert group.
         const double gathered = grp.moe ? allgather_dispatch_bytes(c) : 0;
-        peak = std::max(peak, std::max(0.0, recompute) + 2 * largest_saved_tensor_bytes(layer, c) + gathered);
+        peak = std::max(peak, std::max(0.0, recompute) + 2 * layers.largest_saved(layer) + gathered);
     });
     return peak;
 }
@@ -142,11 +143,12 @@ struct StageParts {
 };
 
 // StageMemory::largest_request: each candidate is one tensor, allocated whole.
-double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally, const StageParts& p) {
+double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally, const StageParts& p,
+                       const LayerFigures& layers) {
     double largest = 0;
     // A layer's backward allocates the gradient of each saved tensor, the largest among them too.
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) {
-    largest = std::max(largest, largest_saved_tensor_bytes(grp.layer, c));
+    largest = std::max(largest, layers.largest_saved(grp.layer));
     });
     // The loss's temporaries (the fp32 upcast of the logits, their gradient), one tensor each.
     if (st.has_post)
@@ -157,7 +159,7 @@ double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st
     if (c.s.framework == Framework::DeepSpeed) largest = std::max(largest, p.states.step_transient);
     if (c.s.parallel.zero == 3) {
     // ZeRO-3 gathers each parameter whole; FSDP's unit is one flat parameter (a transformer layer).
-    const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(c, g))
+    const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(g, layers))
                                                                     : tally.largest;
     largest = std::max(largest, unit * bytes_of(c.traits.buffers == BufferPolicy::FsdpUnits ? c.s.training.dtype
                                                                                              : *c.s.training.param_dtype));
@@ -232,12 +234,12 @@ constexpr size_t kLargestAllocations = 10;
 // layers 0..N-1 to host memory after their forward and frees them, and reloads each before its backward, one layer
 // ahead. The device keeps the other layers' tensors and one offloaded layer's in flight (the largest); the host
 // holds the N layers'.
-void offload_activations(const Config& c, const ModelGraph& g, StageMemory& m, StageParts& p) {
+void offload_activations(const Config& c, const ModelGraph& g, const LayerFigures& layers, StageMemory& m, StageParts& p) {
     const int64_t n = c.s.training.activation_offload_layers;
     if (n == 0) return;
     double moved = 0, largest = 0;
     for (int64_t i = 0; i < n; ++i) {
-        const double one = layer_activation_bytes(g.groups[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])].layer, c);
+        const double one = layers.saved(g.groups[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])].layer);
         moved += one;
         largest = std::max(largest, one);
     }
@@ -285,15 +287,16 @@ XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const 
 
 }  // namespace
 
-std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan) {
+std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan, MemoryMemo* memo) {
     std::vector<StageMemory> out;
+    const LayerFigures layers(c, memo);
     for (const auto& st : plan.stages) {
     StageMemory m;
     m.rank = st.rank;
     m.layers = st.layer_count();
     for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
 
-    const ParamTally tally = stage_params(c, g, st);
+    const ParamTally tally = stage_params(c, g, st, layers);
     m.params = tally.params;
     m.expert_params = tally.expert_params;
     StageParts p;
@@ -307,11 +310,11 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
 
     // Activations: each chunk keeps `inflight` microbatches alive (Korthikanti sec. 4.2.3).
     for_each_layer_run(st, g, [&](const Chunk& ch, const ChunkLayers& cl, const LayerGroup& grp) {
-        const double one = static_cast<double>(cl.count) * layer_activation_bytes(grp.layer, c);
+        const double one = static_cast<double>(cl.count) * layers.saved(grp.layer);
         p.activations_all += static_cast<double>(ch.inflight) * one;
         p.activations_one += one;
     });
-    offload_activations(c, g, m, p);
+    offload_activations(c, g, layers, m, p);
         if (st.has_pre) {
             const double one = module_activation_bytes(g.pre, c, false);
             p.activations_all += st.pre_inflight * one;
@@ -329,11 +332,11 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
                 p.loss_forward_temp = std::max(p.loss_forward_temp, temporaries_bytes(op.forward_temporaries, c));
                 p.loss_backward_temp = std::max(p.loss_backward_temp, temporaries_bytes(op.backward_temporaries, c));
             }
-        p.layer_backward_temp = layer_backward_transient(c, g, st);
-        m.largest_request = largest_request(c, g, st, tally, p);
+        p.layer_backward_temp = layer_backward_transient(c, g, st, layers);
+        m.largest_request = largest_request(c, g, st, tally, p, layers);
 
         OtherBytes o;
-        buffers(c, g, tally, o);
+        buffers(c, g, tally, layers, o);
         p.comm_buffers = o.comm_buffers;
         // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
         // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/op.h"
+#include "memory/memory_memo.h"
 #include "memory/xla_program.h"
 #include "plan/plan.h"
 #include "scenario/resolve.h"
@@ -63,6 +64,7 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     XlaProgram xla;
 };
 
-std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan);
+// `memo`: the layer figures the plans of one search share (memory/memory_memo.h), or none.
+std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan, MemoryMemo* memo = nullptr);
 
 }  // namespace shardcalc

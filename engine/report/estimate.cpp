@@ -28,12 +28,12 @@ Estimate::HostMemory Estimate::host_memory() const {
     return h;
 }
 
-Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
+Estimate estimate(Config c, const ModelGraph& g, Detail detail, SearchMemos* memos) {
     Estimate e;
     e.config = std::move(c);
     const Config& cfg = e.config;
     e.plan = make_plan(cfg, g);
-    e.stages = stage_memory(cfg, g, e.plan);
+    e.stages = stage_memory(cfg, g, e.plan, memos ? &memos->memory : nullptr);
     for (size_t i = 1; i < e.stages.size(); ++i)
         if (e.stages[i].total() > e.stages[e.peak_stage].total()) e.peak_stage = i;
     e.capacity = cfg.s.hardware.memory_gib * kGiB;
@@ -41,12 +41,12 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail) {
     e.verdict = peak.compiled ? xla_verdict(peak.xla, e.capacity, device_of(cfg.s.hardware).reserve_name())
                               : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity, peak.largest_request,
                                                cfg.s.implementation.allocator, fragmentation_of(cfg.s.implementation));
-    if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full);
+    if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full, memos);
     return e;
 }
 
-void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, ComputeMemo* memo) {
-    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline, memo);
+void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, SearchMemos* memos) {
+    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline, memos ? &memos->compute : nullptr);
     e.metrics = metrics_of(e.config, e.perf);
     e.timed = true;
 }

@@ -13,7 +13,6 @@
 
 namespace shardcalc {
 
-class ComputeMemo;
 
 struct Performance {
     std::vector<StageCompute> compute;

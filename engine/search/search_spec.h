@@ -33,8 +33,8 @@ struct SearchSpec {
     int64_t max_micro_batch = 64;
     std::optional<int64_t> global_batch;         // samples per step, instead of training.global_batch
     std::optional<int64_t> global_batch_tokens;  // or in tokens (a multiple of the sequence length)
-    // Plans share their layers' costs (compute/compute_memo.h); off only to check that sharing changes no figure (not
-    // a JSON field).
+    // Plans share their layers' figures (plan/layer_memo.h); off only to check that sharing changes no figure (not a
+    // JSON field).
     bool share_layer_costs = true;
 };
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compute/compute_memo.h"
 #include "core/decimal.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -24,7 +23,7 @@ struct Searcher::State {
     SearchSpec spec;
     Config shape;                       // the base resolved once: the model's shape for the space
     std::map<GraphKey, ModelGraph> graphs;
-    ComputeMemo memo;                   // the layer costs the plans share (compute/compute_memo.h)
+    SearchMemos memos;                  // the layer figures the plans share (plan/layer_memo.h)
     struct Work {
         int64_t devices;
         Structure structure;
@@ -68,7 +67,8 @@ struct Searcher::State {
             f.seq_len = c.d.seq_len;
             f.global_batch = c.d.samples_per_step;
             const ModelGraph& g = graph_for(c);
-            Estimate e = estimate(std::move(c), g, Detail::Memory);
+            SearchMemos* shared = spec.share_layer_costs ? &memos : nullptr;
+            Estimate e = estimate(std::move(c), g, Detail::Memory, shared);
             check_reportable(e);
             ++r.memory_evaluated;
             f.peak_bytes = e.peak().total();
@@ -81,7 +81,7 @@ struct Searcher::State {
                                     : e.verdict.reason;
                 return Outcome::DoesNotFit;
             }
-            add_time(e, g, false, spec.share_layer_costs ? &memo : nullptr);
+            add_time(e, g, false, shared);
             check_reportable(e);
             ++r.time_evaluated;
             const Metrics& m = e.metrics;

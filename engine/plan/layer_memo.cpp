@@ -1,10 +1,10 @@
-#include "compute/compute_memo.h"
+#include "plan/layer_memo.h"
 
 #include "scenario/dimension.h"
 
 namespace shardcalc {
 
-ComputeMemo::Key ComputeMemo::key_of(const Module& m, const Config& c, bool in_layer) {
+LayerKey layer_key(const Module& m, const Config& c, bool in_layer) {
     const ParallelSpec& p = c.s.parallel;
     const FrameworkTraits& t = c.traits;
     return {&m,
