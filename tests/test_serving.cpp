@@ -450,3 +450,27 @@ TEST_CASE("serving search: data-parallel attention replicas for an MoE model, no
     CHECK(with_ranks >= 3);
     for (const auto& p : plans("llama-3.1-70b")) CHECK(p["replica"]["dp_attention_ranks"] == 1);
 }
+
+// Lengths vary: the averages size the running requests' caches, the longest request sizes --max-model-len, and vLLM
+// refuses to start when one request that long does not fit its KV cache.
+TEST_CASE("serving: the longest request sets the server's maximum length and must fit one GPU's cache") {
+    const json avg = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":8})");
+    const json longest = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":8,"max_prompt_tokens":32000,"max_output_tokens":4000})");
+    CHECK(longest["request"]["longest_request_tokens"] == 36000);
+    // The running requests' caches are the averages': the same concurrency and time.
+    CHECK(longest["memory"]["max_concurrency"] == avg["memory"]["max_concurrency"]);
+    CHECK(longest["time"]["tpot_seconds"].get<double>() == avg["time"]["tpot_seconds"].get<double>());
+    std::string vllm;
+    for (const auto& l : longest["launch"][0]["lines"]) vllm += l.get<std::string>() + "\n";
+    CHECK(vllm.find("--max-model-len 36000\n") != std::string::npos);
+    // A cache too small for the longest request: vLLM would not start, whatever the averages allow.
+    const json small = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":8,"max_prompt_tokens":120000,
+                                          "gpu_memory_utilization":0.3})");
+    CHECK(small["memory"]["max_model_len"].get<int64_t>() < 121024);
+    CHECK(small["memory"]["max_concurrency"].get<int64_t>() >= 8);
+    CHECK(small["memory"]["fits"] == false);
+    // The longest below the average, or past the model's positions: errors at their fields.
+    CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"prompt_tokens":1000,"max_prompt_tokens":10}})")["path"] ==
+          "/serving/max_prompt_tokens");
+    CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"max_prompt_tokens":131072}})")["path"] == "/serving/max_output_tokens");
+}

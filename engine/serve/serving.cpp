@@ -175,7 +175,8 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double positions = m.max_positions > 0 ? static_cast<double>(m.max_positions) : 1e18;
     const double by_cache = per_block > 0 ? std::max(0.0, std::floor((e.kv_available - windows) / per_block)) * block : positions;
     e.max_model_len = static_cast<int64_t>(e.kv_available > windows || per_block == 0 ? std::min(by_cache, positions) : 0.0);
-    e.fits = e.kv_available > 0 && e.max_concurrency >= s.concurrency;
+    // vLLM refuses to start when one request of --max-model-len tokens does not fit its KV cache.
+    e.fits = e.kv_available > 0 && e.max_concurrency >= s.concurrency && e.max_model_len >= s.longest_request();
 
     // The roofline of the served GEMMs: fp8 weights run fp8 GEMMs, NVFP4 fp4 ones where the device has them (the
     // activations quantized as they come: vLLM's CUTLASS W4A4 path on Blackwell), weight-only formats 16-bit ones on

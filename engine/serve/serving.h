@@ -2,6 +2,7 @@
 // Serving a decoder: the KV cache per token, a GPU's memory in a replica as vLLM sizes it, how many requests of a given
 // length fit, and the prefill and decode steps on the roofline (docs/serving.md). The model graph and the device are
 // the training estimate's; only the request shapes are new.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -28,8 +29,14 @@ struct Speculation {
 };
 
 struct ServingSpec {
-    int64_t prompt_tokens = 1024;
+    int64_t prompt_tokens = 1024;   // of a request, on average
     int64_t output_tokens = 256;
+    // The longest prompt and output the server must accept (0: the averages): vLLM's --max-model-len is their sum, and
+    // it refuses to start when its KV cache cannot hold one such request.
+    int64_t max_prompt_tokens = 0, max_output_tokens = 0;
+    int64_t longest_request() const {
+        return std::max(prompt_tokens, max_prompt_tokens) + std::max(output_tokens, max_output_tokens);
+    }
     int64_t concurrency = 1;           // requests decoding together (the running batch of continuous batching)
     double request_rate = 0;           // requests arriving per second at one replica; when given, sets the concurrency
     WeightFormat weights = WeightFormat::Model;
@@ -58,7 +65,8 @@ struct ServingEstimate {
     double prefix_cached_tokens = 0;  // of each prompt, found in the prefix cache (whole blocks of the shared prefix)
     int64_t max_concurrency = 0;   // requests of that length the KV cache holds at once
     int64_t max_model_len = 0;     // the longest single request the KV cache holds (tokens), at most the model's positions
-    bool fits = false;             // the weights and activations fit and `concurrency` requests' KV caches do too
+    bool fits = false;             // the weights and activations fit, `concurrency` requests' KV caches do too, and the
+                                   // longest request's (ServingSpec::longest_request) within what one GPU's cache holds
     // Time of one replica.
     double prefill_seconds = 0;    // time to first token of one prompt (no queueing)
     double decode_step_seconds = 0;  // one decode step at `concurrency`: the target's forward, and the drafts before it

@@ -29,7 +29,7 @@ LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const Serving
     if (p.pp > 1) cmd.lines.push_back("--pp_size " + n(p.pp));
     cmd.lines.push_back("--max_batch_size " + n(s.concurrency));
     cmd.lines.push_back("--max_num_tokens " + n(s.max_num_batched_tokens));
-    cmd.lines.push_back("--max_seq_len " + n(s.prompt_tokens + s.output_tokens));
+    cmd.lines.push_back("--max_seq_len " + n(s.longest_request()));
     cmd.lines.push_back("--kv_cache_free_gpu_memory_fraction " + decimal(fraction, 2));
     if (s.kv_cache_dtype == KvCacheDtype::Fp8 || s.weights != WeightFormat::Model)
         cmd.lines.push_back("# quantized weights or an fp8 KV cache: serve a checkpoint quantized for TensorRT-LLM (ModelOpt)");
@@ -53,7 +53,7 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s,
         std::string vllm_value, sglang_value;
         bool given;
     };
-    const std::string length = n(s.prompt_tokens + s.output_tokens), share = decimal(s.gpu_memory_utilization, 2);
+    const std::string length = n(s.longest_request()), share = decimal(s.gpu_memory_utilization, 2);
     // Data-parallel attention: vLLM's data parallelism with expert parallelism for the MoE layers; SGLang's --tp-size
     // counts every GPU of the replica, --dp-size its attention ranks, and its experts spread over all of them.
     const int64_t gpus = p.tp * (s.dp_attention ? p.dp : 1);

@@ -1,5 +1,6 @@
 // The rules of a served plan beyond the model's and the device's (serve/serving.h validate_serving).
 #include <string>
+#include <tuple>
 
 #include "core/error.h"
 #include "scenario/names.h"
@@ -28,11 +29,17 @@ void validate_serving(const Config& c, const ServingSpec& s) {
     if (m.arch == Arch::Decoder && (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)))
         problems.add("/parallel/tp", "must divide model.heads (" + std::to_string(m.heads) + ") and divide or be a multiple of "
                                      "model.kv_heads (" + std::to_string(kv) + "), got " + std::to_string(tp));
-    const int64_t request = s.prompt_tokens + s.output_tokens;
+    const int64_t request = s.longest_request();
+    const bool longest = s.max_prompt_tokens > 0 || s.max_output_tokens > 0;
     if (m.max_positions > 0 && request > m.max_positions)
-        problems.add("/serving/output_tokens", "prompt_tokens + output_tokens (" + std::to_string(request) +
-                                                   ") exceed the model's positions (model.max_positions = " +
-                                                   std::to_string(m.max_positions) + ")");
+        problems.add(longest ? "/serving/max_output_tokens" : "/serving/output_tokens",
+                     std::string(longest ? "the longest prompt + output" : "prompt_tokens + output_tokens") + " (" +
+                         std::to_string(request) + ") exceed the model's positions (model.max_positions = " +
+                         std::to_string(m.max_positions) + ")");
+    for (const auto& [path, longest_one, mean] : {std::tuple<const char*, int64_t, int64_t>{"/serving/max_prompt_tokens", s.max_prompt_tokens, s.prompt_tokens},
+                                                  {"/serving/max_output_tokens", s.max_output_tokens, s.output_tokens}})
+        if (longest_one > 0 && longest_one < mean)
+            problems.add(path, "the longest must be at least the average (" + std::to_string(mean) + "), got " + std::to_string(longest_one));
     if (s.shared_prefix_tokens > s.prompt_tokens)
         problems.add("/serving/shared_prefix_tokens", "at most prompt_tokens (" + std::to_string(s.prompt_tokens) + "), got " +
                                                           std::to_string(s.shared_prefix_tokens));

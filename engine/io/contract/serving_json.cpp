@@ -1,5 +1,6 @@
 #include "io/contract/serving_json.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -57,6 +58,8 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     if (const nlohmann::json* v = r.object("search")) r.collect([&] { in.search = search_spec_from_json(*v); });
     assign(s.prompt_tokens, r.integer("prompt_tokens", 1, kTokens));
     assign(s.output_tokens, r.integer("output_tokens", 1, kTokens));
+    assign(s.max_prompt_tokens, r.integer("max_prompt_tokens", 1, kTokens));
+    assign(s.max_output_tokens, r.integer("max_output_tokens", 1, kTokens));
     assign(s.concurrency, r.integer("concurrency", 1, int64_t{1} << 20));
     assign(s.request_rate, r.number("request_rate", 0, 1e6));
     assign(s.weights, r.choice<WeightFormat>("weights"));
@@ -85,6 +88,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
         {"request",
          {{"prompt_tokens", s.prompt_tokens},
           {"output_tokens", s.output_tokens},
+          {"longest_request_tokens", s.longest_request()},
           {"concurrency", s.concurrency},
           {"request_rate", s.request_rate},
           {"keeps_up", e.keeps_up},
@@ -131,6 +135,8 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"block_size", s.block_size},
           {"max_num_batched_tokens", s.max_num_batched_tokens},
           {"max_num_seqs", s.max_num_seqs},
+          {"max_prompt_tokens", std::max(s.prompt_tokens, s.max_prompt_tokens)},
+          {"max_output_tokens", std::max(s.output_tokens, s.max_output_tokens)},
           {"request_rate", s.request_rate},
           {"shared_prefix_tokens", s.shared_prefix_tokens},
           {"dp_attention", s.dp_attention},

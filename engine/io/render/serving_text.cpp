@@ -55,7 +55,11 @@ std::string format_serving_table(const nlohmann::json& s) {
            (dpa > 1 ? " x " + std::to_string(dpa) + " data-parallel attention ranks (experts over all)" : "") + " per replica, " +
            std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
            thousands(r["prompt_tokens"].get<int64_t>()) + " prompt + " + thousands(r["output_tokens"].get<int64_t>()) +
-           " output tokens, " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
+           " output tokens" +
+           (r["longest_request_tokens"].get<int64_t>() > r["prompt_tokens"].get<int64_t>() + r["output_tokens"].get<int64_t>()
+                ? " (the longest " + thousands(r["longest_request_tokens"].get<int64_t>()) + ")"
+                : "") +
+           ", " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
     if (r["request_rate"].get<double>() > 0)
         out += r["keeps_up"].get<bool>()
                    ? "at " + fixed(r["request_rate"].get<double>(), 2) + " requests/s the replica settles at " +

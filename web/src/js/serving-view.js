@@ -8,6 +8,8 @@
 const NUMBERS = [
   ['prompt_tokens', 'Prompt tokens', { min: 1, value: 1024 }],
   ['output_tokens', 'Output tokens', { min: 1, value: 256 }],
+  ['max_prompt_tokens', 'Longest prompt (blank: the average)', { min: 1 }],
+  ['max_output_tokens', 'Longest output (blank: the average)', { min: 1 }],
   ['concurrency', 'Requests at once', { min: 1, value: 64 }],
   ['request_rate', 'Requests/s (0: use requests at once)', { min: 0, step: 'any', value: 0 }],
   ['gpu_memory_utilization', 'GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.9 }],
@@ -88,7 +90,7 @@ export function restoreServing(page) {
     const input = document.querySelector(id);
     if (input) input.value = value ?? fallback;
   };
-  for (const [key, , attrs] of NUMBERS) set(`#sv-${key}`, saved[key], attrs.value);
+  for (const [key, , attrs] of NUMBERS) set(`#sv-${key}`, saved[key], attrs.value ?? '');
   for (const [key, , options] of MENUS) set(`#sv-${key}`, saved[key], options[0][0]);
   set('#sv-spec-method', saved.speculative?.method, 'none');
   document.querySelector('#sv-dp_attention').checked = saved.dp_attention === true;
