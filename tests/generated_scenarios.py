@@ -98,6 +98,7 @@ SERVING = {
     "speculative": [{"method": "ngram", "tokens": 1, "acceptance": 0}, {"method": "ngram", "tokens": 16, "acceptance": 0.999},
                     {"method": "mtp", "tokens": 3, "acceptance": 0.8}, {"method": "none"}],
     "dp_attention": [True, False], "request_rate": [0, 0.001, 5, 1e6],
+    "max_prompt_tokens": [1, 4096, 1 << 26], "max_output_tokens": [1, 4096, 1 << 26],
 }
 
 
