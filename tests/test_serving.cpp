@@ -474,3 +474,13 @@ TEST_CASE("serving: the longest request sets the server's maximum length and mus
           "/serving/max_prompt_tokens");
     CHECK(serve_error(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"max_prompt_tokens":131072}})")["path"] == "/serving/max_output_tokens");
 }
+
+// What a million output tokens cost: their GPU-seconds at the device's hourly price, in the estimate and in each plan
+// the search lists.
+TEST_CASE("serving: the cost per million output tokens at the device's price") {
+    const json priced = json::parse(shardcalc::serve_scenario_text(
+        R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb","price_per_gpu_hour":2.5},"serving":{"concurrency":64}})"))["serving"];
+    const json& t = priced["time"];
+    CHECK(t["cost_per_million_tokens"].get<double>() == doctest::Approx(2.5 / 3600 / t["tokens_per_second_per_gpu"].get<double>() * 1e6));
+    CHECK(serve(k8b, kTp1, kRequest)["time"]["cost_per_million_tokens"].get<double>() == 0);  // no price given
+}

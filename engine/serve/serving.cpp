@@ -279,6 +279,9 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // pipeline doing its share of each, the data-parallel attention ranks theirs side by side.
     e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / (pp * ranks));
     e.tokens_per_second_per_gpu = e.tokens_per_second / (tp * pp * ranks);
+    // A million output tokens take 10^6 / (tokens/s per GPU) GPU-seconds at the device's hourly price.
+    if (h.price_per_gpu_hour > 0 && e.tokens_per_second_per_gpu > 0)
+        e.cost_per_million_tokens = h.price_per_gpu_hour / 3600 / e.tokens_per_second_per_gpu * 1e6;
     return e;
 }
 

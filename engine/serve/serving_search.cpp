@@ -66,9 +66,7 @@ ServingSearchResult serving_search(const Scenario& scenario, const ServingSpec& 
                     else hi = mid - 1;
                 }
                 spec.concurrency = lo;
-                ServingPlan plan{c, tp, pp, ranks, spec, serving_estimate(c, g, spec), 0, false};
-                if (c.s.hardware.price_per_gpu_hour > 0)
-                    plan.cost_per_million_tokens = c.s.hardware.price_per_gpu_hour / 3600 / plan.estimate.tokens_per_second_per_gpu * 1e6;
+                ServingPlan plan{c, tp, pp, ranks, spec, serving_estimate(c, g, spec), false};
                 out.plans.push_back(plan);
             }
         return true;

@@ -29,7 +29,6 @@ struct ServingPlan {
     int64_t attention_ranks = 1;  // data-parallel attention ranks of tp GPUs (1: none)
     ServingSpec spec;      // the serving object with this plan's formats and chosen concurrency
     ServingEstimate estimate;
-    double cost_per_million_tokens = 0;  // output tokens, at hardware.price_per_gpu_hour (0: no price)
     bool pareto = false;   // on the front of time per output token against tokens per second per GPU
 };
 

@@ -126,7 +126,8 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"decode_all_to_all_seconds", e.all_to_all_seconds},
           {"request_seconds", e.request_seconds},
           {"tokens_per_second", e.tokens_per_second},
-          {"tokens_per_second_per_gpu", e.tokens_per_second_per_gpu}}},
+          {"tokens_per_second_per_gpu", e.tokens_per_second_per_gpu},
+          {"cost_per_million_tokens", e.cost_per_million_tokens}}},
         {"serving",
          {{"weights", name_of(s.weights)},
           {"group_size", s.group_size},
@@ -155,7 +156,7 @@ nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingS
         const ServingPlan& p = r.plans[i];
         json one = serving_to_json(p.config, p.spec, p.estimate);
         one["rank"] = static_cast<int64_t>(i + 1);
-        one["cost_per_million_tokens"] = p.cost_per_million_tokens;
+        one["cost_per_million_tokens"] = p.estimate.cost_per_million_tokens;
         one["pareto"] = p.pareto;
         plans.push_back(std::move(one));
     }

@@ -103,6 +103,8 @@ std::string format_serving_table(const nlohmann::json& s) {
     rows.push_back({"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"});
     rows.push_back({"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)});
     rows.push_back({"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)});
+    if (t["cost_per_million_tokens"].get<double>() > 0)
+        rows.push_back({"cost per million output tokens", fixed(t["cost_per_million_tokens"].get<double>(), 3)});
     out += aligned(rows);
     if (s.contains("curve")) {
         out += "\nLatency against throughput (this request shape)\n";

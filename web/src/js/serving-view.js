@@ -191,7 +191,9 @@ function draw(page, s, status, table, launch) {
     ...(t.tokens_per_step > 1 ? [
       row('time.decode_step_seconds', 'Decode step (drafts and verification)', t.decode_step_seconds, duration(t.decode_step_seconds)),
       row('time.tokens_per_step', 'Output tokens per step and request', t.tokens_per_step, fixed(t.tokens_per_step, 2))] : []),
-    row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1))));
+    row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1)),
+    ...(t.cost_per_million_tokens > 0 ? [row('time.cost_per_million_tokens', 'Cost per million output tokens (hardware.price_per_gpu_hour)',
+      t.cost_per_million_tokens, fixed(t.cost_per_million_tokens, 3))] : [])));
   launch.replaceChildren(...s.launch.map((l) => h('div', { class: 'launch-tool', 'data-tool': l.tool },
     h('h4', null, l.tool), h('pre', null, `${l.lines.join('\n')}\n`))));
 }
