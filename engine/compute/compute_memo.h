@@ -1,10 +1,11 @@
 #pragma once
-// A layer's costs, shared by the plans of one search (plan/layer_memo.h says which plan fields they depend on).
+// A layer's costs, which the plans of one search share (plan/layer_memo.h says which plan fields they depend on). An
+// interface: the search holds the memo (search/search_memos.h), so the page's core engine, which has no search, links
+// no table of them.
 #include <utility>
 #include <vector>
 
 #include "compute/op_cost.h"
-#include "plan/layer_memo.h"
 
 namespace shardcalc {
 
@@ -12,6 +13,13 @@ struct LayerCost {
     OpCost cost;
     std::vector<std::pair<double, double>> attention;  // each core attention's forward and backward seconds
 };
-using ComputeMemo = LayerMemo<LayerCost>;
+// A module's cost and its core attentions' seconds (per instance).
+LayerCost layer_cost(const Module& m, const Config& c, bool in_layer);
+
+class ComputeMemo {
+public:
+    virtual ~ComputeMemo() = default;
+    virtual const LayerCost& cost(const Module& m, const Config& c, bool in_layer) = 0;
+};
 
 }  // namespace shardcalc

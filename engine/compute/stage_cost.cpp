@@ -4,10 +4,8 @@
 #include "graph/build.h"
 
 namespace shardcalc {
-namespace {
 
-// A module's cost and its core attention's seconds (per instance).
-LayerCost module_costs(const Module& m, const Config& c, bool in_layer) {
+LayerCost layer_cost(const Module& m, const Config& c, bool in_layer) {
     LayerCost out;
     out.cost = module_cost(m, c, in_layer);
     for_each_op(m, [&](const Op& op) {
@@ -20,6 +18,8 @@ LayerCost module_costs(const Module& m, const Config& c, bool in_layer) {
     });
     return out;
 }
+
+namespace {
 
 // The layer's tensor-parallel GEMMs (sharded, not an expert's) in graph order: their GEMM kernels alone, not an fp8
 // recipe's quantization beside them.
@@ -44,7 +44,7 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo) {
     StageCompute out;
     const auto costs = [&](const Module& m, bool in_layer) {
-        return memo ? memo->get(m, c, in_layer, [&] { return module_costs(m, c, in_layer); }) : module_costs(m, c, in_layer);
+        return memo ? memo->cost(m, c, in_layer) : layer_cost(m, c, in_layer);
     };
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& group) {
         const double count = static_cast<double>(cl.count);

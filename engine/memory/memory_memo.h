@@ -1,9 +1,9 @@
 #pragma once
-// A layer's memory figures, shared by the plans of one search (plan/layer_memo.h says which plan fields they depend
-// on): its parameters, what it saves per microbatch under the plan's recompute policy and without it, and its
-// largest saved tensor.
+// A layer's memory figures, which the plans of one search share (plan/layer_memo.h says which plan fields they depend
+// on): its parameters, what it saves per microbatch under the plan's recompute policy and without it, and its largest
+// saved tensor. An interface: the search holds the memo (search/search_memos.h), so the page's core engine, which has
+// no search, links no table of them.
 #include "memory/model_states.h"
-#include "plan/layer_memo.h"
 
 namespace shardcalc {
 
@@ -13,7 +13,14 @@ struct LayerMemory {
     double saved_all = 0;       // module_activation_bytes(layer, c, false): nothing recomputed
     double largest_saved = 0;   // largest_saved_tensor_bytes
 };
-using MemoryMemo = LayerMemo<LayerMemory>;
+// All four figures of a layer.
+LayerMemory layer_memory(const Module& layer, const Config& c);
+
+class MemoryMemo {
+public:
+    virtual ~MemoryMemo() = default;
+    virtual const LayerMemory& memory(const Module& layer, const Config& c) = 0;
+};
 
 // A stage's view of its layers' figures: through the search's memo when there is one, else each computed as asked.
 class LayerFigures {
@@ -25,7 +32,6 @@ public:
     double largest_saved(const Module& layer) const;
 
 private:
-    const LayerMemory& memoized(const Module& layer) const;
     const Config& c_;
     MemoryMemo* memo_;
 };

@@ -28,12 +28,12 @@ Estimate::HostMemory Estimate::host_memory() const {
     return h;
 }
 
-Estimate estimate(Config c, const ModelGraph& g, Detail detail, SearchMemos* memos) {
+Estimate estimate(Config c, const ModelGraph& g, Detail detail, Memos memos) {
     Estimate e;
     e.config = std::move(c);
     const Config& cfg = e.config;
     e.plan = make_plan(cfg, g);
-    e.stages = stage_memory(cfg, g, e.plan, memos ? &memos->memory : nullptr);
+    e.stages = stage_memory(cfg, g, e.plan, memos.memory);
     for (size_t i = 1; i < e.stages.size(); ++i)
         if (e.stages[i].total() > e.stages[e.peak_stage].total()) e.peak_stage = i;
     e.capacity = cfg.s.hardware.memory_gib * kGiB;
@@ -45,8 +45,8 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail, SearchMemos* mem
     return e;
 }
 
-void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, SearchMemos* memos) {
-    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline, memos ? &memos->compute : nullptr);
+void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, Memos memos) {
+    e.perf = performance(e.config, g, e.plan, e.stages, with_timeline, memos.compute);
     e.metrics = metrics_of(e.config, e.perf);
     e.timed = true;
 }

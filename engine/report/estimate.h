@@ -46,15 +46,14 @@ struct Estimate {
 
 // `g` must be build_graph(c) or a graph built for a config with the same model, training and
 // implementation and the same padded vocabulary (graph_key).
-// The layer figures the plans of one search share (plan/layer_memo.h): their memory and their costs.
-struct SearchMemos {
-    MemoryMemo memory;
-    ComputeMemo compute;
+// The layer figures the plans of one search share (plan/layer_memo.h): their memory and their costs, or none.
+struct Memos {
+    MemoryMemo* memory = nullptr;
+    ComputeMemo* compute = nullptr;
 };
-// `memos`: a search's shared layer figures, or none.
-Estimate estimate(Config c, const ModelGraph& g, Detail detail, SearchMemos* memos = nullptr);
+Estimate estimate(Config c, const ModelGraph& g, Detail detail, Memos memos = {});
 // Completes a Detail::Memory estimate with the step time and metrics (`g` and `memos` as above).
-void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, SearchMemos* memos = nullptr);
+void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, Memos memos = {});
 
 // What the graph depends on besides the model, training and implementation sections: the framework
 // (its kernels and saved tensors), the vocabulary padded for tensor parallelism and, for an LSTM unrolled over its

@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "graph/build.h"
 #include "report/estimate.h"
+#include "search/search_memos.h"
 #include "scenario/dimension.h"
 #include "scenario/names.h"
 
@@ -67,7 +68,7 @@ struct Searcher::State {
             f.seq_len = c.d.seq_len;
             f.global_batch = c.d.samples_per_step;
             const ModelGraph& g = graph_for(c);
-            SearchMemos* shared = spec.share_layer_costs ? &memos : nullptr;
+            const Memos shared = spec.share_layer_costs ? Memos{&memos, &memos} : Memos{};
             Estimate e = estimate(std::move(c), g, Detail::Memory, shared);
             check_reportable(e);
             ++r.memory_evaluated;

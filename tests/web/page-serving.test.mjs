@@ -43,6 +43,9 @@ test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the 
     new RegExp(`^Fits: the KV cache holds ${expected.memory.max_concurrency.toLocaleString('en-US')} such requests at once`));
   const points = await page.$$eval('#serving-curve tbody tr', (rows) => rows.map((r) => Number(r.dataset.concurrency)));
   assert.deepEqual(points, expected.curve.map((p) => p.concurrency));
+  // The chart: a point for each, the request's own ringed.
+  const dots = await page.$$eval('#serving-chart circle', (cs) => cs.map((c) => [Number(c.dataset.concurrency), c.classList.contains('current')]));
+  assert.deepEqual(dots, expected.curve.map((p) => [p.concurrency, p.concurrency === REQUEST.concurrency]));
   const tools = await page.$$eval('#serving-launch .launch-tool pre', (ps) => ps.map((p) => p.textContent));
   assert.deepEqual(tools, expected.launch.map((l) => `${l.lines.join('\n')}\n`));
   // A field changes: the engine answers again for the new request.

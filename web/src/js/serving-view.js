@@ -4,6 +4,9 @@
 // the engine's; the only arithmetic here is unit scaling for display. A chunk of its own, fetched when the reader
 // opens the section (app.js), with the whole engine behind it; app.js hands it the page's helpers.
 
+import { linearTicks, tickLabel } from './axis.js';
+import { svg } from './dom.js';
+
 // The request and its formats: field, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
   ['prompt_tokens', 'Prompt tokens', { min: 1, value: 1024 }],
@@ -54,6 +57,7 @@ export function wireServing(page) {
     fields,
     h('p', { id: 'serving-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving estimate' }, h('table', { id: 'serving-table' })),
+    h('div', { id: 'serving-chart', class: 'chart-scroll' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Latency against throughput' }, h('table', { id: 'serving-curve' })),
     h('div', { id: 'serving-launch' }),
     h('h4', null, 'Find a serving plan'),
@@ -68,7 +72,7 @@ export function wireServing(page) {
     h('h4', null, 'Compare with my vLLM log'),
     h('p', { class: 'muted' }, 'Paste a vLLM server\'s start-up lines (its memory profile, "Available KV cache memory", "GPU KV cache ' +
       'size", "Maximum concurrency for"): the engine reads them and sets each beside this estimate. Nothing is sent anywhere.'),
-    h('textarea', { id: 'serving-log', rows: 6, 'aria-label': 'vLLM log' }),
+    h('textarea', { id: 'serving-log', rows: 6, cols: 80, 'aria-label': 'vLLM log' }),
     h('button', { id: 'serving-log-run', type: 'button' }, 'Compare'),
     h('p', { id: 'serving-log-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'vLLM log against the estimate' }, h('table', { id: 'serving-log-table' })));
@@ -153,18 +157,54 @@ export async function refreshServing(page) {
     return;
   }
   draw(page, answer.serving, status, table, launch);
-  drawCurve(page, answer.serving.curve ?? [], curve);
+  drawCurve(page, answer.serving.curve ?? [], curve, answer.serving.request.concurrency);
   box.dataset.state = 'drawn';
 }
 
 // The replica's latency against its throughput as the requests at once grow (the engine's curve): one row a point.
-function drawCurve(page, points, table) {
+function drawCurve(page, points, table, current) {
   const { h, duration, count, fixed } = page;
+  drawCurveChart(points, current);
   if (!points.length) return;
   table.append(h('caption', null, 'Latency against throughput, this request shape'),
     h('thead', null, h('tr', null, ...['Requests at once', 'Time per output token', 'Output tokens/s per GPU'].map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', null, ...points.map((p) => h('tr', { 'data-concurrency': String(p.concurrency) },
       h('td', null, count(p.concurrency)), h('td', null, duration(p.tpot_seconds)), h('td', null, fixed(p.tokens_per_second_per_gpu, 1))))));
+}
+
+// The curve as a chart: time per output token (up) against output tokens per second per GPU (across), a point for each
+// number of requests at once, the request's own ringed. Layout only: every value is the engine's.
+function drawCurveChart(points, current) {
+  const box = document.querySelector('#serving-chart');
+  box.replaceChildren();
+  if (points.length < 2) return;
+  const W = 520, H = 220, L = 52, R = 14, T = 10, B = 38;
+  // Ticks that reach past the largest value, so every point is inside the axes.
+  const cover = (max, n) => {
+    const t = linearTicks(max, n);
+    if (t[t.length - 1] < max) t.push(t[t.length - 1] + (t[1] ?? max));
+    return t;
+  };
+  const xt = cover(Math.max(...points.map((p) => p.tokens_per_second_per_gpu)), 5);
+  const yt = cover(Math.max(...points.map((p) => p.tpot_seconds * 1e3)), 4);
+  const x = (v) => (L + (v / xt[xt.length - 1]) * (W - L - R)).toFixed(1);
+  const y = (v) => (H - B - (v / yt[yt.length - 1]) * (H - T - B)).toFixed(1);
+  const at = (p) => [x(p.tokens_per_second_per_gpu), y(p.tpot_seconds * 1e3)];
+  // Presentation attributes, not the stylesheet: the page's first download carries no styles for a section opened later.
+  box.append(svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, 'font-size': 11, role: 'img',
+    'aria-label': 'Time per output token against output tokens per second per GPU' },
+    ...xt.map((t, i) => svg('g', null, svg('line', { class: 'grid-line', x1: x(t), x2: x(t), y1: T, y2: H - B }),
+      svg('text', { class: 'tick', x: x(t), y: H - B + 14, 'text-anchor': i === xt.length - 1 ? 'end' : 'middle' }, tickLabel(t)))),
+    ...yt.map((t) => svg('g', null, svg('line', { class: 'grid-line', x1: L, x2: W - R, y1: y(t), y2: y(t) }),
+      svg('text', { class: 'tick', x: L - 6, y: y(t), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, tickLabel(t)))),
+    svg('text', { class: 'tick', x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, 'output tokens/s per GPU'),
+    svg('text', { class: 'tick', x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', transform: `rotate(-90 12 ${(T + H - B) / 2})` }, 'ms per output token'),
+    svg('polyline', { fill: 'none', stroke: 'currentColor', points: points.map((p) => at(p).join(',')).join(' ') }),
+    ...points.map((p) => {
+      const [cx, cy] = at(p);
+      return svg('circle', { cx, cy, r: p.concurrency === current ? 5 : 3, fill: 'currentColor', class: p.concurrency === current ? 'current' : '',
+        'data-concurrency': String(p.concurrency) }, svg('title', null, `${p.concurrency} at once`));
+    })));
 }
 
 function draw(page, s, status, table, launch) {
