@@ -276,24 +276,21 @@ int main(int argc, char** argv) {
     std::string text, error;
     if (!read_input(o.input, "scenario file", text, error)) return fail("", error);
     if (command == "export") return export_launch(text, o.tool, format);
-    if (command == "reconcile") {
+    // A run's log set beside the scenario's estimate: `reconcile`, and `serve` with a vLLM log.
+    const auto against_log = [&](std::string (*api)(const std::string&, const std::string&), const char* key,
+                                 std::string (*table)(const nlohmann::json&)) {
         std::string log;
         if (!read_input(o.log, "log file", log, error)) return fail("/log", error);
-        return print_answer(shardcalc::reconcile_text(text, log), "reconciliation", format,
-                            {shardcalc::format_reconciliation_table, nullptr, nullptr})
-                       .is_null() ? 2 : 0;
-    }
+        return print_answer(api(text, log), key, format, {table, nullptr, nullptr}).is_null() ? 2 : 0;
+    };
+    if (command == "reconcile")
+        return against_log(shardcalc::reconcile_text, "reconciliation", shardcalc::format_reconciliation_table);
     if (command == "kernels")
         return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
                             {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})
                        .is_null() ? 2 : 0;
-    if (command == "serve" && !o.log.empty()) {
-        std::string log;
-        if (!read_input(o.log, "log file", log, error)) return fail("/log", error);
-        return print_answer(shardcalc::serve_reconcile_text(text, log), "serving_reconciliation", format,
-                            {shardcalc::format_serving_reconciliation_table, nullptr, nullptr})
-                       .is_null() ? 2 : 0;
-    }
+    if (command == "serve" && !o.log.empty())
+        return against_log(shardcalc::serve_reconcile_text, "serving_reconciliation", shardcalc::format_serving_reconciliation_table);
     if (command == "serve")
         return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
                        .is_null() ? 2 : 0;

@@ -123,6 +123,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // them and the larger end.
     const double pp = static_cast<double>(c.s.parallel.pp), all_layers = static_cast<double>(m.layers);
     const double share = std::ceil(all_layers / pp) / all_layers;
+    // The ends the most loaded GPU holds (and reads each step): both without pipeline stages, else the larger.
     const double ends = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
     // Data-parallel attention (serving.dp_attention: SGLang --enable-dp-attention, vLLM's data parallelism of an MoE
     // model with --enable-expert-parallel): dp ranks of tp GPUs each run the attention and dense layers on their own
@@ -230,9 +231,8 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double queries = micro * (1 + lookahead);
     const double group_queries = batch * (1 + lookahead) / pp;  // the tokens the experts of one GPU may see
     const double context = prompt + static_cast<double>(s.output_tokens) / 2;
-    const LayerKinds stage_layers = scaled(layer_kinds(m), share);
-    const double stage_ends_read = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
-    e.decode_bytes = weights_read(model.layers, group_queries, 1 / ranks) * share + stage_ends_read +
+    const LayerKinds model_layers = layer_kinds(m), stage_layers = scaled(model_layers, share);
+    e.decode_bytes = weights_read(model.layers, group_queries, 1 / ranks) * share + ends +
                      micro * request_kv(c, s, stage_layers, context, false);
     e.decode_flops = 2 * queries * (dense_active * share + model.post.active) + 2 * group_queries * expert_active * share / ranks +
                      attention_flops(c, stage_layers, queries, context, false);
@@ -263,7 +263,6 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // pipeline the chunk visits the stages one after another: the whole model's work and a hop between stages.
     const double fresh = prompt - e.prefix_cached_tokens;
     const double chunks = std::ceil(fresh / t);
-    const LayerKinds model_layers = layer_kinds(m);
     // Under data-parallel attention one rank prefills it, the experts of every GPU taking their share.
     const double prefill_flops = 2 * fresh * (p.active - expert_active * (1 - 1 / ranks)) +
                                  attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);

@@ -14,6 +14,10 @@ namespace shardcalc {
 
 namespace {
 
+// The GPUs of a replica's tensor-parallel group as SGLang and TensorRT-LLM count them: every GPU of the replica under
+// data-parallel attention, whose experts spread over all of them.
+int64_t group_gpus(const ParallelSpec& p, const ServingSpec& s) { return p.tp * (s.dp_attention ? p.dp : 1); }
+
 // TensorRT-LLM's trtllm-serve (its documented options: --tp_size, --pp_size, --max_batch_size, --max_num_tokens,
 // --max_seq_len, --kv_cache_free_gpu_memory_fraction). Its KV cache is a fraction of the memory free after the weights
 // and buffers, not of the device: the fraction that gives the KV cache sized here, rounded down.
@@ -23,7 +27,7 @@ LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const Serving
     const double free = e.capacity - e.weights - e.activation_peak - e.non_torch;
     const double fraction = free > 0 ? std::clamp(std::floor(e.kv_available / free * 100) / 100, 0.01, 1.0) : 0.01;
     // Under data-parallel attention its tp_size counts every GPU of the replica and ep_size spreads the experts over them.
-    const int64_t gpus = p.tp * (s.dp_attention ? p.dp : 1);
+    const int64_t gpus = group_gpus(p, s);
     LaunchCommand cmd{"TensorRT-LLM (trtllm-serve)", {"trtllm-serve " + checkpoint, "--tp_size " + n(gpus)}};
     if (s.dp_attention) cmd.lines.push_back("--ep_size " + n(gpus));
     if (p.pp > 1) cmd.lines.push_back("--pp_size " + n(p.pp));
@@ -56,7 +60,7 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s,
     const std::string length = n(s.longest_request()), share = decimal(s.gpu_memory_utilization, 2);
     // Data-parallel attention: vLLM's data parallelism with expert parallelism for the MoE layers; SGLang's --tp-size
     // counts every GPU of the replica, --dp-size its attention ranks, and its experts spread over all of them.
-    const int64_t gpus = p.tp * (s.dp_attention ? p.dp : 1);
+    const int64_t gpus = group_gpus(p, s);
     const Flag flags[] = {
         {"--tensor-parallel-size", "--tp-size", n(p.tp), n(gpus), true},
         {"--pipeline-parallel-size", "--pp-size", n(p.pp), n(p.pp), p.pp > 1},

@@ -37,22 +37,21 @@ MeasuredServing read_vllm_log(const std::string& text) {
         const std::string line = text.substr(start, end - start);
         start = end + 1;
         bool any = false;
-        // V0's one-line budget, or the 0.6.5 table's lines.
+        // V0's one-line budget, or the 0.6.5 table's lines: of a key's two spellings ("total_gpu_memory (23.58GiB)",
+        // "total_gpu_memory     79.22GiB"; "non_torch_memory takes 0.20GiB", "non_torch_memory     1.79GiB") only the
+        // one followed by the number reads.
         any |= take(m.total_gpu_memory, gib_after(line, "total_gpu_memory ("));
+        any |= take(m.total_gpu_memory, gib_after(line, "total_gpu_memory "));
         any |= take(m.gpu_memory_utilization, number_after(line, "gpu_memory_utilization ("));
+        any |= take(m.gpu_memory_utilization, number_after(line, "gpu_memory_utilization "));
         if (const size_t eq = line.find("gpu_memory_utilization ("); eq != std::string::npos)
             any |= take(m.budget, gib_after(line.substr(eq), ") = "));
-        if (line.find("total_gpu_memory (") == std::string::npos) {
-            any |= take(m.total_gpu_memory, gib_after(line, "total_gpu_memory "));
-            any |= take(m.gpu_memory_utilization, number_after(line, "gpu_memory_utilization "));
-        }
         any |= take(m.budget, gib_after(line, "the current vLLM instance can use "));
         any |= take(m.weights, gib_after(line, "model weights take "));
         any |= take(m.non_torch, gib_after(line, "non_torch_memory takes "));
-        if (line.find("non_torch_memory takes ") == std::string::npos) any |= take(m.non_torch, gib_after(line, "non_torch_memory "));
+        any |= take(m.non_torch, gib_after(line, "non_torch_memory "));
         any |= take(m.activation_peak, gib_after(line, "PyTorch activation peak memory takes "));
-        if (line.find("PyTorch activation peak memory takes ") == std::string::npos)
-            any |= take(m.activation_peak, gib_after(line, "PyTorch activation peak memory "));
+        any |= take(m.activation_peak, gib_after(line, "PyTorch activation peak memory "));
         any |= take(m.kv_available, gib_after(line, "the rest of the memory reserved for KV Cache is "));
         any |= take(m.kv_available, gib_after(line, "available_kv_cache_memory "));
         // V1.
