@@ -38,6 +38,9 @@ const TARGETS = [
 let seq = 0;
 let searchSeq = 0;
 
+// An answer's errors in words, each with its field's path.
+const reasons = (answer) => (answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
+
 // Builds the section's contents once (index.html holds its title only) and wires them: #serving[data-state] is
 // "ready", then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes,
 // duration, count, fixed}.
@@ -150,7 +153,7 @@ export async function refreshServing(page) {
   const curve = document.querySelector('#serving-curve');
   curve.replaceChildren();
   if (!answer.ok) {
-    status.textContent = `No serving estimate: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    status.textContent = `No serving estimate: ${reasons(answer)}.`;
     table.replaceChildren();
     launch.replaceChildren();
     box.dataset.state = 'error';
@@ -267,7 +270,7 @@ async function searchServing(page) {
   const status = document.querySelector('#serving-search-status');
   const table = document.querySelector('#serving-plans');
   if (!answer.ok) {
-    status.textContent = `No serving plans: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    status.textContent = `No serving plans: ${reasons(answer)}.`;
     table.replaceChildren();
     box.dataset.search = 'error';
     return;
@@ -309,7 +312,7 @@ async function compareLog(page) {
   const status = document.querySelector('#serving-log-status');
   const table = document.querySelector('#serving-log-table');
   if (!answer.ok) {
-    status.textContent = `Not compared: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    status.textContent = `Not compared: ${reasons(answer)}.`;
     table.replaceChildren();
     box.dataset.log = 'error';
     return;
