@@ -13,7 +13,7 @@ from pathlib import Path
 
 cli, root = sys.argv[1], Path(sys.argv[2])
 failures = []
-OBJECTS = ["model", "training", "parallel", "hardware", "implementation"]
+OBJECTS = ["model", "training", "parallel", "hardware", "implementation", "adapter"]
 # Spellings the engine reads but the page does not offer, and why.
 NOT_OFFERED = {
     # The activation dtype may not be fp8: the parser names it to point at training.fp8 instead (docs/scenario.md).

@@ -1,13 +1,17 @@
-// The page's WebAssembly core without the LSTM and TPU models, for its size (docs/performance.md): the core's
-// engine library (wasm/CMakeLists.txt) holds the engine's common objects but not SHARDCALC_LSTM_TPU_SOURCES
-// (engine/CMakeLists.txt: an LSTM's rules and builder, the TPU device, XLA's program and its report object); these
-// are their entry points in the core. Such a scenario is answered {"ok": false, "whole_engine": true} and
-// web/src/js/engine-worker.js asks the whole engine.
+// The page's WebAssembly core without the LSTM and TPU models and adapters, for its size (docs/performance.md): the
+// core's engine library (wasm/CMakeLists.txt) holds the engine's common objects but not SHARDCALC_WHOLE_ONLY_SOURCES
+// (engine/CMakeLists.txt: an LSTM's rules and builder, the TPU device, XLA's program and its report object, an
+// adapter's fields, rules, graph and model states); these are their entry points in the core. Such a scenario is
+// answered {"ok": false, "whole_engine": true} and web/src/js/engine-worker.js asks the whole engine.
 #include "core/error.h"
+#include "graph/adapter.h"
 #include "graph/build.h"
+#include "io/contract/adapter_json.h"
 #include "io/contract/xla_json.h"
 #include "memory/xla_program.h"
 #include "device/device.h"
+#include "memory/model_states.h"
+#include "scenario/adapter_rules.h"
 #include "scenario/lstm_rules.h"
 
 namespace shardcalc {
@@ -15,6 +19,7 @@ namespace shardcalc {
 namespace {
 const char* const kLstm = "LSTM models are evaluated by the whole engine";
 const char* const kTpu = "TPU plans are evaluated by the whole engine";
+const char* const kAdapter = "adapters are evaluated by the whole engine";
 }  // namespace
 
 std::vector<Problem> lstm_problems(const Config&) { throw WholeEngineOnly(kLstm); }
@@ -24,5 +29,15 @@ const Device& tpu_device() { throw WholeEngineOnly(kTpu); }
 XlaSaved xla_saved(const Config&, const ModelGraph&, const StagePlan&) { throw WholeEngineOnly(kTpu); }
 MemoryVerdict xla_verdict(const XlaProgram&, double, const char*) { throw WholeEngineOnly(kTpu); }
 void xla_program_json(JsonWriter&, const XlaProgram&) { throw WholeEngineOnly(kTpu); }
+// Reached first by any scenario with an adapter (its object is read before anything is resolved).
+void parse_adapter(const nlohmann::json&, Scenario&) { throw WholeEngineOnly(kAdapter); }
+const std::vector<Field>& adapter_fields() {
+    static const std::vector<Field> none;
+    return none;
+}
+void apply_adapter_defaults(Scenario&) { throw WholeEngineOnly(kAdapter); }
+std::vector<Problem> adapter_problems(const Config&) { throw WholeEngineOnly(kAdapter); }
+void apply_adapter(ModelGraph&, const Config&) { throw WholeEngineOnly(kAdapter); }
+StateBytes adapter_state_bytes(const ParamTally&, const Config&) { throw WholeEngineOnly(kAdapter); }
 
 }  // namespace shardcalc

@@ -2,6 +2,7 @@
 
 #include "comm/stage_rules.h"
 #include "graph/blocks.h"
+#include "scenario/adapter_rules.h"
 
 namespace shardcalc {
 
@@ -29,7 +30,7 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor) {
 }
 
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
-                              double expert_params, double weight_bytes) {
+                              double expert_params, double weight_bytes, double frozen_params) {
     const TrainingSpec& t = c.s.training;
     Builder b{c, {}, {}};
     StageRules f{c, st, sc, c.s.parallel, t, c.s.model, b};
@@ -39,6 +40,9 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     // data-parallel replicas.
     f.params = all_params - expert_params;
     f.expert_params = expert_params;
+    // Under an adapter only its fp32 parameters have gradients, reduced and updated (memory/adapter_states.cpp).
+    f.trained = f.params - frozen_params;
+    f.trained_bytes = c.s.adapter.method != AdapterMethod::None ? kAdapterBytes : f.param_bytes;
     f.mb = static_cast<double>(c.d.microbatches);
     f.layers = static_cast<double>(sc.layers);
     f.a = bytes_of(t.dtype);

@@ -52,8 +52,8 @@ std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc);  // in 
 // `params`: parameters on one device of the stage (after tp, before ZeRO); `expert_params` the routed experts'
 // share of them (after ep and etp); `weight_bytes`: the bytes those parameters take as stored (StageMemory's
 // weights before any ZeRO-3 partition), which the parameter all-gather after the step moves (fp8 primary weights
-// take 1 byte for the fp8 layers' weights, 2 for the rest).
+// take 1 byte for the fp8 layers' weights, 2 for the rest); `frozen_params` the frozen share (no gradient).
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double params,
-                              double expert_params, double weight_bytes);
+                              double expert_params, double weight_bytes, double frozen_params = 0);
 
 }  // namespace shardcalc

@@ -60,7 +60,7 @@ void StageRules::data_parallel() const {
             const double units = std::max(1.0, layers);
             const double gathers = deepspeed ? std::max(units, sc.param_tensors) : units;
             const double backward_gathers = deepspeed && full ? 2 : 1;
-            const double buckets = deepspeed ? std::max(1.0, std::ceil(params / kDeepSpeedReduceBucket)) : units;
+            const double buckets = deepspeed ? std::max(1.0, std::ceil(trained / kDeepSpeedReduceBucket)) : units;
             const double gather = params / gathers * gathered_bytes_per_param(c);
             CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather,
                                  deepspeed ? "parameters before forward (per tensor)" : "parameters before forward (per layer)",
@@ -72,7 +72,7 @@ void StageRules::data_parallel() const {
                                   gather, backward_gathers * gathers * mb, g);
             CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter,
                                   deepspeed ? "gradients (per reduce bucket)" : "gradients (per layer)",
-                                  params / buckets * bytes_of(*t.grad_dtype), buckets * mb, g);
+                                  trained / buckets * bytes_of(*t.grad_dtype), buckets * mb, g);
             f.overlapped = bw.overlapped = rs.overlapped = true;
             // Layer by layer, a gather can hide only behind the compute that runs while it is in flight: the part
             // fetched ahead of the layer that needs it. FSDP prefetches the next unit whole; DeepSpeed fetches up to
@@ -99,7 +99,7 @@ void StageRules::data_parallel() const {
             // parallel.overlap_grad_reduce is on (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
             // DDP buckets); otherwise it runs after backward. ZeRO-2 / SHARD_GRAD_OP reduce every
             // microbatch because they keep only their partition.
-            gradient_sync(b, Dim::Dp, g, params, param_bytes, backward, forward, "gradients",
+            gradient_sync(b, Dim::Dp, g, trained, trained_bytes, backward, forward, "gradients",
                           "updated parameters after the optimizer step");
         }
     }

@@ -50,6 +50,8 @@ struct StageRules {
     double params = 0;         // parameters on one device of the stage, less the routed experts'
     double expert_params = 0;  // the routed experts' (after ep and etp)
     double param_bytes = 0;    // bytes per stored parameter, which a parameter all-gather moves
+    double trained = 0;        // of `params`, those with gradients (all but an adapter's frozen base)
+    double trained_bytes = 0;  // bytes per stored trained parameter (the updated ones the gather after the step moves)
     double mb = 0;             // microbatches per step
     double layers = 0;         // transformer layers of the stage
     double a = 0;              // bytes per activation element

@@ -67,7 +67,8 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
     }
     out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p), {m, n, k, p});
     if (fp8) out.add(Pass::BackwardData, "fp8 quantize (output gradient)", fp8_quantize(m * n / (gathered_out ? tp(c) : 1), a, c));
-    out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p), {k, m, n, p});
+    // A frozen weight has no gradient (graph/adapter.cpp).
+    if (!w.frozen) out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p), {k, m, n, p});
 }
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width. Model
@@ -78,7 +79,7 @@ void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
     gemm_passes(routed_tokens(c), k, n, w, c, "grouped gemm", out);
     const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
-    out.model_flops = 3 * out.list[0].kernel.flops * mean;
+    out.model_flops = (w.frozen ? 2 : 3) * out.list[0].kernel.flops * mean;
     out.model_flops_full_attention = out.model_flops;
 }
 
@@ -106,7 +107,7 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
     // Forward + backward = 3x the forward GEMM (Narayanan et al. 2021, sec. 5.1). Replicated GEMMs
     // without sp repeat the same work on every tp rank: count it once.
     const bool redundant = !w.sharded && !c.s.parallel.sp;
-    out.model_flops = 3 * out.list[0].kernel.flops / (redundant ? tp(c) : 1);
+    out.model_flops = (w.frozen ? 2 : 3) * out.list[0].kernel.flops / (redundant ? tp(c) : 1);
     out.model_flops_full_attention = out.model_flops;
 }
 

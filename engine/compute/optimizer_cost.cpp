@@ -1,5 +1,7 @@
 #include "compute/optimizer_cost.h"
 
+#include "scenario/adapter_rules.h"
+
 #include <algorithm>
 
 namespace shardcalc {
@@ -24,7 +26,9 @@ double update_flops(Optimizer o) {
 
 OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes) {
     OptimizerKernels k;
-    const double grad = bytes_of(*c.s.training.grad_dtype), param = bytes_of(*c.s.training.param_dtype);
+    // The parameters it updates: an adapter's are fp32 (scenario/adapter_rules.h).
+    const double grad = bytes_of(*c.s.training.grad_dtype);
+    const double param = c.s.adapter.method != AdapterMethod::None ? kAdapterBytes : bytes_of(*c.s.training.param_dtype);
     if (*c.s.training.grad_clip) {
         // Clipping by the global norm (Megatron clip_grad_norm_fp32, torch.nn.utils.clip_grad_norm_): one pass
         // reads the gradients for their norm (square and add per element), a second scales them in place

@@ -1,5 +1,6 @@
 #include "graph/build.h"
 
+#include "graph/adapter.h"
 #include "graph/blocks.h"
 #include "graph/eager_kernels.h"
 
@@ -47,13 +48,21 @@ std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm, std::vecto
     return groups;
 }
 
-ModelGraph build_graph(const Config& c) {
+namespace {
+ModelGraph build_model(const Config& c) {
     switch (c.s.model.arch) {
         case Arch::Decoder: return build_decoder(c);
         case Arch::Encoder: return build_encoder(c);
         case Arch::Lstm: return build_lstm(c);
     }
     return build_decoder(c);
+}
+}  // namespace
+
+ModelGraph build_graph(const Config& c) {
+    ModelGraph g = build_model(c);
+    if (c.s.adapter.method != AdapterMethod::None) apply_adapter(g, c);
+    return g;
 }
 
 Module embedding_module(const Config& c) {

@@ -19,6 +19,7 @@ Work weight_cast(const BuildContext& b, int64_t numel, bool sharded) {
     Work w = chain(numel, SavedSplit::Sequence, 4 + a, 1, a + 8, 1);
     w.per_weight = true;
     w.sharded = sharded;
+    w.param_grad_backward = true;
     return w;
 }
 
@@ -55,6 +56,7 @@ Work input_cast(const BuildContext& b, SavedSplit split, int64_t width) {
 Work bias_grad(const BuildContext& b, SavedSplit split, int64_t width) {
     // sum of the output gradient over the tokens: r a.
     Work w = chain(width, split, 0, 0, b.act_bytes, 1);
+    w.param_grad_backward = true;
     return w;
 }
 

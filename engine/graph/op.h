@@ -22,6 +22,8 @@ struct ParamTensor {
     ParamSplit split = ParamSplit::Replicated;
     bool tied = false;             // shares storage with the word embedding (counted once)
     bool shared = false;           // another op's parameter used again (an MTP module's output layer): never counted
+    bool frozen = false;           // not trained (the base model under an adapter): no gradient, no optimizer state
+    bool quantized = false;        // frozen and stored in 4 bits with block scales (QLoRA's base weights)
 
     int64_t numel() const {
         int64_t n = 1;
@@ -109,6 +111,12 @@ struct Work {
     // its fp32 GEMMs take cuDNN's TF32 switch, and a recurrent GEMM's weight gradient is one GEMM over every time step
     // (cudnnRNNBackwardWeights), where its forward and data gradient run per step.
     bool cudnn = false;
+    // A GEMM whose weight is frozen (the base model under an adapter): backward computes the data gradient only
+    // (autograd skips the weight's gradient and saves no input for it: graph/adapter.cpp).
+    bool frozen = false;
+    // Its backward pass only makes a parameter's gradient (a bias's reduction over the tokens, AccumulateGrad into an
+    // fp32 .grad): it does not run where that parameter is frozen.
+    bool param_grad_backward = false;
 };
 
 struct Op {

@@ -299,6 +299,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
     const ParamTally tally = stage_params(c, g, st, layers);
     m.params = tally.params;
     m.expert_params = tally.expert_params;
+    m.frozen_params = tally.frozen;
     StageParts p;
     p.states = model_state_bytes(tally, c);
     m.host_cpu = p.states.host_cpu;

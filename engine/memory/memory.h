@@ -49,6 +49,7 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     std::vector<int64_t> inflight;  // per model chunk
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
     double expert_params = 0;       // of which routed experts' (after ep and etp)
+    double frozen_params = 0;       // of which frozen (the base under an adapter): no gradient to reduce
     double host_cpu = 0, host_nvme = 0;
     // Activation offload (training.activation_offload_layers): the saved tensors of the offloaded layers, per
     // microbatch, that go to host memory and back over the host link (memory/memory.cpp).

@@ -1,6 +1,7 @@
 #include "memory/model_states.h"
 
 #include "graph/blocks.h"
+#include "scenario/adapter_rules.h"
 #include "scenario/dimension.h"
 
 namespace shardcalc {
@@ -35,7 +36,9 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
         if (fp8 && p.shape.size() >= 2) t.fp8_weights += local;
         if ((p.tied && !include_tied) || p.shared) continue;
         t.params += local;
-        const double states = optimizer_state_elems(p, local, c.s.training.optimizer);
+        if (p.frozen) t.frozen += local;
+        if (p.quantized) t.quantized += local;
+        const double states = p.frozen ? 0 : optimizer_state_elems(p, local, c.s.training.optimizer);
         t.optimizer_elems += states;
         if (p.split == ParamSplit::Expert) {
             t.expert_params += local;
@@ -52,10 +55,10 @@ ParamTally tally_module(const Module& m, const Config& c, bool include_tied) {
 
 double optimizer_state_element_bytes(const Config& c) {
     const TrainingSpec& tr = c.s.training;
+    // An adapter's states are fp32, as PEFT's adapters are (scenario/adapter_rules.cpp).
+    if (c.s.adapter.method != AdapterMethod::None) return kAdapterBytes;
     return *tr.master_weights ? 4.0 : bytes_of(*tr.param_dtype);
 }
-
-namespace {
 
 // Temporaries of the optimizer step beyond the states, per device. torch.optim's foreach Adam/AdamW
 // materialises sqrt(exp_avg_sq) for every parameter at once (torch/optim/adamw.py _multi_tensor_adamw:
@@ -77,9 +80,8 @@ double optimizer_temporaries(const ParamTally& t, const Config& c, double update
     return bytes;
 }
 
-}  // namespace
-
 StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
+    if (c.s.adapter.method != AdapterMethod::None) return adapter_state_bytes(t, c);
     const TrainingSpec& tr = c.s.training;
     const ParallelSpec& p = c.s.parallel;
     const double n = static_cast<double>(c.d.replica_degree);

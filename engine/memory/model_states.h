@@ -19,7 +19,11 @@ struct ParamTally {
     // ranks (Derived::expert_replica_degree), not over the data-parallel ones.
     double expert_params = 0, expert_optimizer_elems = 0;
     double fp8_weights = 0;       // elements of weights whose GEMMs run in fp8 under an fp8 recipe
+    // Of `params`: the frozen ones (no gradient, no optimizer state) and, of those, the ones stored in 4 bits.
+    double frozen = 0, quantized = 0;
     ParamTally& operator+=(const ParamTally& o) {
+        frozen += o.frozen;
+        quantized += o.quantized;
         fp8_weights += o.fp8_weights;
         params += o.params;
         matmul_weights += o.matmul_weights;
@@ -38,6 +42,8 @@ struct ParamTally {
         t.expert_params *= n;
         t.expert_optimizer_elems *= n;
         t.fp8_weights *= n;
+        t.frozen *= n;
+        t.quantized *= n;
         return t;
     }
 };
@@ -52,10 +58,17 @@ struct StateBytes {
 };
 
 StateBytes model_state_bytes(const ParamTally& t, const Config& c);
+// The same under an adapter (memory/adapter_states.cpp): the frozen base's weights only, the adapters' weights,
+// gradients and optimizer states in fp32.
+StateBytes adapter_state_bytes(const ParamTally& t, const Config& c);
 
 // Bytes of one optimizer-state element: fp32 beside a master copy or fp32 weights, else the
 // parameter dtype (torch.optim's zeros_like(param) in pure 16-bit training).
 double optimizer_state_element_bytes(const Config& c);
+
+// Temporaries of the optimizer step beyond the states, per device; `updated`: the parameters this device's step
+// updates.
+double optimizer_temporaries(const ParamTally& t, const Config& c, double updated);
 
 // Optimizer-state elements kept per parameter tensor (exposed for tests).
 double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt);

@@ -8,12 +8,13 @@ namespace shardcalc {
 namespace {
 
 // Parameters of a module, tied copies once; each routed expert tensor weighted by `expert_share` (1: all of
-// them; top-k / experts: the share a token uses).
-double unique_params(const Module& m, double expert_share = 1) {
+// them; top-k / experts: the share a token uses); `trained_only`: the frozen ones left out.
+double unique_params(const Module& m, double expert_share = 1, bool trained_only = false) {
     double n = 0;
     for_each_op(m, [&](const Op& op) {
         for (const auto& p : op.params)
-            if (!p.tied && !p.shared) n += static_cast<double>(p.numel()) * (p.split == ParamSplit::Expert ? expert_share : 1);
+            if (!p.tied && !p.shared && !(trained_only && p.frozen))
+                n += static_cast<double>(p.numel()) * (p.split == ParamSplit::Expert ? expert_share : 1);
     });
     return n;
 }
@@ -38,10 +39,12 @@ ParameterCounts count_parameters(const ModelGraph& g, const ModelSpec& m) {
     // Mixtral, Qwen3 and DeepSeek model cards, embeddings included).
     const double share = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 1;
     double active_layers = 0;
+    pc.trained = unique_params(g.pre, 1, true) + unique_params(g.post, 1, true);
     for (const auto& grp : g.groups) {
         const double copies = grp.shared_weights ? 1 : static_cast<double>(grp.count);
         pc.layers += unique_params(grp.layer) * copies;
         active_layers += unique_params(grp.layer, share) * copies;
+        pc.trained += unique_params(grp.layer, 1, true) * copies;
     }
     pc.head = unique_params(g.post);
     for (const auto& child : g.post.children)

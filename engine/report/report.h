@@ -15,6 +15,7 @@ struct ParameterCounts {
     double head = 0;        // final norm, pooler, heads (tied weights excluded), multi-token prediction modules
     double mtp = 0;         // of which the multi-token prediction modules (trained beside the model, not part of it)
     double active = 0;      // used per token: the total less the routed experts a token skips (= total if dense)
+    double trained = 0;     // with gradients: the total, or an adapter's alone (its base frozen)
 };
 
 // One row of the per-module table (the Megatron analysis tool's report). Numbers are per device after tensor

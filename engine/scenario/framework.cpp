@@ -1,5 +1,7 @@
 #include "scenario/framework.h"
 
+#include "scenario/adapter_rules.h"
+
 namespace shardcalc {
 
 FrameworkTraits traits_of(const Scenario& s) {
@@ -118,6 +120,7 @@ void apply_implementation_defaults(Scenario& s) {
 }  // namespace
 
 void apply_framework_defaults(Scenario& s) {
+    if (s.adapter.method != AdapterMethod::None) apply_adapter_defaults(s);
     TrainingSpec& t = s.training;
     switch (s.framework) {
         case Framework::Megatron:

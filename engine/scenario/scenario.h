@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "scenario/adapter.h"
 #include "device/hardware_spec.h"
 
 namespace shardcalc {
@@ -241,6 +242,7 @@ struct Scenario {
     ParallelSpec parallel;
     HardwareSpec hardware;
     ImplementationSpec implementation;
+    AdapterSpec adapter;  // method none: every parameter is trained
 };
 
 }  // namespace shardcalc

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "scenario/adapter_rules.h"
 #include "scenario/checks.h"
 #include "scenario/dimension.h"
 #include "scenario/divisors.h"
@@ -23,6 +24,8 @@ using validation::validate_framework;
 // A transformer has none of an LSTM's fields; an LSTM's own rules are in scenario/lstm_rules.cpp.
 void validate_arch(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
+    if (c.s.adapter.method != AdapterMethod::None)
+        for (const Problem& p : adapter_problems(c)) check.require(false, p.path.c_str(), p.message);
     if (m.arch == Arch::Lstm) {
         for (const Problem& p : lstm_problems(c)) check.require(false, p.path.c_str(), p.message);
         return;

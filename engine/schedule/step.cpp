@@ -48,7 +48,8 @@ double weight_bytes(const Config& c, const StageMemory& m) {
 OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
     const ParallelSpec& p = c.s.parallel;
     const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
-    return optimizer_kernels(c, m.params / shard, m.optimizer, m.host_cpu);
+    // It updates the trained parameters only (an adapter's, not its frozen base).
+    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu);
 }
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
@@ -84,7 +85,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
         const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
-                                                                     weight_bytes(c, mem[i])) : perf.comm[twin];
+                                                                     weight_bytes(c, mem[i]), mem[i].frozen_params)
+                                             : perf.comm[twin];
         const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
                                     backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +

@@ -262,6 +262,7 @@ std::string report_json_text(const Report& r) {
         .field("head", whole(r.parameters.head))
         .field("active", whole(r.parameters.active))
         .field("mtp", whole(r.parameters.mtp))
+        .field("trained", whole(r.parameters.trained))
         .end_object();
     w.key("memory").begin_object().key("per_device");
     stage(w, peak);

@@ -28,6 +28,7 @@ json scenario_to_json(const Scenario& s) {
     hardware["nvlink_domain"] = nvlink_domain_of(s.hardware);  // the domain in use (scenario_schema.cpp)
     out["hardware"] = hardware;
     out["implementation"] = object("/implementation");
+    if (s.adapter.method != AdapterMethod::None) out["adapter"] = object("/adapter");
     return out;
 }
 

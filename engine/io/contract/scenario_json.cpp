@@ -2,6 +2,7 @@
 
 #include "io/codec/json_reader.h"
 #include "io/presets.h"
+#include "io/contract/adapter_json.h"
 #include "io/contract/scenario_schema.h"
 
 namespace shardcalc {
@@ -129,12 +130,14 @@ Scenario scenario_from_json(const json& j) {
     const json* parallel = r.object("parallel");
     const json* hardware = r.object("hardware");
     const json* implementation = r.object("implementation");
+    const json* adapter = r.object("adapter");
     problems.collect([&] { r.finish(); });  // a misspelled section is reported before its absence
     if (!r.failed("model")) problems.collect([&] { parse_model(model, s); });
     problems.collect([&] { parse_training(training, s); });
     problems.collect([&] { parse_plain(parallel, "/parallel", s); });
     problems.collect([&] { parse_hardware(hardware, s); });
     problems.collect([&] { parse_plain(implementation, "/implementation", s); });
+    if (adapter) problems.collect([&] { parse_adapter(*adapter, s); });
     problems.raise();
     // A TPU runs XLA programs only: with no framework named, a TPU plan is an xla one.
     if (!j.contains("framework") && s.hardware.kind == DeviceKind::Tpu) s.framework = Framework::Xla;

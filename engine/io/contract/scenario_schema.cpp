@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "io/contract/adapter_json.h"
 #include "io/contract/field_types.h"
 
 namespace shardcalc {
@@ -279,6 +280,7 @@ const std::vector<SchemaObject>& scenario_schema() {
         {"/hardware", &hardware_fields()},
         {"/hardware/peak_tflops", &peak_fields()},
         {"/implementation", &implementation_fields()},
+        {"/adapter", &adapter_fields()},
     };
     return objects;
 }

@@ -252,7 +252,9 @@ std::string headline(const json& r) {
            t["dtype"].get<std::string>() + ", " + t["optimizer"].get<std::string>() + ", recompute " +
            t["recompute"].get<std::string>() + ", " + t["attention"].get<std::string>() + " attention\n";
     const int64_t total = r["parameters"]["total"].get<int64_t>(), active = r["parameters"]["active"].get<int64_t>();
-    out += "parameters: " + thousands(total) + (active < total ? " (" + thousands(active) + " active)" : "") + "\n";
+    const int64_t trained = r["parameters"]["trained"].get<int64_t>();
+    out += "parameters: " + thousands(total) + (active < total ? " (" + thousands(active) + " active)" : "") +
+           (trained < total ? ", " + thousands(trained) + " trained (the adapter; the rest frozen)" : "") + "\n";
     const json& o = peak["other_detail"];
     out += "peak device: stage " + peak["stage"].dump() + ", " + gib(peak["total"]) + " GiB of " + gib(mem["capacity"]) +
            " GiB: " + verdict_word(r) + "; " + verdict_of(r)["reason"].get<std::string>() + "\n";

@@ -1,0 +1,78 @@
+#include "io/contract/adapter_json.h"
+
+#include "io/contract/field_types.h"
+
+namespace shardcalc {
+
+template <>
+const std::vector<std::pair<AdapterMethod, const char*>>& enum_names<AdapterMethod>() {
+    static const std::vector<std::pair<AdapterMethod, const char*>> t{
+        {AdapterMethod::None, "none"}, {AdapterMethod::Lora, "lora"}, {AdapterMethod::Dora, "dora"}, {AdapterMethod::Qlora, "qlora"}};
+    return t;
+}
+// PEFT's module names without their suffix (q_proj -> q).
+template <>
+const std::vector<std::pair<AdapterTarget, const char*>>& enum_names<AdapterTarget>() {
+    using T = AdapterTarget;
+    static const std::vector<std::pair<AdapterTarget, const char*>> t{{T::Q, "q"}, {T::K, "k"}, {T::V, "v"}, {T::O, "o"},
+                                                                      {T::Gate, "gate"}, {T::Up, "up"}, {T::Down, "down"}};
+    return t;
+}
+
+namespace {
+
+using namespace schema;
+using nlohmann::json;
+
+// adapter.targets: distinct target names, kept as bits.
+bool read_targets(ObjectReader& r, const Field& f, void* target) {
+    const auto targets = r.choices<AdapterTarget>(f.key);
+    if (!targets) return false;
+    if (targets->empty()) {
+        r.problem(f.key, "must name at least one linear layer: " + allowed_names<AdapterTarget>());
+        return false;
+    }
+    unsigned bits = 0;
+    for (const AdapterTarget t : *targets) bits |= bit(t);
+    if (target) *static_cast<unsigned*>(target) = bits;
+    return true;
+}
+void write_targets(json& object, const Field& f, const void* value) {
+    const unsigned bits = *static_cast<const unsigned*>(value);
+    json names = json::array();
+    for (const auto& [t, name] : enum_names<AdapterTarget>())
+        if (bits & bit(t)) names.push_back(name);
+    object[f.key] = names;
+}
+bool targets_on(const void* value) { return *static_cast<const unsigned*>(value) != 0; }
+const FieldType kTargetSet{"enum list", &read_targets, &write_targets, &targets_on, &allowed_names<AdapterTarget>, false};
+
+template <auto M>
+Field adapter(const char* key, Range range = {}) {
+    return field<&Scenario::adapter, M>(key, range);
+}
+
+std::string never_required(const Field&) { return {}; }
+
+}  // namespace
+
+const std::vector<Field>& adapter_fields() {
+    using A = AdapterSpec;
+    static const std::vector<Field> fields = {
+        adapter<&A::method>("method"),
+        adapter<&A::rank>("rank", {1, 65536}),
+        adapter<&A::dropout>("dropout", {0, 0.999}),
+        {"targets", &kTargetSet, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
+         Applies::Always, Presence::Optional},
+        adapter<&A::double_quant>("double_quant"),
+    };
+    return fields;
+}
+
+void parse_adapter(const json& adapter, Scenario& s) {
+    ObjectReader r(adapter, "/adapter");
+    read_fields(r, s, adapter_fields(), &never_required);
+    r.finish();
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,28 @@
+#pragma once
+// Parameter-efficient fine-tuning: low-rank adapters trained on a frozen model (Hu et al. 2021, LoRA), with a learned
+// magnitude per output (Liu et al. 2024, DoRA) or over 4-bit base weights (Dettmers et al. 2023, QLoRA), as Hugging
+// Face PEFT builds them (peft/tuners/lora/layer.py) and bitsandbytes stores them (bitsandbytes/nn/modules.py
+// Linear4bit). Plain data; the rules are in scenario/adapter_rules.cpp, the graph's part in graph/adapter.cpp.
+#include <cstdint>
+
+namespace shardcalc {
+
+enum class AdapterMethod { None, Lora, Dora, Qlora };
+
+// The linear layers an adapter may target, as bits (PEFT's target_modules for Llama-style models: q_proj, k_proj,
+// v_proj, o_proj, gate_proj, up_proj, down_proj). A fused projection (GPT-2's c_attn, Falcon's query_key_value) is
+// one module: any of q, k, v targets it; a fused up projection (dense_h_to_4h) is targeted by gate or up.
+enum class AdapterTarget : unsigned { Q = 1, K = 2, V = 4, O = 8, Gate = 16, Up = 32, Down = 64 };
+constexpr unsigned bit(AdapterTarget t) { return static_cast<unsigned>(t); }
+
+struct AdapterSpec {
+    AdapterMethod method = AdapterMethod::None;
+    int64_t rank = 8;          // r: A is [r, in], B is [out, r] (PEFT LoraConfig r = 8)
+    double dropout = 0;        // lora_dropout on the adapter's input (PEFT default 0: nn.Identity)
+    // PEFT's default target_modules for Llama, Mistral and Qwen models: q_proj and v_proj
+    // (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+    unsigned targets = bit(AdapterTarget::Q) | bit(AdapterTarget::V);
+    bool double_quant = false;  // QLoRA: the block scales quantized too (bnb_4bit_use_double_quant; default off)
+};
+
+}  // namespace shardcalc

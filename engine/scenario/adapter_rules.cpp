@@ -1,0 +1,55 @@
+#include "scenario/adapter_rules.h"
+
+#include <string>
+#include <utility>
+
+namespace shardcalc {
+
+void apply_adapter_defaults(Scenario& s) {
+    TrainingSpec& t = s.training;
+    // PEFT adapts transformers' modules; the base model is loaded in the compute dtype (torch_dtype=torch.bfloat16
+    // in PEFT's and TRL's examples); the adapters are fp32 (get_peft_model autocast_adapter_dtype=True), so are their
+    // gradients, and the optimizer updates them directly.
+    if (!s.implementation.model_code) s.implementation.model_code = ModelCode::HuggingFace;
+    if (!t.param_dtype) t.param_dtype = t.dtype;
+    if (!t.grad_dtype) t.grad_dtype = Dtype::Fp32;
+    if (!t.master_weights) t.master_weights = false;
+}
+
+std::vector<Problem> adapter_problems(const Config& c) {
+    const Scenario& s = c.s;
+    const AdapterSpec& a = s.adapter;
+    const ParallelSpec& p = s.parallel;
+    std::vector<Problem> list;
+    auto require = [&](bool ok, const char* path, const std::string& message) {
+        if (!ok) list.push_back({path, message});
+    };
+    require(s.framework == Framework::Pytorch || s.framework == Framework::Fsdp || s.framework == Framework::DeepSpeed,
+            "/adapter/method",
+            "adapters are modelled as Hugging Face PEFT trains them: framework pytorch (DDP), fsdp or deepspeed");
+    require(s.model.arch != Arch::Lstm, "/adapter/method", "adapters are modelled for transformers (model.arch decoder or encoder)");
+    require(*s.implementation.model_code == ModelCode::HuggingFace, "/implementation/model_code",
+            "PEFT adapts transformers' modules: set it to huggingface (the default with an adapter)");
+    for (const auto& [degree, path] : {std::pair<int64_t, const char*>{p.tp, "/parallel/tp"}, {p.pp, "/parallel/pp"},
+                                       {p.cp, "/parallel/cp"}, {p.ulysses, "/parallel/ulysses"}, {p.ep, "/parallel/ep"}})
+        require(degree == 1, path, "an adapter fine-tune is modelled data-parallel (DDP, FSDP, ZeRO): set it to 1");
+    require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer", "offload is not modelled with an adapter: set it to none");
+    require(p.offload_params == Offload::None, "/parallel/offload_params", "offload is not modelled with an adapter: set it to none");
+    require(s.training.fp8 == Fp8Recipe::None, "/training/fp8", "fp8 GEMMs are not modelled with an adapter: set it to none");
+    require(!*s.training.master_weights, "/training/master_weights",
+            "the adapters are fp32 (PEFT) and the base is frozen: there is no master copy; set it to false");
+    require(*s.training.param_dtype != Dtype::Fp8, "/training/param_dtype", "the frozen base is stored in fp32, fp16 or bf16");
+    const bool qlora = a.method == AdapterMethod::Qlora;
+    require(!qlora || p.zero < 3, "/parallel/zero",
+            "4-bit base weights sharded by ZeRO-3 or FSDP's full sharding (FSDP-QLoRA) are not modelled: 2 or less");
+    require(qlora || !a.double_quant, "/adapter/double_quant", "quantizes QLoRA's block scales: set adapter.method to qlora");
+    return list;
+}
+
+double quantized_weight_bytes(const AdapterSpec& a) {
+    const double block = 64, blocks_per_constant = 256;
+    const double scales = a.double_quant ? 1 / block + 4 / (block * blocks_per_constant) : 4 / block;
+    return 0.5 + scales;
+}
+
+}  // namespace shardcalc

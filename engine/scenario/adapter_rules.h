@@ -1,0 +1,27 @@
+#pragma once
+// An adapter's rules (scenario/adapter.h): its defaults, its relations to the other fields and the bytes of a 4-bit
+// base weight. A file of its own so that the page's WebAssembly core, which leaves adapters to the whole engine,
+// leaves these out too (wasm/core_features.cpp).
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/resolve.h"
+
+namespace shardcalc {
+
+// Bytes of an adapter's weight, gradient and optimizer-state element: PEFT keeps adapters in fp32
+// (get_peft_model autocast_adapter_dtype=True).
+inline constexpr double kAdapterBytes = 4;
+
+// Fills what an adapter decides before the framework's defaults: Hugging Face model code, the base in the compute
+// dtype, fp32 adapter gradients and no master copy.
+void apply_adapter_defaults(Scenario& s);
+
+std::vector<Problem> adapter_problems(const Config& c);
+
+// Bytes per element of a QLoRA base weight: 4-bit codes plus one fp32 absmax per block of 64, or with double
+// quantization one 8-bit absmax per block and an fp32 constant per 256 of them (Dettmers et al. 2023, sec. 3:
+// 0.5 bits per parameter of scales, 0.127 with double quantization).
+double quantized_weight_bytes(const AdapterSpec& a);
+
+}  // namespace shardcalc

@@ -1,0 +1,135 @@
+// Adapters (scenario/adapter.h): LoRA, DoRA and QLoRA as PEFT and bitsandbytes run them, by hand on a small model.
+#include "helpers.h"
+#include "compute/stage_cost.h"
+#include "memory/model_states.h"
+
+using namespace shardcalc;
+
+namespace {
+
+// A small Llama-style model: 2 layers, hidden 512, 8 heads of 64 (kv 4), SwiGLU 1,024 wide, vocabulary 1,000.
+std::string scenario(const std::string& adapter, const std::string& training = "", const std::string& parallel = "",
+                     const char* framework = "pytorch") {
+    return std::string("{\"framework\":\"") + framework +
+           "\",\"model\":{\"layers\":2,\"hidden\":512,\"heads\":8,\"kv_heads\":4,\"ffn_hidden\":1024,\"vocab\":1000,"
+           "\"max_positions\":512,\"mlp\":\"swiglu\",\"norm\":\"rmsnorm\",\"bias\":false,\"position_embedding\":\"rope\","
+           "\"tied_embeddings\":false},\"training\":{\"seq_len\":256,\"micro_batch\":2,\"dtype\":\"bf16\"" +
+           training + "},\"parallel\":{" + (parallel.empty() ? "\"dp\":1" : parallel) + "}" + (adapter.empty() ? "" : ",\"adapter\":" + adapter) + "}";
+}
+
+// Adapter parameters of the small model for a rank and targets, by hand: r (in + out) per targeted linear per layer.
+double adapter_params(double r, bool q, bool k, bool v, bool o, bool gate, bool up, bool down) {
+    const double h = 512, kv = 4 * 64, f = 1024;
+    const double per_layer = r * ((q ? h + h : 0) + (k ? h + kv : 0) + (v ? h + kv : 0) + (o ? h + h : 0) +
+                                  (gate ? h + f : 0) + (up ? h + f : 0) + (down ? f + h : 0));
+    return 2 * per_layer;
+}
+
+double base_params() {
+    const double h = 512, kv = 256, f = 1024, vocab = 1000;
+    const double layer = h * h + 2 * h * kv + h * h + 3 * h * f + 2 * h;
+    return 2 * layer + 2 * vocab * h + h;  // the layers, embedding and output layer, the final norm
+}
+
+}  // namespace
+
+TEST_CASE("adapter: the parameters trained are the adapters' alone, r (in + out) per targeted linear") {
+    const Report full = test::report(scenario(""));
+    CHECK(full.parameters.trained == full.parameters.total);
+    CHECK(full.parameters.total == doctest::Approx(base_params()));
+    const Report qv = test::report(scenario(R"({"method":"lora","rank":16})"));
+    CHECK(qv.parameters.trained == doctest::Approx(adapter_params(16, true, false, true, false, false, false, false)));
+    CHECK(qv.parameters.total == doctest::Approx(base_params() + qv.parameters.trained));
+    const Report all = test::report(scenario(R"({"method":"lora","rank":8,"targets":["q","k","v","o","gate","up","down"]})"));
+    CHECK(all.parameters.trained == doctest::Approx(adapter_params(8, true, true, true, true, true, true, true)));
+    // DoRA adds a magnitude per output of each targeted linear.
+    const Report dora = test::report(scenario(R"({"method":"dora","rank":8,"targets":["o"]})"));
+    CHECK(dora.parameters.trained == doctest::Approx(adapter_params(8, false, false, false, true, false, false, false) + 2 * 512));
+}
+
+TEST_CASE("adapter: model states, the base's weights in bf16 and the adapters' weights, gradients and AdamW states in fp32") {
+    const Report r = test::report(scenario(R"({"method":"lora","rank":16,"targets":["q","v"]})"));
+    const double trained = r.parameters.trained, base = base_params();
+    const StageMemory& m = r.peak();
+    CHECK(m.weights == doctest::Approx(2 * base + 4 * trained));
+    CHECK(m.optimizer == doctest::Approx(8 * trained));  // exp_avg and exp_avg_sq, fp32; no master copy
+    CHECK(test::phase(m, "optimizer_step").gradients == doctest::Approx(4 * trained));
+    // ZeRO-2 over 4 ranks partitions the adapters' gradients and states, not the frozen base; ZeRO-3 the base too.
+    const Report z2 = test::report(scenario(R"({"method":"lora","rank":16})", "", R"("dp":4,"zero":2)", "deepspeed"));
+    CHECK(z2.peak().weights == doctest::Approx(2 * base + 4 * trained));
+    CHECK(z2.peak().optimizer == doctest::Approx(8 * trained / 4));
+    const Report z3 = test::report(scenario(R"({"method":"lora","rank":16})", "", R"("dp":4,"zero":3)", "fsdp"));
+    CHECK(z3.peak().weights == doctest::Approx((2 * base + 4 * trained) / 4));
+}
+
+TEST_CASE("adapter: QLoRA stores the layers' linear weights in 4 bits with block scales (Dettmers et al. 2023, sec. 3)") {
+    const double h = 512, kv = 256, f = 1024, vocab = 1000;
+    const double linear = 2 * (h * h + 2 * h * kv + h * h + 3 * h * f);
+    const double rest = base_params() - linear;  // embeddings, output layer and norms stay bf16
+    for (const bool dq : {false, true}) {
+        CAPTURE(dq);
+        const Report r = test::report(scenario(std::string(R"({"method":"qlora","rank":8,"double_quant":)") + (dq ? "true" : "false") + "}"));
+        // 0.5 bits of fp32 scales per parameter (one per block of 64), 0.127 with double quantization.
+        const double bits = dq ? 0.127 : 0.5;
+        CHECK(r.peak().weights == doctest::Approx(linear * (4 + bits) / 8 + 2 * rest + 4 * r.parameters.trained).epsilon(1e-4));
+    }
+    (void)vocab;
+}
+
+TEST_CASE("adapter: a frozen linear computes no weight gradient and keeps no input for one") {
+    const Config full = test::config(scenario(""));
+    const Config lora = test::config(scenario(R"({"method":"lora","rank":8,"targets":["q"]})"));
+    const ModelGraph gf = build_graph(full), gl = build_graph(lora);
+    // The q projection: its input kept for its weight gradient in full training, not when frozen; its adapter keeps
+    // its own fp32 copy of x (PEFT casts x to the adapter's dtype) and lora_A's [tokens, r] output.
+    const auto op_in = [](const ModelGraph& g, const std::string& name) -> const Op& {
+        const Op* found = nullptr;
+        for_each_op(g.groups.front().layer, [&](const Op& op) {
+            if (op.name == name) found = &op;
+        });
+        REQUIRE(found);
+        return *found;
+    };
+    CHECK(op_in(gf, "query").saved.size() == 1);
+    CHECK(op_in(gl, "query").saved.empty());
+    CHECK(op_in(gl, "query").work.front().frozen);
+    const Op& adapter = op_in(gl, "query.lora");
+    REQUIRE(adapter.saved.size() == 2);
+    CHECK(adapter.saved[0].kind == SavedKind::Fp32);
+    CHECK(adapter.saved[0].width == 512);
+    CHECK(adapter.saved[1].width == 8);
+    // Backward of the frozen layers: the data-gradient GEMMs only, so less GEMM work than full training's.
+    const Report rf = test::report(scenario("")), rl = test::report(scenario(R"({"method":"lora","rank":8,"targets":["q"]})"));
+    CHECK(rl.perf.compute.front().cost.bwd.flops < 0.6 * rf.perf.compute.front().cost.bwd.flops);
+    CHECK(test::phase(rl.peak(), "forward_end").activations < test::phase(rf.peak(), "forward_end").activations);
+}
+
+TEST_CASE("adapter: data parallelism reduces the adapters' fp32 gradients only") {
+    const Report r = test::report(scenario(R"({"method":"lora","rank":16})", "", R"("dp":2)"));
+    double volume = 0;
+    for (const auto& e : r.perf.comm.front().entries)
+        if (e.purpose == std::string("gradients")) volume += e.bytes;
+    CHECK(volume == doctest::Approx(4 * r.parameters.trained));
+}
+
+TEST_CASE("adapter: the echo reproduces the report") {
+    const Report r = test::report(scenario(R"({"method":"dora","rank":4,"dropout":0.05,"targets":["k","down"]})"));
+    const nlohmann::json echo = scenario_to_json(r.config.s);
+    REQUIRE(echo.contains("adapter"));
+    CHECK(echo["adapter"]["targets"] == nlohmann::json::array({"k", "down"}));
+    const Report again = evaluate(scenario_from_json(echo));
+    CHECK(again.perf.step_seconds == r.perf.step_seconds);
+    CHECK(again.peak().total() == r.peak().total());
+    CHECK_FALSE(scenario_to_json(test::report(scenario("")).config.s).contains("adapter"));
+}
+
+TEST_CASE("adapter: the plans it does not model are refused at their fields") {
+    CHECK(test::error_of(scenario(R"({"method":"lora"})", "", "", "megatron"))["path"] == "/adapter/method");
+    CHECK(test::error_of(scenario(R"({"method":"lora"})", "", R"("tp":2)"))["path"] == "/parallel/tp");
+    CHECK(test::error_of(scenario(R"({"method":"lora","double_quant":true})"))["path"] == "/adapter/double_quant");
+    CHECK(test::error_of(scenario(R"({"method":"lora","targets":[]})"))["path"] == "/adapter/targets");
+    CHECK(test::error_of(scenario(R"({"method":"lora","targets":["qkv"]})"))["path"] == "/adapter/targets/0");
+    CHECK(test::error_of(scenario(R"({"method":"lora","rank":0})"))["path"] == "/adapter/rank");
+    CHECK(test::error_of(scenario(R"({"method":"qlora"})", "", R"("dp":2,"zero":3)", "fsdp"))["path"] == "/parallel/zero");
+    CHECK(test::error_of(scenario(R"({"method":"lora"})", R"(,"master_weights":true)"))["path"] == "/training/master_weights");
+}
