@@ -133,3 +133,23 @@ TEST_CASE("adapter: the plans it does not model are refused at their fields") {
     CHECK(test::error_of(scenario(R"({"method":"qlora"})", "", R"("dp":2,"zero":3)", "fsdp"))["path"] == "/parallel/zero");
     CHECK(test::error_of(scenario(R"({"method":"lora"})", R"(,"master_weights":true)"))["path"] == "/training/master_weights");
 }
+
+TEST_CASE("adapter: QLoRA fine-tunes LLaMA-65B on one 48 GB GPU, 16-bit LoRA cannot (Dettmers et al. 2023, abstract)") {
+    // examples/qlora-llama-65b-48gb.json: the Guanaco-65B recipe (artidoro/qlora scripts/finetune_guanaco_65b.sh).
+    nlohmann::json s = nlohmann::json::parse(test::repo_file("examples/qlora-llama-65b-48gb.json"));
+    const Report q = evaluate(scenario_from_json(s));
+    CHECK(q.verdict.verdict != Verdict::DoesNotFit);
+    CHECK(q.peak().weights / test::GiB == doctest::Approx(33.6).epsilon(0.01));
+    s["adapter"]["method"] = "lora";
+    s["adapter"].erase("double_quant");
+    const Report l = evaluate(scenario_from_json(s));
+    CHECK(l.verdict.verdict == Verdict::DoesNotFit);
+    CHECK(l.peak().weights > 2 * 65e9);
+}
+
+TEST_CASE("adapter: bitsandbytes' 8-bit AdamW keeps a byte per moment and an absmax per block of 2,048") {
+    const Report r = test::report(scenario(R"({"method":"lora","rank":16})", R"(,"optimizer":"adamw_8bit")"));
+    CHECK(r.peak().optimizer == doctest::Approx(2 * (1 + 4.0 / 2048) * r.parameters.trained));
+    const Report full = test::report(scenario("", R"(,"optimizer":"adamw_8bit","param_dtype":"bf16")", "", "deepspeed"));
+    CHECK(full.peak().optimizer == doctest::Approx((4 + 2 * (1 + 4.0 / 2048)) * full.parameters.total));  // fp32 master too
+}

@@ -40,9 +40,9 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     // data-parallel replicas.
     f.params = all_params - expert_params;
     f.expert_params = expert_params;
-    // Under an adapter only its fp32 parameters have gradients, reduced and updated (memory/adapter_states.cpp).
+    // Under an adapter only its parameters have gradients, reduced and updated (memory/adapter_states.cpp).
     f.trained = f.params - frozen_params;
-    f.trained_bytes = c.s.adapter.method != AdapterMethod::None ? kAdapterBytes : f.param_bytes;
+    f.trained_bytes = c.s.adapter.method != AdapterMethod::None ? adapter_bytes(c.s.adapter) : f.param_bytes;
     f.mb = static_cast<double>(c.d.microbatches);
     f.layers = static_cast<double>(sc.layers);
     f.a = bytes_of(t.dtype);

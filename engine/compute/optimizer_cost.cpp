@@ -13,7 +13,8 @@ namespace {
 double update_flops(Optimizer o) {
     switch (o) {
         case Optimizer::Adam:
-        case Optimizer::AdamW: return 16;  // decay 2, first moment 3, second 4, bias-corrected step 5, update 2
+        case Optimizer::AdamW:
+        case Optimizer::AdamW8bit: return 16;  // decay 2, first moment 3, second 4, bias-corrected step 5, update 2
         case Optimizer::Sgd: return 2;
         case Optimizer::SgdMomentum: return 4;
         case Optimizer::Lion: return 10;
@@ -26,9 +27,9 @@ double update_flops(Optimizer o) {
 
 OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes) {
     OptimizerKernels k;
-    // The parameters it updates: an adapter's are fp32 (scenario/adapter_rules.h).
+    // The parameters it updates: an adapter's are in adapter.dtype (scenario/adapter_rules.h).
     const double grad = bytes_of(*c.s.training.grad_dtype);
-    const double param = c.s.adapter.method != AdapterMethod::None ? kAdapterBytes : bytes_of(*c.s.training.param_dtype);
+    const double param = c.s.adapter.method != AdapterMethod::None ? adapter_bytes(c.s.adapter) : bytes_of(*c.s.training.param_dtype);
     if (*c.s.training.grad_clip) {
         // Clipping by the global norm (Megatron clip_grad_norm_fp32, torch.nn.utils.clip_grad_norm_): one pass
         // reads the gradients for their norm (square and add per element), a second scales them in place

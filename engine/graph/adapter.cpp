@@ -66,10 +66,11 @@ Work dequantize(const BuildContext& b, const ParamTensor& w, double packed_bytes
 // The adapter beside a linear layer of weight [out, in]: A [r, in] and B [out, r] (DoRA: a magnitude per output).
 Op adapter_op(const BuildContext& b, const Op& base, const AdapterSpec& a) {
     const int64_t out = base.params.front().shape[0], in = base.params.front().shape[1], r = a.rank;
-    // PEFT keeps the adapter in fp32 (get_peft_model's autocast_adapter_dtype) and casts x to it: the branch runs in
-    // fp32 and keeps fp32 tensors, unless torch.autocast runs its GEMMs in 16 bits (each its own cast).
-    const double e = b.autocast ? b.act_bytes : kAdapterBytes;
-    const SavedKind kept = b.autocast ? SavedKind::Activation : SavedKind::Fp32;
+    // PEFT casts x to the adapter's dtype (fp32 by default: get_peft_model's autocast_adapter_dtype): the branch runs
+    // and keeps its tensors in that dtype, unless torch.autocast runs its GEMMs in 16 bits (each its own cast).
+    const bool fp32 = !b.autocast && a.dtype == Dtype::Fp32;
+    const double e = b.autocast ? b.act_bytes : adapter_bytes(a);
+    const SavedKind kept = fp32 ? SavedKind::Fp32 : SavedKind::Activation;
     const bool cast = e != b.act_bytes;
     Op op{base.name + ".lora", {ParamTensor{"lora_A", {r, in}}, ParamTensor{"lora_B", {out, r}}}, {}};
     if (a.method == AdapterMethod::Dora) op.params.push_back(ParamTensor{"magnitude", {out}});
@@ -82,7 +83,7 @@ Op adapter_op(const BuildContext& b, const Op& base, const AdapterSpec& a) {
     for (Work w : {matmul_work(in, r, false), matmul_work(r, out, false)}) {
         w.sharded = false;
         w.fp8 = false;
-        w.fp32 = !b.autocast;
+        w.fp32 = fp32;
         op.work.push_back(w);
     }
     // Times the scaling, added to the base result, cast back to its dtype: forward r e w e, r a+e w e, r e w a;

@@ -16,7 +16,7 @@ StateBytes adapter_state_bytes(const ParamTally& t, const Config& c) {
     const double base = (t.frozen - t.quantized) * bytes_of(*c.s.training.param_dtype) +
                         t.quantized * quantized_weight_bytes(c.s.adapter);
     StateBytes s;
-    s.weights = partition(base + kAdapterBytes * trained, zero >= 3);
+    s.weights = partition(base + adapter_bytes(c.s.adapter) * trained, zero >= 3);
     s.gradients = partition(trained, zero >= 2) * bytes_of(*c.s.training.grad_dtype);
     const double updated = partition(trained, zero >= 1);
     s.optimizer = optimizer_state_element_bytes(c) * partition(t.optimizer_elems, zero >= 1);

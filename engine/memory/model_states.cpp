@@ -9,7 +9,8 @@ namespace shardcalc {
 double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) {
     switch (opt) {
         case Optimizer::Adam:
-        case Optimizer::AdamW: return 2 * local;       // exp_avg, exp_avg_sq (Kingma & Ba 2015)
+        case Optimizer::AdamW:
+        case Optimizer::AdamW8bit: return 2 * local;   // exp_avg, exp_avg_sq (Kingma & Ba 2015)
         case Optimizer::Sgd: return 0;
         case Optimizer::SgdMomentum: return local;     // momentum_buffer
         case Optimizer::Lion: return local;            // exp_avg only (Chen et al. 2023, Alg. 1)
@@ -55,8 +56,11 @@ ParamTally tally_module(const Module& m, const Config& c, bool include_tied) {
 
 double optimizer_state_element_bytes(const Config& c) {
     const TrainingSpec& tr = c.s.training;
-    // An adapter's states are fp32, as PEFT's adapters are (scenario/adapter_rules.cpp).
-    if (c.s.adapter.method != AdapterMethod::None) return kAdapterBytes;
+    // bitsandbytes' 8-bit states: a byte each and an fp32 absmax per block of 2,048 (Dettmers et al. 2022, "8-bit
+    // Optimizers via Block-wise Quantization", sec. 2.1).
+    if (tr.optimizer == Optimizer::AdamW8bit) return 1 + 4.0 / 2048;
+    // An adapter's states are in its dtype (scenario/adapter_rules.h).
+    if (c.s.adapter.method != AdapterMethod::None) return adapter_bytes(c.s.adapter);
     return *tr.master_weights ? 4.0 : bytes_of(*tr.param_dtype);
 }
 

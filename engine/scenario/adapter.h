@@ -5,6 +5,8 @@
 // Linear4bit). Plain data; the rules are in scenario/adapter_rules.cpp, the graph's part in graph/adapter.cpp.
 #include <cstdint>
 
+#include "core/dtype.h"
+
 namespace shardcalc {
 
 enum class AdapterMethod { None, Lora, Dora, Qlora };
@@ -23,6 +25,9 @@ struct AdapterSpec {
     // (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
     unsigned targets = bit(AdapterTarget::Q) | bit(AdapterTarget::V);
     bool double_quant = false;  // QLoRA: the block scales quantized too (bnb_4bit_use_double_quant; default off)
+    // The adapters' weights, gradients and optimizer states: fp32 as get_peft_model keeps them
+    // (autocast_adapter_dtype=True), or 16-bit where the training script casts them (QLoRA's qlora.py under --bf16).
+    Dtype dtype = Dtype::Fp32;
 };
 
 }  // namespace shardcalc

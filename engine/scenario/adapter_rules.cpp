@@ -8,11 +8,11 @@ namespace shardcalc {
 void apply_adapter_defaults(Scenario& s) {
     TrainingSpec& t = s.training;
     // PEFT adapts transformers' modules; the base model is loaded in the compute dtype (torch_dtype=torch.bfloat16
-    // in PEFT's and TRL's examples); the adapters are fp32 (get_peft_model autocast_adapter_dtype=True), so are their
-    // gradients, and the optimizer updates them directly.
+    // in PEFT's and TRL's examples); the adapters' gradients are in their dtype, and the optimizer updates them
+    // directly.
     if (!s.implementation.model_code) s.implementation.model_code = ModelCode::HuggingFace;
     if (!t.param_dtype) t.param_dtype = t.dtype;
-    if (!t.grad_dtype) t.grad_dtype = Dtype::Fp32;
+    if (!t.grad_dtype) t.grad_dtype = s.adapter.dtype;
     if (!t.master_weights) t.master_weights = false;
 }
 
@@ -37,9 +37,10 @@ std::vector<Problem> adapter_problems(const Config& c) {
     require(p.offload_params == Offload::None, "/parallel/offload_params", "offload is not modelled with an adapter: set it to none");
     require(s.training.fp8 == Fp8Recipe::None, "/training/fp8", "fp8 GEMMs are not modelled with an adapter: set it to none");
     require(!*s.training.master_weights, "/training/master_weights",
-            "the adapters are fp32 (PEFT) and the base is frozen: there is no master copy; set it to false");
+            "the optimizer updates the adapters themselves (PEFT) and the base is frozen: there is no master copy; set it to false");
     require(*s.training.param_dtype != Dtype::Fp8, "/training/param_dtype", "the frozen base is stored in fp32, fp16 or bf16");
     const bool qlora = a.method == AdapterMethod::Qlora;
+    require(a.dtype != Dtype::Fp8, "/adapter/dtype", "adapters are trained in fp32, bf16 or fp16");
     require(!qlora || p.zero < 3, "/parallel/zero",
             "4-bit base weights sharded by ZeRO-3 or FSDP's full sharding (FSDP-QLoRA) are not modelled: 2 or less");
     require(qlora || !a.double_quant, "/adapter/double_quant", "quantizes QLoRA's block scales: set adapter.method to qlora");

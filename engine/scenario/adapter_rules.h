@@ -9,9 +9,9 @@
 
 namespace shardcalc {
 
-// Bytes of an adapter's weight, gradient and optimizer-state element: PEFT keeps adapters in fp32
-// (get_peft_model autocast_adapter_dtype=True).
-inline constexpr double kAdapterBytes = 4;
+// Bytes of an adapter's weight, gradient and optimizer-state element (adapter.dtype; torch.optim keeps its states in
+// the parameters' dtype).
+inline double adapter_bytes(const AdapterSpec& a) { return bytes_of(a.dtype); }
 
 // Fills what an adapter decides before the framework's defaults: Hugging Face model code, the base in the compute
 // dtype, fp32 adapter gradients and no master copy.

@@ -21,7 +21,8 @@ SHARDCALC_NAMES(Norm, {Norm::LayerNorm, "layernorm"}, {Norm::RmsNorm, "rmsnorm"}
 SHARDCALC_NAMES(Head, {Head::Lm, "lm"}, {Head::None, "none"})
 SHARDCALC_NAMES(Optimizer, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"},
                 {Optimizer::Sgd, "sgd"}, {Optimizer::SgdMomentum, "sgd_momentum"},
-                {Optimizer::Lion, "lion"}, {Optimizer::Adafactor, "adafactor"})
+                {Optimizer::Lion, "lion"}, {Optimizer::Adafactor, "adafactor"},
+                {Optimizer::AdamW8bit, "adamw_8bit"})
 SHARDCALC_NAMES(Recompute, {Recompute::None, "none"}, {Recompute::Selective, "selective"},
                 {Recompute::Full, "full"})
 SHARDCALC_NAMES(RecomputeModule, {RecomputeModule::CoreAttn, "core_attn"}, {RecomputeModule::LayerNorm, "layernorm"},

@@ -18,7 +18,9 @@ enum class Mlp { Gelu, Relu, Swiglu, Geglu };
 enum class PositionEmbedding { Learned, Rope, Alibi, None };
 enum class Norm { LayerNorm, RmsNorm };
 enum class Head { Lm, None };
-enum class Optimizer { Adam, AdamW, Sgd, SgdMomentum, Lion, Adafactor };
+// AdamW8bit: bitsandbytes' 8-bit AdamW (bnb.optim.AdamW8bit, PagedAdamW8bit; Hugging Face Trainer optim
+// adamw_bnb_8bit / paged_adamw_8bit): both moments in 8 bits, block-wise quantized, updated by one fused kernel.
+enum class Optimizer { Adam, AdamW, Sgd, SgdMomentum, Lion, Adafactor, AdamW8bit };
 enum class Recompute { None, Selective, Full };
 // Megatron-Core's --recompute-modules under selective recompute (megatron/core/transformer/transformer_config.py
 // recompute_modules), as bits: a saved tensor or op of the graph names the modules whose recompute drops or re-runs it.

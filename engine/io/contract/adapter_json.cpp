@@ -65,6 +65,7 @@ const std::vector<Field>& adapter_fields() {
         {"targets", &kTargetSet, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
          Applies::Always, Presence::Optional},
         adapter<&A::double_quant>("double_quant"),
+        adapter<&A::dtype>("dtype"),
     };
     return fields;
 }
