@@ -19,7 +19,7 @@ namespace {
 std::string none_required(const Field&) { return {}; }
 
 // The first problem an object's fields raise, as "path: message".
-std::string problem_of(const std::vector<Field>& fields, const json& j, const char* path) {
+std::string problem_of(FieldList fields, const json& j, const char* path) {
     Scenario s;
     ObjectReader r(j, path);
     read_fields(r, s, fields, &none_required);
@@ -37,7 +37,8 @@ TEST_CASE("a new scenario field is one schema entry: read, range-checked, listed
     // A field the engine does not have, added to a copy of the training object's entries (its value kept outside the
     // Scenario: the test cannot add a member).
     static double label_smoothing = 0;
-    std::vector<Field> fields = schema_fields("/training");
+    const FieldList training = schema_fields("/training");
+    std::vector<Field> fields(training.begin(), training.end());
     fields.push_back({"label_smoothing", schema::type_of<double>(), 0, 1,
                       [](Scenario&) -> void* { return &label_smoothing; }, Echo::WhenOn, Applies::Always,
                       Presence::Optional});
@@ -68,7 +69,7 @@ TEST_CASE("a new scenario field is one schema entry: read, range-checked, listed
 TEST_CASE("the schema's entries: unique keys, closed ranges, a member for every echoed field") {
     for (const SchemaObject& o : scenario_schema()) {
         std::set<std::string> keys;
-        for (const Field& f : *o.fields) {
+        for (const Field& f : o.fields) {
             CAPTURE(std::string(o.path) + "/" + f.key);
             CHECK(keys.insert(f.key).second);
             CHECK(f.min <= f.max);
@@ -82,7 +83,7 @@ TEST_CASE("the schema's entries: unique keys, closed ranges, a member for every 
     size_t n = 0;
     for (const json& o : exported["objects"]) n += o["fields"].size();
     size_t entries = 0;
-    for (const SchemaObject& o : scenario_schema()) entries += o.fields->size();
+    for (const SchemaObject& o : scenario_schema()) entries += o.fields.size();
     CHECK(n == entries);
     const json& model = exported["objects"][1];
     CHECK(model["path"] == "/model");

@@ -31,10 +31,7 @@ MemoryVerdict xla_verdict(const XlaProgram&, double, const char*) { throw WholeE
 void xla_program_json(JsonWriter&, const XlaProgram&) { throw WholeEngineOnly(kTpu); }
 // Reached first by any scenario with an adapter (its object is read before anything is resolved).
 void parse_adapter(const nlohmann::json&, Scenario&) { throw WholeEngineOnly(kAdapter); }
-const std::vector<Field>& adapter_fields() {
-    static const std::vector<Field> none;
-    return none;
-}
+FieldList adapter_fields() { return {}; }
 void apply_adapter_defaults(Scenario&) { throw WholeEngineOnly(kAdapter); }
 std::vector<Problem> adapter_problems(const Config&) { throw WholeEngineOnly(kAdapter); }
 void apply_adapter(ModelGraph&, const Config&) { throw WholeEngineOnly(kAdapter); }

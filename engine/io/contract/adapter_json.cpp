@@ -45,30 +45,29 @@ void write_targets(json& object, const Field& f, const void* value) {
     object[f.key] = names;
 }
 bool targets_on(const void* value) { return *static_cast<const unsigned*>(value) != 0; }
-const FieldType kTargetSet{"enum list", &read_targets, &write_targets, &targets_on, &allowed_names<AdapterTarget>, false};
+constexpr FieldType kTargetSet{"enum list", &read_targets, &write_targets, &targets_on, &allowed_names<AdapterTarget>, false};
 
 template <auto M>
-Field adapter(const char* key, Range range = {}) {
+constexpr Field adapter(const char* key, Range range = {}) {
     return field<&Scenario::adapter, M>(key, range);
 }
 
 std::string never_required(const Field&) { return {}; }
 
+using A = AdapterSpec;
+constexpr Field kAdapterFields[] = {
+    adapter<&A::method>("method"),
+    adapter<&A::rank>("rank", {1, 65536}),
+    adapter<&A::dropout>("dropout", {0, 0.999}),
+    {"targets", &kTargetSet, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
+     Applies::Always, Presence::Optional},
+    adapter<&A::double_quant>("double_quant"),
+    adapter<&A::dtype>("dtype"),
+};
+
 }  // namespace
 
-const std::vector<Field>& adapter_fields() {
-    using A = AdapterSpec;
-    static const std::vector<Field> fields = {
-        adapter<&A::method>("method"),
-        adapter<&A::rank>("rank", {1, 65536}),
-        adapter<&A::dropout>("dropout", {0, 0.999}),
-        {"targets", &kTargetSet, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
-         Applies::Always, Presence::Optional},
-        adapter<&A::double_quant>("double_quant"),
-        adapter<&A::dtype>("dtype"),
-    };
-    return fields;
-}
+FieldList adapter_fields() { return kAdapterFields; }
 
 void parse_adapter(const json& adapter, Scenario& s) {
     ObjectReader r(adapter, "/adapter");

@@ -9,7 +9,7 @@
 
 namespace shardcalc {
 
-const std::vector<Field>& adapter_fields();
+FieldList adapter_fields();
 // Reads `adapter` (given) into `s`; its problems are thrown as one InputError.
 void parse_adapter(const nlohmann::json& adapter, Scenario& s);
 

@@ -96,13 +96,19 @@ constexpr const char* type_name() {
     else return "integer";
 }
 
+template <class T>
+constexpr auto choices_of() -> std::string (*)() {
+    if constexpr (std::is_enum_v<T>) return &allowed_names<T>;
+    else return nullptr;
+}
+
+// One constant per member type: the tables are data, built by the compiler.
 template <class M>
-const FieldType* type_of() {
-    using T = typename unwrap<M>::type;
-    std::string (*choices)() = nullptr;
-    if constexpr (std::is_enum_v<T>) choices = &allowed_names<T>;
-    static const FieldType type{type_name<T>(), &read<M>, &write<M>, &on<M>, choices, unwrap<M>::optional};
-    return &type;
+inline constexpr FieldType kFieldType{type_name<typename unwrap<M>::type>(), &read<M>, &write<M>, &on<M>,
+                                      choices_of<typename unwrap<M>::type>(), unwrap<M>::optional};
+template <class M>
+constexpr const FieldType* type_of() {
+    return &kFieldType<M>;
 }
 
 // A field's range: an integer's or number's, a list's elements' (none for booleans, enums and strings).
@@ -112,7 +118,7 @@ struct Range {
 
 // The entry for member `Member` of the scenario's object `Object` (&Scenario::model, &ModelSpec::layers).
 template <auto Object, auto Member>
-Field field(const char* key, Range range = {}, Echo echo = Echo::Value, Applies where = Applies::Always,
+constexpr Field field(const char* key, Range range = {}, Echo echo = Echo::Value, Applies where = Applies::Always,
             Presence presence = Presence::Optional) {
     using M = std::remove_reference_t<decltype(std::declval<Scenario&>().*Object.*Member)>;
     return {key, type_of<M>(), range.min, range.max, [](Scenario& s) -> void* { return &(s.*Object.*Member); },
@@ -121,7 +127,7 @@ Field field(const char* key, Range range = {}, Echo echo = Echo::Value, Applies 
 
 // A top-level member of the scenario (&Scenario::framework).
 template <auto Member>
-Field top_field(const char* key) {
+constexpr Field top_field(const char* key) {
     using M = std::remove_reference_t<decltype(std::declval<Scenario&>().*Member)>;
     return {key, type_of<M>(), 0, 0, [](Scenario& s) -> void* { return &(s.*Member); }, Echo::Value, Applies::Always,
             Presence::Optional};
@@ -129,7 +135,7 @@ Field top_field(const char* key) {
 
 // A field read for its checks only, stored nowhere (a scenario's name; the parser reads `version` itself).
 template <class T>
-Field checked_field(const char* key, Range range = {}) {
+constexpr Field checked_field(const char* key, Range range = {}) {
     return {key, type_of<T>(), range.min, range.max, nullptr, Echo::Never, Applies::Always, Presence::Optional};
 }
 

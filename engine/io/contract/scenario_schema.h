@@ -4,6 +4,7 @@
 // schema as JSON, which the fuzz dictionary, the docs' field tables and the page's field catalogue are checked
 // against) are all driven. A new field is one entry in io/contract/scenario_schema.cpp; rules that relate fields to each
 // other stay in the parser (a few) and in scenario/validate.cpp.
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -56,23 +57,38 @@ struct Field {
     const void* value(const Scenario& s) const { return at ? at(const_cast<Scenario&>(s)) : nullptr; }
 };
 
+// One object's entries: a constant table (data in the binary, nothing built when the program starts: the page's core
+// downloads every byte of code), or a test's own vector.
+struct FieldList {
+    const Field* first = nullptr;
+    size_t count = 0;
+    constexpr FieldList() = default;
+    template <size_t N>
+    constexpr FieldList(const Field (&table)[N]) : first(table), count(N) {}
+    FieldList(const std::vector<Field>& v) : first(v.data()), count(v.size()) {}
+    const Field* begin() const { return first; }
+    const Field* end() const { return first + count; }
+    size_t size() const { return count; }
+};
+
 // One object of the scenario: its JSON path ("" for the top level, "/hardware/peak_tflops") and fields, in the order
 // the parser reads them (the order its problems are listed in).
 struct SchemaObject {
     const char* path;
-    const std::vector<Field>* fields;
+    FieldList fields;
 };
-const std::vector<SchemaObject>& scenario_schema();
-const std::vector<Field>& schema_fields(const char* path);  // one object's, by path; throws std::out_of_range
+using Schema = std::array<SchemaObject, 8>;
+const Schema& scenario_schema();
+FieldList schema_fields(const char* path);  // one object's, by path; throws std::out_of_range
 
 bool applies(Applies where, const Scenario& s);
 
 // Reads every field of one object, in order, into `s`; a missing required field (where it applies) is a problem
 // worded by `required_message`.
-void read_fields(ObjectReader& r, Scenario& s, const std::vector<Field>& fields,
+void read_fields(ObjectReader& r, Scenario& s, FieldList fields,
                  std::string (*required_message)(const Field& f));
 // Writes the object's fields as the echo rules say; `preset`: the model preset's fields (WhenOn), or nullptr.
-void write_fields(nlohmann::json& object, const Scenario& s, const std::vector<Field>& fields, const nlohmann::json* preset);
+void write_fields(nlohmann::json& object, const Scenario& s, FieldList fields, const nlohmann::json* preset);
 
 // The schema as JSON: per object, each field's key, type, range, choices, default, where it applies and whether it
 // is required (`shardcalc schema`; docs/scenario.md §2 describes each field), and the report's terms (the parts of

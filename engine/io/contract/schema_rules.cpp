@@ -28,7 +28,7 @@ bool applies(Applies where, const Scenario& s) {
     return true;
 }
 
-void read_fields(ObjectReader& r, Scenario& s, const std::vector<Field>& fields,
+void read_fields(ObjectReader& r, Scenario& s, FieldList fields,
                  std::string (*required_message)(const Field& f)) {
     for (const Field& f : fields) {
         const bool required = f.presence == Presence::Required;
@@ -77,7 +77,7 @@ json choice_list(const std::string& names) {
 
 }  // namespace
 
-void write_fields(json& object, const Scenario& s, const std::vector<Field>& fields, const json* preset) {
+void write_fields(json& object, const Scenario& s, FieldList fields, const json* preset) {
     for (const Field& f : fields) {
         if (f.echo == Echo::Never || !f.at || !applies(f.applies, s)) continue;
         const void* value = f.value(s);
@@ -92,7 +92,7 @@ json schema_to_json() {
     for (const SchemaObject& o : scenario_schema()) {
         const bool from_preset = std::string(o.path).rfind("/hardware", 0) == 0;
         json fields = json::array();
-        for (const Field& f : *o.fields) {
+        for (const Field& f : o.fields) {
             json j = {{"key", f.key}, {"type", f.type->name}};
             const std::string type = f.type->name;
             if (type == "integer" || type == "integer list") {
