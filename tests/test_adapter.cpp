@@ -124,7 +124,7 @@ TEST_CASE("adapter: the echo reproduces the report") {
 }
 
 TEST_CASE("adapter: the plans it does not model are refused at their fields") {
-    CHECK(test::error_of(scenario(R"({"method":"lora"})", "", "", "megatron"))["path"] == "/adapter/method");
+    CHECK(test::error_of(scenario(R"({"method":"lora"})", "", "", "megatron"))["path"] == "/framework");
     CHECK(test::error_of(scenario(R"({"method":"lora"})", "", R"("tp":2)"))["path"] == "/parallel/tp");
     CHECK(test::error_of(scenario(R"({"method":"lora","double_quant":true})"))["path"] == "/adapter/double_quant");
     CHECK(test::error_of(scenario(R"({"method":"lora","targets":[]})"))["path"] == "/adapter/targets");

@@ -25,8 +25,7 @@ std::vector<Problem> adapter_problems(const Config& c) {
         if (!ok) list.push_back({path, message});
     };
     require(s.framework == Framework::Pytorch || s.framework == Framework::Fsdp || s.framework == Framework::DeepSpeed,
-            "/adapter/method",
-            "adapters are modelled as Hugging Face PEFT trains them: framework pytorch (DDP), fsdp or deepspeed");
+            "/framework", "adapters are modelled as Hugging Face PEFT trains them: pytorch (DDP), fsdp or deepspeed");
     require(s.model.arch != Arch::Lstm, "/adapter/method", "adapters are modelled for transformers (model.arch decoder or encoder)");
     require(*s.implementation.model_code == ModelCode::HuggingFace, "/implementation/model_code",
             "PEFT adapts transformers' modules: set it to huggingface (the default with an adapter)");

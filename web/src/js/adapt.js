@@ -45,16 +45,19 @@ export async function suggestion(engine, scenario, path, current) {
   return (await firstValid(engine, scenario, path, candidates)) ?? step(engine, scenario, path, current, 1);
 }
 
-// After the reader chose a model, a device (`device` true) or a framework: a device that refuses the framework
-// (a TPU runs xla only) takes the first one the engine accepts there, then the plan is adapted (adaptPlan).
-export async function adaptToChoice(engine, plan, world, device = false) {
+// After the reader chose a model, a device (`device` true), a framework or an adapter (`adapter` true): a device
+// that refuses the framework (a TPU runs xla only) takes the first one the engine accepts there, an adapter the
+// first of PEFT's own (plain PyTorch first), then the plan is adapted (adaptPlan).
+const PEFT_FIRST = ['pytorch', 'fsdp', 'deepspeed'];
+export async function adaptToChoice(engine, plan, world, device = false, adapter = false) {
   const changes = [];
-  if (device) {
+  if (device || adapter) {
     const from = plan.value('framework');
-    const to = await acceptedFramework(engine, plan.scenario(), FRAMEWORKS);
+    const order = adapter ? [...PEFT_FIRST, ...FRAMEWORKS.filter((f) => !PEFT_FIRST.includes(f))] : FRAMEWORKS;
+    const to = await acceptedFramework(engine, plan.scenario(), order);
     if (to && to !== from) {
       plan.set('framework', to);
-      changes.push({ path: 'framework', from, to, reason: `the device does not run ${from}` });
+      changes.push({ path: 'framework', from, to, reason: adapter ? `adapters are modelled as PEFT runs them, not on ${from}` : `the device does not run ${from}` });
     }
   }
   return [...changes, ...(await adaptPlan(engine, plan, world))];

@@ -476,6 +476,8 @@ function applyInput(el, value = readInput(el)) {
   }
   setField(app.presets, app.entries, path, value);
   if (path === 'framework') return adaptToChoice(world);
+  // An adapter moves the plan to a framework and a split PEFT runs (the engine's rules, adapt.js).
+  if (path === 'adapter.method' && value && value !== 'none') return adaptToChoice(world, false, true);
   syncForm(form, app.presets, app.entries);
   app.edited = true;
   changed();
@@ -486,7 +488,7 @@ function applyInput(el, value = readInput(el)) {
 // (adapt.js, a chunk fetched on the first choice); one line in the answer bar says what moved and why, and Undo
 // puts them back (the choice stays, with its errors and their fixes).
 let adaptChunk = null;
-async function adaptToChoice(world, device = false) {
+async function adaptToChoice(world, device = false, adapter = false) {
   const id = ++app.choice;
   syncForm(form, app.presets, app.entries);
   app.edited = true;
@@ -498,7 +500,7 @@ async function adaptToChoice(world, device = false) {
   let changes = [];
   try {
     const chunk = await (adaptChunk ??= import('./adapt.js'));
-    changes = await chunk.adaptToChoice(app.engine, planFields(work), world, device);
+    changes = await chunk.adaptToChoice(app.engine, planFields(work), world, device, adapter);
   } catch {
     changes = []; // the plan is evaluated as chosen: its errors say what to change
   }

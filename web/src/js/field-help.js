@@ -16,6 +16,7 @@ const COMM = `${TIME}communication-alpha-beta-per-collective`;
 const MOE = `${MEMORY}mixture-of-experts-and-expert-parallelism`;
 const MLA = `${MEMORY}latent-attention-and-multi-token-prediction`;
 const VARIANTS = `${MEMORY}attention-and-layer-variants`;
+const ADAPTERS = `${MEMORY}adapters-lora-dora-qlora`;
 
 export const HELP = {
   framework: ['The training stack: megatron, deepspeed, fsdp or pytorch (DDP with autocast) on GPUs; xla (JAX, TensorFlow, PyTorch/XLA) on TPUs. It sets the dtypes’ and implementation’s defaults, the buffers kept in memory, and which ZeRO and offload settings are allowed.', `${MEMORY}framework-profiles`],
@@ -89,6 +90,12 @@ export const HELP = {
   'training.router_z_loss': ['Megatron --moe-z-loss-coeff > 0 (ST-MoE): the z-loss keeps every token’s router logits in fp32 for its backward, experts × 4 bytes per token in each MoE layer.', ACTS],
   'training.capacity_factor': ['Megatron --moe-expert-capacity-factor: tokens past this multiple of an expert’s mean share are dropped, which caps the imbalance. Empty: dropless.', MOE],
 
+  'adapter.method': ['none trains every parameter; lora, dora or qlora freeze the model (4-bit under qlora: weights only) and train low-rank adapters beside the layers in targets, as Hugging Face PEFT does. PEFT runs data-parallel on pytorch, fsdp or deepspeed: choosing one moves the plan there.', ADAPTERS],
+  'adapter.rank': ['r: each adapter is A [r, in] and B [out, r]; its parameters, gradients and states grow with r, its saved tensors by r per token. PEFT’s default is 8.', ADAPTERS],
+  'adapter.targets': ['The linear layers that get an adapter, comma-separated: q, k, v, o, gate, up, down (PEFT’s target_modules without _proj; its default for Llama-style models is q, v; QLoRA’s recipes use all seven). Each keeps its own copy of its input for backward.', ADAPTERS],
+  'adapter.dropout': ['lora_dropout on each adapter’s input, from 0 up to (not including) 1: above 0 each keeps a mask and its dropped-out input.', ADAPTERS],
+  'adapter.double_quant': ['qlora only: the 4-bit weights’ block scales quantized too (bnb_4bit_use_double_quant): 0.127 instead of 0.5 bits per parameter.', ADAPTERS],
+  'adapter.dtype': ['The adapters’ weights, gradients and optimizer states: fp32 as PEFT keeps them, or bf16/fp16 where the training script casts them (QLoRA’s own script under --bf16).', ADAPTERS],
   'parallel.dp': ['Data-parallel replicas (integer ≥ 1): each holds a full copy of the weights, gradients and optimizer states unless ZeRO or the distributed optimizer shards it over dp × cp × ulysses. Adds the gradient reduction to the step.', STATES],
   'parallel.tp': ['Tensor parallelism: splits the layers’ weight matrices and the activations inside attention and the MLP by tp, with all-reduces (with sp: all-gathers and reduce-scatters) in every layer. Must divide heads, kv heads and FFN width.', ACTS],
   'parallel.pp': ['Pipeline stages: each holds layers / pp layers, but the first keeps the activations of up to pp microbatches in flight. Adds the pipeline bubble.', PIPE],

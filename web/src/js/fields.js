@@ -107,6 +107,18 @@ export const SECTIONS = [
     ],
   },
   {
+    id: 'adapter',
+    legend: 'Fine-tune',
+    fields: [
+      pick('method', 'Adapter (none: full fine-tune)'),
+      int('rank', 'Adapter rank (r)'),
+      { key: 'targets', type: 'names', label: 'Adapter targets (list)' },
+      num('dropout', 'Adapter dropout', true),
+      bool('double_quant', 'QLoRA double quantization', true),
+      pick('dtype', 'Adapter dtype', true),
+    ],
+  },
+  {
     id: 'parallel',
     legend: 'Parallelism',
     fields: [

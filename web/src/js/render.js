@@ -84,7 +84,10 @@ export function renderHeadline(el, report, unit, presets) {
       ` · total ${bytes(peak.total, unit)} ${unit} · parameters `, metric(report, 'parameters.total', large, 'span', { title: count(report.parameters?.total) }),
       // A MoE model: the parameters each token uses (the routed experts it skips left out).
       report.parameters?.active < report.parameters?.total
-        ? [' (', metric(report, 'parameters.active', large, 'span', { title: count(report.parameters.active) }), ' active)'] : null),
+        ? [' (', metric(report, 'parameters.active', large, 'span', { title: count(report.parameters.active) }), ' active)'] : null,
+      // An adapter: the parameters trained (its frozen base left out).
+      report.parameters?.trained < report.parameters?.total
+        ? [', ', metric(report, 'parameters.trained', large, 'span', { title: count(report.parameters.trained) }), ' trained'] : null),
     host.cpu_per_device > 0 || host.nvme_per_device > 0
       ? h('p', { class: 'sub' }, 'Offload: host CPU ', metric(report, 'memory.host.cpu_per_device', unit), ` ${unit} per device, `,
         metric(report, 'memory.host.cpu_per_node', unit), ` ${unit} per node · NVMe `, metric(report, 'memory.host.nvme_per_device', unit), ` ${unit} per device`)

@@ -89,8 +89,8 @@ function canonical(presets, entries) {
 }
 
 // The engine scenario: {framework, model: {preset, ...overrides}, training, parallel,
-// implementation, hardware}; `implementation` only when a field of it is set (the engine fills
-// the framework's defaults).
+// implementation, hardware, adapter}; `implementation` and `adapter` only when a field of them is set (the engine
+// fills the framework's defaults; without an adapter every parameter is trained).
 export function toScenario(entries) {
   const scenario = { framework: entries.framework, name: entries.name };
   for (const section of SCENARIO_SECTIONS) {
@@ -103,7 +103,7 @@ export function toScenario(entries) {
       for (const k of keys) target = target[k] ??= {};
       target[last] = entries[path];
     }
-    if (section !== 'implementation' || Object.keys(obj).length) scenario[section] = obj;
+    if ((section !== 'implementation' && section !== 'adapter') || Object.keys(obj).length) scenario[section] = obj;
   }
   if (scenario.name === undefined) delete scenario.name;
   return scenario;
