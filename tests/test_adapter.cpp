@@ -2,6 +2,7 @@
 #include "helpers.h"
 #include "compute/stage_cost.h"
 #include "memory/model_states.h"
+#include "search/launch.h"
 
 using namespace shardcalc;
 
@@ -152,4 +153,19 @@ TEST_CASE("adapter: bitsandbytes' 8-bit AdamW keeps a byte per moment and an abs
     CHECK(r.peak().optimizer == doctest::Approx(2 * (1 + 4.0 / 2048) * r.parameters.trained));
     const Report full = test::report(scenario("", R"(,"optimizer":"adamw_8bit","param_dtype":"bf16")", "", "deepspeed"));
     CHECK(full.peak().optimizer == doctest::Approx((4 + 2 * (1 + 4.0 / 2048)) * full.parameters.total));  // fp32 master too
+}
+
+TEST_CASE("adapter: launch flags as TRL names them, with the PEFT and bitsandbytes configs") {
+    const Config c = test::config(scenario(R"({"method":"qlora","rank":32,"dropout":0.1,"double_quant":true,"targets":["q","down"]})",
+                                           R"(,"optimizer":"adamw_8bit","recompute":"full")", R"("dp":2)"));
+    std::string text;
+    for (const LaunchCommand& cmd : launch_commands(c))
+        for (const std::string& line : cmd.lines) text += line + "\n";
+    CHECK(text.find("--use_peft --lora_r 32 --lora_dropout 0.1 --lora_target_modules q_proj down_proj\n") != std::string::npos);
+    CHECK(text.find("--load_in_4bit --bnb_4bit_quant_type nf4 --use_bnb_nested_quant\n") != std::string::npos);
+    CHECK(text.find("bnb_4bit_use_double_quant=True") != std::string::npos);
+    CHECK(text.find("--optim adamw_bnb_8bit") != std::string::npos);
+    CHECK(text.find("--gradient_checkpointing") != std::string::npos);
+    CHECK(text.find("use_dora") == std::string::npos);
+    CHECK(text.find("pretrain_gpt.py") == std::string::npos);
 }

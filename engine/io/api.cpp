@@ -147,10 +147,13 @@ constexpr LaunchGenerator kLaunchGenerators[] = {
 };
 constexpr const char* kLaunchToolNames = "megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all";
 
-const LaunchGenerator* generator_of(Framework f) {
+// The generator of a plan: its framework's, or the Trainer's for an adapter (PEFT fine-tunes through transformers'
+// Trainer over DDP, FSDP or DeepSpeed: search/launch.cpp).
+const LaunchGenerator* generator_of(const Config& c) {
     for (const LaunchGenerator& g : kLaunchGenerators)
         for (int i = 0; i < g.count; ++i)
-            if (g.frameworks[i] == f) return &g;
+            if (c.s.adapter.method != AdapterMethod::None ? std::string(g.name) == "hf-trainer" : g.frameworks[i] == c.s.framework)
+                return &g;
     return nullptr;
 }
 
@@ -162,7 +165,7 @@ std::string launch_text(const std::string& scenario_json, const std::string& too
     if (j.is_object()) j.erase("search");  // the scenario's own plan; `shardcalc search` gives its rows' launches
     const Config c = resolve(scenario_from_json(j));
     const std::string framework = name_of(c.s.framework);
-    const LaunchGenerator* g = generator_of(c.s.framework);
+    const LaunchGenerator* g = generator_of(c);
     std::vector<LaunchCommand> commands;
     if (g) commands = launch_commands(c);
     if (commands.empty()) throw InputError("/framework", "no launch generator writes the flags of framework " + framework);

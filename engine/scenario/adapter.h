@@ -16,6 +16,8 @@ enum class AdapterMethod { None, Lora, Dora, Qlora };
 // one module: any of q, k, v targets it; a fused up projection (dense_h_to_4h) is targeted by gate or up.
 enum class AdapterTarget : unsigned { Q = 1, K = 2, V = 4, O = 8, Gate = 16, Up = 32, Down = 64 };
 constexpr unsigned bit(AdapterTarget t) { return static_cast<unsigned>(t); }
+// Their spellings, bit i named by entry i: PEFT's module names without "_proj" (q_proj -> q).
+inline constexpr const char* kAdapterTargetNames[] = {"q", "k", "v", "o", "gate", "up", "down"};
 
 struct AdapterSpec {
     AdapterMethod method = AdapterMethod::None;

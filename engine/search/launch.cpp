@@ -1,5 +1,9 @@
 #include "search/launch.h"
 
+#include <iterator>
+
+#include "core/decimal.h"
+
 #include "scenario/dimension.h"
 #include "scenario/names.h"
 #include "scenario/pipeline_split.h"
@@ -104,7 +108,29 @@ LaunchCommand megatron_lm(const Config& c) {
     return cmd;
 }
 
-// Megatron-DeepSpeed's arguments and the DeepSpeed config (deepspeed/runtime/config.py keys).
+// The DeepSpeed config (deepspeed/runtime/config.py keys).
+LaunchCommand deepspeed_config(const Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const TrainingSpec& t = c.s.training;
+    LaunchCommand config{"DeepSpeed config (ds_config.json)", {}};
+    auto& j = config.lines;
+    j.push_back("{");
+    j.push_back("  \"train_batch_size\": " + n(c.d.samples_per_step) + ",");
+    j.push_back("  \"train_micro_batch_size_per_gpu\": " + n(t.micro_batch) + ",");
+    j.push_back("  \"gradient_accumulation_steps\": " + n(c.d.microbatches) + ",");
+    if (t.dtype == Dtype::Bf16) j.push_back("  \"bf16\": {\"enabled\": true},");
+    if (t.dtype == Dtype::Fp16) j.push_back("  \"fp16\": {\"enabled\": true},");
+    std::string zero = "  \"zero_optimization\": {\"stage\": " + n(p.zero);
+    if (p.offload_optimizer != Offload::None)
+        zero += ", \"offload_optimizer\": {\"device\": \"" + std::string(name_of(p.offload_optimizer)) + "\"}";
+    if (p.offload_params != Offload::None)
+        zero += ", \"offload_param\": {\"device\": \"" + std::string(name_of(p.offload_params)) + "\"}";
+    j.push_back(zero + "}");
+    j.push_back("}");
+    return config;
+}
+
+// Megatron-DeepSpeed's arguments and the DeepSpeed config.
 std::vector<LaunchCommand> deepspeed(const Config& c) {
     const ParallelSpec& p = c.s.parallel;
     const TrainingSpec& t = c.s.training;
@@ -122,22 +148,7 @@ std::vector<LaunchCommand> deepspeed(const Config& c) {
     if (p.zero > 0) a.push_back("--zero-stage " + n(p.zero));
     if (const char* d = dtype_flag(c)) a.push_back(d);
     a.push_back("--deepspeed --deepspeed_config ds_config.json");
-    LaunchCommand config{"DeepSpeed config (ds_config.json)", {}};
-    auto& j = config.lines;
-    j.push_back("{");
-    j.push_back("  \"train_batch_size\": " + n(c.d.samples_per_step) + ",");
-    j.push_back("  \"train_micro_batch_size_per_gpu\": " + n(t.micro_batch) + ",");
-    j.push_back("  \"gradient_accumulation_steps\": " + n(c.d.microbatches) + ",");
-    if (t.dtype == Dtype::Bf16) j.push_back("  \"bf16\": {\"enabled\": true},");
-    if (t.dtype == Dtype::Fp16) j.push_back("  \"fp16\": {\"enabled\": true},");
-    std::string zero = "  \"zero_optimization\": {\"stage\": " + n(p.zero);
-    if (p.offload_optimizer != Offload::None)
-        zero += ", \"offload_optimizer\": {\"device\": \"" + std::string(name_of(p.offload_optimizer)) + "\"}";
-    if (p.offload_params != Offload::None)
-        zero += ", \"offload_param\": {\"device\": \"" + std::string(name_of(p.offload_params)) + "\"}";
-    j.push_back(zero + "}");
-    j.push_back("}");
-    return {torchrun(c, "pretrain_gpt.py ..."), args, config};
+    return {torchrun(c, "pretrain_gpt.py ..."), args, deepspeed_config(c)};
 }
 
 // transformers.TrainingArguments (fsdp, gradient_checkpointing); FSDP's sharding strategies by ZeRO stage.
@@ -157,7 +168,43 @@ std::vector<LaunchCommand> trainer(const Config& c) {
     a.push_back("--gradient_accumulation_steps " + n(c.d.microbatches));
     if (t.recompute != Recompute::None) a.push_back("--gradient_checkpointing");
     if (const char* d = dtype_flag(c)) a.push_back(d);
+    if (t.optimizer == Optimizer::AdamW8bit) a.push_back("--optim adamw_bnb_8bit");
+    if (c.s.framework == Framework::DeepSpeed) {
+        a.push_back("--deepspeed ds_config.json");
+        return {torchrun(c, "train.py ..."), args, deepspeed_config(c)};
+    }
     return {torchrun(c, "train.py ..."), args};
+}
+
+// An adapter as TRL's command line states it (trl/trainer/model_config.py ModelConfig: use_peft, lora_r,
+// lora_dropout, lora_target_modules, load_in_4bit, bnb_4bit_quant_type, use_bnb_nested_quant), and the PEFT and
+// transformers objects it builds (LoraConfig's r, lora_dropout, target_modules, use_dora; BitsAndBytesConfig).
+// Module names as Llama-style models spell them (q_proj ... down_proj).
+LaunchCommand peft(const Config& c) {
+    const AdapterSpec& a = c.s.adapter;
+    std::string modules, quoted;
+    for (unsigned i = 0; i < std::size(kAdapterTargetNames); ++i)
+        if (a.targets & (1u << i)) {
+            const std::string module = std::string(kAdapterTargetNames[i]) + "_proj";
+            modules += (modules.empty() ? "" : " ") + module;
+            quoted += (quoted.empty() ? "\"" : ", \"") + module + "\"";
+        }
+    // The dropout as written in Python (0.05, 0.1, 0).
+    std::string dropout = decimal(a.dropout, 3);
+    while (dropout.find('.') != std::string::npos && (dropout.back() == '0' || dropout.back() == '.')) dropout.pop_back();
+    const bool qlora = a.method == AdapterMethod::Qlora;
+    LaunchCommand cmd{"PEFT adapter (TRL arguments; the PEFT and bitsandbytes configs they build)", {}};
+    auto& l = cmd.lines;
+    l.push_back("--use_peft --lora_r " + n(a.rank) + " --lora_dropout " + dropout + " --lora_target_modules " + modules);
+    if (qlora) l.push_back(std::string("--load_in_4bit --bnb_4bit_quant_type nf4") + (a.double_quant ? " --use_bnb_nested_quant" : ""));
+    l.push_back("# peft.LoraConfig(r=" + n(a.rank) + ", lora_dropout=" + dropout + ", target_modules=[" + quoted + "]" +
+                (a.method == AdapterMethod::Dora ? ", use_dora=True" : "") + ")");
+    if (qlora)
+        l.push_back(std::string("# transformers.BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=") +
+                    (a.double_quant ? "True" : "False") + ", bnb_4bit_compute_dtype=torch." +
+                    (c.s.training.dtype == Dtype::Fp16 ? "float16" : "bfloat16") + ")");
+    if (a.dtype != Dtype::Fp32) l.push_back(std::string("# the adapters cast to ") + name_of(a.dtype) + " after get_peft_model");
+    return cmd;
 }
 
 // A device mesh as JAX (jax.sharding.Mesh) and Mesh TensorFlow name its axes: data over dp, model over tp.
@@ -176,6 +223,12 @@ std::vector<LaunchCommand> xla_mesh(const Config& c) {
 }  // namespace
 
 std::vector<LaunchCommand> launch_commands(const Config& c) {
+    // PEFT fine-tunes through transformers' Trainer whatever the framework (DDP, FSDP or DeepSpeed under it).
+    if (c.s.adapter.method != AdapterMethod::None) {
+        std::vector<LaunchCommand> out = trainer(c);
+        out.push_back(peft(c));
+        return out;
+    }
     switch (c.s.framework) {
         case Framework::Megatron: return {torchrun(c, "pretrain_gpt.py ..."), megatron_lm(c)};
         case Framework::DeepSpeed: return deepspeed(c);

@@ -1,5 +1,7 @@
 #include "io/contract/adapter_json.h"
 
+#include <iterator>
+
 #include "io/contract/field_types.h"
 
 namespace shardcalc {
@@ -10,13 +12,15 @@ const std::vector<std::pair<AdapterMethod, const char*>>& enum_names<AdapterMeth
         {AdapterMethod::None, "none"}, {AdapterMethod::Lora, "lora"}, {AdapterMethod::Dora, "dora"}, {AdapterMethod::Qlora, "qlora"}};
     return t;
 }
-// PEFT's module names without their suffix (q_proj -> q).
 template <>
 const std::vector<std::pair<AdapterTarget, const char*>>& enum_names<AdapterTarget>() {
-    using T = AdapterTarget;
-    static const std::vector<std::pair<AdapterTarget, const char*>> t{{T::Q, "q"}, {T::K, "k"}, {T::V, "v"}, {T::O, "o"},
-                                                                      {T::Gate, "gate"}, {T::Up, "up"}, {T::Down, "down"}};
-    return t;
+    static const auto table = [] {
+        std::vector<std::pair<AdapterTarget, const char*>> t;
+        for (unsigned i = 0; i < std::size(kAdapterTargetNames); ++i)
+            t.emplace_back(static_cast<AdapterTarget>(1u << i), kAdapterTargetNames[i]);
+        return t;
+    }();
+    return table;
 }
 
 namespace {
