@@ -247,4 +247,12 @@ set +e
 "$cli" serve "$tmp/serve8b.json" "$root/README.md" > /dev/null 2> "$tmp/err4"; rc4=$?
 set -e
 [ "$rc4" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err4" || fail "serve with a file that is no vLLM log: $(cat "$tmp/err4")"
+# rl: the example's phases, step and launch; a given training.seq_len is refused at its path (exit 2).
+"$cli" rl "$root/examples/rl/grpo-qwen3-8b-8xh100.json" > "$tmp/rl" || fail "rl exit"
+grep -q "^grpo on 8 x NVIDIA H100" "$tmp/rl" && grep -q "^rollout  " "$tmp/rl" && grep -q "^training  " "$tmp/rl" &&
+  grep -q "actor_rollout_ref.rollout.n=8" "$tmp/rl" || fail "rl table: $(cat "$tmp/rl")"
+"$cli" rl "$root/examples/rl/grpo-qwen3-8b-8xh100.json" --format json | grep -q '"peak_phase"' || fail "rl json"
+printf '%s\n' '{"framework":"fsdp","model":{"preset":"qwen3-8b"},"training":{"seq_len":4096},"parallel":{"dp":8},"rl":{}}' |
+  "$cli" rl - > /dev/null 2> "$tmp/err5"; rc5=$?
+[ "$rc5" -eq 2 ] && grep -q '"path":"/training/seq_len"' "$tmp/err5" || fail "rl with seq_len: $(cat "$tmp/err5")"
 echo "cli ok"

@@ -73,6 +73,21 @@ inline constexpr Command kCommands[] = {
      "%EXIT%"
      "\n"
      "docs: docs/serving.md\n"},
+    {"rl", "rl FILE|- [--format table|json]",
+     "Estimates RL post-training (GRPO, PPO) or DPO of the scenario's model, from its \"rl\" object (prompts per\n"
+     "step, responses per prompt, prompt and response tokens, mini-batches, the reference policy, the rollout's\n"
+     "tensor parallelism and gpu_memory_utilization, sleep and offload), the actor's rollout engine colocated on\n"
+     "its training GPUs as verl's hybrid engine and TRL run it: each phase's memory on a GPU (rollout, log-probs,\n"
+     "training), the step's time (resharding, rollout, log-probability passes, updates), the largest micro-batch,\n"
+     "n and response length that fit, each rollout tensor-parallel size, and verl's and TRL's flags.\n"
+     "\n"
+     "  FILE|-           the scenario file, or - to read it from standard input\n"
+     "  --format FORMAT  table (default); json (the \"rl\" object)\n"
+     "  --help, -h       this text\n"
+     "\n"
+     "%EXIT%"
+     "\n"
+     "docs: docs/rl.md\n"},
     {"export", "export FILE|- [--tool megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all] [--format text|json]",
      "Prints how to launch the scenario's own plan (not a search row) with its framework's tools, the\n"
      "lines `shardcalc search` prints for a ranked plan: torchrun and Megatron-LM's arguments (framework\n"

@@ -253,9 +253,9 @@ int main(int argc, char** argv) {
     if (command == "export") {
         if (format.empty()) format = "text";
         if (format != "text" && format != "json") return fail("", "--format for export: allowed: text|json");
-    } else if (command == "serve") {
+    } else if (command == "serve" || command == "rl") {
         if (format.empty()) format = "table";
-        if (format != "table" && format != "json") return fail("", "--format for serve: allowed: table|json");
+        if (format != "table" && format != "json") return fail("", "--format for " + command + ": allowed: table|json");
     } else if (command == "reconcile") {
         if (format.empty()) format = "table";
         if (format != "table" && format != "json") return fail("", "--format for reconcile: allowed: table|json");
@@ -294,6 +294,8 @@ int main(int argc, char** argv) {
     if (command == "serve")
         return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
                        .is_null() ? 2 : 0;
+    if (command == "rl")
+        return print_answer(shardcalc::rl_scenario_text(text), "rl", format, {shardcalc::format_rl_table, nullptr, nullptr}).is_null() ? 2 : 0;
     if (command == "search")
         return print_answer(shardcalc::search_scenario_text(text), "search", format,
                             {shardcalc::format_search_table, shardcalc::format_search_markdown, shardcalc::format_search_csv})

@@ -11,6 +11,7 @@
 #include "io/contract/kernels_json.h"
 #include "io/presets.h"
 #include "io/contract/reconcile_io.h"
+#include "io/contract/rl_json.h"
 #include "io/import/run_log.h"
 #include "io/import/vllm_log.h"
 #include "io/contract/report_json.h"
@@ -231,6 +232,14 @@ std::string serve_scenario_text(const std::string& scenario_json) {
         // Under a request rate the answer is at the concurrency the rate settles at (its flags too).
         if (s.request_rate > 0) s.concurrency = e.settled_concurrency;
         return to_text({{"ok", true}, {"serving", serving_to_json(c, s, e, latency_throughput(c, g, s, e.max_concurrency))}});
+    });
+}
+
+std::string rl_scenario_text(const std::string& scenario_json) {
+    return guarded_text([&] {
+        const auto [scenario, rl] = read_with(scenario_json, "rl", rl_spec_from_json);
+        const RlEstimate e = rl_estimate(scenario, rl);
+        return to_text({{"ok", true}, {"rl", rl_to_json(rl, e, rl_limits(scenario, rl))}});
     });
 }
 

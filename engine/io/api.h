@@ -22,6 +22,8 @@ std::string search_scenario_text(const std::string& scenario_json);
 
 // Serving the scenario's model with a "serving" object (docs/serving.md): {"ok": true, "serving": {...}}.
 std::string serve_scenario_text(const std::string& scenario_json);
+// RL post-training of the scenario's model (its "rl" object; rl/rl.h): {"ok": true, "rl": {...}} (io/contract/rl_json.h).
+std::string rl_scenario_text(const std::string& scenario_json);
 // A vLLM server's start-up log (io/import/vllm_log.h) set against the scenario's serving estimate
 // (serve/serving_reconcile.h): {"ok": true, "serving_reconciliation": {...}} (io/contract/serving_json.h), or the
 // error value (the log's at "/log"). A "search" object in the serving object is not allowed here.

@@ -25,6 +25,9 @@ std::string format_serving_table(const nlohmann::json& serving);
 // A vLLM log against the serving estimate (the "serving_reconciliation" object; io/render/serving_text.cpp).
 std::string format_serving_reconciliation_table(const nlohmann::json& reconciliation);
 
+// The RL post-training estimate (the "rl" object of `shardcalc rl`; io/render/rl_text.cpp).
+std::string format_rl_table(const nlohmann::json& rl);
+
 // The per-kernel table (the "kernels" object; io/render/kernels_text.cpp).
 std::string format_kernels_table(const nlohmann::json& kernels);
 std::string format_kernels_markdown(const nlohmann::json& kernels);

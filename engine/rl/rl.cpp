@@ -1,0 +1,267 @@
+// RL post-training's step: its phases' memory and time from the actor's training estimate and the rollout engine's
+// serving estimate (rl/rl.h; docs/rl.md). Sources per term below.
+#include "rl/rl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "comm/collective_time.h"
+#include "core/error.h"
+#include "graph/build.h"
+#include "schedule/step_parts.h"
+
+namespace shardcalc {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+// Sequences per step: n responses to each prompt (DPO trains on a chosen and a rejected response per prompt).
+int64_t samples_of(const RlSpec& rl) { return rl.prompts * (rl.algorithm == RlAlgorithm::Dpo ? 2 : rl.n); }
+
+// The actor's training plan for one optimizer update: the scenario with the RL sequence (prompt and response) and the
+// samples of one mini-batch as its global batch (verl splits train_batch_size x n into ppo_mini_batch_size updates).
+Scenario actor_plan(const Scenario& actor, const RlSpec& rl) {
+    Scenario s = actor;
+    s.training.seq_len = rl.prompt_tokens + rl.response_tokens;
+    s.training.global_batch = samples_of(rl) / rl.mini_batches;
+    return s;
+}
+
+// The rollout replica: the actor's model and GPUs, served at the rollout's tensor parallelism by replicas over them.
+Scenario rollout_plan(const Scenario& actor, const RlSpec& rl, int64_t world) {
+    Scenario s = actor;
+    s.parallel = ParallelSpec{};
+    s.parallel.tp = rl.rollout_tp;
+    s.parallel.dp = world / rl.rollout_tp;
+    return s;
+}
+
+int64_t world_of(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    return p.dp * p.tp * p.pp * p.cp * p.ulysses;
+}
+
+// The step's forward passes over one mini-batch (forward compute and the host's launches), as the training estimate
+// times them: what a log-probability pass over the same sequences costs.
+double forward_seconds(const Report& r) {
+    double s = 0;
+    for (const auto& [key, seconds] : r.perf.breakdown)
+        if (key == part_key<StepPart::ForwardCompute> || key == part_key<StepPart::ForwardHostWait>) s += seconds;
+    return s;
+}
+
+}  // namespace
+
+void validate_rl(const Scenario& actor, const RlSpec& rl) {
+    Problems problems;
+    auto require = [&](bool ok, const char* path, const std::string& message) {
+        if (!ok) problems.add(path, message);
+    };
+    const ParallelSpec& p = actor.parallel;
+    const int64_t world = world_of(actor);
+    require(actor.framework != Framework::Xla, "/framework", "RL post-training is modelled on GPUs: megatron, deepspeed, fsdp or pytorch");
+    require(actor.model.arch == Arch::Decoder, "/model/arch", "RL post-training trains a decoder's policy: allowed: decoder");
+    require(p.pp == 1, "/parallel/pp", "the actor is modelled as verl's FSDP workers run it, one pipeline stage: set it to 1");
+    require(!actor.training.seq_len, "/training/seq_len",
+            "set by the rl object: prompt_tokens + response_tokens (" + str(rl.prompt_tokens + rl.response_tokens) + "); leave it out");
+    require(!actor.training.global_batch, "/training/global_batch",
+            "set by the rl object: prompts x n / mini_batches sequences per update; leave it out");
+    const int64_t samples = samples_of(rl);
+    const int64_t per_update = samples / rl.mini_batches;
+    require(samples % rl.mini_batches == 0, "/rl/mini_batches",
+            "must divide the step's " + str(samples) + " sequences (prompts x n) into equal updates");
+    const int64_t micro = actor.training.micro_batch * p.dp;
+    require(samples % rl.mini_batches != 0 || per_update % micro == 0, "/rl/prompts",
+            "each update's " + str(per_update) + " sequences must split into micro-batches of training.micro_batch (" +
+                str(actor.training.micro_batch) + ") on each of the " + str(p.dp) + " data-parallel ranks");
+    require(rl.algorithm != RlAlgorithm::Dpo || rl.n == 2, "/rl/n", "DPO trains on a chosen and a rejected response per prompt: 2");
+    require(world % rl.rollout_tp == 0, "/rl/rollout_tp",
+            "must divide the " + str(world) + " GPUs the actor trains on (the rollout runs on the same GPUs)");
+    problems.raise();
+}
+
+RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
+    validate_rl(actor, rl);
+    RlEstimate e;
+    e.samples = samples_of(rl);
+    e.training = evaluate(actor_plan(actor, rl));
+    const Config& c = e.training.config;
+    const StageMemory& m = e.training.peak();
+    const int64_t world = c.d.world_size;
+    e.capacity = e.training.capacity;
+    const bool dpo = rl.algorithm == RlAlgorithm::Dpo, ppo = rl.algorithm == RlAlgorithm::Ppo;
+    const bool reference = rl.reference || dpo;
+    const double layers_in_dtype = bytes_of(c.s.training.dtype);
+
+    // The reference policy in the compute dtype, sharded as the actor's weights are (verl loads it as an FSDP module in
+    // bf16); the critic (PPO) as large as the actor with its states (a value head instead of the output layer: the
+    // output layer's share is not told apart).
+    const double shard = (c.s.parallel.zero >= 3 ? static_cast<double>(c.d.replica_degree) : 1) * static_cast<double>(c.s.parallel.tp);
+    const double reference_bytes = reference ? e.training.parameters.total * layers_in_dtype / shard : 0;
+    // Outside its own phases the actor keeps its weights, its last update's gradients (torch.optim's zero_grad frees
+    // them at the next update) and its optimizer states, unless verl offloads them.
+    const double actor_resident = (rl.param_offload ? 0 : m.weights + m.gradients) + (rl.optimizer_offload ? 0 : m.optimizer);
+    const double reference_resident = rl.param_offload ? 0 : reference_bytes;
+    const double critic_resident = ppo ? actor_resident : 0;
+
+    // The rollout replica as vLLM sizes it: gpu_memory_utilization of each GPU for its weights, its profile run's
+    // activations and the KV cache (vLLM V1's requested memory); the actor's memory is outside that share.
+    ServingEstimate r;
+    if (!dpo) {
+        e.replicas = world / rl.rollout_tp;
+        const Config rc = resolve(rollout_plan(c.s, rl, world), Rules::ModelAndDevice);
+        ServingSpec spec;
+        spec.prompt_tokens = rl.prompt_tokens;
+        spec.output_tokens = rl.response_tokens;
+        spec.gpu_memory_utilization = rl.gpu_memory_utilization;
+        spec.max_num_seqs = 1024;  // verl rollout.max_num_seqs
+        const int64_t per_replica = (e.samples + e.replicas - 1) / e.replicas;
+        spec.concurrency = 1;
+        validate_serving(rc, spec);
+        const ModelGraph rg = build_graph(rc);
+        const ServingEstimate one = serving_estimate(rc, rg, spec);
+        // Continuous batching holds as many sequences as the KV cache (and max_num_seqs) allows; the rest wait.
+        e.concurrency = std::max<int64_t>(1, std::min({per_replica, one.max_concurrency, spec.max_num_seqs}));
+        e.waves = (per_replica + e.concurrency - 1) / e.concurrency;
+        spec.concurrency = e.concurrency;
+        r = serving_estimate(rc, rg, spec);
+        // A wave: its prompts' prefill (compute-bound: one prompt's time each) and response_tokens decode steps.
+        e.rollout_seconds = static_cast<double>(e.waves) *
+                            (static_cast<double>(e.concurrency) * r.prefill_seconds + static_cast<double>(rl.response_tokens) * r.decode_step_seconds);
+    }
+    e.rollout = r;
+    const double overhead = m.other.overhead;
+    const double kept_rollout_weights = rl.sleep ? 0 : r.weights;
+    const double kept_kv = rl.sleep ? 0 : r.kv_available;
+
+    if (!dpo) {
+        RlPhase ph;
+        ph.name = "rollout";
+        ph.actor = actor_resident;
+        ph.reference = reference_resident;
+        ph.critic = critic_resident;
+        ph.rollout_weights = r.weights;
+        ph.rollout_activations = std::max(0.0, r.budget - r.weights - r.kv_available);
+        ph.kv_cache = r.kv_available;
+        ph.overhead = overhead;
+        e.phases.push_back(ph);
+    }
+    {
+        // A log-probability forward keeps no activations for backward; the logits of one micro-batch in the compute
+        // dtype are its largest temporary (verl's logprobs_from_logits takes the log-softmax blockwise with flash-attn's
+        // Triton cross entropy, keeping one fp32 value per token).
+        const int64_t lp = rl.log_prob_micro_batch > 0 ? rl.log_prob_micro_batch : c.s.training.micro_batch;
+        RlPhase ph;
+        ph.name = "log_probs";
+        ph.actor = m.weights + (rl.optimizer_offload ? 0 : m.optimizer) + (rl.param_offload ? 0 : m.gradients);
+        ph.reference = reference_bytes;
+        ph.critic = critic_resident;
+        ph.rollout_weights = kept_rollout_weights;
+        ph.kv_cache = kept_kv;
+        ph.logits = layers_in_dtype * static_cast<double>(lp) * static_cast<double>(c.d.seq_len) *
+                    static_cast<double>(c.d.vocab_padded) / static_cast<double>(c.s.parallel.tp);
+        ph.overhead = overhead;
+        e.phases.push_back(ph);
+    }
+    {
+        RlPhase ph;
+        ph.name = "training";
+        ph.actor = m.total() - overhead;  // its training peak with the allocator's reserve
+        ph.reference = reference_resident;
+        ph.critic = critic_resident;
+        ph.rollout_weights = kept_rollout_weights;
+        ph.kv_cache = kept_kv;
+        ph.overhead = overhead;
+        e.phases.push_back(ph);
+    }
+    for (size_t i = 1; i < e.phases.size(); ++i)
+        if (e.phases[i].total() > e.phases[e.peak_phase].total()) e.peak_phase = i;
+    e.fits = e.phases[e.peak_phase].total() <= e.capacity && e.training.verdict.verdict != Verdict::DoesNotFit &&
+             (dpo || r.max_concurrency >= 1);
+
+    // Time. Resharding (verl's sharding manager): FSDP gathers each GPU's full weights in the compute dtype (an
+    // all-gather over the data-parallel ranks; a copy when they are whole) and loads its rollout shard; a sleeping
+    // engine first takes its weights back from the host.
+    if (!dpo) {
+        const double full = e.training.parameters.total * layers_in_dtype / static_cast<double>(c.s.parallel.tp);
+        if (c.s.parallel.zero >= 3 && c.d.replica_degree > 1) {
+            const Group g = make_group(c.d.replica_degree, c.s.parallel.tp, c);
+            e.reshard_seconds = collective_time(CollectiveKind::AllGather, full, g, c).seconds;
+        } else {
+            e.reshard_seconds = 2 * full / (c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency);
+        }
+        if (rl.sleep && c.s.hardware.host_link_gbps > 0) e.reshard_seconds += r.weights / (c.s.hardware.host_link_gbps * 1e9);
+    }
+    // Log-probability passes over every sequence of the step: the actor's old policy (not in DPO, whose training
+    // forward computes it), the reference, PPO's critic values; each costs the training plan's forward.
+    const double passes = (dpo ? 0 : 1) + (reference ? 1 : 0) + (ppo ? 1 : 0);
+    const double updates = static_cast<double>(rl.mini_batches * rl.epochs);
+    e.log_prob_seconds = passes * static_cast<double>(rl.mini_batches) * forward_seconds(e.training);
+    e.training_seconds = (ppo ? 2 : 1) * updates * e.training.perf.step_seconds;
+    if (!dpo && e.step_seconds() > 0)
+        e.response_tokens_per_second = static_cast<double>(e.samples * rl.response_tokens) / e.step_seconds();
+    return e;
+}
+
+RlLimits rl_limits(const Scenario& actor, const RlSpec& rl) {
+    RlLimits out;
+    const auto fits = [&](const Scenario& s, const RlSpec& q) {
+        try {
+            return rl_estimate(s, q).fits;
+        } catch (const InputError&) {
+            return false;
+        }
+    };
+    // The largest power of two up to a bound that fits (what a step needs grows with each of them).
+    const auto largest = [&](int64_t limit, auto&& with) {
+        int64_t best = 0;
+        for (int64_t v = 1; v <= limit && with(v); v *= 2) best = v;
+        return best;
+    };
+    out.micro_batch = largest(1024, [&](int64_t v) {
+        Scenario s = actor;
+        s.training.micro_batch = v;
+        return fits(s, rl);
+    });
+    // Responses per prompt: generation runs in waves and updates in micro-batches, so memory need not grow with n;
+    // up to 1,024 is tried.
+    constexpr int64_t kMostN = 1024;
+    if (rl.algorithm != RlAlgorithm::Dpo) {
+        out.n = largest(kMostN, [&](int64_t v) {
+            RlSpec q = rl;
+            q.n = v;
+            return fits(actor, q);
+        });
+        out.n_unbounded = out.n == kMostN;
+    }
+    // The response length to the token: the largest power of two that fits, then halving steps up from it.
+    const auto response_fits = [&](int64_t v) {
+        RlSpec q = rl;
+        q.response_tokens = v;
+        return fits(actor, q);
+    };
+    out.response_tokens = largest(int64_t{1} << 20, response_fits);
+    for (int64_t step = out.response_tokens / 2; step >= 1; step /= 2)
+        if (response_fits(out.response_tokens + step)) out.response_tokens += step;
+    if (rl.algorithm != RlAlgorithm::Dpo) {
+        const int64_t world = world_of(actor);
+        for (int64_t tp = 1; tp <= world; ++tp) {
+            if (world % tp != 0) continue;
+            RlSpec q = rl;
+            q.rollout_tp = tp;
+            RlLimits::RolloutTp row{tp, false, 0};
+            try {
+                const RlEstimate e = rl_estimate(actor, q);
+                row.fits = e.fits;
+                row.rollout_seconds = e.rollout_seconds;
+            } catch (const InputError&) {
+                continue;  // a size the model's heads do not allow
+            }
+            out.rollout_tp.push_back(row);
+        }
+    }
+    return out;
+}
+
+}  // namespace shardcalc

@@ -1,0 +1,87 @@
+#pragma once
+// RL post-training (GRPO, PPO) and preference training (DPO) of a decoder as verl's hybrid engine and TRL run them on
+// one set of GPUs: each step the rollout engine (vLLM) generates `n` responses to each prompt, the actor (with the
+// frozen reference and, for PPO, the critic) computes log-probabilities over them, and the actor (and critic) trains on
+// them; before each rollout the actor's weights are resharded into the rollout engine. Per phase the memory of one GPU,
+// and the step's time (docs/rl.md). The actor's training plan is the scenario's; the rollout replica is the serving
+// model's (serve/serving.h) at the rollout's tensor parallelism.
+#include <cstdint>
+#include <vector>
+
+#include "report/report.h"
+#include "serve/serving.h"
+
+namespace shardcalc {
+
+enum class RlAlgorithm { Grpo, Ppo, Dpo };
+
+struct RlSpec {
+    RlAlgorithm algorithm = RlAlgorithm::Grpo;
+    int64_t prompts = 256;           // per step (verl data.train_batch_size)
+    int64_t n = 8;                   // responses per prompt (verl rollout.n, TRL num_generations); DPO: its pair, 2
+    int64_t prompt_tokens = 512;     // verl data.max_prompt_length
+    int64_t response_tokens = 1024;  // verl data.max_response_length (TRL max_completion_length)
+    int64_t mini_batches = 1;        // optimizer updates per epoch: train_batch_size / ppo_mini_batch_size
+    int64_t epochs = 1;              // verl ppo_epochs, TRL num_iterations
+    bool reference = true;           // a frozen reference policy for the KL term (verl use_kl_loss, TRL beta > 0)
+    int64_t log_prob_micro_batch = 0;  // samples per GPU of a log-probability forward (0: training.micro_batch)
+    int64_t rollout_tp = 1;          // verl rollout.tensor_model_parallel_size, TRL vllm_tensor_parallel_size
+    double gpu_memory_utilization = 0.5;  // the rollout engine's share of each GPU (verl rollout.gpu_memory_utilization)
+    // Between rollouts the engine frees its KV cache and moves its weights to the host (vLLM's sleep mode: verl
+    // free_cache_engine, TRL vllm_enable_sleep_mode); otherwise both stay on the GPUs through training.
+    bool sleep = true;
+    bool param_offload = false;      // verl fsdp_config.param_offload: the actor's and reference's weights on the host outside their phases
+    bool optimizer_offload = false;  // verl fsdp_config.optimizer_offload
+};
+
+// One phase's memory on a GPU (bytes), its parts.
+struct RlPhase {
+    const char* name = "";          // rollout | log_probs | training
+    double actor = 0;               // the actor's weights, gradients and optimizer states (its training peak in training)
+    double reference = 0;           // the reference policy's weights
+    double critic = 0;              // PPO's critic: its weights, gradients and optimizer states
+    double rollout_weights = 0, rollout_activations = 0, kv_cache = 0;  // the rollout engine's
+    double logits = 0;              // a log-probability forward's fp32 logits and log-softmax
+    double overhead = 0;            // the CUDA context and library handles, once per process
+    double total() const {
+        return actor + reference + critic + rollout_weights + rollout_activations + kv_cache + logits + overhead;
+    }
+};
+
+struct RlEstimate {
+    Report training;           // one optimizer update of the actor: the scenario with the RL batch and sequence
+    ServingEstimate rollout;   // one rollout replica (rollout_tp GPUs) at the concurrency it runs
+    int64_t samples = 0;       // sequences per step: prompts x n
+    int64_t replicas = 0;      // rollout replicas on the actor's GPUs
+    int64_t concurrency = 0;   // sequences one replica generates at once
+    int64_t waves = 0;         // rounds of generation per replica and step
+    std::vector<RlPhase> phases;
+    size_t peak_phase = 0;
+    double capacity = 0;
+    bool fits = false;         // every phase within the GPU, and the rollout's KV cache holds at least one sequence
+    // Seconds per step, in the order they run.
+    double reshard_seconds = 0, rollout_seconds = 0, log_prob_seconds = 0, training_seconds = 0;
+    double step_seconds() const { return reshard_seconds + rollout_seconds + log_prob_seconds + training_seconds; }
+    double response_tokens_per_second = 0;  // tokens generated per step over the step
+};
+
+// The RL plan's rules (each names its field): a decoder on GPUs, one pipeline stage (verl's FSDP workers), the batch
+// splitting evenly, the rollout's tensor parallelism dividing the GPUs; the serving rules of the rollout replica.
+void validate_rl(const Scenario& actor, const RlSpec& rl);
+RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl);
+
+// The largest settings of one plan that fit, each alone, the others as given (0 where none does), and each rollout
+// tensor-parallel size that divides the GPUs with its verdict and rollout time.
+struct RlLimits {
+    int64_t micro_batch = 0, n = 0, response_tokens = 0;
+    bool n_unbounded = false;  // every n tried fits: the step's memory does not grow with it (its time does)
+    struct RolloutTp {
+        int64_t tp = 0;
+        bool fits = false;
+        double rollout_seconds = 0;
+    };
+    std::vector<RolloutTp> rollout_tp;
+};
+RlLimits rl_limits(const Scenario& actor, const RlSpec& rl);
+
+}  // namespace shardcalc

@@ -1,0 +1,174 @@
+// RL post-training (rl/rl.h): each phase's memory and the step's time composed from the actor's training estimate and
+// the rollout replica's serving estimate, checked term by term on a small model.
+#include "helpers.h"
+#include "io/contract/rl_json.h"
+#include "rl/rl.h"
+#include "rl/rl_launch.h"
+
+using namespace shardcalc;
+
+namespace {
+
+// A 1.3B-class decoder on 8 H100s under FSDP full sharding; GRPO, 64 prompts x 4 responses of 256 + 512 tokens.
+Scenario actor(const std::string& extra_parallel = "", const std::string& extra_training = "") {
+    return test::scenario(R"({"framework":"fsdp","model":{"layers":16,"hidden":2048,"heads":16,"ffn_hidden":5504,"vocab":32000,)"
+                          R"("max_positions":4096,"mlp":"swiglu","norm":"rmsnorm","position_embedding":"rope","bias":false,)"
+                          R"("tied_embeddings":false},"training":{"micro_batch":2,"recompute":"full")" + extra_training +
+                          R"(},"parallel":{"dp":8,"zero":3)" + extra_parallel + R"(},"hardware":{"preset":"h100-sxm-80gb"}})");
+}
+
+RlSpec grpo() {
+    RlSpec rl;
+    rl.prompts = 64;
+    rl.n = 4;
+    rl.prompt_tokens = 256;
+    rl.response_tokens = 512;
+    rl.mini_batches = 2;
+    rl.rollout_tp = 2;
+    rl.gpu_memory_utilization = 0.4;
+    return rl;
+}
+
+const RlPhase& phase(const RlEstimate& e, const std::string& name) {
+    for (const RlPhase& p : e.phases)
+        if (name == p.name) return p;
+    FAIL("no phase " << name);
+    return e.phases.front();
+}
+
+}  // namespace
+
+TEST_CASE("rl: the actor's update is the scenario with the RL sequence and one mini-batch of sequences") {
+    const RlEstimate e = rl_estimate(actor(), grpo());
+    CHECK(e.samples == 256);
+    CHECK(e.training.config.d.seq_len == 768);
+    CHECK(e.training.config.d.samples_per_step == 128);  // 256 sequences over 2 updates
+    CHECK(e.training.config.d.microbatches == 8);         // 128 / (2 x 8 ranks)
+}
+
+TEST_CASE("rl: each phase's memory, term by term") {
+    const RlSpec rl = grpo();
+    const RlEstimate e = rl_estimate(actor(), rl);
+    const StageMemory& m = e.training.peak();
+    const double capacity = e.capacity;
+    const RlPhase& rollout = phase(e, "rollout");
+    // The actor outside its update: weights, last gradients and optimizer states; the bf16 reference sharded over 8.
+    CHECK(rollout.actor == doctest::Approx(m.weights + m.gradients + m.optimizer));
+    CHECK(rollout.reference == doctest::Approx(e.training.parameters.total * 2 / 8));
+    // vLLM's share: gpu_memory_utilization of the GPU, its weights at tp 2, activations and the KV cache.
+    CHECK(rollout.rollout_weights + rollout.rollout_activations + rollout.kv_cache == doctest::Approx(0.4 * capacity));
+    CHECK(rollout.rollout_weights == doctest::Approx(e.training.parameters.total * 2 / 2).epsilon(0.01));
+    // The training phase: the update's own peak (with the allocator's reserve) beside the reference; the sleeping
+    // rollout engine holds nothing.
+    const RlPhase& training = phase(e, "training");
+    CHECK(training.actor + training.overhead == doctest::Approx(m.total()));
+    CHECK(training.rollout_weights == 0);
+    CHECK(training.kv_cache == 0);
+    // Log-probabilities: one micro-batch's logits in bf16.
+    CHECK(phase(e, "log_probs").logits == doctest::Approx(2.0 * 2 * 768 * 32000));
+    // Without sleep the engine's weights and KV cache stay through training.
+    RlSpec awake = rl;
+    awake.sleep = false;
+    const RlEstimate a = rl_estimate(actor(), awake);
+    CHECK(phase(a, "training").kv_cache == doctest::Approx(rollout.kv_cache));
+    CHECK(phase(a, "training").total() > training.total());
+    // Offloading the actor's weights and states empties its share of the rollout phase.
+    RlSpec off = rl;
+    off.param_offload = off.optimizer_offload = true;
+    CHECK(phase(rl_estimate(actor(), off), "rollout").actor == 0);
+    CHECK(phase(rl_estimate(actor(), off), "rollout").reference == 0);
+}
+
+TEST_CASE("rl: the step is resharding, rollout in waves, log-probability passes and the updates") {
+    const RlSpec rl = grpo();
+    const RlEstimate e = rl_estimate(actor(), rl);
+    CHECK(e.replicas == 4);
+    CHECK(e.concurrency <= e.rollout.max_concurrency);
+    CHECK(e.waves * e.concurrency >= 64);  // 256 sequences over 4 replicas
+    CHECK(e.rollout_seconds == doctest::Approx(static_cast<double>(e.waves) *
+                                               (e.concurrency * e.rollout.prefill_seconds + 512 * e.rollout.decode_step_seconds)));
+    double forward = 0;
+    for (const auto& [key, s] : e.training.perf.breakdown)
+        if (key == "forward_compute" || key == "forward_host_wait") forward += s;
+    CHECK(e.log_prob_seconds == doctest::Approx(2 * 2 * forward));  // old policy and reference, two mini-batches
+    CHECK(e.training_seconds == doctest::Approx(2 * e.training.perf.step_seconds));
+    CHECK(e.step_seconds() == doctest::Approx(e.reshard_seconds + e.rollout_seconds + e.log_prob_seconds + e.training_seconds));
+    CHECK(e.response_tokens_per_second == doctest::Approx(256.0 * 512 / e.step_seconds()));
+    // PPO adds the critic's values and its update; DPO has no rollout and no old-policy pass.
+    RlSpec ppo = rl;
+    ppo.algorithm = RlAlgorithm::Ppo;
+    const RlEstimate p = rl_estimate(actor(), ppo);
+    CHECK(p.log_prob_seconds == doctest::Approx(3 * 2 * forward));
+    CHECK(p.training_seconds == doctest::Approx(2 * e.training_seconds));
+    CHECK(phase(p, "rollout").critic == doctest::Approx(phase(p, "rollout").actor));
+    RlSpec dpo = rl;
+    dpo.algorithm = RlAlgorithm::Dpo;
+    dpo.n = 2;
+    const RlEstimate d = rl_estimate(actor(), dpo);
+    CHECK(d.rollout_seconds == 0);
+    CHECK(d.phases.size() == 2);
+    CHECK(d.samples == 128);
+}
+
+TEST_CASE("rl: the largest settings that fit are where fitting stops") {
+    const RlSpec rl = grpo();
+    const RlLimits l = rl_limits(actor(), rl);
+    REQUIRE(l.micro_batch >= 1);
+    REQUIRE(l.response_tokens >= 1);
+    RlSpec longer = rl;
+    longer.response_tokens = l.response_tokens;
+    CHECK(rl_estimate(actor(), longer).fits);
+    // One token more does not fit, or passes the model's positions (here: 256 + 3,840 = 4,096).
+    longer.response_tokens = l.response_tokens + 1;
+    bool fits_longer = false;
+    try {
+        fits_longer = rl_estimate(actor(), longer).fits;
+    } catch (const InputError& e) {
+        CHECK(std::string(e.message()).find("positions") != std::string::npos);
+    }
+    CHECK_FALSE(fits_longer);
+    CHECK(l.n_unbounded);  // generation in waves, updates in micro-batches: memory does not grow with n
+    CHECK(l.rollout_tp.size() == 4);  // 1, 2, 4, 8
+}
+
+TEST_CASE("rl: the plans it does not model are refused at their fields") {
+    const auto path = [](const Scenario& s, const RlSpec& rl) {
+        try {
+            rl_estimate(s, rl);
+        } catch (const InputError& e) {
+            return e.path();
+        }
+        return std::string("(none)");
+    };
+    CHECK(path(actor(R"(,"pp":2)"), grpo()) == "/parallel/pp");
+    CHECK(path(actor("", R"(,"seq_len":1024)"), grpo()) == "/training/seq_len");
+    RlSpec rl = grpo();
+    rl.rollout_tp = 3;
+    CHECK(path(actor(), rl) == "/rl/rollout_tp");
+    rl = grpo();
+    rl.mini_batches = 3;
+    CHECK(path(actor(), rl) == "/rl/mini_batches");
+    rl = grpo();
+    rl.prompts = 6;  // 24 sequences over 2 updates: 12, not a multiple of 2 x 8
+    CHECK(path(actor(), rl) == "/rl/prompts");
+}
+
+TEST_CASE("rl: verl's overrides and TRL's GRPO arguments, by their own names") {
+    const RlSpec rl = grpo();
+    const RlEstimate e = rl_estimate(actor(), rl);
+    std::string text;
+    for (const LaunchCommand& cmd : rl_launch(e.training.config, rl))
+        for (const std::string& line : cmd.lines) text += line + "\n";
+    for (const char* expected : {"data.train_batch_size=64\n", "actor_rollout_ref.rollout.n=4\n",
+                                 "actor_rollout_ref.actor.ppo_mini_batch_size=32\n",
+                                 "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2\n",
+                                 "actor_rollout_ref.rollout.tensor_model_parallel_size=2\n",
+                                 "actor_rollout_ref.rollout.gpu_memory_utilization=0.4\n", "algorithm.adv_estimator=grpo\n",
+                                 "--num_generations 4\n", "--max_completion_length 512\n",
+                                 "--use_vllm --vllm_mode colocate --vllm_tensor_parallel_size 2 --vllm_gpu_memory_utilization 0.4\n"})
+        CHECK_MESSAGE(text.find(expected) != std::string::npos, expected);
+    // The JSON contract carries the phases and the launch.
+    const nlohmann::json j = rl_to_json(rl, e, rl_limits(actor(), rl));
+    CHECK(j["memory"]["phases"].size() == 3);
+    CHECK(j["launch"].size() == 2);
+}
