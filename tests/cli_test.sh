@@ -252,7 +252,9 @@ set -e
 grep -q "^grpo on 8 x NVIDIA H100" "$tmp/rl" && grep -q "^rollout  " "$tmp/rl" && grep -q "^training  " "$tmp/rl" &&
   grep -q "actor_rollout_ref.rollout.n=8" "$tmp/rl" || fail "rl table: $(cat "$tmp/rl")"
 "$cli" rl "$root/examples/rl/grpo-qwen3-8b-8xh100.json" --format json | grep -q '"peak_phase"' || fail "rl json"
-printf '%s\n' '{"framework":"fsdp","model":{"preset":"qwen3-8b"},"training":{"seq_len":4096},"parallel":{"dp":8},"rl":{}}' |
-  "$cli" rl - > /dev/null 2> "$tmp/err5"; rc5=$?
+printf '%s\n' '{"framework":"fsdp","model":{"preset":"qwen3-8b"},"training":{"seq_len":4096},"parallel":{"dp":8},"rl":{}}' > "$tmp/rlbad.json"
+set +e
+"$cli" rl "$tmp/rlbad.json" > /dev/null 2> "$tmp/err5"; rc5=$?
+set -e
 [ "$rc5" -eq 2 ] && grep -q '"path":"/training/seq_len"' "$tmp/err5" || fail "rl with seq_len: $(cat "$tmp/err5")"
 echo "cli ok"
