@@ -65,6 +65,8 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("launch", &launch);
     emscripten::function("reconcile", &reconcile);
     emscripten::function("serve", &serve);
+    // RL post-training of the scenario's model (io/api.h rl_scenario_text, docs/rl.md).
+    emscripten::function("rl", &guarded<&shardcalc::rl_scenario_text>);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

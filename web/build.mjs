@@ -221,6 +221,7 @@ const DOC_PAGES = [
   ['scenario', 'Scenario reference'],
   ['search', 'Plan search'],
   ['serving', 'Serving'],
+  ['rl', 'RL post-training'],
   ['presets', 'Presets'],
   ['validation-sources', 'Validation sources'],
   ['performance', 'Performance'],

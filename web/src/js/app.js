@@ -242,6 +242,7 @@ function renderResults(first = false) {
       renderKernelTable();
       refreshReconcile();
       refreshServing();
+      refreshRl();
     }
     results.dataset.below = 'drawn';
   }, { firstVerdict: first });
@@ -278,6 +279,20 @@ function openServing() {
 }
 function refreshServing() {
   servingView?.then((view) => view.refreshServing(servingPage()));
+}
+
+// "Post-train with RL" (rl-view.js, fetched on the section's first opening): the plan as the actor of a GRPO, PPO or
+// DPO step with its rollout engine on the same GPUs.
+let rlView = null;
+const rlPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count });
+function openRl() {
+  if (!$('#rl').open) return;
+  if (rlView) return refreshRl();
+  rlView = import('./rl-view.js');
+  rlView.then((view) => view.wireRl(rlPage()));
+}
+function refreshRl() {
+  rlView?.then((view) => view.refreshRl(rlPage()));
 }
 
 // The per-kernel table, while its section is open: kernel-view.js (fetched on the first opening) asks the whole
@@ -714,6 +729,7 @@ export async function start(enginePromise) {
   $('#kernels').addEventListener('toggle', renderKernelTable);
   $('#reconcile').addEventListener('toggle', openReconcile);
   $('#serving').addEventListener('toggle', openServing);
+  $('#rl').addEventListener('toggle', openRl);
   $('#pin').addEventListener('click', () => setPin(app.entries));
   $('#unpin').addEventListener('click', () => setPin(null));
   $('#unit').addEventListener('change', () => {

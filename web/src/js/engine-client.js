@@ -16,6 +16,7 @@
 //                               (how to launch the plan with its framework's tools; engine/io/api.h launch_scenario_text)
 //   await engine.reconcile(scenario, logText) -> {ok: true, reconciliation} | {ok: false, error} (a run's log against
 //                               the plan's estimate; engine/io/api.h reconcile_text)
+//   await engine.rl(scenarioWithRl) -> {ok: true, rl} | the error value (docs/rl.md)
 //   await engine.serve(scenarioWithServing, vllmLog = '') -> {ok: true, serving} | {ok: true, serving_reconciliation} |
 //                               {ok: false, error} (serving the model; with a vLLM log, that log against the estimate)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
@@ -79,6 +80,9 @@ async function mainThreadEngine() {
     },
     async serve(scenario, log = '') {
       return JSON.parse(module.serve(JSON.stringify(scenario), log));
+    },
+    async rl(scenario) {
+      return JSON.parse(module.rl(JSON.stringify(scenario)));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -160,6 +164,9 @@ async function workerEngine() {
     },
     async serve(scenario, log = '') {
       return JSON.parse(await call('serve', { text: JSON.stringify(scenario), log }));
+    },
+    async rl(scenario) {
+      return JSON.parse(await call('rl', { text: JSON.stringify(scenario) }));
     },
     search(scenario, onProgress) {
       const id = next;

@@ -1,4 +1,4 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'reconcile'|'serve'|'search'|'cancel', ...};
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'reconcile'|'serve'|'rl'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module, defaults, whole} before it (no answer): the engine then starts without waiting for the page's
@@ -106,6 +106,7 @@ self.onmessage = async (event) => {
     else if (op === 'launch') result = (await whole()).launch(text, event.data.tool ?? 'all');
     else if (op === 'reconcile') result = (await whole()).reconcile(text, event.data.log ?? '');
     else if (op === 'serve') result = (await whole()).serve(text, event.data.log ?? '');
+    else if (op === 'rl') result = (await whole()).rl(text);
     else throw new Error(`unknown op ${op}`);
     self.postMessage(prepared ? { id, result, prepared: true } : { id, result }); // `prepared`: for tests and traces
   } catch (error) {

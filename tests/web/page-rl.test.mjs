@@ -1,0 +1,49 @@
+// "Post-train with RL" in real Chromium: opening the section runs the whole engine's RL estimate for the plan in the form
+// (the plan as the actor, its sequence and batch from the section's fields) and shows each phase's memory, the step's
+// time, the limits and verl's flags, the same numbers the CLI gives for the same scenario; a plan it does not model
+// says why at the field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cli, cliReport, close, link, open, useBrowser } from './harness.mjs';
+
+const env = useBrowser();
+
+const plan = { framework: 'fsdp', model: { preset: 'qwen3-8b' }, training: { seq_len: 4096, micro_batch: 4, recompute: 'full' },
+  parallel: { dp: 8, zero: 3 }, hardware: { preset: 'h100-sxm-80gb' } };
+const rlOf = (s) => JSON.parse(execFileSync(cli, ['rl', '--format', 'json', '-'], { input: JSON.stringify(s) }));
+
+async function openRl(page) {
+  await page.click('#rl-title');
+  await page.waitForSelector('#rl[data-state="drawn"], #rl[data-state="error"]');
+}
+
+test('the RL section answers for the plan in the form as the CLI does, and follows its fields', async () => {
+  const page = await open(env, link(plan));
+  await openRl(page);
+  assert.equal(await page.getAttribute('#rl', 'data-state'), 'drawn');
+  // The actor is the page's resolved plan without its sequence and batch (the rl object's defaults set them).
+  const actor = structuredClone(cliReport(plan).scenario);
+  delete actor.training.seq_len;
+  delete actor.training.global_batch;
+  const want = rlOf({ ...actor, rl: { algorithm: 'grpo', prompts: 256, n: 8, prompt_tokens: 512, response_tokens: 1024, mini_batches: 1,
+    rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false, optimizer_offload: false } });
+  const shown = (key) => page.getAttribute(`[data-rl="${key}"]`, 'data-value');
+  assert.equal(await shown('rollout.total_bytes'), String(want.memory.phases[0].total_bytes));
+  assert.equal(await shown('training.actor_bytes'), String(want.memory.phases[2].actor_bytes));
+  assert.equal(Number(await shown('time.step_seconds')), want.time.step_seconds);
+  assert.match(await page.textContent('#rl-launch'), /actor_rollout_ref\.rollout\.n=8/);
+  // A field changes the answer: rollout tp 2.
+  await page.fill('#rl-rollout_tp', '2');
+  await page.waitForFunction(() => document.querySelector('#rl-launch')?.textContent.includes('tensor_model_parallel_size=2'));
+  await close(page);
+});
+
+test('a plan the RL model does not cover is refused at its field, in words', async () => {
+  const page = await open(env, link({ framework: 'megatron', model: { preset: 'llama-3.1-8b' }, training: { seq_len: 4096, micro_batch: 1 },
+    parallel: { dp: 4, pp: 2 }, hardware: { preset: 'h100-sxm-80gb' } }));
+  await openRl(page);
+  assert.equal(await page.getAttribute('#rl', 'data-state'), 'error');
+  assert.match(await page.textContent('#rl-status'), /\/parallel\/pp: .*one pipeline stage/);
+  await close(page);
+});

@@ -1,0 +1,126 @@
+// "Post-train with RL": the plan's training run as the actor of a GRPO, PPO or DPO step, with its rollout engine (vLLM)
+// on the same GPUs as verl's hybrid engine runs it (the engine's RL estimate, engine/rl/rl.h through io/api.h
+// rl_scenario_text; docs/rl.md): each phase's memory on a GPU, the step's time, the largest settings that fit and verl's
+// and TRL's flags. Every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
+// own, fetched when the reader opens the section (app.js), with the whole engine behind it.
+
+// The rl object's fields: key, label, input attributes (the engine checks every value and names the field).
+const NUMBERS = [
+  ['prompts', 'Prompts per step', { min: 1, value: 256 }],
+  ['n', 'Responses per prompt (n)', { min: 1, value: 8 }],
+  ['prompt_tokens', 'Prompt tokens', { min: 1, value: 512 }],
+  ['response_tokens', 'Response tokens', { min: 1, value: 1024 }],
+  ['mini_batches', 'Updates per step (mini-batches)', { min: 1, value: 1 }],
+  ['rollout_tp', 'Rollout tensor parallel', { min: 1, value: 1 }],
+  ['gpu_memory_utilization', 'Rollout GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.5 }],
+];
+const SWITCHES = [
+  ['reference', 'Reference policy (KL term)', true],
+  ['sleep', 'Rollout engine sleeps between rollouts', true],
+  ['param_offload', 'Offload weights between phases', false],
+  ['optimizer_offload', 'Offload optimizer states', false],
+];
+const ALGORITHMS = [['grpo', 'GRPO'], ['ppo', 'PPO (with a critic)'], ['dpo', 'DPO (preference pairs, no rollout)']];
+const PHASE_PARTS = [['actor_bytes', 'Actor'], ['reference_bytes', 'Reference'], ['critic_bytes', 'Critic'],
+  ['rollout_weights_bytes', 'Rollout weights'], ['rollout_activations_bytes', 'Rollout activations'], ['kv_cache_bytes', 'KV cache'],
+  ['logits_bytes', 'Logits'], ['overhead_bytes', 'Overhead'], ['total_bytes', 'Total']];
+const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout'], ['log_prob_seconds', 'Log-probabilities'],
+  ['training_seconds', 'Updates'], ['step_seconds', 'Step']];
+
+let seq = 0;
+
+// Builds the section's contents once (index.html holds its title only) and wires them: #rl[data-state] is "ready",
+// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count}.
+export function wireRl(page) {
+  const { h } = page;
+  const box = document.querySelector('#rl');
+  const fields = h('div', { class: 'serving-fields' },
+    h('label', null, 'Algorithm ', h('select', { id: 'rl-algorithm' }, ...ALGORITHMS.map(([value, text]) => h('option', { value }, text)))),
+    ...NUMBERS.map(([key, label, attrs]) => h('label', null, `${label} `, h('input', { id: `rl-${key}`, type: 'number', ...attrs }))),
+    ...SWITCHES.map(([key, label, on]) => h('label', null, h('input', { id: `rl-${key}`, type: 'checkbox', ...(on && { checked: '' }) }), ` ${label}`)));
+  box.append(
+    h('p', { class: 'muted' }, 'The plan\'s training run as the actor of an RL step, its vLLM rollout engine on the same GPUs (verl\'s ' +
+      'hybrid engine): the micro-batch, parallelism and recompute are the plan\'s; the sequence is prompt + response. ' +
+      'Not yet checked against a measured RL run (docs/rl.md).'),
+    fields,
+    h('p', { id: 'rl-status', role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Memory per GPU by phase' }, h('table', { id: 'rl-phases' })),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Step time' }, h('table', { id: 'rl-time' })),
+    h('p', { id: 'rl-limits' }),
+    h('div', { id: 'rl-launch' }));
+  fields.addEventListener('input', () => refreshRl(page));
+  box.dataset.state = 'ready';
+  refreshRl(page);
+}
+
+// The rl object as the fields give it.
+function request() {
+  const rl = { algorithm: document.querySelector('#rl-algorithm').value };
+  for (const [key] of NUMBERS) {
+    const v = document.querySelector(`#rl-${key}`).value;
+    if (v !== '') rl[key] = Number(v);
+  }
+  for (const [key] of SWITCHES) rl[key] = document.querySelector(`#rl-${key}`).checked;
+  if (rl.algorithm === 'dpo') rl.n = 2;
+  return rl;
+}
+
+// The actor: the plan's resolved scenario, its sequence and batch left to the rl object.
+function rlScenario(report) {
+  const s = structuredClone(report.scenario);
+  delete s.training.seq_len;
+  delete s.training.global_batch;
+  return { ...s, rl: request() };
+}
+
+// Asks the engine again (the plan or a field changed) and draws the answer unless a newer one was asked for.
+export async function refreshRl(page) {
+  const box = document.querySelector('#rl');
+  const report = page.report();
+  if (!box.open || box.dataset.state === undefined || !report) return;
+  const id = ++seq;
+  box.dataset.state = 'loading';
+  let answer;
+  try {
+    answer = await page.engine.rl(rlScenario(report));
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  if (id !== seq) return;
+  const status = document.querySelector('#rl-status');
+  const parts = ['#rl-phases', '#rl-time', '#rl-limits', '#rl-launch'].map((s) => document.querySelector(s));
+  if (!answer.ok) {
+    status.textContent = `No RL estimate: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    for (const p of parts) p.replaceChildren();
+    box.dataset.state = 'error';
+    return;
+  }
+  draw(page, answer.rl, status, ...parts);
+  box.dataset.state = 'drawn';
+}
+
+function draw(page, r, status, phases, time, limits, launch) {
+  const { h, bytes, duration, count } = page;
+  const unit = page.unit();
+  const m = r.memory;
+  status.textContent = `${m.fits ? 'Fits' : 'Does not fit'}: ${count(r.samples)} sequences of ${count(r.sequence_tokens)} tokens per step on ` +
+    `${count(r.gpus)} GPUs; the peak is in the ${m.peak_phase.replace('_', '-')} phase` +
+    (r.rollout.replicas > 0 ? `; ${count(r.rollout.replicas)} rollout replicas generate ${count(r.rollout.concurrency)} sequences at once each, ` +
+      `in ${count(r.rollout.waves)} wave(s).` : '.');
+  phases.replaceChildren(
+    h('caption', null, `Memory per GPU by phase (${unit}; capacity ${bytes(m.capacity_bytes, unit)})`),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Phase'), ...PHASE_PARTS.map(([, label]) => h('th', { scope: 'col' }, label)))),
+    h('tbody', null, ...m.phases.map((p) => h('tr', { 'data-phase': p.phase }, h('th', { scope: 'row' }, p.phase.replace('_', '-')),
+      ...PHASE_PARTS.map(([key]) => h('td', { 'data-rl': `${p.phase}.${key}`, 'data-value': String(p[key]) }, bytes(p[key], unit)))))));
+  time.replaceChildren(
+    h('caption', null, 'Step time'),
+    h('tbody', null, ...TIMES.map(([key, label]) => h('tr', null, h('th', { scope: 'row' }, label),
+      h('td', { 'data-rl': `time.${key}`, 'data-value': String(r.time[key]) }, duration(r.time[key]))))));
+  const l = r.limits;
+  limits.textContent = `Largest that fit, each alone: micro-batch ${count(l.micro_batch)}` +
+    (r.algorithm === 'dpo' ? '' : `, responses per prompt ${l.n_unbounded ? `any (up to ${count(l.n)} tried)` : count(l.n)}`) +
+    `, response tokens ${count(l.response_tokens)}` +
+    (l.rollout_tp.length ? `; rollout tensor parallel: ${l.rollout_tp.map((t) => `${t.rollout_tp} ${t.fits ? duration(t.rollout_seconds) : 'does not fit'}`).join(', ')}.` : '.');
+  launch.replaceChildren(...r.launch.map((c) => h('div', { class: 'launch-tool', 'data-tool': c.tool },
+    h('h4', null, c.tool), h('pre', null, `${c.lines.join('\n')}\n`))));
+}
