@@ -33,9 +33,23 @@ test('the RL section answers for the plan in the form as the CLI does, and follo
   assert.equal(await shown('training.actor_bytes'), String(want.memory.phases[2].actor_bytes));
   assert.equal(Number(await shown('time.step_seconds')), want.time.step_seconds);
   assert.match(await page.textContent('#rl-launch'), /actor_rollout_ref\.rollout\.n=8/);
-  // A field changes the answer: rollout tp 2.
+  // A field changes the answer: rollout tp 2; the link carries it, and opens the section with it.
   await page.fill('#rl-rollout_tp', '2');
   await page.waitForFunction(() => document.querySelector('#rl-launch')?.textContent.includes('tensor_model_parallel_size=2'));
+  await page.waitForFunction(() => window.location.hash.includes('rl='));
+  const shared = await page.evaluate(() => window.location.hash);
+  await close(page);
+  const again = await open(env, shared);
+  await again.waitForSelector('#rl[data-state="drawn"]');
+  assert.equal(await again.inputValue('#rl-rollout_tp'), '2');
+  assert.match(await again.textContent('#rl-launch'), /tensor_model_parallel_size=2/);
+  await close(again);
+});
+
+test('RL settings that do not read are dropped from a link and named; the plan loads', async () => {
+  const page = await open(env, '#v=2&rl=%7Bnot-json');
+  await page.waitForSelector('#status[data-state="ready"]');
+  assert.match(await page.textContent('#link-error'), /rl= \(the RL settings\) was dropped/);
   await close(page);
 });
 

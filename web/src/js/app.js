@@ -21,7 +21,7 @@ const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
 // `edited`: the reader changed something since the link was read (a later good result clears
 // the link's error message).
-const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null, serve: null, choice: 0 };
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null, serve: null, rl: null, choice: 0 };
 
 function setStatus(state, text) {
   const el = $('#status');
@@ -44,6 +44,7 @@ async function loadFragment() {
     const { problems = [], frameworkOpen = false, ...state } = decodeFragment(window.location.hash, app.presets);
     Object.assign(app, state);
     app.serve = state.serve ?? null;
+    app.rl = state.rl ?? null;
     if (frameworkOpen) app.entries.framework = (await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS)) ?? app.entries.framework;
     linkError(problems.length ? `Some of this link could not be read and was left at the defaults: ${problems.join('; ')}.` : '');
     // The address bar shows what was loaded, not the parts that were dropped (the banner names those).
@@ -59,10 +60,12 @@ async function loadFragment() {
   // A link with a serving request opens "Serve this model" with it.
   if (app.serve && !embed) $('#serving').open = true;
   else servingView?.then((view) => view.restoreServing(servingPage()));
+  if (app.rl && !embed) $('#rl').open = true;
+  else rlView?.then((view) => view.restoreRl(rlPage()));
 }
 
 function fragment() {
-  return encodeFragment(app.entries, app.unit, app.search, app.pin, app.serve);
+  return encodeFragment(app.entries, app.unit, app.search, app.pin, app.serve, app.rl);
 }
 
 // ---- Compare two plans: A (app.pin, entries) is evaluated in the worker once each time A changes
@@ -284,7 +287,8 @@ function refreshServing() {
 // "Post-train with RL" (rl-view.js, fetched on the section's first opening): the plan as the actor of a GRPO, PPO or
 // DPO step with its rollout engine on the same GPUs.
 let rlView = null;
-const rlPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count });
+const rlPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count,
+  request: () => app.rl, saved: (request) => { app.rl = request; changed(false); } });
 function openRl() {
   if (!$('#rl').open) return;
   if (rlView) return refreshRl();

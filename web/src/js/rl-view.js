@@ -30,7 +30,8 @@ const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout']
 let seq = 0;
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #rl[data-state] is "ready",
-// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count}.
+// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count,
+// request() (the link's RL settings), saved(request)}.
 export function wireRl(page) {
   const { h } = page;
   const box = document.querySelector('#rl');
@@ -48,8 +49,23 @@ export function wireRl(page) {
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Step time' }, h('table', { id: 'rl-time' })),
     h('p', { id: 'rl-limits' }),
     h('div', { id: 'rl-launch' }));
-  fields.addEventListener('input', () => refreshRl(page));
+  fields.addEventListener('input', () => {
+    page.saved(request());
+    refreshRl(page);
+  });
   box.dataset.state = 'ready';
+  restoreRl(page);
+}
+
+// Fills the fields from the link's RL settings (the page's `rl=`), or the defaults where it has none, and answers for
+// them.
+export function restoreRl(page) {
+  const saved = page.request() ?? {};
+  const input = (key) => document.querySelector(`#rl-${key}`);
+  if (!input('algorithm')) return;
+  input('algorithm').value = saved.algorithm ?? ALGORITHMS[0][0];
+  for (const [key, , attrs] of NUMBERS) input(key).value = saved[key] ?? attrs.value;
+  for (const [key, , on] of SWITCHES) input(key).checked = saved[key] ?? on;
   refreshRl(page);
 }
 

@@ -42,7 +42,7 @@ const LINK_DEFAULTS = Object.freeze({
 const LINK_VERSION = 2;
 export const UNITS = ['GiB', 'GB'];
 // `pin`: the entries of plan A of a comparison (null: nothing pinned).
-export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null, pin: null, serve: null });
+export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null, pin: null, serve: null, rl: null });
 
 const dig = (obj, keys) => keys.reduce((o, k) => o?.[k], obj);
 const presetFile = (presets, section, id) => presets[section === 'model' ? 'models' : 'hardware'].find((p) => p.id === id);
@@ -114,8 +114,9 @@ export function toScenario(entries) {
 // `search`: the plan-search settings (the engine's "search" object), carried as JSON under `search=`.
 // `pin`: the entries of plan A of a comparison, carried under `pin=` as A's own link fragment
 // (with its own `v=`, no unit, search or pin), percent-encoded as one value.
-// `serve`: the "Serve this model" request (the engine's "serving" object), carried as JSON under `serve=`.
-export function encodeFragment(entries, unit, search = null, pin = null, serve = null) {
+// `serve`: the "Serve this model" request (the engine's "serving" object), carried as JSON under `serve=`; `rl`: the
+// "Post-train with RL" settings (the engine's "rl" object) under `rl=`.
+export function encodeFragment(entries, unit, search = null, pin = null, serve = null, rl = null) {
   const parts = [`v=${LINK_VERSION}`];
   for (const path of FIELDS.keys()) {
     // A default field the entries lack is written empty ("unset"), so the link reopens without it.
@@ -123,7 +124,7 @@ export function encodeFragment(entries, unit, search = null, pin = null, serve =
     if (differs) parts.push(`${path}=${encodeURIComponent(entries[path] ?? '')}`);
   }
   if (unit !== UNITS[0]) parts.push(`unit=${unit}`);
-  for (const [key, value] of [['search', search], ['serve', serve]]) if (value) parts.push(`${key}=${encodeURIComponent(JSON.stringify(value))}`);
+  for (const [key, value] of [['search', search], ['serve', serve], ['rl', rl]]) if (value) parts.push(`${key}=${encodeURIComponent(JSON.stringify(value))}`);
   if (pin) parts.push(`pin=${encodeURIComponent(encodeFragment(pin, UNITS[0]).slice(1))}`);
   return `#${parts.join('&')}`;
 }
@@ -189,7 +190,7 @@ function decodeLink(text, presets, inner = false) {
   const base = LINK_DEFAULTS[map.get('v')];
   if (!base || !Object.hasOwn(LINK_DEFAULTS, map.get('v')))
     fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1 and v=2)` : 'the link has no version (v=2)');
-  if (inner) for (const key of ['unit', 'search', 'pin', 'serve']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
+  if (inner) for (const key of ['unit', 'search', 'pin', 'serve', 'rl']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
   const unit = map.get('unit') ?? UNITS[0];
   if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
   // The search settings and the serving request go to the engine as they are: it checks them and names a bad field.
@@ -206,14 +207,18 @@ function decodeLink(text, presets, inner = false) {
     return value;
   };
   const search = object('search', 'search settings');
-  // A serving request that does not read is dropped and named; the plan loads.
-  let serve = null;
-  try {
-    serve = object('serve', 'serving settings');
-  } catch (err) {
-    map.delete('serve');
-    unread.push(`serve= (the serving request) was dropped: ${err.message}`);
-  }
+  // A serving request or RL settings that do not read are dropped and named; the plan loads.
+  const optional = (key, what, named) => {
+    try {
+      return object(key, what);
+    } catch (err) {
+      map.delete(key);
+      unread.push(`${key}= (${named}) was dropped: ${err.message}`);
+      return null;
+    }
+  };
+  const serve = optional('serve', 'serving settings', 'the serving request');
+  const rl = optional('rl', 'RL settings', 'the RL settings');
   map.delete('v');
   map.delete('unit');
   const entries = { ...base };
@@ -246,7 +251,7 @@ function decodeLink(text, presets, inner = false) {
       problems.push(err.message);
     }
   }
-  return { entries: canonical(presets, entries), unit, search, pin, serve, problems };
+  return { entries: canonical(presets, entries), unit, search, pin, serve, rl, problems };
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
