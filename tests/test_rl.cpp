@@ -74,7 +74,7 @@ TEST_CASE("rl: each phase's memory, term by term") {
     CHECK(phase(a, "training").total() > training.total());
     // Offloading the actor's weights and states empties its share of the rollout phase.
     RlSpec off = rl;
-    off.param_offload = off.optimizer_offload = true;
+    off.param_offload = off.optimizer_offload = off.reference_offload = true;
     CHECK(phase(rl_estimate(actor(), off), "rollout").actor == 0);
     CHECK(phase(rl_estimate(actor(), off), "rollout").reference == 0);
 }
@@ -171,4 +171,16 @@ TEST_CASE("rl: verl's overrides and TRL's GRPO arguments, by their own names") {
     const nlohmann::json j = rl_to_json(rl, e, rl_limits(actor(), rl));
     CHECK(j["memory"]["phases"].size() == 3);
     CHECK(j["launch"].size() == 2);
+}
+
+TEST_CASE("rl: verl's published GRPO example for Qwen2-7B on 8 GPUs of 80 GB fits (examples/rl/verl-grpo-qwen2-7b-gsm8k.json)") {
+    // verl examples/grpo_trainer/run_qwen2-7b.sh: 1,024 prompts x 5 responses of 512 + 512 tokens, 4 mini-batches, 128
+    // sequences per micro-batch over 8 GPUs, rollout tp 2 at 0.6 of each GPU, the reference offloaded; it runs.
+    nlohmann::json s = nlohmann::json::parse(test::repo_file("examples/rl/verl-grpo-qwen2-7b-gsm8k.json"));
+    const RlSpec rl = rl_spec_from_json(&s["rl"]);
+    s.erase("rl");
+    const RlEstimate e = rl_estimate(scenario_from_json(s), rl);
+    CHECK(e.fits);
+    CHECK(e.samples == 5120);
+    CHECK(e.replicas == 4);
 }

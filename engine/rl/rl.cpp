@@ -102,7 +102,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     // Outside its own phases the actor keeps its weights, its last update's gradients (torch.optim's zero_grad frees
     // them at the next update) and its optimizer states, unless verl offloads them.
     const double actor_resident = (rl.param_offload ? 0 : m.weights + m.gradients) + (rl.optimizer_offload ? 0 : m.optimizer);
-    const double reference_resident = rl.param_offload ? 0 : reference_bytes;
+    const double reference_resident = rl.reference_offload ? 0 : reference_bytes;
     const double critic_resident = ppo ? actor_resident : 0;
 
     // The rollout replica as vLLM sizes it: gpu_memory_utilization of each GPU for its weights, its profile run's

@@ -30,7 +30,8 @@ struct RlSpec {
     // Between rollouts the engine frees its KV cache and moves its weights to the host (vLLM's sleep mode: verl
     // free_cache_engine, TRL vllm_enable_sleep_mode); otherwise both stay on the GPUs through training.
     bool sleep = true;
-    bool param_offload = false;      // verl fsdp_config.param_offload: the actor's and reference's weights on the host outside their phases
+    bool param_offload = false;      // verl actor fsdp_config.param_offload: the actor's weights on the host outside its phases
+    bool reference_offload = false;  // verl ref fsdp_config.param_offload: the reference's weights on the host outside its pass
     bool optimizer_offload = false;  // verl fsdp_config.optimizer_offload
 };
 

@@ -37,7 +37,7 @@ LaunchCommand verl(const Config& c, const RlSpec& rl) {
     l.push_back("actor_rollout_ref.model.enable_gradient_checkpointing=" + flag(c.s.training.recompute != Recompute::None));
     l.push_back("actor_rollout_ref.actor.fsdp_config.param_offload=" + flag(rl.param_offload));
     l.push_back("actor_rollout_ref.actor.fsdp_config.optimizer_offload=" + flag(rl.optimizer_offload));
-    if (rl.reference) l.push_back("actor_rollout_ref.ref.fsdp_config.param_offload=" + flag(rl.param_offload));
+    if (rl.reference) l.push_back("actor_rollout_ref.ref.fsdp_config.param_offload=" + flag(rl.reference_offload));
     const int64_t lp = rl.log_prob_micro_batch > 0 ? rl.log_prob_micro_batch : c.s.training.micro_batch;
     l.push_back("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=" + n(lp));
     if (rl.reference) l.push_back("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=" + n(lp));

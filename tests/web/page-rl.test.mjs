@@ -27,7 +27,8 @@ test('the RL section answers for the plan in the form as the CLI does, and follo
   delete actor.training.seq_len;
   delete actor.training.global_batch;
   const want = rlOf({ ...actor, rl: { algorithm: 'grpo', prompts: 256, n: 8, prompt_tokens: 512, response_tokens: 1024, mini_batches: 1,
-    rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false, optimizer_offload: false } });
+    rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false, reference_offload: false,
+    optimizer_offload: false } });
   const shown = (key) => page.getAttribute(`[data-rl="${key}"]`, 'data-value');
   assert.equal(await shown('rollout.total_bytes'), String(want.memory.phases[0].total_bytes));
   assert.equal(await shown('training.actor_bytes'), String(want.memory.phases[2].actor_bytes));

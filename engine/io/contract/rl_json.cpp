@@ -37,6 +37,7 @@ RlSpec rl_spec_from_json(const nlohmann::json* j) {
     assign(rl.gpu_memory_utilization, r.number("gpu_memory_utilization", 0.01, 1));
     assign(rl.sleep, r.boolean("sleep"));
     assign(rl.param_offload, r.boolean("param_offload"));
+    assign(rl.reference_offload, r.boolean("reference_offload"));
     assign(rl.optimizer_offload, r.boolean("optimizer_offload"));
     r.finish();
     return rl;

@@ -17,7 +17,8 @@ const NUMBERS = [
 const SWITCHES = [
   ['reference', 'Reference policy (KL term)', true],
   ['sleep', 'Rollout engine sleeps between rollouts', true],
-  ['param_offload', 'Offload weights between phases', false],
+  ['param_offload', 'Offload the actor\'s weights between phases', false],
+  ['reference_offload', 'Offload the reference\'s weights', false],
   ['optimizer_offload', 'Offload optimizer states', false],
 ];
 const ALGORITHMS = [['grpo', 'GRPO'], ['ppo', 'PPO (with a critic)'], ['dpo', 'DPO (preference pairs, no rollout)']];
