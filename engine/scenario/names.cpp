@@ -29,13 +29,6 @@ SHARDCALC_NAMES(RecomputeModule, {RecomputeModule::CoreAttn, "core_attn"}, {Reco
                 {RecomputeModule::Mlp, "mlp"}, {RecomputeModule::MoeAct, "moe_act"}, {RecomputeModule::Moe, "moe"},
                 {RecomputeModule::SharedExperts, "shared_experts"}, {RecomputeModule::MlaUpProj, "mla_up_proj"})
 
-std::vector<std::string> recompute_module_names(unsigned bits) {
-    std::vector<std::string> out;
-    for (const auto& [m, name] : enum_names<RecomputeModule>())
-        if (bits & bit(m)) out.emplace_back(name);
-    return out;
-}
-
 SHARDCALC_NAMES(Attention, {Attention::Flash, "flash"}, {Attention::Eager, "eager"})
 SHARDCALC_NAMES(Fp8Recipe, {Fp8Recipe::None, "none"}, {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "current"},
                 {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mx, "mxfp8"}, {Fp8Recipe::Nvfp4, "nvfp4"})

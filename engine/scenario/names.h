@@ -37,7 +37,14 @@ std::string allowed_names() {
     return out;
 }
 
-// The names of RecomputeModule bits, in the table's order.
-std::vector<std::string> recompute_module_names(unsigned bits);
+// The names of the bits set in `bits` of an enum kept as bits (RecomputeModule, AdapterTarget: each has bit(E)), in the
+// table's order.
+template <class E>
+std::vector<std::string> bit_names(unsigned bits) {
+    std::vector<std::string> out;
+    for (const auto& [e, name] : enum_names<E>())
+        if (bits & bit(e)) out.emplace_back(name);
+    return out;
+}
 
 }  // namespace shardcalc

@@ -71,7 +71,7 @@ LaunchCommand megatron_lm(const Config& c) {
         std::string line = "--recompute-granularity selective";
         if (t.recompute_modules != 0) {
             line += " --recompute-modules";
-            for (const std::string& name : recompute_module_names(t.recompute_modules)) line += " " + name;
+            for (const std::string& name : bit_names<RecomputeModule>(t.recompute_modules)) line += " " + name;
         }
         l.push_back(line);
     }

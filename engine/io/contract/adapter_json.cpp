@@ -29,27 +29,7 @@ using namespace schema;
 using nlohmann::json;
 
 // adapter.targets: distinct target names, kept as bits.
-bool read_targets(ObjectReader& r, const Field& f, void* target) {
-    const auto targets = r.choices<AdapterTarget>(f.key);
-    if (!targets) return false;
-    if (targets->empty()) {
-        r.problem(f.key, "must name at least one linear layer: " + allowed_names<AdapterTarget>());
-        return false;
-    }
-    unsigned bits = 0;
-    for (const AdapterTarget t : *targets) bits |= bit(t);
-    if (target) *static_cast<unsigned*>(target) = bits;
-    return true;
-}
-void write_targets(json& object, const Field& f, const void* value) {
-    const unsigned bits = *static_cast<const unsigned*>(value);
-    json names = json::array();
-    for (const auto& [t, name] : enum_names<AdapterTarget>())
-        if (bits & bit(t)) names.push_back(name);
-    object[f.key] = names;
-}
-bool targets_on(const void* value) { return *static_cast<const unsigned*>(value) != 0; }
-constexpr FieldType kTargetSet{"enum list", &read_targets, &write_targets, &targets_on, &allowed_names<AdapterTarget>, false};
+constexpr char kLinear[] = "linear layer";
 
 template <auto M>
 constexpr Field adapter(const char* key, Range range = {}) {
@@ -63,7 +43,7 @@ constexpr Field kAdapterFields[] = {
     adapter<&A::method>("method"),
     adapter<&A::rank>("rank", {1, 65536}),
     adapter<&A::dropout>("dropout", {0, 0.999}),
-    {"targets", &kTargetSet, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
+    {"targets", &kBitSet<AdapterTarget, kLinear>, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
      Applies::Always, Presence::Optional},
     adapter<&A::double_quant>("double_quant"),
     adapter<&A::dtype>("dtype"),

@@ -111,6 +111,29 @@ constexpr const FieldType* type_of() {
     return &kFieldType<M>;
 }
 
+// A list of distinct names of the enum E kept as bits (training.recompute_modules, adapter.targets); `One` says what
+// one of them is, for the message of an empty list.
+template <class E, const char* One>
+bool read_bits(ObjectReader& r, const Field& f, void* target) {
+    const auto names = r.choices<E>(f.key);
+    if (!names) return false;
+    if (names->empty()) {
+        r.problem(f.key, std::string("must name at least one ") + One + ": " + allowed_names<E>());
+        return false;
+    }
+    unsigned bits = 0;
+    for (const E e : *names) bits |= bit(e);
+    if (target) *static_cast<unsigned*>(target) = bits;
+    return true;
+}
+template <class E>
+void write_bits(nlohmann::json& object, const Field& f, const void* value) {
+    object[f.key] = bit_names<E>(*static_cast<const unsigned*>(value));
+}
+inline bool bits_on(const void* value) { return *static_cast<const unsigned*>(value) != 0; }
+template <class E, const char* One>
+inline constexpr FieldType kBitSet{"enum list", &read_bits<E, One>, &write_bits<E>, &bits_on, &allowed_names<E>, false};
+
 // A field's range: an integer's or number's, a list's elements' (none for booleans, enums and strings).
 struct Range {
     double min = 0, max = 0;

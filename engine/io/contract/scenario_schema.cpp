@@ -51,23 +51,7 @@ constexpr Field implementation(const char* key, Range range = {}) {
 }
 
 // training.recompute_modules: distinct names of RecomputeModule, kept as bits.
-bool read_modules(ObjectReader& r, const Field& f, void* target) {
-    const auto modules = r.choices<RecomputeModule>(f.key);
-    if (!modules) return false;
-    if (modules->empty()) {
-        r.problem(f.key, "must name at least one module: " + allowed_names<RecomputeModule>());
-        return false;
-    }
-    unsigned bits = 0;
-    for (const RecomputeModule m : *modules) bits |= bit(m);
-    if (target) *static_cast<unsigned*>(target) = bits;
-    return true;
-}
-void write_modules(json& object, const Field& f, const void* value) {
-    object[f.key] = recompute_module_names(*static_cast<const unsigned*>(value));
-}
-bool modules_on(const void* value) { return *static_cast<const unsigned*>(value) != 0; }
-constexpr FieldType kModuleSet{"enum list", &read_modules, &write_modules, &modules_on, &allowed_names<RecomputeModule>, false};
+constexpr char kModule[] = "module";
 
 constexpr Field kTopFields[] = {
     checked_field<int64_t>("version", {0, 1000}),  // the parser refuses any version but 1
@@ -146,7 +130,7 @@ constexpr Field kTrainingFields[] = {
     training<&T::master_weights>("master_weights"),
     training<&T::optimizer>("optimizer"),
     training<&T::recompute>("recompute"),
-    {"recompute_modules", &kModuleSet, 0, 0, [](Scenario& s) -> void* { return &s.training.recompute_modules; },
+    {"recompute_modules", &kBitSet<RecomputeModule, kModule>, 0, 0, [](Scenario& s) -> void* { return &s.training.recompute_modules; },
      WhenOn, A::Always, Presence::Optional},
     training<&T::attention>("attention"),
     training<&T::dropout>("dropout", {0, 1}),  // 1 itself is refused in validate.cpp

@@ -4,6 +4,8 @@
 // and TRL's flags. Every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it.
 
+import { askFor, reasons } from './section-answer.js';
+
 // The rl object's fields: key, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
   ['prompts', 'Prompts per step', { min: 1, value: 256 }],
@@ -27,8 +29,6 @@ const PHASE_PARTS = [['actor_bytes', 'Actor'], ['reference_bytes', 'Reference'],
   ['logits_bytes', 'Logits'], ['overhead_bytes', 'Overhead'], ['total_bytes', 'Total']];
 const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout'], ['log_prob_seconds', 'Log-probabilities'],
   ['training_seconds', 'Updates'], ['step_seconds', 'Step']];
-
-let seq = 0;
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #rl[data-state] is "ready",
 // then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count,
@@ -95,19 +95,12 @@ export async function refreshRl(page) {
   const box = document.querySelector('#rl');
   const report = page.report();
   if (!box.open || box.dataset.state === undefined || !report) return;
-  const id = ++seq;
-  box.dataset.state = 'loading';
-  let answer;
-  try {
-    answer = await page.engine.rl(rlScenario(report));
-  } catch (err) {
-    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
-  }
-  if (id !== seq) return;
+  const answer = await askFor(box, () => page.engine.rl(rlScenario(report)));
+  if (!answer) return;
   const status = document.querySelector('#rl-status');
   const parts = ['#rl-phases', '#rl-time', '#rl-limits', '#rl-launch'].map((s) => document.querySelector(s));
   if (!answer.ok) {
-    status.textContent = `No RL estimate: ${(answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}.`;
+    status.textContent = `No RL estimate: ${reasons(answer)}.`;
     for (const p of parts) p.replaceChildren();
     box.dataset.state = 'error';
     return;

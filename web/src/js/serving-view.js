@@ -6,6 +6,7 @@
 
 import { linearTicks, tickLabel } from './axis.js';
 import { svg } from './dom.js';
+import { askFor, reasons } from './section-answer.js';
 
 // The request and its formats: field, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -35,11 +36,7 @@ const TARGETS = [
   ['tpot_ms', 'Time per output token at most (ms, 0: none)', { min: 0, step: 'any', value: 0 }],
 ];
 
-let seq = 0;
 let searchSeq = 0;
-
-// An answer's errors in words, each with its field's path.
-const reasons = (answer) => (answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #serving[data-state] is
 // "ready", then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes,
@@ -138,15 +135,8 @@ export async function refreshServing(page) {
   const box = document.querySelector('#serving');
   const report = page.report();
   if (!box.open || box.dataset.state === undefined || !report) return;
-  const id = ++seq;
-  box.dataset.state = 'loading';
-  let answer;
-  try {
-    answer = await page.engine.serve(servingScenario(report));
-  } catch (err) {
-    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
-  }
-  if (id !== seq) return;
+  const answer = await askFor(box, () => page.engine.serve(servingScenario(report)));
+  if (!answer) return;
   const status = document.querySelector('#serving-status');
   const table = document.querySelector('#serving-table');
   const launch = document.querySelector('#serving-launch');
