@@ -169,3 +169,16 @@ TEST_CASE("adapter: launch flags as TRL names them, with the PEFT and bitsandbyt
     CHECK(text.find("use_dora") == std::string::npos);
     CHECK(text.find("pretrain_gpt.py") == std::string::npos);
 }
+
+TEST_CASE("adapter: QLoRA dequantizes each 4-bit weight before its forward and its data-gradient GEMM, and nothing else") {
+    const Config c = test::config(scenario(R"({"method":"qlora","rank":8})"));
+    const ModelGraph g = build_graph(c);
+    int dequantized = 0, quantized = 0;
+    for_each_op(g.groups.front().layer, [&](const Op& op) {
+        for (const Work& w : op.work)
+            if (w.kind == WorkKind::Elementwise && w.per_weight && w.fwd_bytes == doctest::Approx(0.5 + 4.0 / 64 + 2)) ++dequantized;
+        if (!op.params.empty() && op.params.front().quantized) ++quantized;
+    });
+    CHECK(quantized == 7);  // q, k, v, o, gate, up, down
+    CHECK(dequantized == quantized);
+}

@@ -79,6 +79,21 @@ TEST_CASE("rl: each phase's memory, term by term") {
     CHECK(phase(rl_estimate(actor(), off), "rollout").reference == 0);
 }
 
+TEST_CASE("rl: with an adapter the reference is the actor's own frozen base, no copy") {
+    Scenario s = actor();
+    s.framework = Framework::Pytorch;
+    s.parallel.zero = 0;
+    s.adapter.method = AdapterMethod::Lora;
+    const RlEstimate e = rl_estimate(s, grpo());
+    CHECK(phase(e, "log_probs").reference == 0);
+    CHECK(e.training.parameters.trained < e.training.parameters.total / 50);
+    // Its pass still runs: old policy and reference, two mini-batches.
+    double forward = 0;
+    for (const auto& [key, sec] : e.training.perf.breakdown)
+        if (key == "forward_compute" || key == "forward_host_wait") forward += sec;
+    CHECK(e.log_prob_seconds == doctest::Approx(2 * 2 * forward));
+}
+
 TEST_CASE("rl: the step is resharding, rollout in waves, log-probability passes and the updates") {
     const RlSpec rl = grpo();
     const RlEstimate e = rl_estimate(actor(), rl);

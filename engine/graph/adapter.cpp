@@ -118,7 +118,8 @@ Op adapter_op(const BuildContext& b, const Op& base, const AdapterSpec& a) {
 void adapt_layer(const BuildContext& b, Module& m, const AdapterSpec& a, double packed_bytes) {
     std::vector<Op> ops;
     for (Op& op : m.ops) {
-        if (packed_bytes > 0 && has_matmul(op)) op.work.push_back(dequantize(b, op.params.front(), packed_bytes));
+        if (packed_bytes > 0 && has_matmul(op) && op.params.front().quantized)
+            op.work.push_back(dequantize(b, op.params.front(), packed_bytes));
         ops.push_back(op);
         if (has_matmul(op) && (target_bits(op.name) & a.targets)) ops.push_back(adapter_op(b, op, a));
     }

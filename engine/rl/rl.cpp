@@ -28,9 +28,11 @@ Scenario actor_plan(const Scenario& actor, const RlSpec& rl) {
     return s;
 }
 
-// The rollout replica: the actor's model and GPUs, served at the rollout's tensor parallelism by replicas over them.
+// The rollout replica: the actor's model and GPUs, served at the rollout's tensor parallelism by replicas over them
+// (an adapter's few weights left out: the engine serves the base).
 Scenario rollout_plan(const Scenario& actor, const RlSpec& rl, int64_t world) {
     Scenario s = actor;
+    s.adapter = AdapterSpec{};
     s.parallel = ParallelSpec{};
     s.parallel.tp = rl.rollout_tp;
     s.parallel.dp = world / rl.rollout_tp;
@@ -95,10 +97,12 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     const double layers_in_dtype = bytes_of(c.s.training.dtype);
 
     // The reference policy in the compute dtype, sharded as the actor's weights are (verl loads it as an FSDP module in
-    // bf16); the critic (PPO) as large as the actor with its states (a value head instead of the output layer: the
-    // output layer's share is not told apart).
+    // bf16); under an adapter the reference is the actor's own frozen base with the adapter switched off (verl and TRL
+    // keep no copy). The critic (PPO) as large as the actor with its states (a value head instead of the output layer:
+    // the output layer's share is not told apart).
     const double shard = (c.s.parallel.zero >= 3 ? static_cast<double>(c.d.replica_degree) : 1) * static_cast<double>(c.s.parallel.tp);
-    const double reference_bytes = reference ? e.training.parameters.total * layers_in_dtype / shard : 0;
+    const bool own_reference = reference && c.s.adapter.method == AdapterMethod::None;
+    const double reference_bytes = own_reference ? e.training.parameters.total * layers_in_dtype / shard : 0;
     // Outside its own phases the actor keeps its weights, its last update's gradients (torch.optim's zero_grad frees
     // them at the next update) and its optimizer states, unless verl offloads them.
     const double actor_resident = (rl.param_offload ? 0 : m.weights + m.gradients) + (rl.optimizer_offload ? 0 : m.optimizer);
