@@ -62,3 +62,14 @@ test('a plan the RL model does not cover is refused at its field, in words', asy
   assert.match(await page.textContent('#rl-status'), /\/parallel\/pp: .*one pipeline stage/);
   await close(page);
 });
+
+test('the phases are drawn as bars against the capacity, a segment for each part', async () => {
+  const page = await open(env, link(plan));
+  await openRl(page);
+  const bars = await page.$$eval('#rl-chart svg g[data-phase]', (gs) => gs.map((g) => ({ phase: g.dataset.phase, segments: g.querySelectorAll('rect').length })));
+  assert.deepEqual(bars.map((b) => b.phase), ['rollout', 'log_probs', 'training']);
+  assert.ok(bars.every((b) => b.segments >= 2), JSON.stringify(bars));
+  assert.match(await page.getAttribute('#rl-chart svg', 'aria-label'), /capacity of/);
+  await (await page.$('#rl')).screenshot({ path: 'artifacts/screenshots/rl-section.png' });
+  await close(page);
+});

@@ -4,6 +4,7 @@
 // and TRL's flags. Every figure is the engine's; the only arithmetic here is unit scaling for display. A chunk of its
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it.
 
+import { svg } from './dom.js';
 import { askFor, reasons } from './section-answer.js';
 
 // The rl object's fields: key, label, input attributes (the engine checks every value and names the field).
@@ -24,9 +25,11 @@ const SWITCHES = [
   ['optimizer_offload', 'Offload optimizer states', false],
 ];
 const ALGORITHMS = [['grpo', 'GRPO'], ['ppo', 'PPO (with a critic)'], ['dpo', 'DPO (preference pairs, no rollout)']];
-const PHASE_PARTS = [['actor_bytes', 'Actor'], ['reference_bytes', 'Reference'], ['critic_bytes', 'Critic'],
-  ['rollout_weights_bytes', 'Rollout weights'], ['rollout_activations_bytes', 'Rollout activations'], ['kv_cache_bytes', 'KV cache'],
-  ['logits_bytes', 'Logits'], ['overhead_bytes', 'Overhead'], ['total_bytes', 'Total']];
+// Each part of a phase, its label and the page's colour for it (the stage chart's segment classes, style.css).
+const PHASE_PARTS = [['actor_bytes', 'Actor', 'weights'], ['reference_bytes', 'Reference', 'cast_weights'],
+  ['critic_bytes', 'Critic', 'gradients'], ['rollout_weights_bytes', 'Rollout weights', 'comm_buffers'],
+  ['rollout_activations_bytes', 'Rollout activations', 'activations'], ['kv_cache_bytes', 'KV cache', 'optimizer'],
+  ['logits_bytes', 'Logits', 'logits'], ['overhead_bytes', 'Overhead', 'other'], ['total_bytes', 'Total']];
 const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout'], ['log_prob_seconds', 'Log-probabilities'],
   ['training_seconds', 'Updates'], ['step_seconds', 'Step']];
 
@@ -46,6 +49,7 @@ export function wireRl(page) {
       'Not yet checked against a measured RL run (docs/rl.md).'),
     fields,
     h('p', { id: 'rl-status', role: 'status' }),
+    h('div', { id: 'rl-chart', class: 'chart-scroll' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Memory per GPU by phase' }, h('table', { id: 'rl-phases' })),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Step time' }, h('table', { id: 'rl-time' })),
     h('p', { id: 'rl-limits' }),
@@ -98,7 +102,7 @@ export async function refreshRl(page) {
   const answer = await askFor(box, () => page.engine.rl(rlScenario(report)));
   if (!answer) return;
   const status = document.querySelector('#rl-status');
-  const parts = ['#rl-phases', '#rl-time', '#rl-limits', '#rl-launch'].map((s) => document.querySelector(s));
+  const parts = ['#rl-chart', '#rl-phases', '#rl-time', '#rl-limits', '#rl-launch'].map((s) => document.querySelector(s));
   if (!answer.ok) {
     status.textContent = `No RL estimate: ${reasons(answer)}.`;
     for (const p of parts) p.replaceChildren();
@@ -109,10 +113,44 @@ export async function refreshRl(page) {
   box.dataset.state = 'drawn';
 }
 
-function draw(page, r, status, phases, time, limits, launch) {
+// The step's memory over its phases, one bar each, its parts stacked, against the GPU's capacity. Layout only: every
+// value is the engine's.
+function drawPhases(page, m, chart) {
+  const { h, bytes } = page;
+  const unit = page.unit();
+  const parts = PHASE_PARTS.filter(([, , colour]) => colour);
+  const W = 560, L = 80, R = 16, T = 8, bar = 22, gap = 10;
+  const H = T + m.phases.length * (bar + gap) + 24;
+  const most = Math.max(m.capacity_bytes, ...m.phases.map((p) => p.total_bytes));
+  const x = (v) => L + (v / most) * (W - L - R);
+  const bars = m.phases.map((p, i) => {
+    const y = T + i * (bar + gap);
+    let at = 0;
+    return svg('g', { 'data-phase': p.phase },
+      svg('text', { class: 'tick', x: L - 6, y: y + bar / 2, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, p.phase.replace('_', '-')),
+      ...parts.filter(([key]) => p[key] > 0).map(([key, label, colour]) => {
+        const seg = svg('rect', { class: `seg-${colour}`, x: x(at).toFixed(1), y, width: (x(at + p[key]) - x(at)).toFixed(1), height: bar },
+          svg('title', null, `${label}: ${bytes(p[key], unit)} ${unit}`));
+        at += p[key];
+        return seg;
+      }));
+  });
+  const cap = x(m.capacity_bytes).toFixed(1);
+  // Presentation attributes and the page's segment classes: the first download carries no styles for this section.
+  chart.replaceChildren(svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, 'font-size': 11, role: 'img',
+    'aria-label': `Memory per GPU in each phase against the capacity of ${bytes(m.capacity_bytes, unit)} ${unit}` },
+    ...bars,
+    svg('line', { x1: cap, x2: cap, y1: T - 4, y2: H - 20, stroke: 'currentColor', 'stroke-dasharray': '5 3' }),
+    svg('text', { class: 'tick', x: cap, y: H - 6, 'text-anchor': 'end' }, `capacity ${bytes(m.capacity_bytes, unit)} ${unit}`)),
+  h('div', { class: 'legend' }, ...parts.map(([, label, colour]) =>
+    h('span', { class: 'key' }, h('i', { class: `swatch seg-${colour}`, 'aria-hidden': 'true' }), label))));
+}
+
+function draw(page, r, status, chart, phases, time, limits, launch) {
   const { h, bytes, duration, count } = page;
   const unit = page.unit();
   const m = r.memory;
+  drawPhases(page, m, chart);
   status.textContent = `${m.fits ? 'Fits' : 'Does not fit'}: ${count(r.samples)} sequences of ${count(r.sequence_tokens)} tokens per step on ` +
     `${count(r.gpus)} GPUs; the peak is in the ${m.peak_phase.replace('_', '-')} phase` +
     (r.rollout.replicas > 0 ? `; ${count(r.rollout.replicas)} rollout replicas generate ${count(r.rollout.concurrency)} sequences at once each, ` +
