@@ -1,6 +1,6 @@
 // Model states under an adapter (scenario/adapter.h): the frozen base holds weights only, in its dtype or in 4 bits
-// with block scales (QLoRA); the adapters hold fp32 weights, fp32 gradients and fp32 optimizer states (PEFT's
-// get_peft_model autocast_adapter_dtype keeps them in fp32; torch.optim then keeps its states in their dtype).
+// with block scales (QLoRA); the adapters hold weights, gradients and optimizer states in adapter.dtype (fp32 as PEFT's
+// get_peft_model keeps them; torch.optim keeps its states in the parameters' dtype).
 // ZeRO partitions as for full training, over the trained parameters only; stage 3 (FSDP's full sharding) partitions
 // the frozen base too (FSDP's use_orig_params flat parameters hold frozen and trained parameters alike).
 #include "memory/model_states.h"

@@ -14,7 +14,7 @@ namespace shardcalc {
 inline double adapter_bytes(const AdapterSpec& a) { return bytes_of(a.dtype); }
 
 // Fills what an adapter decides before the framework's defaults: Hugging Face model code, the base in the compute
-// dtype, fp32 adapter gradients and no master copy.
+// dtype, the adapters' gradients in their dtype and no master copy.
 void apply_adapter_defaults(Scenario& s);
 
 std::vector<Problem> adapter_problems(const Config& c);
