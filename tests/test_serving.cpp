@@ -287,6 +287,28 @@ TEST_CASE("serving: n-gram drafts cost the device nothing; the step verifies the
           "/serving/speculative/acceptance");
 }
 
+TEST_CASE("serving: an EAGLE head drafts with one layer of the target's shape, the [2h, h] fusion and the target's output layer") {
+    const json plain = serve(k8b, kTp1, kRequest);
+    const json eagle = serve(k8b, kTp1, R"({"prompt_tokens":1024,"output_tokens":256,"concurrency":64,
+                                            "speculative":{"method":"eagle","tokens":3,"acceptance":0.7}})");
+    // Its weights: one Llama-3.1-8B layer (218,112,000 parameters with its two norms) and the 4,096 x 8,192 fusion, in bf16;
+    // the output layer is the target's (read, not held again).
+    const double layer = 4096.0 * 4096 * 2 + 4096.0 * 1024 * 2 + 3 * 4096.0 * 14336 + 2 * 4096;
+    CHECK(eagle["memory"]["weights_bytes"].get<double>() - plain["memory"]["weights_bytes"].get<double>() ==
+          doctest::Approx(2 * (layer + 2 * 4096.0 * 4096)));
+    // One more layer's K and V per token in the pool (8 KV heads of 128, bf16).
+    CHECK(kv_per_token(eagle) == kv_per_token(plain) + 2 * 8 * 128 * 2);
+    const json& t = eagle["time"];
+    CHECK(t["draft_seconds"].get<double>() > 0);
+    CHECK(t["tokens_per_step"].get<double>() == doctest::Approx((1 - std::pow(0.7, 4)) / 0.3));
+    CHECK(t["tpot_seconds"].get<double>() < plain["time"]["tpot_seconds"].get<double>());
+    std::string flags;
+    for (const auto& tool : eagle["launch"])
+        for (const auto& l : tool["lines"]) flags += l.get<std::string>() + "\n";
+    CHECK(flags.find(R"(--speculative-config '{"method": "eagle", "model": "<EAGLE head>", "num_speculative_tokens": 3}')") != std::string::npos);
+    CHECK(flags.find("--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head>") != std::string::npos);
+}
+
 // NVFP4 (an E4M3 scale per 16 values) and MXFP4 (an E8M0 scale per 32): their bytes per weight, and NVFP4's fp4 GEMMs on
 // a device with an NVFP4 peak (B200) against weight-only elsewhere (H100).
 TEST_CASE("serving: 4-bit floating-point weights, NVFP4 and MXFP4") {

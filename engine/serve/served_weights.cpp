@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph/blocks.h"
 #include "memory/model_states.h"
 
 namespace shardcalc {
@@ -52,6 +53,21 @@ ServedParams mtp_params(const Config& c, const ModelGraph& g) {
         }
         for (const Module& layer : mtp.children) p += layer_params(layer, c, 1, 1);
     }
+    return p;
+}
+
+ServedParams eagle_params(const Config& c, const ModelGraph& g) {
+    const auto dense = std::find_if(g.groups.begin(), g.groups.end(), [](const LayerGroup& grp) { return !grp.moe; });
+    ServedParams p = layer_params((dense != g.groups.end() ? *dense : g.groups.front()).layer, c, 1, 1);
+    const double h = static_cast<double>(c.s.model.hidden);
+    p.all += 2 * h * h;
+    p.active += 2 * h * h;
+    for (const Op& op : g.post.ops)
+        if (has_matmul(op)) {
+            const double head = tally_op(op, c, true).matmul_weights;
+            p.active += head;
+            p.borrowed += head;
+        }
     return p;
 }
 

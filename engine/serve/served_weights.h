@@ -43,5 +43,9 @@ ServedModel served_params(const Config& c, const ModelGraph& g);
 // hidden state and the next token's embedding, their layer, and the output layer they share with the model (read
 // and multiplied by every draft step, held once: `active` and `borrowed` count it, `all` does not).
 ServedParams mtp_params(const Config& c, const ModelGraph& g);
+// An EAGLE head as vLLM runs it (vllm/model_executor/models/llama_eagle.py): one decoder layer of the target's first
+// dense layer group, the [2h, h] projection fusing the hidden state and the token's embedding, and the target's output
+// layer, read and multiplied by every draft step but held once (`borrowed`).
+ServedParams eagle_params(const Config& c, const ModelGraph& g);
 
 }  // namespace shardcalc

@@ -42,13 +42,22 @@ LayerKinds scaled(LayerKinds k, double share) {
     return k;
 }
 
-// The layers that keep a KV cache: the model's, and with multi-token prediction drafting its modules' layers too (each of
-// the last layer's kind: graph/decoder.cpp), which vLLM gives cache blocks in the same pool as the target's.
+// The drafter's own decoder layers: the multi-token prediction modules (each of the last layer's kind:
+// graph/decoder.cpp), an EAGLE head's one layer (full attention), none for n-gram lookup.
+double draft_layers(const ModelSpec& m, const Speculation& sp) {
+    return sp.method == SpeculativeMethod::Mtp ? static_cast<double>(m.mtp_layers) : sp.method == SpeculativeMethod::Eagle ? 1 : 0;
+}
+// Whether the drafter's layers keep a sliding window (the MTP modules take the last layer's kind).
+bool draft_local(const ModelSpec& m, const Speculation& sp) {
+    return sp.method == SpeculativeMethod::Mtp && is_local_layer(m, m.layers - 1);
+}
+
+// The layers that keep a KV cache: the model's, and the drafter's, which vLLM gives cache blocks in the same pool as
+// the target's.
 LayerKinds cached_layers(const Config& c, const ServingSpec& s) {
     const ModelSpec& m = c.s.model;
     LayerKinds k = layer_kinds(m);
-    if (s.speculative.method == SpeculativeMethod::Mtp)
-        (is_local_layer(m, m.layers - 1) ? k.local : k.full) += static_cast<double>(m.mtp_layers);
+    (draft_local(m, s.speculative) ? k.local : k.full) += draft_layers(m, s.speculative);
     return k;
 }
 
@@ -110,10 +119,12 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const HardwareSpec& h = c.s.hardware;
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
     ServingEstimate e;
-    const bool mtp = s.speculative.method == SpeculativeMethod::Mtp;
+    const SpeculativeMethod method = s.speculative.method;
     const ServedModel model = served_params(c, g);
     const ServedParams p = model.whole();
-    const ServedParams draft = mtp ? mtp_params(c, g) : ServedParams{};
+    const ServedParams draft = method == SpeculativeMethod::Mtp     ? mtp_params(c, g)
+                               : method == SpeculativeMethod::Eagle ? eagle_params(c, g)
+                                                                    : ServedParams{};
     const double wq = weight_bytes(c, s);
     // The layers' GEMM weights at the served format's bytes, the rest in the model's dtype.
     const auto held = [&](const ServedParams& q) { return q.quantized * wq + (q.all - q.quantized) * a; };
@@ -243,16 +254,16 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const auto hop = [&](double tokens) { return collective_time(CollectiveKind::SendRecv, tokens * hid * a, stages, c).seconds; };
     e.tp_seconds = pp * rank_tp_seconds(queries, layers);
     e.all_to_all_seconds = all_to_all_seconds(queries);
-    // Multi-token prediction drafts one token per forward of its module, `tokens` forwards in a row (vLLM reuses the
-    // model's module for drafts past its count), each over the running requests: its weights, the output layer and its
-    // layer's cache.
-    if (mtp) {
-        const LayerKinds one{is_local_layer(m, m.layers - 1) ? 0.0 : 1.0, is_local_layer(m, m.layers - 1) ? 1.0 : 0.0};
-        const double mtp_layers = static_cast<double>(m.mtp_layers);
-        const double bytes = weights_read(draft, batch) + batch * mtp_layers * request_kv(c, s, one, context, false);
-        const double flops = 2 * batch * draft.active + mtp_layers * attention_flops(c, one, batch, context, false);
+    // A drafter on the device (multi-token prediction modules, an EAGLE head) drafts one token per forward, `tokens`
+    // forwards in a row (vLLM reuses the model's MTP module for drafts past its count), each over the running requests:
+    // its weights, the output layer and its layers' cache.
+    if (const double drafting = draft_layers(m, s.speculative); drafting > 0) {
+        const bool local = draft_local(m, s.speculative);
+        const LayerKinds one{local ? 0.0 : 1.0, local ? 1.0 : 0.0};
+        const double bytes = weights_read(draft, batch) + batch * drafting * request_kv(c, s, one, context, false);
+        const double flops = 2 * batch * draft.active + drafting * attention_flops(c, one, batch, context, false);
         e.draft_seconds = static_cast<double>(s.speculative.tokens) *
-                          (std::max(flops / flop_rate, bytes / hbm) + tp_seconds(batch, mtp_layers));
+                          (std::max(flops / flop_rate, bytes / hbm) + tp_seconds(batch, drafting));
     }
     e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.all_to_all_seconds + e.draft_seconds;
     e.tokens_per_step = tokens_per_step(s.speculative);

@@ -19,8 +19,10 @@ enum class WeightFormat { Model, Fp8, Int8, Int4, Nvfp4, Mxfp4 };
 // vLLM's --kv-cache-dtype: the model's dtype (auto) or fp8.
 enum class KvCacheDtype { Auto, Fp8 };
 // Speculative decoding's drafter (vLLM --speculative-config "method"): none; n-gram lookup in the prompt (proposed on
-// the host: no device work); the model's own multi-token prediction modules (DeepSeek-V3's MTP, model.mtp_layers).
-enum class SpeculativeMethod { None, Ngram, Mtp };
+// the host: no device work); the model's own multi-token prediction modules (DeepSeek-V3's MTP, model.mtp_layers); an
+// EAGLE head (Li et al. 2024: one decoder layer of the target's shape over its last hidden state and the token's
+// embedding, fused by a [2h, h] projection, reading the target's embedding and output layer: vLLM method "eagle").
+enum class SpeculativeMethod { None, Ngram, Mtp, Eagle };
 
 struct Speculation {
     SpeculativeMethod method = SpeculativeMethod::None;

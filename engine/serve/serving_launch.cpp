@@ -89,14 +89,21 @@ std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s,
     // Prefix caching is on by default in vLLM's V1 engine and SGLang (its radix cache); said explicitly where the plan
     // counts on it.
     if (s.shared_prefix_tokens > 0) vllm.lines.push_back("--enable-prefix-caching");
-    // Speculative decoding: vLLM's --speculative-config (vllm/config/speculative.py SpeculativeConfig: method,
-    // num_speculative_tokens); SGLang drafts with the model's MTP module as its NEXTN algorithm, one token per step, no
-    // tree (--speculative-eagle-topk 1), the target verifying the drafts and one more.
+    // Speculative decoding: vLLM's --speculative-config (vllm/config/speculative.py SpeculativeConfig: method, model,
+    // num_speculative_tokens); SGLang drafts with the model's MTP module as its NEXTN algorithm, or with an EAGLE head,
+    // one token per step, no tree (--speculative-eagle-topk 1), the target verifying the drafts and one more.
     const Speculation& sp = s.speculative;
     if (sp.method != SpeculativeMethod::None) {
-        vllm.lines.push_back("--speculative-config '{\"method\": \"" + std::string(name_of(sp.method)) +
-                             "\", \"num_speculative_tokens\": " + n(sp.tokens) + "}'");
-        if (sp.method == SpeculativeMethod::Mtp)
+        // An EAGLE head is a checkpoint of its own, which both servers are given by path.
+        const bool eagle = sp.method == SpeculativeMethod::Eagle;
+        vllm.lines.push_back("--speculative-config '{\"method\": \"" + std::string(name_of(sp.method)) + "\", " +
+                             (eagle ? "\"model\": \"<EAGLE head>\", " : "") + "\"num_speculative_tokens\": " + n(sp.tokens) + "}'");
+        if (eagle)
+            for (const std::string& line : {std::string("--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head>"),
+                                            "--speculative-num-steps " + n(sp.tokens), std::string("--speculative-eagle-topk 1"),
+                                            "--speculative-num-draft-tokens " + n(sp.tokens + 1)})
+                sglang.lines.push_back(line);
+        else if (sp.method == SpeculativeMethod::Mtp)
             for (const std::string& line : {std::string("--speculative-algorithm NEXTN"), "--speculative-num-steps " + n(sp.tokens),
                                             std::string("--speculative-eagle-topk 1"), "--speculative-num-draft-tokens " + n(sp.tokens + 1)})
                 sglang.lines.push_back(line);

@@ -21,7 +21,8 @@ const std::vector<std::pair<KvCacheDtype, const char*>>& enum_names<KvCacheDtype
 template <>
 const std::vector<std::pair<SpeculativeMethod, const char*>>& enum_names<SpeculativeMethod>() {
     static const std::vector<std::pair<SpeculativeMethod, const char*>> t{
-        {SpeculativeMethod::None, "none"}, {SpeculativeMethod::Ngram, "ngram"}, {SpeculativeMethod::Mtp, "mtp"}};
+        {SpeculativeMethod::None, "none"}, {SpeculativeMethod::Ngram, "ngram"}, {SpeculativeMethod::Mtp, "mtp"},
+        {SpeculativeMethod::Eagle, "eagle"}};
     return t;
 }
 

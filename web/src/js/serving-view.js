@@ -20,7 +20,7 @@ const NUMBERS = [
   ['shared_prefix_tokens', 'Shared prefix tokens', { min: 0, value: 0 }],
 ];
 // Speculative decoding (the "speculative" object): its drafter, and the draft tokens and their acceptance it needs.
-const DRAFTERS = [['none', 'none'], ['ngram', 'n-gram (prompt lookup)'], ['mtp', 'the model\'s MTP modules']];
+const DRAFTERS = [['none', 'none'], ['ngram', 'n-gram (prompt lookup)'], ['mtp', 'the model\'s MTP modules'], ['eagle', 'an EAGLE head']];
 const SPECULATION = [
   ['tokens', 'Draft tokens', { min: 1, max: 16, value: 3 }],
   ['acceptance', 'Acceptance', { min: 0, max: 0.999, step: 0.01, value: 0.7 }],
