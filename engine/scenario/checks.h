@@ -28,6 +28,9 @@ public:
     void require(bool ok, const char* path, const std::string& message) {
         if (!ok) problems_.add(path, message);
     }
+    // A check that failed, where its message is worth building only then (it lists the values that would work: a plan
+    // search validates hundreds of thousands of plans).
+    void fail(const char* path, const std::string& message) { problems_.add(path, message); }
     // `degree` must divide each size; one message lists them all and the values that divide every one.
     void divides(int64_t degree, std::initializer_list<Size> sizes, const char* path, const char* degree_name) {
         std::vector<std::string> failed;

@@ -191,9 +191,10 @@ void validate_experts(const Config& c, Checks& check) {
     check.divides(p.ep, {{"model.experts", m.experts, "each rank holds experts / ep of them"}}, "/parallel/ep", "ep");
     check.divides(etp, {{"model.expert_ffn_hidden", *m.expert_ffn_hidden}}, "/parallel/etp", "etp");
     const int64_t ranks = c.d.replica_degree * p.tp;  // the non-pipeline ranks
-    check.require(ranks % (p.ep * etp) == 0, "/parallel/ep",
-                  "ep * etp (" + str(p.ep * etp) + ") must divide the non-pipeline ranks, dp*tp*cp*ulysses = " + str(ranks) +
-                      "; ep that work with etp = " + str(etp) + ": " + divisors_text(gcd(m.experts, ranks % etp == 0 ? ranks / etp : 1)));
+    if (ranks % (p.ep * etp) != 0)
+        check.fail("/parallel/ep", "ep * etp (" + str(p.ep * etp) + ") must divide the non-pipeline ranks, dp*tp*cp*ulysses = " +
+                                       str(ranks) + "; ep that work with etp = " + str(etp) + ": " +
+                                       divisors_text(gcd(m.experts, ranks % etp == 0 ? ranks / etp : 1)));
     // Megatron requires sequence parallelism with tensor parallelism in MoE models (arguments.py).
     if (c.s.framework == Framework::Megatron)
         check.require(p.tp == 1 || p.sp, "/parallel/sp", "Megatron's MoE layers need sequence parallelism (sp) when tp > 1");
@@ -220,9 +221,9 @@ void validate_sharding(const Config& c, Checks& check) {
     // Megatron context parallelism splits the sequence into 2*cp chunks for load balance
     // (megatron/core/utils.py get_batch_on_this_cp_rank) and needs blockwise (flash) attention.
     if (p.cp > 1) {
-        check.require(seq % (2 * p.cp) == 0, "/parallel/cp",
-                      "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
-                          str(p.cp) + (seq % 2 == 0 ? "; cp that work: " + divisors_text(seq / 2) : "; an odd seq_len allows cp = 1 only"));
+        if (seq % (2 * p.cp) != 0)
+            check.fail("/parallel/cp", "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
+                                           str(p.cp) + (seq % 2 == 0 ? "; cp that work: " + divisors_text(seq / 2) : "; an odd seq_len allows cp = 1 only"));
         check.require(c.s.training.attention == Attention::Flash, "/parallel/cp",
                       "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
     }
