@@ -123,6 +123,12 @@ TEST_CASE("rl: the step is resharding, rollout in waves, log-probability passes 
     CHECK(d.rollout_seconds == 0);
     CHECK(d.phases.size() == 2);
     CHECK(d.samples == 128);
+    // TRL's DPO flags count pairs: a micro-batch of 2 sequences is one pair.
+    std::string dpo_flags;
+    for (const LaunchCommand& cmd : rl_launch(d.training.config, dpo))
+        for (const std::string& line : cmd.lines) dpo_flags += line + "\n";
+    CHECK(dpo_flags.find("--per_device_train_batch_size 1\n") != std::string::npos);
+    CHECK(dpo_flags.find("--max_length 768\n") != std::string::npos);
 }
 
 TEST_CASE("rl: the largest settings that fit are where fitting stops") {

@@ -78,6 +78,8 @@ void validate_rl(const Scenario& actor, const RlSpec& rl) {
             "each update's " + str(per_update) + " sequences must split into micro-batches of training.micro_batch (" +
                 str(actor.training.micro_batch) + ") on each of the " + str(p.dp) + " data-parallel ranks");
     require(rl.algorithm != RlAlgorithm::Dpo || rl.n == 2, "/rl/n", "DPO trains on a chosen and a rejected response per prompt: 2");
+    require(rl.algorithm != RlAlgorithm::Dpo || actor.training.micro_batch % 2 == 0, "/training/micro_batch",
+            "DPO's micro-batch holds whole preference pairs (a chosen and a rejected sequence each): an even number of sequences");
     require(world % rl.rollout_tp == 0, "/rl/rollout_tp",
             "must divide the " + str(world) + " GPUs the actor trains on (the rollout runs on the same GPUs)");
     problems.raise();

@@ -1,7 +1,8 @@
 // verl's Hydra overrides (verl/trainer/config/ppo_trainer.yaml: data, actor_rollout_ref.actor / rollout / ref, critic,
 // algorithm, trainer) and TRL's GRPOConfig arguments (trl/trainer/grpo_config.py: num_generations,
 // max_completion_length, use_vllm, vllm_mode, vllm_gpu_memory_utilization, vllm_tensor_parallel_size,
-// vllm_enable_sleep_mode, beta, num_iterations), the names as those files define them.
+// vllm_enable_sleep_mode, beta, num_iterations) and DPOConfig's (trl/trainer/dpo_config.py), the names as those files
+// define them.
 #include "rl/rl_launch.h"
 
 #include <string>
@@ -72,10 +73,23 @@ LaunchCommand trl_grpo(const Config& c, const RlSpec& rl) {
     return cmd;
 }
 
+// TRL's DPOTrainer (trl/trainer/dpo_config.py DPOConfig: max_prompt_length, max_length): a batch counts preference
+// pairs, each a chosen and a rejected sequence concatenated into one forward.
+LaunchCommand trl_dpo(const Config& c, const RlSpec& rl) {
+    LaunchCommand cmd{"TRL DPOConfig arguments", {}};
+    auto& l = cmd.lines;
+    l.push_back("--max_prompt_length " + n(rl.prompt_tokens));
+    l.push_back("--max_length " + n(rl.prompt_tokens + rl.response_tokens));
+    l.push_back("--per_device_train_batch_size " + n(c.s.training.micro_batch / 2));
+    l.push_back("--gradient_accumulation_steps " + n(c.d.microbatches));
+    if (c.s.training.recompute != Recompute::None) l.push_back("--gradient_checkpointing");
+    return cmd;
+}
+
 }  // namespace
 
 std::vector<LaunchCommand> rl_launch(const Config& c, const RlSpec& rl) {
-    if (rl.algorithm == RlAlgorithm::Dpo) return {};
+    if (rl.algorithm == RlAlgorithm::Dpo) return {trl_dpo(c, rl)};
     std::vector<LaunchCommand> out{verl(c, rl)};
     if (rl.algorithm == RlAlgorithm::Grpo) out.push_back(trl_grpo(c, rl));
     return out;
