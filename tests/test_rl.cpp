@@ -100,8 +100,10 @@ TEST_CASE("rl: the step is resharding, rollout in waves, log-probability passes 
     CHECK(e.replicas == 4);
     CHECK(e.concurrency <= e.rollout.max_concurrency);
     CHECK(e.waves * e.concurrency >= 64);  // 256 sequences over 4 replicas
-    CHECK(e.rollout_seconds == doctest::Approx(static_cast<double>(e.waves) *
-                                               (e.concurrency * e.rollout.prefill_seconds + 512 * e.rollout.decode_step_seconds)));
+    // Every prompt's prefill, then the decode steps its sequences' tokens need at that concurrency (at least the
+    // longest response's).
+    const double steps = std::max(512.0, std::ceil(64.0 * 512 / e.concurrency));
+    CHECK(e.rollout_seconds == doctest::Approx(64 * e.rollout.prefill_seconds + steps * e.rollout.decode_step_seconds));
     double forward = 0;
     for (const auto& [key, s] : e.training.perf.breakdown)
         if (key == "forward_compute" || key == "forward_host_wait") forward += s;
@@ -129,6 +131,25 @@ TEST_CASE("rl: the step is resharding, rollout in waves, log-probability passes 
         for (const std::string& line : cmd.lines) dpo_flags += line + "\n";
     CHECK(dpo_flags.find("--per_device_train_batch_size 1\n") != std::string::npos);
     CHECK(dpo_flags.find("--max_length 768\n") != std::string::npos);
+}
+
+TEST_CASE("rl: responses of a mean length shorter than the longest take less time, the same memory") {
+    RlSpec rl = grpo();
+    const RlEstimate full = rl_estimate(actor(), rl);
+    rl.mean_response_tokens = 128;
+    const RlEstimate mean = rl_estimate(actor(), rl);
+    CHECK(mean.phases[mean.peak_phase].total() == full.phases[full.peak_phase].total());
+    CHECK(mean.timed.config.d.seq_len == 256 + 128);
+    CHECK(mean.training_seconds == doctest::Approx(2 * mean.timed.perf.step_seconds));
+    // Half the tokens: about half the work (this small model's update is bound by the host's launches, so its time
+    // barely moves; a larger one's would).
+    CHECK(mean.timed.perf.model_flops < 0.6 * full.training.perf.model_flops);
+    CHECK(mean.training_seconds <= full.training_seconds);
+    // The rollout still waits for the longest response: 512 decode steps at least.
+    CHECK(mean.rollout_seconds >= 512 * mean.rollout.decode_step_seconds);
+    CHECK(mean.rollout_seconds <= full.rollout_seconds);
+    rl.mean_response_tokens = 513;
+    CHECK_THROWS_AS(rl_estimate(actor(), rl), InputError);
 }
 
 TEST_CASE("rl: the largest settings that fit are where fitting stops") {

@@ -19,11 +19,12 @@ std::string str(int64_t v) { return std::to_string(v); }
 // Sequences per step: n responses to each prompt (DPO trains on a chosen and a rejected response per prompt).
 int64_t samples_of(const RlSpec& rl) { return rl.prompts * (rl.algorithm == RlAlgorithm::Dpo ? 2 : rl.n); }
 
-// The actor's training plan for one optimizer update: the scenario with the RL sequence (prompt and response) and the
-// samples of one mini-batch as its global batch (verl splits train_batch_size x n into ppo_mini_batch_size updates).
-Scenario actor_plan(const Scenario& actor, const RlSpec& rl) {
+// The actor's training plan for one optimizer update: the scenario with the RL sequence (prompt and a response of
+// `response` tokens) and the samples of one mini-batch as its global batch (verl splits train_batch_size x n into
+// ppo_mini_batch_size updates).
+Scenario actor_plan(const Scenario& actor, const RlSpec& rl, int64_t response) {
     Scenario s = actor;
-    s.training.seq_len = rl.prompt_tokens + rl.response_tokens;
+    s.training.seq_len = rl.prompt_tokens + response;
     s.training.global_batch = samples_of(rl) / rl.mini_batches;
     return s;
 }
@@ -80,6 +81,8 @@ void validate_rl(const Scenario& actor, const RlSpec& rl) {
     require(rl.algorithm != RlAlgorithm::Dpo || rl.n == 2, "/rl/n", "DPO trains on a chosen and a rejected response per prompt: 2");
     require(rl.algorithm != RlAlgorithm::Dpo || actor.training.micro_batch % 2 == 0, "/training/micro_batch",
             "DPO's micro-batch holds whole preference pairs (a chosen and a rejected sequence each): an even number of sequences");
+    require(rl.mean_response_tokens <= rl.response_tokens, "/rl/mean_response_tokens",
+            "at most response_tokens (" + str(rl.response_tokens) + "), the longest; 0 for every response at that length");
     require(world % rl.rollout_tp == 0, "/rl/rollout_tp",
             "must divide the " + str(world) + " GPUs the actor trains on (the rollout runs on the same GPUs)");
     problems.raise();
@@ -89,7 +92,8 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     validate_rl(actor, rl);
     RlEstimate e;
     e.samples = samples_of(rl);
-    e.training = evaluate(actor_plan(actor, rl));
+    e.training = evaluate(actor_plan(actor, rl, rl.response_tokens));
+    e.timed = rl.mean_response() < rl.response_tokens ? evaluate(actor_plan(actor, rl, rl.mean_response())) : e.training;
     const Config& c = e.training.config;
     const StageMemory& m = e.training.peak();
     const int64_t world = c.d.world_size;
@@ -132,9 +136,12 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         e.waves = (per_replica + e.concurrency - 1) / e.concurrency;
         spec.concurrency = e.concurrency;
         r = serving_estimate(rc, rg, spec);
-        // A wave: its prompts' prefill (compute-bound: one prompt's time each) and response_tokens decode steps.
-        e.rollout_seconds = static_cast<double>(e.waves) *
-                            (static_cast<double>(e.concurrency) * r.prefill_seconds + static_cast<double>(rl.response_tokens) * r.decode_step_seconds);
+        // Every prompt's prefill (compute-bound: one prompt's time each), then decode steps at that concurrency: as many
+        // as its sequences' tokens need with a finished sequence's slot refilled at once, and at least the longest
+        // response's (the step waits for it).
+        const double tokens = static_cast<double>(per_replica) * static_cast<double>(rl.mean_response());
+        const double steps = std::max(static_cast<double>(rl.response_tokens), std::ceil(tokens / static_cast<double>(e.concurrency)));
+        e.rollout_seconds = static_cast<double>(per_replica) * r.prefill_seconds + steps * r.decode_step_seconds;
     }
     e.rollout = r;
     const double overhead = m.other.overhead;
@@ -203,10 +210,10 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     // forward computes it), the reference, PPO's critic values; each costs the training plan's forward.
     const double passes = (dpo ? 0 : 1) + (reference ? 1 : 0) + (ppo ? 1 : 0);
     const double updates = static_cast<double>(rl.mini_batches * rl.epochs);
-    e.log_prob_seconds = passes * static_cast<double>(rl.mini_batches) * forward_seconds(e.training);
-    e.training_seconds = (ppo ? 2 : 1) * updates * e.training.perf.step_seconds;
+    e.log_prob_seconds = passes * static_cast<double>(rl.mini_batches) * forward_seconds(e.timed);
+    e.training_seconds = (ppo ? 2 : 1) * updates * e.timed.perf.step_seconds;
     if (!dpo && e.step_seconds() > 0)
-        e.response_tokens_per_second = static_cast<double>(e.samples * rl.response_tokens) / e.step_seconds();
+        e.response_tokens_per_second = static_cast<double>(e.samples * rl.mean_response()) / e.step_seconds();
     return e;
 }
 

@@ -21,6 +21,11 @@ struct RlSpec {
     int64_t n = 8;                   // responses per prompt (verl rollout.n, TRL num_generations); DPO: its pair, 2
     int64_t prompt_tokens = 512;     // verl data.max_prompt_length
     int64_t response_tokens = 1024;  // verl data.max_response_length (TRL max_completion_length)
+    // The responses' mean length (0: every response at response_tokens): generation ends each sequence there, and
+    // verl's use_remove_padding and TRL's padding-free packing process its real tokens only. Memory stays sized by
+    // the longest (response_tokens).
+    int64_t mean_response_tokens = 0;
+    int64_t mean_response() const { return mean_response_tokens > 0 ? mean_response_tokens : response_tokens; }
     int64_t mini_batches = 1;        // optimizer updates per epoch: train_batch_size / ppo_mini_batch_size
     int64_t epochs = 1;              // verl ppo_epochs, TRL num_iterations
     bool reference = true;           // a frozen reference policy for the KL term (verl use_kl_loss, TRL beta > 0)
@@ -50,7 +55,8 @@ struct RlPhase {
 };
 
 struct RlEstimate {
-    Report training;           // one optimizer update of the actor: the scenario with the RL batch and sequence
+    Report training;           // one optimizer update of the actor: the scenario with the RL batch and longest sequence
+    Report timed;              // the same at the mean sequence, which sets the log-probability passes' and updates' time
     ServingEstimate rollout;   // one rollout replica (rollout_tp GPUs) at the concurrency it runs
     int64_t samples = 0;       // sequences per step: prompts x n
     int64_t replicas = 0;      // rollout replicas on the actor's GPUs

@@ -26,7 +26,7 @@ test('the RL section answers for the plan in the form as the CLI does, and follo
   const actor = structuredClone(cliReport(plan).scenario);
   delete actor.training.seq_len;
   delete actor.training.global_batch;
-  const want = rlOf({ ...actor, rl: { algorithm: 'grpo', prompts: 256, n: 8, prompt_tokens: 512, response_tokens: 1024, mini_batches: 1,
+  const want = rlOf({ ...actor, rl: { algorithm: 'grpo', prompts: 256, n: 8, prompt_tokens: 512, response_tokens: 1024, mean_response_tokens: 0, mini_batches: 1,
     rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false, reference_offload: false,
     optimizer_offload: false } });
   const shown = (key) => page.getAttribute(`[data-rl="${key}"]`, 'data-value');

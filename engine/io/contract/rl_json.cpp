@@ -29,6 +29,7 @@ RlSpec rl_spec_from_json(const nlohmann::json* j) {
     assign(rl.n, r.integer("n", 1, 1 << 16));
     assign(rl.prompt_tokens, r.integer("prompt_tokens", 1, kTokens));
     assign(rl.response_tokens, r.integer("response_tokens", 1, kTokens));
+    assign(rl.mean_response_tokens, r.integer("mean_response_tokens", 0, kTokens));
     assign(rl.mini_batches, r.integer("mini_batches", 1, kCount));
     assign(rl.epochs, r.integer("epochs", 1, 1 << 10));
     assign(rl.reference, r.boolean("reference"));
@@ -89,7 +90,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
           {"log_prob_seconds", e.log_prob_seconds},
           {"training_seconds", e.training_seconds},
           {"step_seconds", e.step_seconds()},
-          {"update_seconds", e.training.perf.step_seconds},
+          {"update_seconds", e.timed.perf.step_seconds},
           {"response_tokens_per_second", e.response_tokens_per_second}}},
         {"limits",
          {{"micro_batch", limits.micro_batch},
