@@ -96,7 +96,8 @@ SERVING = {
     "gpu_memory_utilization": [0.01, 0.5, 0.9, 1], "block_size": [1, 16, 65536], "max_num_batched_tokens": [1, 8192, 1 << 26],
     "max_num_seqs": [1, 256, 1 << 20], "shared_prefix_tokens": [0, 1, 100, 4096, 1 << 26],
     "speculative": [{"method": "ngram", "tokens": 1, "acceptance": 0}, {"method": "ngram", "tokens": 16, "acceptance": 0.999},
-                    {"method": "mtp", "tokens": 3, "acceptance": 0.8}, {"method": "none"}],
+                    {"method": "mtp", "tokens": 3, "acceptance": 0.8}, {"method": "eagle", "tokens": 4, "acceptance": 0.7},
+                    {"method": "none"}],
     "dp_attention": [True, False], "request_rate": [0, 0.001, 5, 1e6],
     "max_prompt_tokens": [1, 4096, 1 << 26], "max_output_tokens": [1, 4096, 1 << 26],
 }
@@ -109,6 +110,27 @@ def serving(i):
         s["search"] = {"weights": rng.sample(SERVING["weights"], rng.randint(1, 2)), "tpot_ms": rng.choice([0, 5, 50]),
                        "ttft_ms": rng.choice([0, 100, 2000])}
     return s
+
+
+# The rl object's fields (docs/rl.md) with their ranges' ends and values inside them.
+RL = {
+    "algorithm": ["grpo", "ppo", "dpo"], "prompts": [1, 16, 256, 1 << 24], "n": [1, 2, 8, 1 << 16],
+    "prompt_tokens": [1, 512, 1 << 20], "response_tokens": [1, 1024, 1 << 20], "mean_response_tokens": [0, 1, 300],
+    "mini_batches": [1, 2, 4, 1 << 24], "epochs": [1, 2], "reference": [True, False], "log_prob_micro_batch": [0, 1, 64],
+    "rollout_tp": [1, 2, 8, 65536], "gpu_memory_utilization": [0.01, 0.5, 1], "sleep": [True, False],
+    "param_offload": [True, False], "reference_offload": [True, False], "optimizer_offload": [True, False],
+}
+
+
+def rl_scenario(s):
+    """The scenario as an RL actor (its sequence and batch left to the rl object), with a few drawn rl fields."""
+    actor = {k: v for k, v in s.items() if k != "search"}
+    training = dict(actor.get("training") or {}) if isinstance(actor.get("training"), dict) else {}
+    training.pop("seq_len", None)
+    training.pop("global_batch", None)
+    actor["training"] = training
+    actor["rl"] = {k: rng.choice(v) for k, v in rng.sample(sorted(RL.items()), rng.randint(0, 5))}
+    return actor
 
 
 def negative_or_not_finite(value):
@@ -128,6 +150,7 @@ out = Path(args.out)
 failures = []
 accepted = 0
 served_counts = {0: 0, 2: 0}
+rl_counts = {0: 0, 2: 0}
 for i in range(args.count):
     s = scenario()
     text = json.dumps(s)
@@ -179,6 +202,21 @@ for i in range(args.count):
                 problem = "serve: fits, yet holds fewer requests than asked for"
         if problem:
             text = json.dumps(served)
+    # Every fourth scenario as the actor of an RL step (`shardcalc rl`): within the limits, exit 0 or 2 with a path,
+    # no negative or non-finite figure.
+    if not problem and i % 4 == 1:
+        actor = rl_scenario(s)
+        code5, stdout5, stderr5 = run(["rl", "--format", "json"], json.dumps(actor))
+        if code5 in rl_counts:
+            rl_counts[code5] += 1
+        if code5 not in (0, 2):
+            problem = f"rl: {'exit ' + str(code5) if code5 is not None else stderr5} {stderr5[-300:]}"
+        elif code5 == 2 and not isinstance(json.loads(stderr5).get("error", {}).get("path"), str):
+            problem = "rl: an error without a path: " + stderr5[:200]
+        elif code5 == 0 and negative_or_not_finite(json.loads(stdout5)):
+            problem = "rl: a negative or non-finite figure: " + stdout5[:300]
+        if problem:
+            text = json.dumps(actor)
     if problem:
         out.mkdir(parents=True, exist_ok=True)
         (out / f"failure-{i}.json").write_text(text)
@@ -186,7 +224,7 @@ for i in range(args.count):
 
 print(f"generated scenarios: {args.count} drawn from the engine's schema (seed {args.seed}), {accepted} accepted, "
       f"each run within {CPU_SECONDS} s of CPU and {MEMORY_BYTES >> 20} MiB; served: {served_counts[0]} answered, "
-      f"{served_counts[2]} refused with a path")
+      f"{served_counts[2]} refused with a path; as RL actors: {rl_counts[0]} answered, {rl_counts[2]} refused with a path")
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures[:20]) + (f"\n  ... and {len(failures) - 20} more" if len(failures) > 20 else ""))
     sys.exit(1)
