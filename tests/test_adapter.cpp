@@ -192,3 +192,11 @@ TEST_CASE("adapter: LoRA on GPT-3 175B holds the frozen fp16 weights, about 350 
     CHECK((m.weights + m.optimizer + test::phase(m, "optimizer_step").gradients) / test::GB == doctest::Approx(350).epsilon(0.01));
     CHECK(r.parameters.trained < 1e-3 * r.parameters.total);
 }
+
+TEST_CASE("adapter: DDP's gradient buckets hold the adapters' gradients only") {
+    // torch DDP's reducer buckets the parameters that require a gradient; the frozen base has none.
+    const Report r = test::report(scenario(R"({"method":"lora","rank":16})", "", R"("dp":2)"));
+    CHECK(r.peak().other.comm_buffers == doctest::Approx(4 * r.parameters.trained));
+    const Report full = test::report(scenario("", "", R"("dp":2)"));
+    CHECK(full.peak().other.comm_buffers == doctest::Approx(4 * full.parameters.total));  // fp32 gradients under pytorch
+}

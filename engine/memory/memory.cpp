@@ -55,15 +55,19 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, cons
     const double compute_b = bytes_of(t.dtype);
     const bool mixed = *t.param_dtype != t.dtype;
     const double unit = std::min(params, largest_layer_params(g, layers));
+    // The parameters with gradients, which the gradient buffers hold: all of them, or an adapter's (its base frozen:
+    // DDP buckets and DeepSpeed reduces only parameters that require a gradient), and their share of a unit.
+    const double trained = params - tally.frozen;
+    const double unit_trained = params > 0 ? unit * trained / params : 0;
     switch (c.traits.buffers) {
         case BufferPolicy::None: break;
         case BufferPolicy::DdpBuckets:
             // torch DDP reducer: bucket views are copies unless gradient_as_bucket_view=True.
-            if (replicated) o.comm_buffers = params * grad_b;
+            if (replicated) o.comm_buffers = trained * grad_b;
             break;
         case BufferPolicy::DeepSpeedZero:
             // Stage 1/2 IPG bucket and stage 3 __ipg_bucket_flat_buffer hold reduce_bucket_size elements.
-            if (replicated) o.comm_buffers = std::min(kDeepSpeedReduceBucket, params) * grad_b;
+            if (replicated) o.comm_buffers = std::min(kDeepSpeedReduceBucket, trained) * grad_b;
             // Stage 3 gathers each module's full parameters before use and prefetches the next ones.
             if (p.zero == 3)
                 o.comm_buffers += std::min(params, unit + std::min(kDeepSpeedPrefetchBucket, params)) *
@@ -75,9 +79,9 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, cons
             // the reduce-scatter; SHARD_GRAD_OP and NO_SHARD keep the compute copies of all parameters.
             // Megatron-FSDP with fp8 primary weights gathers the fp8 parameters themselves.
             if (p.zero == 3) {
-                o.comm_buffers = (2 * gathered_bytes_per_param(c) + compute_b) * unit;
+                o.comm_buffers = 2 * gathered_bytes_per_param(c) * unit + compute_b * unit_trained;
             } else {
-                if (p.zero == 2) o.comm_buffers = unit * compute_b;
+                if (p.zero == 2) o.comm_buffers = unit_trained * compute_b;
                 if (mixed) o.cast_weights = params * compute_b;
             }
             break;
