@@ -131,7 +131,7 @@ TEST_CASE("adapter: the plans it does not model are refused at their fields") {
     CHECK(test::error_of(scenario(R"({"method":"lora","targets":[]})"))["path"] == "/adapter/targets");
     CHECK(test::error_of(scenario(R"({"method":"lora","targets":["qkv"]})"))["path"] == "/adapter/targets/0");
     CHECK(test::error_of(scenario(R"({"method":"lora","rank":0})"))["path"] == "/adapter/rank");
-    CHECK(test::error_of(scenario(R"({"method":"qlora"})", "", R"("dp":2,"zero":3)", "fsdp"))["path"] == "/parallel/zero");
+    CHECK(test::error_of(scenario(R"({"method":"qlora"})", "", R"("dp":2,"zero":3)", "deepspeed"))["path"] == "/parallel/zero");
     CHECK(test::error_of(scenario(R"({"method":"lora"})", R"(,"master_weights":true)"))["path"] == "/training/master_weights");
 }
 
@@ -199,4 +199,15 @@ TEST_CASE("adapter: DDP's gradient buckets hold the adapters' gradients only") {
     CHECK(r.peak().other.comm_buffers == doctest::Approx(4 * r.parameters.trained));
     const Report full = test::report(scenario("", "", R"("dp":2)"));
     CHECK(full.peak().other.comm_buffers == doctest::Approx(4 * full.parameters.total));  // fp32 gradients under pytorch
+}
+
+TEST_CASE("adapter: FSDP-QLoRA shards the packed 4-bit weights and gathers a layer of them packed") {
+    const Report one = test::report(scenario(R"({"method":"qlora","rank":8})"));
+    const Report fsdp = test::report(scenario(R"({"method":"qlora","rank":8})", "", R"("dp":4,"zero":3)", "fsdp"));
+    CHECK(fsdp.peak().weights == doctest::Approx(one.peak().weights / 4));
+    // The current and the prefetched unit (a layer) packed, and the unit's adapters' gradients.
+    const double h = 512, kv = 256, f = 1024;
+    const double layer = h * h + 2 * h * kv + h * h + 3 * h * f + 2 * h + 8 * (h + h) + 8 * (h + kv);
+    const double adapters = 8 * (h + h) + 8 * (h + kv);
+    CHECK(fsdp.peak().other.comm_buffers == doctest::Approx(2 * (0.5 + 4.0 / 64) * layer + 2 * adapters).epsilon(1e-3));
 }

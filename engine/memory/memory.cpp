@@ -39,11 +39,16 @@ ParamTally stage_params(const Config& c, const ModelGraph& g, const StagePlan& s
     return t;
 }
 
-double largest_layer_params(const ModelGraph& g, const LayerFigures& layers) {
-    double best = 0;
-    for (const auto& grp : g.groups) best = std::max(best, layers.tally(grp.layer).params);
+// The largest layer's parameters (an FSDP unit), and of them the trained ones (all but an adapter's frozen base).
+ParamTally largest_layer(const ModelGraph& g, const LayerFigures& layers) {
+    ParamTally best;
+    for (const auto& grp : g.groups) {
+        const ParamTally t = layers.tally(grp.layer);
+        if (t.params > best.params) best = t;
+    }
     return best;
 }
+double largest_layer_params(const ModelGraph& g, const LayerFigures& layers) { return largest_layer(g, layers).params; }
 
 // Extra gradient/parameter copies a framework keeps for communication, and 16-bit compute copies.
 void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, const LayerFigures& layers, OtherBytes& o) {
@@ -54,11 +59,12 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, cons
     const double grad_b = bytes_of(*t.grad_dtype);
     const double compute_b = bytes_of(t.dtype);
     const bool mixed = *t.param_dtype != t.dtype;
-    const double unit = std::min(params, largest_layer_params(g, layers));
+    const ParamTally layer = largest_layer(g, layers);
+    const double unit = std::min(params, layer.params);
     // The parameters with gradients, which the gradient buffers hold: all of them, or an adapter's (its base frozen:
-    // DDP buckets and DeepSpeed reduces only parameters that require a gradient), and their share of a unit.
+    // DDP buckets and DeepSpeed reduces only parameters that require a gradient), and a unit's.
     const double trained = params - tally.frozen;
-    const double unit_trained = params > 0 ? unit * trained / params : 0;
+    const double unit_trained = std::min(trained, layer.params - layer.frozen);
     switch (c.traits.buffers) {
         case BufferPolicy::None: break;
         case BufferPolicy::DdpBuckets:

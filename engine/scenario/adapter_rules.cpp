@@ -39,17 +39,13 @@ std::vector<Problem> adapter_problems(const Config& c) {
             "the optimizer updates the adapters themselves (PEFT) and the base is frozen: there is no master copy; set it to false");
     require(*s.training.param_dtype != Dtype::Fp8, "/training/param_dtype", "the frozen base is stored in fp32, fp16 or bf16");
     const bool qlora = a.method == AdapterMethod::Qlora;
+    // FSDP-QLoRA shards the packed 4-bit weights as they are stored (bnb_4bit_quant_storage in the compute dtype, so
+    // that they flatten with the rest) and gathers them packed; DeepSpeed's stage 3 with them is not modelled.
+    require(!qlora || p.zero < 3 || s.framework == Framework::Fsdp, "/parallel/zero",
+            "4-bit base weights under DeepSpeed's ZeRO-3 are not modelled: 2 or less, or framework fsdp (FSDP-QLoRA)");
     require(a.dtype != Dtype::Fp8, "/adapter/dtype", "adapters are trained in fp32, bf16 or fp16");
-    require(!qlora || p.zero < 3, "/parallel/zero",
-            "4-bit base weights sharded by ZeRO-3 or FSDP's full sharding (FSDP-QLoRA) are not modelled: 2 or less");
     require(qlora || !a.double_quant, "/adapter/double_quant", "quantizes QLoRA's block scales: set adapter.method to qlora");
     return list;
-}
-
-double quantized_weight_bytes(const AdapterSpec& a) {
-    const double block = 64, blocks_per_constant = 256;
-    const double scales = a.double_quant ? 1 / block + 4 / (block * blocks_per_constant) : 4 / block;
-    return 0.5 + scales;
 }
 
 }  // namespace shardcalc

@@ -22,6 +22,9 @@ std::vector<Problem> adapter_problems(const Config& c);
 // Bytes per element of a QLoRA base weight: 4-bit codes plus one fp32 absmax per block of 64, or with double
 // quantization one 8-bit absmax per block and an fp32 constant per 256 of them (Dettmers et al. 2023, sec. 3:
 // 0.5 bits per parameter of scales, 0.127 with double quantization).
-double quantized_weight_bytes(const AdapterSpec& a);
+inline double quantized_weight_bytes(const AdapterSpec& a) {
+    const double block = 64, blocks_per_constant = 256;
+    return 0.5 + (a.double_quant ? 1 / block + 4 / (block * blocks_per_constant) : 4 / block);
+}
 
 }  // namespace shardcalc

@@ -1,6 +1,7 @@
 #pragma once
 // The width of an fp8 or FP4 GEMM operand, one rule for the GEMM's traffic and tiles (compute/roofline.cpp) and for
 // the tensors and casts the recipe keeps (graph/blocks.h users: memory and op costs).
+#include "scenario/adapter_rules.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -29,9 +30,12 @@ inline double fp8_element_bytes(const Config& c, bool weight) {
 }
 
 // Bytes per parameter a ZeRO-3 / FSDP gather moves and holds: the compute dtype (FSDP's MixedPrecision casts the
-// shard before gathering; DeepSpeed's parameters are in it), or the fp8 parameters themselves where they are fp8
-// primary weights (Megatron-FSDP with --fp8-param-gather; the few norms and biases beside them are counted as fp8).
+// shard before gathering; DeepSpeed's parameters are in it), the fp8 parameters themselves where they are fp8
+// primary weights (Megatron-FSDP with --fp8-param-gather; the few norms and biases beside them are counted as fp8),
+// or QLoRA's packed 4-bit weights (FSDP-QLoRA gathers them packed and dequantizes each at its GEMM; the layers' norms
+// beside them are counted as packed).
 inline double gathered_bytes_per_param(const Config& c) {
+    if (c.s.adapter.method == AdapterMethod::Qlora) return quantized_weight_bytes(c.s.adapter);
     return *c.s.training.param_dtype == Dtype::Fp8 ? fp8_element_bytes(c, true) : bytes_of(c.s.training.dtype);
 }
 
