@@ -226,3 +226,16 @@ TEST_CASE("rl: verl's published GRPO example for Qwen2-7B on 8 GPUs of 80 GB fit
     CHECK(e.samples == 5120);
     CHECK(e.replicas == 4);
 }
+
+TEST_CASE("rl: the answer's request, read back with the actor, reproduces the answer") {
+    RlSpec rl = grpo();
+    rl.mean_response_tokens = 200;
+    rl.sleep = false;
+    const RlEstimate e = rl_estimate(actor(), rl);
+    const nlohmann::json answer = rl_to_json(rl, e, rl_limits(actor(), rl));
+    const RlSpec again = rl_spec_from_json(&answer["request"]);
+    const RlEstimate f = rl_estimate(actor(), again);
+    CHECK(f.step_seconds() == e.step_seconds());
+    CHECK(f.phases[f.peak_phase].total() == e.phases[e.peak_phase].total());
+    CHECK(answer["request"]["mean_response_tokens"] == 200);
+}

@@ -64,8 +64,26 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
     const Config& c = e.training.config;
     json launch = json::array();
     for (const LaunchCommand& l : rl_launch(c, rl)) launch.push_back({{"tool", l.tool}, {"lines", l.lines}});
+    // The rl object as read, every field with its value: with the report's scenario it reproduces this answer.
+    const json request = {{"algorithm", name_of(rl.algorithm)},
+                          {"prompts", rl.prompts},
+                          {"n", rl.n},
+                          {"prompt_tokens", rl.prompt_tokens},
+                          {"response_tokens", rl.response_tokens},
+                          {"mean_response_tokens", rl.mean_response_tokens},
+                          {"mini_batches", rl.mini_batches},
+                          {"epochs", rl.epochs},
+                          {"reference", rl.reference},
+                          {"log_prob_micro_batch", rl.log_prob_micro_batch},
+                          {"rollout_tp", rl.rollout_tp},
+                          {"gpu_memory_utilization", rl.gpu_memory_utilization},
+                          {"sleep", rl.sleep},
+                          {"param_offload", rl.param_offload},
+                          {"reference_offload", rl.reference_offload},
+                          {"optimizer_offload", rl.optimizer_offload}};
     return {
         {"algorithm", name_of(rl.algorithm)},
+        {"request", request},
         {"samples", e.samples},
         {"sequence_tokens", c.d.seq_len},
         {"gpus", c.d.world_size},
