@@ -386,6 +386,76 @@ TEST_CASE("Hugging Face experts under autocast with fp32 weights run and keep fp
     CHECK(mask_rows(megatron.dump()).empty());
 }
 
+// A grouped GEMM (torch._grouped_mm's CUTLASS kernel, Transformer Engine's GroupedLinear) runs every local expert's
+// problem in one launch: each expert reads its own weight and pads its own rows to the tile, and the tiles of all of
+// them share the waves. torch's fallback for other dtypes (fp32 under autocast) loops in C++, one GEMM per expert:
+// measured, one GEMM kernel per expert and call (validation/measured/h100-moe-pytorch.jsonl: 8 experts' runs 40 GEMM
+// launches a layer more than the bf16 run's 6, 16 experts' 98 more).
+TEST_CASE("grouped expert GEMMs: one launch over every local expert, their tiles sharing the waves; fp32 loops per expert") {
+    const Config c = test::config(kMixtralPlan);
+    // 8 experts over ep 4: 2 groups of 1,024 rows, in one launch; FLOPs, bytes and L2 traffic twice one group's.
+    const Kernel one = gemm_kernel(1024, 4096, 7168, c), grouped = gemm_kernel(1024, 4096, 7168, c, GemmPrecision::Training, 2);
+    CHECK(grouped.launches == 1);
+    CHECK(grouped.flops == doctest::Approx(2 * one.flops));
+    CHECK(grouped.bytes == doctest::Approx(2 * one.bytes));
+    // Few tiles per group: 8 groups of one 128-row tile by 8 columns of tiles each fill 64 of an H100's 132 SMs in
+    // one wave, where 8 launches of 8 tiles each take a wave apiece.
+    const Kernel small = gemm_kernel(128, 1024, 1024, c), eight = gemm_kernel(128, 1024, 1024, c, GemmPrecision::Training, 8);
+    CHECK(eight.seconds < 0.25 * 8 * small.seconds);
+    // The expert rows of the Mixtral plan: 2 local experts, each over its share of the routed tokens.
+    for (const KernelRow& r : kernel_table(test::scenario(kMixtralPlan)).rows) {
+        if (r.module.find("experts/linear_fc") == std::string::npos || r.gemm.m <= 0) continue;
+        CHECK(r.gemm.groups == 2);
+        CHECK(r.kernel.launches == 1);
+    }
+    // transformers' experts under autocast with fp32 weights: one fp32 GEMM launch per expert, one op call.
+    const Scenario hf_scenario = test::scenario(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16,
+        "kv_heads": 4, "ffn_hidden": 3584, "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope",
+        "norm": "rmsnorm", "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2},
+        "training": {"seq_len": 2048, "micro_batch": 4}, "hardware": {"preset": "h100-sxm-80gb"}})");
+    int looped = 0;
+    for (const KernelRow& r : kernel_table(hf_scenario).rows) {
+        if (r.module.find("experts/linear_fc") == std::string::npos || r.gemm.m <= 0) continue;
+        ++looped;
+        CHECK(r.gemm.groups == 8);
+        if (r.pass == KernelPass::Forward) CHECK(r.gemm.m == doctest::Approx(8192.0 * 2 / 8).epsilon(1e-9));
+        CHECK(r.kernel.launches == 8);
+        CHECK(r.kernel.library_launches == 7);
+    }
+    CHECK(looped == 6);
+}
+
+// transformers' routing, op by op (graph/eager_kernels.cpp): the router's softmax and top-k, the sort of the routed
+// copies by expert, the gathers and their index_put backward (each sorting its indices), the return to token order.
+// Its launches do not depend on the experts or top-k (measured: the 8-expert top-2 and 16-expert top-4 runs of
+// validation/measured/h100-moe-pytorch.jsonl launch the same 472 elementwise, 163 reduction and 235 copy kernels);
+// Megatron's fused permutation launches far fewer.
+TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for any experts and top-k") {
+    const auto routing_launches = [](const char* framework, int experts, int top_k) {
+        nlohmann::json s = {{"framework", framework},
+                            {"model", {{"layers", 2}, {"hidden", 1024}, {"heads", 16}, {"kv_heads", 4}, {"ffn_hidden", 3584},
+                                       {"mlp", "swiglu"}, {"vocab", 32000}, {"max_positions", 4096}, {"position_embedding", "rope"},
+                                       {"norm", "rmsnorm"}, {"bias", false}, {"tied_embeddings", false}, {"experts", experts},
+                                       {"experts_per_token", top_k}}},
+                            {"training", {{"seq_len", 2048}, {"micro_batch", 4}, {"param_dtype", "bf16"}}},
+                            {"hardware", {{"preset", "h100-sxm-80gb"}}}};
+        double launches = 0;
+        for (const KernelRow& r : kernel_table(test::scenario(s.dump())).rows) {
+            const bool routing = r.module.find("moe/router") != std::string::npos || r.module.find("moe/dispatch") != std::string::npos ||
+                                 r.module.find("moe/combine") != std::string::npos;
+            if (routing && r.gemm.m <= 0) launches += r.kernel.launches * r.count;
+        }
+        return launches / 2;  // per layer
+    };
+    const double hf = routing_launches("pytorch", 8, 2);
+    CHECK(hf == routing_launches("pytorch", 16, 4));
+    // Forward: 6 for the router, 21 for the sort and counts, the gather, the weights' product, the return and the
+    // sum; backward: 9 for the router, 19 for three index sorts and a scatter, 1 for the gather, 3 for the product, 2
+    // for the return, 1 for the input's gradients summed.
+    CHECK(hf == 6 + 21 + 1 + 1 + 2 + 9 + 19 + 1 + 3 + 2 + 1);
+    CHECK(routing_launches("megatron", 8, 2) < hf / 5);
+}
+
 // Megatron-Core's MoELayer hands the router and the shared experts the same tensor (the pre-MLP norm's output), and
 // autograd saves a tensor once: the shared experts' first GEMM adds nothing to keep, unless it keeps a copy of its own
 // (an fp8 recipe's quantized input, or autocast's cast for each linear).

@@ -51,33 +51,50 @@ Kernel fp8_quantize(double elements, double from_bytes, const Config& c) {
 // (`gathered_in`, `gathered_out`). The weight is quantized once per step (cached from the first microbatch;
 // with fp8 primary weights only its column-wise copy is made), shown here as its share per microbatch.
 void gemm_passes(double m, double k, double n, const Work& w, const Config& c, const char* name, WorkKernels& out,
-                 bool gathered_in = false, bool gathered_out = false) {
+                 bool gathered_in = false, bool gathered_out = false, double groups = 1) {
     const bool fp8 = runs_in_fp8(w, c);
     const GemmPrecision p = fp8    ? GemmPrecision::Fp8
                             : w.fp32 ? GemmPrecision::Fp32
                             : w.cudnn ? GemmPrecision::Cudnn
                                      : GemmPrecision::Training;
     const double a = bytes_of(c.s.training.dtype);
-    out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, p), {m, k, n, p});
+    const double g = groups;
+    out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, p, g), {m, k, n, p, g});
     if (fp8) {
-        out.add(Pass::Forward, "fp8 quantize (input)", fp8_quantize(m * k / (gathered_in ? tp(c) : 1), a, c));
+        out.add(Pass::Forward, "fp8 quantize (input)", fp8_quantize(g * m * k / (gathered_in ? tp(c) : 1), a, c));
         const bool fp8_weights = *c.s.training.param_dtype == Dtype::Fp8;
-        const Kernel weight = fp8_weights ? memory_kernel(k * n * 2 * fp8_element_bytes(c, true), c, 1) : fp8_quantize(k * n, a, c);
+        const Kernel weight = fp8_weights ? memory_kernel(g * k * n * 2 * fp8_element_bytes(c, true), c, 1) : fp8_quantize(g * k * n, a, c);
         out.add(Pass::Forward, "fp8 quantize (weight, per step)", scaled(weight, 1 / static_cast<double>(c.d.microbatches)));
     }
-    out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p), {m, n, k, p});
-    if (fp8) out.add(Pass::BackwardData, "fp8 quantize (output gradient)", fp8_quantize(m * n / (gathered_out ? tp(c) : 1), a, c));
+    out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p, g), {m, n, k, p, g});
+    if (fp8) out.add(Pass::BackwardData, "fp8 quantize (output gradient)", fp8_quantize(g * m * n / (gathered_out ? tp(c) : 1), a, c));
     // A frozen weight has no gradient (graph/adapter.cpp).
-    if (!w.frozen) out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p), {k, m, n, p});
+    if (!w.frozen) out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p, g), {k, m, n, p, g});
 }
 
-// An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width. Model
-// FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
+// An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width: one group per
+// local expert, each over its share of the tokens (even routing) with its own weight. A grouped kernel runs them all
+// in one launch (torch._grouped_mm's CUTLASS kernel, Transformer Engine's GroupedLinear); PyTorch's fallback for
+// other dtypes (fp32: Hugging Face's experts under autocast) loops over the groups in C++, one GEMM launch each
+// (aten _grouped_mm_fallback; validation/measured/h100-moe-pytorch.jsonl: one GEMM kernel per expert and call).
+// Model FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
 void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
     const double etp = static_cast<double>(expert_tp(c.s.parallel));
     const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
-    gemm_passes(routed_tokens(c), k, n, w, c, "grouped gemm", out);
+    const double groups = static_cast<double>(std::max<int64_t>(1, c.s.model.experts / c.s.parallel.ep));
+    const double rows = routed_tokens(c) / groups;
+    if (w.group_loop) {
+        gemm_passes(rows, k, n, w, c, "gemm per expert", out);
+        for (int i = 0; i < out.count; ++i) {
+            Kernel& one = out.list[i].kernel;
+            one = scaled(one, groups);
+            one.library_launches = one.launches - 1;  // one op call from Python, its loop in C++
+            out.list[i].gemm.groups = groups;
+        }
+    } else {
+        gemm_passes(rows, k, n, w, c, "grouped gemm", out, false, false, groups);
+    }
     const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
     out.model_flops = (w.frozen ? 2 : 3) * out.list[0].kernel.flops * mean;
     out.model_flops_full_attention = out.model_flops;

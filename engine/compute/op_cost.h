@@ -27,8 +27,9 @@ struct OpCost {
 // and, summed, an op's cost. A GEMM's backward is two kernels, the data gradient and the weight gradient.
 enum class Pass { Forward, BackwardData, BackwardWeight };
 struct GemmShape {
-    double m = 0, k = 0, n = 0;  // 0: not a GEMM
+    double m = 0, k = 0, n = 0;  // 0: not a GEMM; one group's shape in a grouped GEMM
     GemmPrecision precision = GemmPrecision::Training;
+    double groups = 1;  // problems of this shape it runs (a MoE layer's local experts)
 };
 struct PassKernel {
     Pass pass = Pass::Forward;

@@ -129,10 +129,11 @@ GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrec
     return g;
 }
 
-Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision) {
+Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision, double groups) {
     const double a = operand_bytes(precision, c);
     const GemmTraffic traffic = gemm_traffic(m, k, n, c, precision);
-    const double bytes = traffic.hbm_bytes;
+    // Each group reads its own operands (an expert's weight) and writes its own output.
+    const double bytes = groups * traffic.hbm_bytes;
     const Dtype dtype = precision == GemmPrecision::Fp32 ? Dtype::Fp32 : c.s.training.dtype;
     // The shape's use of the matrix units is the device's rule (tiles and waves on a GPU, MXU padding on a TPU).
     // On a GPU fp32 without TF32 runs on the CUDA cores, which need no alignment.
@@ -142,10 +143,10 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     // table: H100 70.9% in fp8 against 80.3% in bf16).
     const HardwareSpec& h = c.s.hardware;
     const double large = precision == GemmPrecision::Fp8 && h.matmul_efficiency_fp8 > 0 ? h.matmul_efficiency_fp8 : h.matmul_efficiency;
-    const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units);
+    const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units, groups);
     const double peak = precision == GemmPrecision::Fp8 ? fp8_peak_flops(c) : peak_flops(c, dtype, tf32);
-    Kernel kernel = finish(2 * m * k * n, bytes, peak * efficiency, c);
-    kernel.l2_bytes = traffic.l2_bytes;
+    Kernel kernel = finish(groups * 2 * m * k * n, bytes, peak * efficiency, c);
+    kernel.l2_bytes = groups * traffic.l2_bytes;
     kernel.matmul_seconds = kernel.seconds;
     return kernel;
 }

@@ -61,7 +61,9 @@ struct GemmTraffic {
 enum class GemmPrecision { Training, Fp8, Fp32, Cudnn };
 
 GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrecision precision);
-Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision = GemmPrecision::Training);
+// `groups`: one grouped kernel over that many [m, k] x [k, n] problems (torch._grouped_mm, CUTLASS grouped GEMM).
+Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision = GemmPrecision::Training,
+                   double groups = 1);
 Kernel attention_kernel(double flops, double bytes, const Config& c);
 // Memory-bound work moving `bytes` through HBM in `kernels` launches.
 Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);

@@ -36,9 +36,10 @@ public:
     virtual ~Device() = default;
     virtual MatmulUnit matmul_unit(const HardwareSpec& h, Dtype dtype, bool tf32) const = 0;
     // The share of the unit's rate an [m, k] x [k, n] matmul keeps for its shape (tiles, waves, padding, alignment);
-    // `matrix_units`: the dtype runs on the matrix units (not an fp32 fallback onto vector cores).
+    // `matrix_units`: the dtype runs on the matrix units (not an fp32 fallback onto vector cores); `groups`: one
+    // grouped kernel runs that many such problems at once (a MoE layer's experts), their tiles sharing the waves.
     virtual double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
-                                    bool matrix_units) const = 0;
+                                    bool matrix_units, double groups = 1) const = 0;
     virtual ArrayLayout layout(const std::vector<int64_t>& shape, Dtype dtype) const = 0;
     // A group inside one scale-up fabric (NVLink domain) or leaving it (`scale_out`); `members_per_domain`: how many of
     // its members share one domain's network.

@@ -45,11 +45,13 @@ public:
     // 128 x 128 output tiles, one per SM at a time; the last wave and partial tiles waste work. A dimension under
     // one tile gets a narrower kernel instead. Tensor-core kernels also need 16-byte-aligned dimensions.
     double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
-                            bool matrix_units) const override {
+                            bool matrix_units, double groups) const override {
         double efficiency = 1;
         if (h.sm_count > 0) {
             const double sms = static_cast<double>(h.sm_count);
-            const double tiles = std::ceil(m / kCtaTile) * std::ceil(n / kCtaTile);
+            // A grouped GEMM tiles each problem apart and schedules all their tiles over the SMs in one launch
+            // (CUTLASS's GroupProblemShape kernels, torch._grouped_mm): each group pads its own rows to the tile.
+            const double tiles = groups * std::ceil(m / kCtaTile) * std::ceil(n / kCtaTile);
             const double waves = std::ceil(tiles / sms);
             auto used = [](double d) { return d < kCtaTile ? 1.0 : d / (std::ceil(d / kCtaTile) * kCtaTile); };
             efficiency *= tiles / (waves * sms) * used(m) * used(n);

@@ -25,6 +25,7 @@ struct BuildContext {
     bool autocast;      // torch.autocast: every consuming linear casts its fp32 input itself
     bool router_z_loss; // training.router_z_loss: the router keeps its fp32 logits too
     bool layer_scaled_softmax;  // Megatron-DeepSpeed's query-key layer scaling (scenario/framework.h)
+    bool bf16;          // the training dtype is bf16 (torch._grouped_mm's grouped kernel takes no other)
 };
 
 BuildContext build_context(const Config& c);

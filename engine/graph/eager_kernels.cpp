@@ -125,6 +125,73 @@ Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int in_p
     return chain(width, split, (2 * in_place + 4 * out_of_place) * e, in_place + 2 * out_of_place, 4 * calls * e, 2 * calls);
 }
 
+Work topk_router(const BuildContext& b, int64_t experts) {
+    const double a = b.act_bytes;
+    const bool upcast = a < 4;
+    // Per [tokens, experts] element (MixtralTopKRouter.forward and its kin: softmax(logits.float()), topk,
+    // top_value /= top_value.sum()): the cast r a w 4 (16-bit logits), softmax r 4 w 4, topk r 4 (gatherTopK, then
+    // the k winners sorted), the sum and the in-place division over [tokens, k]. Backward (derivatives.yaml): the
+    // division's two gradients (grad / s; -grad * x / s^2 and its reduction to s), the sum's gradient added in,
+    // topk's (a zeroed [tokens, experts], memset w 4, and a scatter), softmax's r 8 w 4, the cast back r 4 w a.
+    return chain(experts, SavedSplit::Sequence, (upcast ? a + 4 : 0) + 12, (upcast ? 1 : 0) + 5, 4 + 12 + (upcast ? 4 + a : 0),
+                 (upcast ? 1 : 0) + 8);
+}
+
+namespace {
+
+// A radix sort of int64 keys with int64 indices on the GPU, over more rows than one block sorts (aten Sort.cpp,
+// Indexing.cu; cub DeviceRadixSort onesweep): the keys copied out (or the linear index computed) and the indices
+// filled (r 8 w 16), cub's histogram (r 8) and exclusive sum, then one onesweep pass per 8 key bits, each reading
+// and writing keys and values (r 16 w 16).
+struct SortCost {
+    double bytes;
+    int kernels;
+};
+constexpr SortCost radix_sort(int key_bits) {
+    const int passes = (key_bits + 7) / 8;
+    return {24.0 + 8.0 + 32.0 * passes, 4 + passes};
+}
+
+}  // namespace
+
+Work expert_sort(const BuildContext& b) {
+    // grouped_mm_experts_forward's bookkeeping per routed copy (S = tokens x top-k rows), forward: sort of the
+    // expert ids (all 64 key bits), perm // top_k r 8 w 8, the weights gathered in expert order r 12 w 4,
+    // .int() r 8 w 4, histc r 4 (its bins zeroed by a memset), cumsum of the counts (one small scan), the sentinel
+    // test r 8 w 1, clamp_ r 8 w 8, arange w 8 and inv_perm[perm] = arange r 16 w 8.
+    constexpr SortCost ids = radix_sort(64);
+    // Backward: every indexed read's gradient is index_put_ with accumulate (derivatives.yaml index_backward), which
+    // sorts its linear indices (aten Indexing.cu index_put_with_sort_kernel: a radix sort over the bits of the row
+    // count, 2 passes for 512 to 65,536 rows) — three here: the tokens gathered, the weights gathered, the output put
+    // back in token order; the weights' own scatter r 20 w 4 (and its zeroed [S], a memset w 4).
+    constexpr SortCost rows = radix_sort(16);
+    return chain(1, SavedSplit::Routed, ids.bytes + 16 + 16 + 12 + 4 + 9 + 16 + 8 + 24, ids.kernels + 9, 3 * rows.bytes + 24 + 4,
+                 3 * rows.kernels + 1);
+}
+
+Work token_gather(double element_bytes, int64_t width, int64_t top_k) {
+    const double e = element_bytes, k = static_cast<double>(top_k);
+    // hidden_states[perm // top_k]: every routed copy's row read and written, r e w e. Backward: the token rows'
+    // zeroed gradient (memset w e/k per copy) and indexing_backward_kernel adding each copy's gradient row into its
+    // token's, r e and r e w e.
+    return chain(width, SavedSplit::Routed, 2 * e, 1, 3 * e + e / k, 1);
+}
+
+Work routing_weight_product(double element_bytes, int64_t width) {
+    const double e = element_bytes;
+    // proj_out * sample_weights.unsqueeze(-1): r e w e. Backward: the output's gradient times the weight r e w e,
+    // and the weight's gradient, grad * proj_out r 2e w e, reduced over the row r e.
+    return chain(width, SavedSplit::Routed, 2 * e, 1, 6 * e, 3);
+}
+
+Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k) {
+    const double e = element_bytes, k = static_cast<double>(top_k);
+    // weighted_out[inv_perm] r e w e, then .view(tokens, k, h).sum(dim=1) r e w e/k. Backward: the sum's gradient is
+    // an expanded view that the view's backward copies out (r e/k w e), then index_backward: a zeroed [S, h]
+    // (memset w e) and indexing_backward_kernel r e, r e w e (its index sort is counted in expert_sort).
+    return chain(width, SavedSplit::Routed, 3 * e + e / k, 2, e / k + e + e + 3 * e, 2);
+}
+
 Work score_softmax(const BuildContext& b) {
     const double a = b.act_bytes, u = b.up_bytes;
     // Per score element (eager_attention_forward): scaling r a w a; the additive mask, built in the model's

@@ -30,6 +30,15 @@ Work rope(const BuildContext& b, int64_t width);
 // Row masks over [rows of `split`, width] elements of `element_bytes` (transformers 5's grouped experts zero their
 // sentinel rows): `in_place` masked_fill_ and `out_of_place` masked_fill calls, forward and on the gradients.
 Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int in_place, int out_of_place);
+// transformers' mixture-of-experts routing (MixtralTopKRouter, integrations/moe.py grouped_mm_experts_forward), op
+// by op: the router's softmax and top-k per [tokens, experts]; the sort, counts and index bookkeeping per routed
+// copy; the routed copies' gather, routing-weight product, and return to token order summed over the top-k, per
+// [routed copies, hidden] element of `element_bytes`.
+Work topk_router(const BuildContext& b, int64_t experts);
+Work expert_sort(const BuildContext& b);
+Work token_gather(double element_bytes, int64_t width, int64_t top_k);
+Work routing_weight_product(double element_bytes, int64_t width);
+Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k);
 // Eager attention: scale, mask, softmax in fp32, cast back, per score element.
 Work score_softmax(const BuildContext& b);
 Work cross_entropy(const BuildContext& b);

@@ -67,6 +67,9 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     Work w = matmul_work(in, out, row);
     w.routed = true;
     w.fp32 = fp32;
+    // transformers' grouped_mm experts call torch's grouped GEMM, whose CUTLASS kernel takes bf16 only; in fp32 it
+    // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
+    w.group_loop = b.hf_code && (fp32 || !b.bf16);
     op.work.push_back(w);
     return op;
 }
@@ -91,11 +94,20 @@ Module moe_mlp(const BuildContext& b) {
     // The z-loss, mean(logsumexp(logits)^2) (megatron/core/transformer/moe/moe_utils.py z_loss_func), keeps the
     // logits it reads in fp32 for logsumexp's backward.
     if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts});
-    router.work.push_back(elementwise(experts, SavedSplit::Sequence, 8, 8));
+    const int64_t top_k = *m.experts_per_token;
+    router.work.push_back(b.hf_code ? eager::topk_router(b, experts) : elementwise(experts, SavedSplit::Sequence, 8, 8));
     mod.ops.push_back(router);
-    // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide.
+    // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide. transformers'
+    // experts sort the copies by expert and gather them op by op (eager_kernels.h), and the layer's input feeds the
+    // router, the experts and any shared experts and their gate: autograd sums their gradients.
     Op dispatch{"dispatch", {}, {}};
-    dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
+    if (b.hf_code) {
+        dispatch.work.push_back(eager::expert_sort(b));
+        dispatch.work.push_back(eager::token_gather(eb, h, top_k));
+        dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
+    } else {
+        dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
+    }
     mod.ops.push_back(dispatch);
     Module experts_mod{"experts", {}, {}};
     experts_mod.ops.push_back(expert_linear(b, "linear_fc1", gated ? 2 * f : f, h, false, SavedSplit::Routed, fp32_experts));
@@ -134,7 +146,12 @@ Module moe_mlp(const BuildContext& b) {
     // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).
     Op combine{"combine", {}, {}};
     combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h});
-    combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
+    if (b.hf_code) {
+        combine.work.push_back(eager::routing_weight_product(eb, h));
+        combine.work.push_back(eager::token_unpermute_sum(eb, h, top_k));
+    } else {
+        combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
+    }
     mod.ops.push_back(combine);
     // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).
     if (m.shared_experts > 0) {

@@ -84,6 +84,9 @@ struct Work {
     bool routed = false;    // an expert's GEMM: over the routed tokens, its width split by etp instead of tp
     bool fp8 = true;        // runs in fp8 under an fp8 recipe (not the output layer, routers or attention's core)
     bool fp32 = false;      // runs in fp32 whatever the training dtype (Hugging Face's grouped experts under autocast)
+    // An expert GEMM PyTorch runs as one GEMM per local expert (torch._grouped_mm's fallback for dtypes its grouped
+    // kernel does not take), where a grouped kernel runs them all in one launch.
+    bool group_loop = false;
     // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
     int64_t heads = 0, head_dim = 0;
     int64_t v_head_dim = 0;  // the value heads' size where it differs (multi-head latent attention); 0: head_dim

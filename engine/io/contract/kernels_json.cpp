@@ -24,7 +24,7 @@ nlohmann::json kernel_table_json(const KernelTable& t) {
                     {"step_seconds", r.step_seconds()}};
         if (r.gemm.m > 0) {
             row["gemm"] = {{"m", r.gemm.m}, {"k", r.gemm.k}, {"n", r.gemm.n}, {"fp8", r.gemm.precision == GemmPrecision::Fp8},
-                           {"fp32", r.gemm.precision == GemmPrecision::Fp32}};
+                           {"fp32", r.gemm.precision == GemmPrecision::Fp32}, {"groups", r.gemm.groups}};
             // Reloads of A, C and B, in DeepFlow's order (A's, the output's, B's): the output is written once.
             row["hbm_reloads"] = {{"a", r.traffic.hbm_reload_a}, {"b", r.traffic.hbm_reload_b}, {"c", 1}};
             row["l2_reloads"] = {{"a", r.traffic.l2_reload_a}, {"b", r.traffic.l2_reload_b}, {"c", 1}};

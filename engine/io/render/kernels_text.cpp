@@ -32,12 +32,16 @@ std::vector<Row> rows_of(const json& t, bool machine) {
     for (const json& r : t["rows"]) {
         const bool gemm = r.contains("gemm");
         auto dim = [&](const char* d) { return gemm ? number(r["gemm"][d].get<double>(), machine) : std::string("-"); };
+        // A grouped GEMM's rows are per group: "8 x 2,048" for 8 experts' problems of 2,048 rows each (CSV: the
+        // group's rows; the JSON has the groups).
+        const double groups = gemm ? r["gemm"].value("groups", 1.0) : 1;
+        const std::string m = groups > 1 && !machine ? number(groups) + " x " + dim("m") : dim("m");
         auto bytes = [&](const char* key) {
             const double b = r[key].get<double>();
             if (machine) return fixed(b, 0);
             return b > 0 ? fixed(b / 1e6, 2) : std::string("-");
         };
-        rows.push_back({r["module"], r["kernel"], r["pass"], number(r["count"].get<double>(), machine), dim("m"), dim("k"), dim("n"),
+        rows.push_back({r["module"], r["kernel"], r["pass"], number(r["count"].get<double>(), machine), m, dim("k"), dim("n"),
                         fixed(r["flops"].get<double>() / 1e9, 3), bytes("hbm_bytes"), bytes("l2_bytes"),
                         reloads(r, "hbm_reloads"), reloads(r, "l2_reloads"), fixed(r["intensity"].get<double>(), 2),
                         r["bound"], fixed(r["seconds"].get<double>() * 1e6, 1),

@@ -50,7 +50,8 @@ function render(table, caption, answer, { h, count, duration, fixed }) {
   const mb = (bytes) => (bytes > 0 ? fixed(bytes / 1e6, 2) : '—');
   // Reloads of A, C and B, in DeepFlow's order (C, the output, is written once).
   const reloads = (r) => (r ? `${count(r.a)}, ${count(r.c)}, ${count(r.b)}` : '—');
-  const shape = (g) => (g ? `${count(g.m)} × ${count(g.k)} × ${count(g.n)}` : '—');
+  // A grouped GEMM's shape is one group's (a local expert's): "8 groups of 2,048 × 1,024 × 7,168".
+  const shape = (g) => (g ? `${g.groups > 1 ? `${count(g.groups)} groups of ` : ''}${count(g.m)} × ${count(g.k)} × ${count(g.n)}` : '—');
   if (!answer.ok) {
     caption.textContent = `No kernel table: ${answer.error.message}`;
     table.replaceChildren();
