@@ -293,6 +293,32 @@ TEST_CASE("Gemma 2's soft-capped logits: three passes over [tokens, vocab] each 
     CHECK(test::error_of(R"({"model":{"preset":"bert-base","logit_softcap":30}})")["path"] == "/model/logit_softcap");
 }
 
+// Gemma 2's soft-capped attention scores (transformers' eager_attention_forward: scores / cap, tanh, * cap): three
+// kernels over the [b, heads, s, s] scores each way, and the tanh's output kept, one more score matrix per layer in
+// the training dtype; under flash attention nothing is kept and a note says where the cap happens.
+TEST_CASE("Gemma 2's soft-capped attention scores: eager attention keeps the tanh's output, flash keeps nothing") {
+    auto scenario = [](const char* attention, const char* cap) {
+        return R"({"framework": "pytorch", "model": {"preset": "gemma-3-27b", "layers": 2)" + std::string(cap) +
+               R"(}, "training": {"seq_len": 1024, "micro_batch": 2, "global_batch": 2, "attention": ")" + attention +
+               R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    };
+    const Report plain = test::report(scenario("eager", "")), capped = test::report(scenario("eager", R"(, "attention_softcap": 50)"));
+    const double b = 2, s = 1024, heads = 32, a = 2;  // bf16; Gemma 3 27B's 32 query heads
+    CHECK(test::phase(capped.peak(), "forward_end").activations - test::phase(plain.peak(), "forward_end").activations ==
+          doctest::Approx(2 * b * heads * s * s * a));  // two layers
+    CHECK(capped.perf.step_seconds > plain.perf.step_seconds);
+    // Six kernels more a layer (three each way).
+    CHECK(capped.perf.step_kernels.launches - plain.perf.step_kernels.launches == doctest::Approx(2 * 6));
+    // Under flash attention: the same report as without the cap, and a note.
+    const Report flash = test::report(scenario("flash", R"(, "attention_softcap": 50)")), flash_plain = test::report(scenario("flash", ""));
+    CHECK(flash.perf.step_seconds == flash_plain.perf.step_seconds);
+    CHECK(test::phase(flash.peak(), "forward_end").activations == test::phase(flash_plain.peak(), "forward_end").activations);
+    bool noted = false;
+    for (const auto& n : flash.notes) noted = noted || n.rfind("model.attention_softcap under flash attention", 0) == 0;
+    CHECK(noted);
+    CHECK(test::error_of(R"({"model":{"preset":"deepflow-lstm-38b","attention_softcap":50}})")["path"] == "/model/attention_softcap");
+}
+
 TEST_CASE("NVFP4: half a byte per element with an E4M3 scale per 16, the 4-bit tensor-core peak, Blackwell only") {
     const std::string base = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},
         "training":{"seq_len":4096,"global_batch":8,"recompute":"none")";

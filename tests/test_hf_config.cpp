@@ -848,12 +848,11 @@ TEST_CASE("config.json: Gemma 2 and Gemma 3 import exactly: four norms, QK-norm 
         CHECK(m["sliding_window"] == 4096);
         CHECK(m["global_every"] == 2);  // layers 0, 2, 4, ... local; 1, 3, 5, ... global
         CHECK(parameters(m) == 9241705984);
-        // The soft-caps change no weights: the output logits' is model.logit_softcap (its passes and the tanh's saved
-        // output counted); the attention scores' is named with what the engine does not count.
+        // The soft-caps change no weights: the output logits' is model.logit_softcap, the attention scores'
+        // model.attention_softcap (their passes and the tanh's saved output counted).
         CHECK(m["logit_softcap"] == 30.0);
-        REQUIRE(r["notes"].size() == 1);
-        const std::string notes = r["notes"].dump();
-        CHECK(notes.find("attn_logit_softcapping 50.0: attention scores are soft-capped") != std::string::npos);
+        CHECK(m["attention_softcap"] == 50.0);
+        CHECK(r["notes"].empty());
         // Read as Gemma (GemmaDecoderLayer: two norms), each layer would lose its two output norms.
         CHECK(parameters(model_of(with(kGemma2_9b, "model_type", R"("gemma")"))) == 9241705984 - 42 * 2 * 3584);
         // The layer_types newer transformers write out place the same layers.
@@ -899,10 +898,11 @@ TEST_CASE("config.json: Gemma 2 and Gemma 3 import exactly: four norms, QK-norm 
         CHECK(parameters(defaults) == 2614341888);
         // Gemma2Config's soft-caps (50.0, 30.0) apply too, and are noted as defaults; null turns one off.
         CHECK(defaults["logit_softcap"] == 30.0);
+        CHECK(defaults["attention_softcap"] == 50.0);
         REQUIRE(bare["notes"].size() == 2);
         CHECK(bare["notes"][0].get<std::string>().rfind("final_logit_softcapping 30.0 (the default): ", 0) == 0);
         CHECK(bare["notes"][1].get<std::string>().rfind("attn_logit_softcapping 50.0 (the default): ", 0) == 0);
-        CHECK(imported(with(big.c_str(), "attn_logit_softcapping", "null"))["notes"].empty());
+        CHECK_FALSE(imported(with(big.c_str(), "attn_logit_softcapping", "null"))["model"].contains("attention_softcap"));
         CHECK_FALSE(imported(with(big.c_str(), "final_logit_softcapping", "null"))["model"].contains("logit_softcap"));
     }
     SUBCASE("Gemma 3 27B: the text model of 27,009,346,304 from text_config, the gemma-3-27b preset") {

@@ -158,6 +158,15 @@ Module self_attention(const BuildContext& b, bool local) {
             core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
         }
         core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, out_width});
+        if (b.softcap_scores) {
+            // Gemma 2's soft-cap (transformers' modeling_gemma2.py eager_attention_forward: scores / cap, tanh, * cap):
+            // three kernels over the scores, r a w a each; tanh keeps its output for its gradient. Backward: the
+            // product's and the quotient's gradients r a w a, tanh's r 2a w a (derivatives.yaml tanh_backward).
+            core.saved.push_back({"softcap_tanh", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
+            Work softcap = elementwise(m.heads, SavedSplit::Scores, 6 * b.act_bytes, 7 * b.act_bytes);
+            softcap.fwd_kernels = softcap.bwd_kernels = 3;
+            core.work.push_back(softcap);
+        }
         // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
         // backward reads probabilities and their gradient and writes the score gradient.
         const double a = b.act_bytes;

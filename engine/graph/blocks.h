@@ -26,6 +26,9 @@ struct BuildContext {
     bool router_z_loss; // training.router_z_loss: the router keeps its fp32 logits too
     bool layer_scaled_softmax;  // Megatron-DeepSpeed's query-key layer scaling (scenario/framework.h)
     bool bf16;          // the training dtype is bf16 (torch._grouped_mm's grouped kernel takes no other)
+    // Eager attention soft-caps its scores op by op (model.attention_softcap under training.attention eager; a
+    // FlashAttention kernel caps inside itself and PyTorch's SDPA not at all).
+    bool softcap_scores;
 };
 
 BuildContext build_context(const Config& c);

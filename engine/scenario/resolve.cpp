@@ -173,6 +173,10 @@ Config resolve(Scenario scenario, Rules rules) {
     if (c.traits.sdpa_math)
         c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
                           "attention probabilities like eager attention");
+    if (c.s.model.attention_softcap > 0 && c.s.training.attention != Attention::Eager)
+        c.notes.push_back("model.attention_softcap under flash attention: FlashAttention 2.6 and later caps the scores "
+                          "inside its kernel (transformers' flash_attention_2), PyTorch's SDPA not at all; neither keeps "
+                          "anything for it, and the engine times no work for it");
     const HardwareSpec& hw = c.s.hardware;
     if (c.s.parallel.offload_optimizer == Offload::Nvme)
         c.notes.push_back("the optimizer step offloaded to NVMe is not timed (its bandwidth is not modelled)");

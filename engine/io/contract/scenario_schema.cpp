@@ -112,6 +112,7 @@ constexpr Field kModelFields[] = {
     model<&M::mtp_layers>("mtp_layers", {0, 64}, WhenOn, A::Transformer),
     model<&M::sliding_window>("sliding_window", {0, kTokens}, WhenOn, A::Transformer),
     model<&M::logit_softcap>("logit_softcap", {0, 1e6}, WhenOn, A::Transformer),
+    model<&M::attention_softcap>("attention_softcap", {0, 1e6}, WhenOn, A::Transformer),
     model<&M::global_every>("global_every", {0, kLayers}, Value, A::Window),
     model<&M::attention_sinks>("attention_sinks", {}, WhenOn, A::Transformer),
     model<&M::parallel_block>("parallel_block", {}, WhenOn, A::Transformer),

@@ -38,6 +38,15 @@ std::optional<std::string> softcap(const json& config, const char* key, const js
     return in.name(key) + " " + quote(cap) + (given == config.end() ? " (the default)" : "");
 }
 
+// A soft-cap read into the model field `field`: the file's value, or the config class's default with a note.
+void read_softcap(const json& config, const char* key, const json& fallback, const char* field, Import& in) {
+    if (const auto words = softcap(config, key, fallback, in)) {
+        const auto given = config.find(key);
+        in.model[field] = given == config.end() ? fallback : *given;
+        if (given == config.end()) in.notes.push_back(*words + ": the config class's default, read as model." + field);
+    }
+}
+
 // What Gemma 2 and Gemma 3 read alike (transformers modeling_gemma2.py, modeling_gemma3.py, whose Gemma3Attention
 // and Gemma3ForCausalLM build on Gemma 2's): Gemma's attention biases (attention_bias biases q, k, v and o, the
 // MLP never has one), the causal switch and the soft-capped output logits, whose default is the config class's
@@ -54,11 +63,7 @@ void finish_gemma_sandwich(const json& config, const json& final_cap, Import& in
                       "with causal windows and a causal-LM loss, so it would count other attention work and loss");
     // Gemma2ForCausalLM (and Gemma3ForCausalLM, its subclass): `logits = cap * tanh(logits / cap)` when
     // final_logit_softcapping is not None (model.logit_softcap). No weights.
-    if (const auto words = softcap(config, "final_logit_softcapping", final_cap, in)) {
-        const auto given = config.find("final_logit_softcapping");
-        in.model["logit_softcap"] = given == config.end() ? final_cap : *given;
-        if (given == config.end()) in.notes.push_back(*words + ": the config class's default, read as model.logit_softcap");
-    }
+    read_softcap(config, "final_logit_softcapping", final_cap, "logit_softcap", in);
 }
 
 }  // namespace
@@ -70,13 +75,9 @@ void finish_gemma_sandwich(const json& config, const json& final_cap, Import& in
 void finish_gemma2(const json& config, Import& in) {
     finish_gemma_sandwich(config, json(30.0), in);
     // Gemma2Attention passes softcap=config.attn_logit_softcapping (Gemma2Config's default and Google's files:
-    // 50.0) to the attention: `scores = cap * tanh(scores / cap)` before the softmax. No weights; where it is
-    // computed decides memory.
-    if (const auto cap = softcap(config, "attn_logit_softcapping", json(50.0), in))
-        in.notes.push_back(*cap + ": attention scores are soft-capped (cap * tanh(scores / cap)) before the softmax: "
-                           "no weights. FlashAttention 2.6 and later caps inside its kernel (training.attention "
-                           "flash); eager attention also keeps the tanh's output, a second score matrix per layer, "
-                           "which the engine does not count; PyTorch's SDPA takes no cap.");
+    // 50.0) to the attention: `scores = cap * tanh(scores / cap)` before the softmax (model.attention_softcap).
+    // No weights; where it is computed decides memory.
+    read_softcap(config, "attn_logit_softcapping", json(50.0), "attention_softcap", in);
     // Gemma2Attention: sliding_window = config.sliding_window on the layers layer_types calls sliding_attention;
     // Gemma2Config defaults the window to 4096 and layer_types to `"sliding_attention" if bool((i + 1) % 2)`, as
     // the earlier modeling_gemma2.py wrote `config.sliding_window if not bool(layer_idx % 2) else None`: even

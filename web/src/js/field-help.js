@@ -46,6 +46,7 @@ export const HELP = {
   'model.mtp_layers': ['Multi-token prediction modules (DeepSeek-V3: 1): each a layer of the last layer’s kind, a 2h→h projection and a second loss on the last stage.', MLA],
   'model.sliding_window': ['Local layers attend to the last n tokens only (Mistral 4096, Gemma 3 1024, gpt-oss 128): fewer attention FLOPs; flash keeps no scores either way. 0: full attention.', VARIANTS],
   'model.global_every': ['With a sliding window: every n-th layer attends globally (Gemma 3: 6, gpt-oss: 2). 0: every layer is local.', VARIANTS],
+  'model.attention_softcap': ['Gemma 2’s attn_logit_softcapping: the attention scores become cap × tanh(scores / cap) before the softmax; eager attention keeps the tanh’s output (one more score matrix per layer), flash attention keeps nothing; 0 for none.', VARIANTS],
   'model.logit_softcap': ['Gemma 2’s final_logit_softcapping: the output logits become cap × tanh(logits / cap), three passes over [tokens, vocab] each way and the tanh’s output kept; 0 for none.', VARIANTS],
   'model.attention_sinks': ['A learned logit per head joins each softmax (gpt-oss): one parameter per head and layer.', VARIANTS],
   'model.post_norms': ['A norm on the attention’s and on the MLP’s output as well as before them (Gemma 2/3): four norms per layer, two more saved inputs.', VARIANTS],

@@ -72,6 +72,7 @@ export const SECTIONS = [
       int('global_every', 'Global attention every n-th layer', true),
       bool('attention_sinks', 'Attention sinks', true),
       num('logit_softcap', 'Output logit soft-cap', true),
+      num('attention_softcap', 'Attention score soft-cap', true),
       bool('parallel_block', 'Parallel attention and MLP', true),
       bool('parallel_norms', 'Parallel block: MLP norm of its own', true),
       bool('post_norms', 'Output norms (Gemma)', true),
