@@ -2,6 +2,7 @@
 #include "helpers.h"
 #include "core/decimal.h"
 #include "memory/model_states.h"
+#include "report/kernel_table.h"
 
 using namespace shardcalc;
 
@@ -75,6 +76,42 @@ TEST_CASE("Adafactor keeps row + column statistics per matrix") {
     // tensor-parallel shard of dim 0
     const ParamTensor ws{"w", {4096, 1024}, ParamSplit::Sharded, false};
     CHECK(optimizer_state_elems(ws, 4096.0 * 1024 / 4, Optimizer::Adafactor) == 1024 + 1024);
+    // A MoE layer's experts [8, 7168, 2048] are factored over their last two dimensions (transformers'
+    // `len(shape) >= 2`): 8 x 7168 row and 8 x 2048 column statistics, 4 experts a rank under ep 2.
+    const ParamTensor e{"w", {8, 7168, 2048}, ParamSplit::Expert, false};
+    CHECK(optimizer_state_elems(e, 8.0 * 7168 * 2048, Optimizer::Adafactor) == 8 * 7168 + 8 * 2048);
+    CHECK(optimizer_state_elems(e, 4.0 * 7168 * 2048, Optimizer::Adafactor) == 4 * 7168 + 4 * 2048);
+}
+
+double time_part(const Report& r, const std::string& key) {
+    for (const auto& [k, v] : r.perf.breakdown)
+        if (k == key) return v;
+    return -1;
+}
+
+// transformers' Adafactor updates one tensor at a time from Python (compute/optimizer_cost.cpp adafactor_loop): 24
+// kernels a matrix and 16 a vector (the fp32 parameters and gradients of autocast), each issued by the host.
+TEST_CASE("transformers' Adafactor: a Python loop of kernels per tensor, host-bound on a small model") {
+    const std::string gpt2 = R"({"framework": "pytorch", "model": {"preset": "gpt2"}, "training": {"seq_len": 1024,
+        "micro_batch": 8, "optimizer": ")";
+    const std::string tail = R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    const Report ada = test::report(gpt2 + "adafactor" + tail), adamw = test::report(gpt2 + "adamw" + tail);
+    // GPT-2: wte and wpe, 4 matrices a layer, 8 vectors a layer (2 norms' weight and bias, 4 biases), the final
+    // norm's 2: 50 matrices and 98 vectors.
+    const KernelTable t = kernel_table(test::scenario(gpt2 + "adafactor" + tail));
+    double launches = 0;
+    for (const KernelRow& r : t.rows)
+        if (r.pass == KernelPass::Optimizer && r.name == std::string("optimizer update")) launches = r.kernel.launches;
+    CHECK(launches == 50 * 24 + 98 * 16);
+    // The host issues each at the forward's per-launch time (38.5 us): about 107 ms, far over AdamW's one kernel.
+    const double step = time_part(ada, "optimizer_step");
+    CHECK(step == doctest::Approx(launches * 38.5e-6));
+    CHECK(step > 20 * time_part(adamw, "optimizer_step"));
+    // Under XLA (T5X's Adafactor, compiled into the step) it stays one memory-bound pass.
+    nlohmann::json xla = nlohmann::json::parse(gpt2 + "adafactor" + tail);
+    xla["framework"] = "xla";
+    xla["hardware"]["preset"] = "tpu-v5p";
+    CHECK(time_part(test::report(xla.dump()), "optimizer_step") < 0.05 * step);
 }
 
 TEST_CASE("fp32 weights (pytorch AMP, FSDP) have no separate master copy") {

@@ -14,8 +14,15 @@ struct OptimizerKernels {
     double seconds() const { return clip.seconds + apply.seconds + host_seconds; }
 };
 
+// The trained tensors an optimizer looping over them one by one sees (transformers' Adafactor): matrices (two or more
+// dimensions, which it factors) and their parameters, and vectors.
+struct TrainedTensors {
+    double matrices = 0, matrix_params = 0, vectors = 0;
+};
+
 // `params`: the parameters this device updates; `state_bytes`: its optimizer states (and master copy);
 // `host_bytes`: what the host keeps for it under optimizer offload.
-OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes);
+OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes,
+                                   const TrainedTensors& tensors = {});
 
 }  // namespace shardcalc

@@ -310,6 +310,9 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
     m.params = tally.params;
     m.expert_params = tally.expert_params;
     m.frozen_params = tally.frozen;
+    m.trained_matrices = tally.trained_matrices;
+    m.trained_matrix_params = tally.trained_matrix_elems;
+    m.trained_vectors = tally.trained_vectors;
     StageParts p;
     p.states = model_state_bytes(tally, c);
     m.host_cpu = p.states.host_cpu;

@@ -50,6 +50,9 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
     double expert_params = 0;       // of which routed experts' (after ep and etp)
     double frozen_params = 0;       // of which frozen (the base under an adapter): no gradient to reduce
+    // The trained tensors as a per-tensor optimizer loop sees them: matrices (two or more dimensions) and their
+    // parameters, and vectors.
+    double trained_matrices = 0, trained_matrix_params = 0, trained_vectors = 0;
     double host_cpu = 0, host_nvme = 0;
     // Activation offload (training.activation_offload_layers): the saved tensors of the offloaded layers, per
     // microbatch, that go to host memory and back over the host link (memory/memory.cpp).

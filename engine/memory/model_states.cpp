@@ -14,14 +14,18 @@ double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) 
         case Optimizer::Sgd: return 0;
         case Optimizer::SgdMomentum: return local;     // momentum_buffer
         case Optimizer::Lion: return local;            // exp_avg only (Chen et al. 2023, Alg. 1)
-        case Optimizer::Adafactor:
-            // Factored second moment: one row and one column statistic per matrix, full for vectors;
-            // no first moment by default (Shazeer & Stern 2018; transformers' Adafactor beta1=None).
-            if (p.shape.size() == 2) {
-                const double ratio = local / static_cast<double>(p.numel());  // tp shards one dimension
-                return static_cast<double>(p.shape[0]) * ratio + static_cast<double>(p.shape[1]);
-            }
-            return local;
+        case Optimizer::Adafactor: {
+            // Factored second moment: one row and one column statistic per matrix, full for vectors; no first
+            // moment by default (Shazeer & Stern 2018; transformers' Adafactor beta1=None). A tensor of more
+            // dimensions (a MoE layer's [experts, out, in]) is factored over its last two (`len(shape) >= 2`):
+            // a row statistic per leading index and row, a column one per leading index and column.
+            if (p.shape.size() < 2) return local;
+            const double ratio = local / static_cast<double>(p.numel());  // tp (and ep) shard the leading dimensions
+            const double last = static_cast<double>(p.shape.back());
+            const double leading = static_cast<double>(p.numel()) / last;  // every index but the last
+            const double rows = static_cast<double>(p.shape[p.shape.size() - 2]);
+            return leading * ratio + leading / rows * last * (p.shape.size() == 2 ? 1 : ratio);
+        }
     }
     return 0;
 }
@@ -37,6 +41,10 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
         if (fp8 && p.shape.size() >= 2) t.fp8_weights += local;
         if ((p.tied && !include_tied) || p.shared) continue;
         t.params += local;
+        if (!p.frozen) {
+            (p.shape.size() >= 2 ? t.trained_matrices : t.trained_vectors) += 1;
+            if (p.shape.size() >= 2) t.trained_matrix_elems += local;
+        }
         if (p.frozen) t.frozen += local;
         if (p.quantized) t.quantized += local;
         const double states = p.frozen ? 0 : optimizer_state_elems(p, local, c.s.training.optimizer);

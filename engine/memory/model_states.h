@@ -21,7 +21,13 @@ struct ParamTally {
     double fp8_weights = 0;       // elements of weights whose GEMMs run in fp8 under an fp8 recipe
     // Of `params`: the frozen ones (no gradient, no optimizer state) and, of those, the ones stored in 4 bits.
     double frozen = 0, quantized = 0;
+    // The trained tensors one by one, as an optimizer looping over them sees them: those of two or more dimensions
+    // (which Adafactor factors) and their elements, and the vectors.
+    double trained_matrices = 0, trained_matrix_elems = 0, trained_vectors = 0;
     ParamTally& operator+=(const ParamTally& o) {
+        trained_matrices += o.trained_matrices;
+        trained_matrix_elems += o.trained_matrix_elems;
+        trained_vectors += o.trained_vectors;
         frozen += o.frozen;
         quantized += o.quantized;
         fp8_weights += o.fp8_weights;
@@ -44,6 +50,9 @@ struct ParamTally {
         t.fp8_weights *= n;
         t.frozen *= n;
         t.quantized *= n;
+        t.trained_matrices *= n;
+        t.trained_matrix_elems *= n;
+        t.trained_vectors *= n;
         return t;
     }
 };

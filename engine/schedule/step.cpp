@@ -49,7 +49,8 @@ OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
     const ParallelSpec& p = c.s.parallel;
     const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
     // It updates the trained parameters only (an adapter's, not its frozen base).
-    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu);
+    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu,
+                             {m.trained_matrices, m.trained_matrix_params / shard, m.trained_vectors});
 }
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
