@@ -789,9 +789,10 @@ TEST_CASE("config.json: latent attention (DeepSeek) and gpt-oss import exactly, 
         REQUIRE(r["ok"] == true);
         CHECK(r["family"] == "gpt_oss");
         CHECK(r["label"] == "gpt-oss");
-        CHECK(r["unknown"].empty());  // swiglu_limit and initial_context_length change no weights
+        CHECK(r["unknown"].empty());  // initial_context_length changes no weights
         CHECK(r["notes"].empty());
         const json& m = r["model"];
+        CHECK(m["swiglu_limit"] == 7.0);  // GptOssExperts' clamp (its time and saved tensors under transformers)
         CHECK(m["bias"] == true);
         CHECK(m["router_bias"] == true);
         CHECK(m["attention_sinks"] == true);
@@ -809,6 +810,12 @@ TEST_CASE("config.json: latent attention (DeepSeek) and gpt-oss import exactly, 
         json openai = json::parse(kGptOss20b);
         openai.erase("num_experts_per_tok");
         CHECK(model_of(openai.dump())["experts_per_token"] == 4);
+        // GptOssConfig's default clamp where the file gives none; a clamp of 0 or a word is not understood.
+        json bare = json::parse(kGptOss20b);
+        bare.erase("swiglu_limit");
+        CHECK(model_of(bare.dump())["swiglu_limit"] == 7.0);
+        bare["swiglu_limit"] = "seven";
+        CHECK(imported(bare.dump())["unknown"] == json::array({"swiglu_limit=\"seven\""}));
     }
     SUBCASE("gpt-oss-120b: 116,829,156,672, the gpt-oss-120b preset") {
         // https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json: the 20b file with 36 layers and 128

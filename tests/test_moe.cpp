@@ -456,6 +456,38 @@ TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for
     CHECK(routing_launches("megatron", 8, 2) < hf / 5);
 }
 
+// gpt-oss's clamped SwiGLU (model.swiglu_limit) as transformers runs it (GptOssExperts._apply_gate, op by op): the
+// gate/up output both clamps read (2f), the clamped gate, the sigmoid, up + 1 and their product (4f) are kept per
+// routed row, where the plain eager GLU keeps 3f; seven kernels forward. Megatron fuses it (weighted_bias_quick_geglu):
+// nothing changes there.
+TEST_CASE("gpt-oss's clamped SwiGLU under transformers keeps 6f per routed row; Megatron's fused kernel 2f") {
+    const auto scenario = [](const char* framework, double limit) {
+        nlohmann::json s = {{"framework", framework},
+                            {"model", {{"preset", "gpt-oss-20b"}, {"layers", 2}, {"swiglu_limit", limit}}},
+                            {"training", {{"seq_len", 1024}, {"micro_batch", 1}, {"param_dtype", "bf16"}}},
+                            {"hardware", {{"preset", "h100-sxm-80gb"}}}};
+        if (std::string(framework) == "megatron") s["training"].erase("param_dtype");
+        return s.dump();
+    };
+    const auto glu_bytes = [](const std::string& s) {
+        for (const ModuleRow& m : test::report(s).modules)
+            if (m.path.find("experts/glu_activation") != std::string::npos) return m.activation_bytes;
+        return -1.0;
+    };
+    const double routed = 1024.0 * 4, f = 2880, a = 2;  // top-4, bf16
+    CHECK(glu_bytes(scenario("pytorch", 7)) == doctest::Approx(routed * 6 * f * a));
+    CHECK(glu_bytes(scenario("pytorch", 0)) == doctest::Approx(routed * 3 * f * a));
+    CHECK(glu_bytes(scenario("megatron", 7)) == doctest::Approx(glu_bytes(scenario("megatron", 0))));
+    int rows = 0;  // one per layer kind (sliding-window and full-attention layers)
+    for (const KernelRow& r : kernel_table(test::scenario(scenario("pytorch", 7))).rows)
+        if (r.module.find("glu_activation") != std::string::npos && r.pass == KernelPass::Forward) {
+            ++rows;
+            CHECK(r.kernel.launches == 7);
+        }
+    CHECK(rows == 2);
+    CHECK(test::error_of(R"({"model":{"preset":"llama-3.1-8b","swiglu_limit":7}})")["path"] == "/model/swiglu_limit");
+}
+
 // Megatron-Core's MoELayer hands the router and the shared experts the same tensor (the pre-MLP norm's output), and
 // autograd saves a tensor once: the shared experts' first GEMM adds nothing to keep, unless it keeps a copy of its own
 // (an fp8 recipe's quantized input, or autocast's cast for each linear).

@@ -192,6 +192,28 @@ Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k) {
     return chain(width, SavedSplit::Routed, 3 * e + e / k, 2, e / k + e + e + 3 * e, 2);
 }
 
+Work clamped_swiglu(double element_bytes, int64_t width) {
+    const double e = element_bytes;
+    // GptOssExperts._apply_gate over the interleaved gate/up output [S, 2f], per f-wide element: gate = gate_up[...,
+    // ::2].clamp(max=limit) and up = gate_up[..., 1::2].clamp(-limit, limit), each reading the strided half through
+    // whole sectors (r 2e w e); gate * alpha r e w e, sigmoid r e w e, gate * sigmoid r 2e w e, up + 1 r e w e, the
+    // product r 2e w e. Backward (derivatives.yaml): the product's two gradients r 2e w e each, the up clamp's mask
+    // r 3e w e, gate * sigmoid's two r 2e w e each, sigmoid's r 2e w e, the gain's r e w e, the gate's two
+    // gradients summed r 2e w e, the gate clamp's mask r 3e w e, and each half's gradient written into a zeroed
+    // [S, 2f] (w 2e, then r e w 2e through the stride) and the two summed r 4e w 2e.
+    return chain(width, SavedSplit::Expert, 18 * e, 7, 46 * e, 14);
+}
+
+Work expert_bias(double element_bytes, SavedSplit split, int64_t width) {
+    const double e = element_bytes;
+    constexpr SortCost rows = radix_sort(16);
+    // _grouped_linear with a bias: the experts' biases gathered per routed row (bias[expert_ids_g], r e w e) and
+    // added in place (out.add_, r 2e w e). Backward: the gather's gradient, index_put_ with accumulate into the
+    // [experts, width] bias, reads every row's gradient (r e) after sorting its indices (per routed row, spread
+    // over the width here).
+    return chain(width, split, 5 * e, 2, e + rows.bytes / static_cast<double>(width), 1 + rows.kernels);
+}
+
 Work score_softmax(const BuildContext& b) {
     const double a = b.act_bytes, u = b.up_bytes;
     // Per score element (eager_attention_forward): scaling r a w a; the additive mask, built in the model's

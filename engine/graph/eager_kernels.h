@@ -39,6 +39,10 @@ Work expert_sort(const BuildContext& b);
 Work token_gather(double element_bytes, int64_t width, int64_t top_k);
 Work routing_weight_product(double element_bytes, int64_t width);
 Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k);
+// gpt-oss's clamped SwiGLU op by op (GptOssExperts._apply_gate), per f-wide element of the routed rows.
+Work clamped_swiglu(double element_bytes, int64_t width);
+// A biased expert GEMM's bias in transformers' grouped experts: gathered per routed row and added, per output element.
+Work expert_bias(double element_bytes, SavedSplit split, int64_t width);
 // Eager attention: scale, mask, softmax in fp32, cast back, per score element.
 Work score_softmax(const BuildContext& b);
 Work cross_entropy(const BuildContext& b);

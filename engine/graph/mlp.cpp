@@ -71,6 +71,8 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
     w.group_loop = b.hf_code && (fp32 || !b.bf16);
     op.work.push_back(w);
+    if (b.hf_code && *b.m.mlp_bias)
+        op.work.push_back(eager::expert_bias(fp32 ? b.up_bytes : b.act_bytes, row ? SavedSplit::Routed : SavedSplit::Expert, out));
     return op;
 }
 
@@ -115,7 +117,10 @@ Module moe_mlp(const BuildContext& b) {
     // As the dense MLP: a fused GLU keeps its 2f-wide input; the eager form (Hugging Face's experts, act_fn(gate) * up)
     // keeps the gate/up output and the activated gate for the product (3f); GeLU its f-wide input.
     const bool eager_glu = gated && !b.fused_glu;
-    act.saved.push_back({"input", expert_kind, SavedSplit::Expert, !gated ? f : eager_glu ? 3 * f : 2 * f});
+    // gpt-oss's clamped SwiGLU in transformers keeps the gate/up output (2f, which both clamps read), the clamped
+    // gate, the sigmoid, up + 1 and their product (4f more); Megatron fuses it (weighted_bias_quick_geglu_impl).
+    const bool clamped = b.hf_code && m.swiglu_limit > 0;
+    act.saved.push_back({"input", expert_kind, SavedSplit::Expert, clamped ? 6 * f : !gated ? f : eager_glu ? 3 * f : 2 * f});
     // Per output element as the dense MLP's kernels (eager_kernels.cpp glu: two kernels forward, three backward);
     // the eager form splits one gate/up output (chunk), whose backward is a cat of the two gradients (r 2e w 2e,
     // one kernel more: profiled, CatArrayBatchedCopy of [S, 2f] per layer).
@@ -124,7 +129,7 @@ Module moe_mlp(const BuildContext& b) {
         act_work.fwd_kernels = 2;
         act_work.bwd_kernels = 4;
     }
-    act.work.push_back(act_work);
+    act.work.push_back(clamped ? eager::clamped_swiglu(eb, f) : act_work);
     // moe_act discards the activation's output, fc2's saved input, and runs the activation again before fc2's backward
     // (megatron/core/transformer/moe/experts.py, CheckpointWithoutOutput).
     act.rerun_by = bit(RecomputeModule::MoeAct);

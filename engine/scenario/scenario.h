@@ -121,6 +121,9 @@ struct ModelSpec {
     bool attention_sinks = false;  // a learned logit per head in the softmax (gpt-oss self_attn.sinks)
     // Gemma 2's soft-capped output logits, cap * tanh(logits / cap) (final_logit_softcapping); 0: none.
     double logit_softcap = 0;
+    // gpt-oss's clamped SwiGLU in the routed experts (GptOssExperts: the gate clamped above at the limit, the up
+    // projection to +-limit, (up + 1) * gate * sigmoid(1.702 * gate)); 0: the plain gated activation.
+    double swiglu_limit = 0;
     // Gemma 2's soft-capped attention scores, cap * tanh(scores / cap) before the softmax (attn_logit_softcapping);
     // 0: none.
     double attention_softcap = 0;

@@ -113,6 +113,7 @@ constexpr Field kModelFields[] = {
     model<&M::sliding_window>("sliding_window", {0, kTokens}, WhenOn, A::Transformer),
     model<&M::logit_softcap>("logit_softcap", {0, 1e6}, WhenOn, A::Transformer),
     model<&M::attention_softcap>("attention_softcap", {0, 1e6}, WhenOn, A::Transformer),
+    model<&M::swiglu_limit>("swiglu_limit", {0, 1e6}, WhenOn, A::Moe),
     model<&M::global_every>("global_every", {0, kLayers}, Value, A::Window),
     model<&M::attention_sinks>("attention_sinks", {}, WhenOn, A::Transformer),
     model<&M::parallel_block>("parallel_block", {}, WhenOn, A::Transformer),

@@ -241,10 +241,11 @@ const std::vector<Family>& families() {
                                      {"attention_bias", nullptr, later},
                                      {"sliding_window", nullptr, later},
                                      {"layer_types", nullptr, later},
-                                     // GptOssExperts applies its own clamped SwiGLU, whatever hidden_act says;
-                                     // swiglu_limit / swiglu_alpha are its clamp and gain, no weights.
+                                     // GptOssExperts applies its own clamped SwiGLU, whatever hidden_act says:
+                                     // swiglu_limit is its clamp (model.swiglu_limit, finish_gpt_oss),
+                                     // swiglu_alpha its gain (1.702 in the code whatever the file says).
                                      {"hidden_act", nullptr, same_weights},
-                                     {"swiglu_limit", nullptr, same_weights},
+                                     {"swiglu_limit", nullptr, later},
                                      {"swiglu_alpha", nullptr, same_weights},
                                      // OpenAI's name for the context before YaRN scaling (rope_scaling's
                                      // original_max_position_embeddings): no weights.

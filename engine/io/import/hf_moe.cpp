@@ -191,6 +191,11 @@ void finish_gpt_oss(const json& config, Import& in) {
     // GptOssConfig defaults the window to 128 and layer_types to sliding on even i, full on odd i: alternating,
     // sliding first, model.global_every 2. A null window leaves every layer full.
     read_periodic_window(config, json(128), 2, "sliding_window", in);
+    // GptOssExperts clamps its SwiGLU at config.swiglu_limit (GptOssConfig's default 7.0): model.swiglu_limit.
+    const json* limit = find(config, "swiglu_limit");
+    const json value = limit ? *limit : json(7.0);
+    if (value.is_number() && value.get<double>() > 0) in.model["swiglu_limit"] = value;
+    else in.not_understood("swiglu_limit", value);
 }
 
 // DeepSeek-V2 and V3 (transformers modeling_deepseek_v2.py, modeling_deepseek_v3.py; DeepSeek's own

@@ -48,6 +48,7 @@ export const HELP = {
   'model.global_every': ['With a sliding window: every n-th layer attends globally (Gemma 3: 6, gpt-oss: 2). 0: every layer is local.', VARIANTS],
   'model.attention_softcap': ['Gemma 2’s attn_logit_softcapping: the attention scores become cap × tanh(scores / cap) before the softmax; eager attention keeps the tanh’s output (one more score matrix per layer), flash attention keeps nothing; 0 for none.', VARIANTS],
   'model.logit_softcap': ['Gemma 2’s final_logit_softcapping: the output logits become cap × tanh(logits / cap), three passes over [tokens, vocab] each way and the tanh’s output kept; 0 for none.', VARIANTS],
+  'model.swiglu_limit': ['gpt-oss’s clamped SwiGLU in the routed experts: the gate clamped above at the limit, the up projection to ±limit. Run op by op under transformers it keeps 6f per routed token where a plain gated activation keeps 3f; 0 for none.', VARIANTS],
   'model.attention_sinks': ['A learned logit per head joins each softmax (gpt-oss): one parameter per head and layer.', VARIANTS],
   'model.post_norms': ['A norm on the attention’s and on the MLP’s output as well as before them (Gemma 2/3): four norms per layer, two more saved inputs.', VARIANTS],
   'model.parallel_norms': ['With a parallel block: the MLP reads the input through a norm of its own (GPT-NeoX, Pythia): one more norm per layer and the MLP’s saved input.', VARIANTS],

@@ -71,6 +71,7 @@ export const SECTIONS = [
       int('sliding_window', 'Sliding window (tokens)', true),
       int('global_every', 'Global attention every n-th layer', true),
       bool('attention_sinks', 'Attention sinks', true),
+      num('swiglu_limit', 'Clamped SwiGLU limit (experts)', true),
       num('logit_softcap', 'Output logit soft-cap', true),
       num('attention_softcap', 'Attention score soft-cap', true),
       bool('parallel_block', 'Parallel attention and MLP', true),
