@@ -488,6 +488,40 @@ TEST_CASE("gpt-oss's clamped SwiGLU under transformers keeps 6f per routed row; 
     CHECK(test::error_of(R"({"model":{"preset":"llama-3.1-8b","swiglu_limit":7}})")["path"] == "/model/swiglu_limit");
 }
 
+// transformers' batched_mm experts (implementation.experts): each routed row gathers its expert's weights
+// (self.gate_up_proj[expert_ids], [S, 2f, h]) and torch.bmm keeps them for its backward, one matrix-vector product a
+// row: fine for decoding a few tokens, far over any GPU for training batches.
+TEST_CASE("transformers' batched_mm experts keep every routed row's copy of its expert's weights") {
+    const auto scenario = [](const char* impl) {
+        return std::string(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4,
+            "ffn_hidden": 3584, "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope",
+            "norm": "rmsnorm", "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2},
+            "training": {"seq_len": 128, "micro_batch": 1, "param_dtype": "bf16"}, "implementation": {"experts": ")") + impl +
+               R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    };
+    const auto saved = [](const std::string& s, const char* path) {
+        for (const ModuleRow& m : test::report(s).modules)
+            if (m.path == path) return m.activation_bytes;
+        return -1.0;
+    };
+    const double routed = 128.0 * 2, f = 3584, h = 1024, a = 2;
+    CHECK(saved(scenario("batched_mm"), "layer/moe/experts/linear_fc1") == doctest::Approx(routed * (h + 2 * f * h) * a));
+    CHECK(saved(scenario("grouped_mm"), "layer/moe/experts/linear_fc1") == doctest::Approx(routed * h * a));
+    // One launch of `routed` matrix-vector products per projection and pass.
+    for (const KernelRow& r : kernel_table(test::scenario(scenario("batched_mm"))).rows) {
+        if (r.module.find("experts/linear_fc") == std::string::npos || r.gemm.m <= 0 || r.pass != KernelPass::Forward) continue;
+        CHECK(r.gemm.groups == routed);
+        CHECK(r.gemm.m == 1);
+        CHECK(r.kernel.launches == 1);
+    }
+    CHECK(test::report(scenario("batched_mm")).perf.step_seconds > test::report(scenario("grouped_mm")).perf.step_seconds);
+    // Megatron's experts are Transformer Engine's; a dense model has none.
+    CHECK(test::error_of(R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"}, "implementation": {"experts": "batched_mm"}})")["path"] ==
+          "/implementation/experts");
+    CHECK(test::error_of(R"({"framework": "pytorch", "model": {"preset": "llama-3.1-8b"}, "implementation": {"experts": "grouped_mm"}})")["path"] ==
+          "/implementation/experts");
+}
+
 // Megatron-Core's MoELayer hands the router and the shared experts the same tensor (the pre-MLP norm's output), and
 // autograd saves a tensor once: the shared experts' first GEMM adds nothing to keep, unless it keeps a copy of its own
 // (an fp8 recipe's quantized input, or autocast's cast for each linear).

@@ -82,9 +82,12 @@ void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
     const double etp = static_cast<double>(expert_tp(c.s.parallel));
     const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
-    const double groups = static_cast<double>(std::max<int64_t>(1, c.s.model.experts / c.s.parallel.ep));
+    // batched_mm: a matrix-vector product per routed row, each against its own copy of its expert's weight.
+    const double groups = w.per_row_weights ? routed_tokens(c) : static_cast<double>(std::max<int64_t>(1, c.s.model.experts / c.s.parallel.ep));
     const double rows = routed_tokens(c) / groups;
-    if (w.group_loop) {
+    if (w.per_row_weights) {
+        gemm_passes(rows, k, n, w, c, "batched gemm", out, false, false, groups);
+    } else if (w.group_loop) {
         gemm_passes(rows, k, n, w, c, "gemm per expert", out);
         for (int i = 0; i < out.count; ++i) {
             Kernel& one = out.list[i].kernel;

@@ -29,6 +29,7 @@ struct BuildContext {
     // Eager attention soft-caps its scores op by op (model.attention_softcap under training.attention eager; a
     // FlashAttention kernel caps inside itself and PyTorch's SDPA not at all).
     bool softcap_scores;
+    bool batched_experts;  // transformers' batched_mm experts (implementation.experts)
 };
 
 BuildContext build_context(const Config& c);

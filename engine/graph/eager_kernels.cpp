@@ -184,6 +184,22 @@ Work routing_weight_product(double element_bytes, int64_t width) {
     return chain(width, SavedSplit::Routed, 2 * e, 1, 6 * e, 3);
 }
 
+Work top_k_sum(double element_bytes, int64_t width, int64_t top_k) {
+    const double e = element_bytes, k = static_cast<double>(top_k);
+    // .view(tokens, k, h).sum(dim=1) r e w e/k; backward, the view's copy of the sum's expanded gradient r e/k w e.
+    return chain(width, SavedSplit::Routed, e + e / k, 1, e / k + e, 1);
+}
+
+Work weight_gather(double element_bytes, int64_t width) {
+    const double e = element_bytes;
+    constexpr SortCost rows = radix_sort(16);
+    // batched_mm_experts_forward's self.gate_up_proj[expert_ids] (and down_proj's): each routed row's expert weight
+    // copied out, r e w e per element. Backward: index_backward, index_put_ with accumulate into the [experts, out,
+    // in] gradient (zeroed first): every row's gradient read and added into its expert's (r e, r e w e), after a sort
+    // of the row indices (per routed row, spread over the width here).
+    return chain(width, SavedSplit::Expert, 2 * e, 1, 3 * e + rows.bytes / static_cast<double>(width), 1 + rows.kernels);
+}
+
 Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k) {
     const double e = element_bytes, k = static_cast<double>(top_k);
     // weighted_out[inv_perm] r e w e, then .view(tokens, k, h).sum(dim=1) r e w e/k. Backward: the sum's gradient is

@@ -39,6 +39,10 @@ Work expert_sort(const BuildContext& b);
 Work token_gather(double element_bytes, int64_t width, int64_t top_k);
 Work routing_weight_product(double element_bytes, int64_t width);
 Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k);
+// batched_mm's return: the routed rows summed over each token's top-k (per [routed copies, hidden] element).
+Work top_k_sum(double element_bytes, int64_t width, int64_t top_k);
+// batched_mm's gathered expert weights: each routed row's copy of its expert's [out, in] (per element of it).
+Work weight_gather(double element_bytes, int64_t width);
 // gpt-oss's clamped SwiGLU op by op (GptOssExperts._apply_gate), per f-wide element of the routed rows.
 Work clamped_swiglu(double element_bytes, int64_t width);
 // A biased expert GEMM's bias in transformers' grouped experts: gathered per routed row and added, per output element.

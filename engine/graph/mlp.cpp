@@ -67,6 +67,13 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     Work w = matmul_work(in, out, row);
     w.routed = true;
     w.fp32 = fp32;
+    if (b.batched_experts) {
+        // batched_mm gathers each routed row's expert weight (self.gate_up_proj[expert_ids]: [S, out, in]), which
+        // torch.bmm keeps for its backward: out x in elements per routed row (eager_kernels.cpp weight_gather).
+        w.per_row_weights = true;
+        op.saved.push_back({"gathered_weight", fp32 ? SavedKind::Upcast : SavedKind::Activation, SavedSplit::Expert, out * in});
+        op.work.push_back(eager::weight_gather(fp32 ? b.up_bytes : b.act_bytes, out * in));
+    }
     // transformers' grouped_mm experts call torch's grouped GEMM, whose CUTLASS kernel takes bf16 only; in fp32 it
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
     w.group_loop = b.hf_code && (fp32 || !b.bf16);
@@ -104,7 +111,7 @@ Module moe_mlp(const BuildContext& b) {
     // router, the experts and any shared experts and their gate: autograd sums their gradients.
     Op dispatch{"dispatch", {}, {}};
     if (b.hf_code) {
-        dispatch.work.push_back(eager::expert_sort(b));
+        if (!b.batched_experts) dispatch.work.push_back(eager::expert_sort(b));
         dispatch.work.push_back(eager::token_gather(eb, h, top_k));
         dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
     } else {
@@ -137,7 +144,7 @@ Module moe_mlp(const BuildContext& b) {
     Op fc2 = expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts);
     fc2.saved.front().dropped_by = bit(RecomputeModule::MoeAct);
     experts_mod.ops.push_back(fc2);
-    if (b.hf_code) {
+    if (b.hf_code && !b.batched_experts) {
         // transformers 5's grouped_mm_experts_forward zeroes the rows of tokens routed to no local expert (its
         // sentinels) around the grouped GEMMs: masked_fill_ of the gathered input and masked_fill of the weighted
         // output ([routed tokens, h]), masked_fill of the gate/up output (its width).
@@ -153,7 +160,7 @@ Module moe_mlp(const BuildContext& b) {
     combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h});
     if (b.hf_code) {
         combine.work.push_back(eager::routing_weight_product(eb, h));
-        combine.work.push_back(eager::token_unpermute_sum(eb, h, top_k));
+        combine.work.push_back(b.batched_experts ? eager::top_k_sum(eb, h, top_k) : eager::token_unpermute_sum(eb, h, top_k));
     } else {
         combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
     }

@@ -87,6 +87,9 @@ struct Work {
     // An expert GEMM PyTorch runs as one GEMM per local expert (torch._grouped_mm's fallback for dtypes its grouped
     // kernel does not take), where a grouped kernel runs them all in one launch.
     bool group_loop = false;
+    // transformers' batched_mm experts: every routed row multiplies its own gathered copy of its expert's weight
+    // (torch.bmm of [S, out, in] by [S, in, 1]): S matrix-vector products in one launch.
+    bool per_row_weights = false;
     // Attention: query heads x head_dim, scores over the sequence; causal masking halves the work.
     int64_t heads = 0, head_dim = 0;
     int64_t v_head_dim = 0;  // the value heads' size where it differs (multi-head latent attention); 0: head_dim

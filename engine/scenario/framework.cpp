@@ -102,6 +102,10 @@ void apply_implementation_defaults(Scenario& s) {
     if (!im.cudnn_tf32 && s.model.arch == Arch::Lstm) im.cudnn_tf32 = true;
     // torch.nn.LSTM on a GPU calls cuDNN (aten/src/ATen/native/cudnn/RNN.cpp); an XLA program unrolls the recurrence.
     if (!im.rnn && s.model.arch == Arch::Lstm) im.rnn = s.framework == Framework::Xla ? RnnImpl::Unrolled : RnnImpl::Cudnn;
+    // transformers 5 takes grouped_mm where torch has _grouped_mm (PyTorch 2.9 and later on a GPU of compute capability
+    // 8.0 or more: integrations/moe.py _can_use_grouped_mm).
+    if (!im.experts && s.model.experts > 0 && *im.model_code == ModelCode::HuggingFace && s.framework != Framework::Xla)
+        im.experts = ExpertsImpl::GroupedMm;
     // Measured on the launch-bound GPT-2 run of validation/measured (micro-batch 1: the device idles between
     // kernels): forward 13.8 ms over its 358 kernels, backward 18.1 ms over 566 (counted as the engine counts
     // them); Python module code costs more per kernel than autograd's engine. Not re-measured for Megatron.

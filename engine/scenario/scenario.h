@@ -60,6 +60,10 @@ enum class OptimizerImpl { Fused, Foreach, ForLoop };
 // then per step the recurrent GEMM and one fused cell kernel, launched inside one framework op), or unrolled into
 // per-time-step ops launched one by one (a Python loop over LSTMCell; DeepFlow's projection).
 enum class RnnImpl { Cudnn, Unrolled };
+// How transformers runs a MoE layer's experts (config._experts_implementation, integrations/moe.py): grouped_mm sorts
+// the routed copies by expert and runs one grouped GEMM per projection; batched_mm gathers each copy's expert weights
+// and runs one small matrix-vector product per copy (torch.bmm).
+enum class ExpertsImpl { GroupedMm, BatchedMm };
 // PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
 enum class Allocator { Caching, ExpandableSegments };
 
@@ -224,6 +228,7 @@ struct ImplementationSpec {
     std::optional<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path (cuBLAS: allow_tf32)
     std::optional<bool> cudnn_tf32;         // fp32 GEMMs inside cuDNN on the TF32 path (torch.backends.cudnn.allow_tf32)
     std::optional<RnnImpl> rnn;             // arch lstm only
+    std::optional<ExpertsImpl> experts;     // model_code huggingface with experts only
     Allocator allocator = Allocator::Caching;
     // Host time to issue one kernel in eager mode: forward runs the model's Python code per op, backward
     // autograd's C++ engine. A pass takes at least its kernel count times this, so small models come out

@@ -50,6 +50,8 @@ void validate_model(const Config& c, Checks& check) {
                   "caps attention scores; an LSTM has none (arch decoder or encoder)");
     check.require(m.swiglu_limit == 0 || (m.experts > 0 && m.mlp == Mlp::Swiglu), "/model/swiglu_limit",
                   "clamps the routed experts' SwiGLU (gpt-oss); needs model.experts and mlp swiglu");
+    check.require(!c.s.implementation.experts || (m.experts > 0 && c.traits.hf_code), "/implementation/experts",
+                  "says how transformers runs a MoE layer's experts; needs model.experts and model_code huggingface");
     check.require(!m.output_bias || (m.arch != Arch::Encoder && m.head == Head::Lm), "/model/output_bias",
                   "a bias on the output layer needs a decoder or LSTM with its language-model head (arch decoder or lstm, head lm)");
     // A decoder's tied output layer is the [vocab, embedding_dim] word-embedding table itself, and it reads the

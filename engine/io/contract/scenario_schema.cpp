@@ -228,6 +228,7 @@ constexpr Field kImplementationFields[] = {
     implementation<&I::tf32>("tf32"),
     implementation<&I::cudnn_tf32>("cudnn_tf32"),
     implementation<&I::rnn>("rnn"),
+    implementation<&I::experts>("experts"),
     implementation<&I::allocator>("allocator"),
     implementation<&I::host_forward_us>("host_forward_us", {0, kMicros}),
     implementation<&I::host_backward_us>("host_backward_us", {0, kMicros}),

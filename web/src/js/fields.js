@@ -159,6 +159,7 @@ export const SECTIONS = [
       fwBool('tf32', 'TF32 matmuls'),
       fwBool('cudnn_tf32', 'TF32 in cuDNN', true),
       pick('rnn', 'LSTM kernels', true, true),
+      pick('experts', 'MoE experts (transformers)', true, true),
       pick('allocator', 'Allocator'),
       num('host_forward_us', 'Host µs per kernel, forward', true),
       num('host_backward_us', 'Host µs per kernel, backward', true),
