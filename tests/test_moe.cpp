@@ -507,6 +507,10 @@ TEST_CASE("transformers' batched_mm experts keep every routed row's copy of its 
     const double routed = 128.0 * 2, f = 3584, h = 1024, a = 2;
     CHECK(saved(scenario("batched_mm"), "layer/moe/experts/linear_fc1") == doctest::Approx(routed * (h + 2 * f * h) * a));
     CHECK(saved(scenario("grouped_mm"), "layer/moe/experts/linear_fc1") == doctest::Approx(routed * h * a));
+    // Under autocast with fp32 weights torch.bmm multiplies (and keeps) the 16-bit casts, where grouped_mm stays fp32.
+    nlohmann::json amp = nlohmann::json::parse(scenario("batched_mm"));
+    amp["training"].erase("param_dtype");
+    CHECK(saved(amp.dump(), "layer/moe/experts/linear_fc1") == doctest::Approx(routed * (h + 2 * f * h) * a));
     // One launch of `routed` matrix-vector products per projection and pass.
     for (const KernelRow& r : kernel_table(test::scenario(scenario("batched_mm"))).rows) {
         if (r.module.find("experts/linear_fc") == std::string::npos || r.gemm.m <= 0 || r.pass != KernelPass::Forward) continue;

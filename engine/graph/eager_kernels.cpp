@@ -190,14 +190,17 @@ Work top_k_sum(double element_bytes, int64_t width, int64_t top_k) {
     return chain(width, SavedSplit::Routed, e + e / k, 1, e / k + e, 1);
 }
 
-Work weight_gather(double element_bytes, int64_t width) {
-    const double e = element_bytes;
+Work weight_gather(double param_bytes, double compute_bytes, int64_t width) {
+    const double p = param_bytes, a = compute_bytes;
+    const bool cast = p != a;
     constexpr SortCost rows = radix_sort(16);
     // batched_mm_experts_forward's self.gate_up_proj[expert_ids] (and down_proj's): each routed row's expert weight
-    // copied out, r e w e per element. Backward: index_backward, index_put_ with accumulate into the [experts, out,
-    // in] gradient (zeroed first): every row's gradient read and added into its expert's (r e, r e w e), after a sort
-    // of the row indices (per routed row, spread over the width here).
-    return chain(width, SavedSplit::Expert, 2 * e, 1, 3 * e + rows.bytes / static_cast<double>(width), 1 + rows.kernels);
+    // copied out, r p w p per element, and under autocast cast for torch.bmm (r p w a). Backward: the cast's
+    // gradient back (r a w p), then index_backward, index_put_ with accumulate into the [experts, out, in] gradient
+    // (zeroed first): every row's gradient read and added into its expert's (r p, r p w p), after a sort of the row
+    // indices (per routed row, spread over the width here).
+    return chain(width, SavedSplit::Expert, 2 * p + (cast ? p + a : 0), cast ? 2 : 1,
+                 (cast ? a + p : 0) + 3 * p + rows.bytes / static_cast<double>(width), (cast ? 1 : 0) + 1 + rows.kernels);
 }
 
 Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k) {
@@ -216,8 +219,8 @@ Work clamped_swiglu(double element_bytes, int64_t width) {
     // product r 2e w e. Backward (derivatives.yaml): the product's two gradients r 2e w e each, the up clamp's mask
     // r 3e w e, gate * sigmoid's two r 2e w e each, sigmoid's r 2e w e, the gain's r e w e, the gate's two
     // gradients summed r 2e w e, the gate clamp's mask r 3e w e, and each half's gradient written into a zeroed
-    // [S, 2f] (w 2e, then r e w 2e through the stride) and the two summed r 4e w 2e.
-    return chain(width, SavedSplit::Expert, 18 * e, 7, 46 * e, 14);
+    // [S, 2f] (a memset w 2e, then a copy r e w 2e through the stride) and the two summed r 4e w 2e.
+    return chain(width, SavedSplit::Expert, 18 * e, 7, 44 * e, 12);
 }
 
 Work expert_bias(double element_bytes, SavedSplit split, int64_t width) {

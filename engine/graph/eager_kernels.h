@@ -41,8 +41,9 @@ Work routing_weight_product(double element_bytes, int64_t width);
 Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k);
 // batched_mm's return: the routed rows summed over each token's top-k (per [routed copies, hidden] element).
 Work top_k_sum(double element_bytes, int64_t width, int64_t top_k);
-// batched_mm's gathered expert weights: each routed row's copy of its expert's [out, in] (per element of it).
-Work weight_gather(double element_bytes, int64_t width);
+// batched_mm's gathered expert weights: each routed row's copy of its expert's [out, in] (per element of it), from
+// the parameters' dtype into the dtype torch.bmm multiplies in.
+Work weight_gather(double param_bytes, double compute_bytes, int64_t width);
 // gpt-oss's clamped SwiGLU op by op (GptOssExperts._apply_gate), per f-wide element of the routed rows.
 Work clamped_swiglu(double element_bytes, int64_t width);
 // A biased expert GEMM's bias in transformers' grouped experts: gathered per routed row and added, per output element.

@@ -69,10 +69,11 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     w.fp32 = fp32;
     if (b.batched_experts) {
         // batched_mm gathers each routed row's expert weight (self.gate_up_proj[expert_ids]: [S, out, in]), which
-        // torch.bmm keeps for its backward: out x in elements per routed row (eager_kernels.cpp weight_gather).
+        // torch.bmm keeps for its backward, in the dtype it multiplies in (autocast casts bmm's operands): out x in
+        // elements per routed row (eager_kernels.cpp weight_gather).
         w.per_row_weights = true;
-        op.saved.push_back({"gathered_weight", fp32 ? SavedKind::Upcast : SavedKind::Activation, SavedSplit::Expert, out * in});
-        op.work.push_back(eager::weight_gather(fp32 ? b.up_bytes : b.act_bytes, out * in));
+        op.saved.push_back({"gathered_weight", SavedKind::Activation, SavedSplit::Expert, out * in});
+        op.work.push_back(eager::weight_gather(b.up_bytes, b.act_bytes, out * in));
     }
     // transformers' grouped_mm experts call torch's grouped GEMM, whose CUTLASS kernel takes bf16 only; in fp32 it
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
@@ -91,7 +92,8 @@ Module moe_mlp(const BuildContext& b) {
     // call torch.nn.functional.grouped_mm, which autocast does not cast, on the input cast to the weights' dtype:
     // under autocast with fp32 weights the expert GEMMs run in fp32 and everything on the expert path is kept in
     // fp32 (validation/measured/h100-moe-pytorch.jsonl: FFMA sgemm kernels, fp32 saved tensors).
-    const bool fp32_experts = b.hf_code && b.autocast;
+    // batched_mm's torch.bmm is on autocast's list: it multiplies in the 16-bit dtype like the dense layers.
+    const bool fp32_experts = b.hf_code && b.autocast && !b.batched_experts;
     const SavedKind expert_kind = fp32_experts ? SavedKind::Upcast : SavedKind::Activation;
     const double eb = fp32_experts ? b.up_bytes : b.act_bytes;  // bytes of an element on the expert path
     Module mod{"moe", {}, {}};
