@@ -485,6 +485,14 @@ TEST_CASE("gpt-oss's clamped SwiGLU under transformers keeps 6f per routed row; 
             CHECK(r.kernel.launches == 7);
         }
     CHECK(rows == 2);
+    // gpt-oss's experts are biased: transformers gathers each routed row's bias and adds it in place (two kernels
+    // beside each grouped GEMM forward, r e w e and r 2e w e per output element); Megatron fuses it into the activation
+    // (fc1) or the GEMM (fc2).
+    for (const KernelRow& r : kernel_table(test::scenario(scenario("pytorch", 7))).rows)
+        if (r.module.find("experts/linear_fc1") != std::string::npos && r.pass == KernelPass::Forward && r.gemm.m <= 0) {
+            CHECK(r.kernel.launches == 2);
+            CHECK(r.kernel.bytes == doctest::Approx(routed * 2 * f * 5 * a));
+        }
     CHECK(test::error_of(R"({"model":{"preset":"llama-3.1-8b","swiglu_limit":7}})")["path"] == "/model/swiglu_limit");
 }
 
