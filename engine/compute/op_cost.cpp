@@ -74,7 +74,8 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width: one group per
 // local expert, each over its share of the tokens (even routing) with its own weight. A grouped kernel runs them all
-// in one launch (torch._grouped_mm's CUTLASS kernel, Transformer Engine's GroupedLinear); PyTorch's fallback for
+// in one launch (torch._grouped_mm's CUTLASS kernel; Transformer Engine's GroupedLinear, timed alike, may issue a
+// cuBLAS GEMM per expert over several streams); PyTorch's fallback for
 // other dtypes (fp32: Hugging Face's experts under autocast) loops over the groups in C++, one GEMM launch each
 // (aten _grouped_mm_fallback; validation/measured/h100-moe-pytorch.jsonl: one GEMM kernel per expert and call).
 // Model FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
