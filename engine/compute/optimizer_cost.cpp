@@ -71,7 +71,10 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
             k.host_seconds = params * (grad + param) / (h.host_link_gbps * 1e9) + 2 * host_bytes / (h.host_memory_gbps * 1e9);
         return k;
     }
-    if (c.s.training.optimizer == Optimizer::Adafactor && c.s.framework != Framework::Xla && tensors.matrices + tensors.vectors > 0) {
+    // transformers' Adafactor runs under PyTorch's frameworks; XLA compiles T5X's into the step, and Megatron-LM
+    // ships no Adafactor of its own: one memory-bound pass there.
+    const bool torch_loop = c.s.framework != Framework::Xla && c.s.framework != Framework::Megatron;
+    if (c.s.training.optimizer == Optimizer::Adafactor && torch_loop && tensors.matrices + tensors.vectors > 0) {
         k.apply = adafactor_loop(c, tensors, params);
         k.apply.flops = update_flops(Optimizer::Adafactor) * params;
         return k;
