@@ -534,6 +534,40 @@ TEST_CASE("transformers' batched_mm experts keep every routed row's copy of its 
           "/implementation/experts");
 }
 
+// transformers' eager experts (implementation.experts eager): a Python loop over the experts, each running its own
+// F.linear on a select of the [experts, out, in] parameter. Each select's gradient is the whole parameter's shape
+// (select_backward), summed across the loop: (4E - 1) bytes of the parameter's dtype per element of it, per
+// microbatch, and a buffer of the whole gate/up gradient beside the next one in the layer's backward.
+TEST_CASE("transformers' eager experts: a GEMM launch per expert from Python, whole-parameter gradients per select") {
+    const auto scenario = [](const char* impl) {
+        return std::string(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4,
+            "ffn_hidden": 3584, "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope",
+            "norm": "rmsnorm", "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2},
+            "training": {"seq_len": 2048, "micro_batch": 4, "param_dtype": "bf16"}, "implementation": {"experts": ")") + impl +
+               R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+    };
+    const double experts = 8, f = 3584, h = 1024, p = 2;
+    int gemms = 0;
+    double select_bytes = 0;
+    for (const KernelRow& r : kernel_table(test::scenario(scenario("eager"))).rows) {
+        if (r.module.find("experts/linear_fc") == std::string::npos) continue;
+        if (r.gemm.m > 0) {
+            ++gemms;
+            CHECK(r.kernel.launches == experts);
+            CHECK(r.kernel.library_launches == 0);  // each one a Python op
+        } else if (r.pass == KernelPass::BackwardWeight) {
+            select_bytes += r.kernel.bytes;
+        }
+    }
+    CHECK(gemms == 6);
+    CHECK(select_bytes == doctest::Approx((4 * experts - 1) * p * experts * 3 * f * h));
+    const Report eager = test::report(scenario("eager")), grouped = test::report(scenario("grouped_mm"));
+    CHECK(test::phase(eager.peak(), "layer_backward").other.transient -
+              test::phase(grouped.peak(), "layer_backward").other.transient ==
+          doctest::Approx(2 * experts * 2 * f * h * p).epsilon(0.01));
+    CHECK(eager.perf.step_seconds > 1.3 * grouped.perf.step_seconds);
+}
+
 // Megatron-Core's MoELayer hands the router and the shared experts the same tensor (the pre-MLP norm's output), and
 // autograd saves a tensor once: the shared experts' first GEMM adds nothing to keep, unless it keeps a copy of its own
 // (an fp8 recipe's quantized input, or autocast's cast for each linear).

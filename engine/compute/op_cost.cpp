@@ -93,7 +93,9 @@ void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
         for (int i = 0; i < out.count; ++i) {
             Kernel& one = out.list[i].kernel;
             one = scaled(one, groups);
-            one.library_launches = one.launches - 1;  // one op call from Python, its loop in C++
+            // torch's fallback: one op call from Python, its loop in C++; transformers' eager experts: every GEMM
+            // an op of the Python loop.
+            one.library_launches = w.python_loop ? 0 : one.launches - 1;
             out.list[i].gemm.groups = groups;
         }
     } else {

@@ -25,7 +25,8 @@ BuildContext build_context(const Config& c) {
                         c.traits.autocast,  c.s.training.router_z_loss,
                         megatron_layer_scaled_softmax(c.s.framework), c.s.training.dtype == Dtype::Bf16,
                         c.s.model.attention_softcap > 0 && c.s.training.attention == Attention::Eager,
-                        c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::BatchedMm};
+                        c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::BatchedMm,
+                        c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager};
 }
 
 bool sdpa_window_mask(const Config& c) {

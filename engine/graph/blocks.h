@@ -30,6 +30,7 @@ struct BuildContext {
     // FlashAttention kernel caps inside itself and PyTorch's SDPA not at all).
     bool softcap_scores;
     bool batched_experts;  // transformers' batched_mm experts (implementation.experts)
+    bool loop_experts;     // transformers' eager experts: a Python loop over the experts
 };
 
 BuildContext build_context(const Config& c);

@@ -203,6 +203,39 @@ Work weight_gather(double param_bytes, double compute_bytes, int64_t width) {
                  (cast ? a + p : 0) + 3 * p + rows.bytes / static_cast<double>(width), (cast ? 1 : 0) + 1 + rows.kernels);
 }
 
+Work expert_loop(const BuildContext& b, int64_t width, int64_t experts, int64_t top_k) {
+    const double u = b.up_bytes, a = b.act_bytes, share = static_cast<double>(experts) / static_cast<double>(top_k);
+    const bool cast = u != a;
+    constexpr SortCost rows = radix_sort(16);
+    // transformers' eager experts (MixtralExperts.forward and its kin), per [routed copies, hidden] element in the
+    // hidden stream's dtype u. Before the loop: one_hot of the top-k indices, the hits summed and compared, nonzero
+    // (5 small kernels). Each expert, forward: the index test and torch.where's nonzero (3 small kernels),
+    // hidden_states[token_idx] r u w u, its routing weight gathered and multiplied r 2u w u (2 kernels), index_add_
+    // into the output r u, r u w u; under autocast the expert's output cast back r a w u. Backward: index_add_'s
+    // gradient, an index_select r u w u; the product's two gradients r 2u w u and r 2u w u with the weight's
+    // reduction r u, and the weights' index_put_ with accumulate (its sort); the gathered rows' index_put_ into a
+    // zeroed [tokens, h] each expert (a memset: E/k bytes of u per copy over the loop), r u and r u w u, after its
+    // sort; that gradient added into the input's, r 2u w u over [tokens, h] each expert; under autocast the cast's.
+    const double fwd = 2 * u + 2 * u + 3 * u + (cast ? a + u : 0);
+    const double bwd = 2 * u + 6 * u + 3 * u + share * u + 3 * u * share + (cast ? a + u : 0) + 2 * rows.bytes / static_cast<double>(width);
+    const int per_fwd = 3 + 4 + (cast ? 1 : 0), per_bwd = 1 + 3 + rows.kernels + 1 + rows.kernels + 1 + (cast ? 1 : 0);
+    return chain(width, SavedSplit::Routed, fwd, 5 + static_cast<int>(experts) * per_fwd, bwd, static_cast<int>(experts) * per_bwd);
+}
+
+Work select_gradients(double param_bytes, int64_t experts, int64_t numel) {
+    const double p = param_bytes, n = static_cast<double>(experts);
+    // The eager loop indexes the [experts, out, in] parameter once per expert (self.gate_up_proj[expert_idx], a
+    // select). Each select's gradient is the whole parameter's shape, zeroed, with that expert's slice copied in
+    // (derivatives.yaml select_backward: a memset w p per element of the whole, a copy r p w p of the slice), and
+    // autograd sums the experts' gradients into one buffer (E - 1 adds of the whole, r 2p w p): (4E - 1) p bytes per
+    // element of the parameter, 2E - 1 kernels, per microbatch.
+    Work w = chain(numel, SavedSplit::Sequence, 0, 0, (4 * n - 1) * p, 2 * static_cast<int>(experts) - 1);
+    w.per_weight = true;
+    w.sharded = false;
+    w.param_grad_backward = true;
+    return w;
+}
+
 Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k) {
     const double e = element_bytes, k = static_cast<double>(top_k);
     // weighted_out[inv_perm] r e w e, then .view(tokens, k, h).sum(dim=1) r e w e/k. Backward: the sum's gradient is

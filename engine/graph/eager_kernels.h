@@ -44,6 +44,10 @@ Work top_k_sum(double element_bytes, int64_t width, int64_t top_k);
 // batched_mm's gathered expert weights: each routed row's copy of its expert's [out, in] (per element of it), from
 // the parameters' dtype into the dtype torch.bmm multiplies in.
 Work weight_gather(double param_bytes, double compute_bytes, int64_t width);
+// transformers' eager experts: the Python loop's routing ops per [routed copies, hidden] element, and each expert
+// parameter's gradients through its per-expert selects (the whole [experts, out, in] per expert), per element of it.
+Work expert_loop(const BuildContext& b, int64_t width, int64_t experts, int64_t top_k);
+Work select_gradients(double param_bytes, int64_t experts, int64_t numel);
 // gpt-oss's clamped SwiGLU op by op (GptOssExperts._apply_gate), per f-wide element of the routed rows.
 Work clamped_swiglu(double element_bytes, int64_t width);
 // A biased expert GEMM's bias in transformers' grouped experts: gathered per routed row and added, per output element.

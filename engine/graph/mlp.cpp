@@ -77,8 +77,11 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     }
     // transformers' grouped_mm experts call torch's grouped GEMM, whose CUTLASS kernel takes bf16 only; in fp32 it
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
-    w.group_loop = b.hf_code && (fp32 || !b.bf16);
+    w.group_loop = b.hf_code && (fp32 || !b.bf16 || b.loop_experts);
+    // The eager experts run each expert's F.linear from the Python loop, on its select of the parameter.
+    w.python_loop = b.loop_experts;
     op.work.push_back(w);
+    if (b.loop_experts) op.work.push_back(eager::select_gradients(b.up_bytes, b.m.experts, b.m.experts * out * in));
     if (b.hf_code && *b.m.mlp_bias)
         op.work.push_back(eager::expert_bias(fp32 ? b.up_bytes : b.act_bytes, row ? SavedSplit::Routed : SavedSplit::Expert, out));
     return op;
@@ -92,8 +95,9 @@ Module moe_mlp(const BuildContext& b) {
     // call torch.nn.functional.grouped_mm, which autocast does not cast, on the input cast to the weights' dtype:
     // under autocast with fp32 weights the expert GEMMs run in fp32 and everything on the expert path is kept in
     // fp32 (validation/measured/h100-moe-pytorch.jsonl: FFMA sgemm kernels, fp32 saved tensors).
-    // batched_mm's torch.bmm is on autocast's list: it multiplies in the 16-bit dtype like the dense layers.
-    const bool fp32_experts = b.hf_code && b.autocast && !b.batched_experts;
+    // batched_mm's torch.bmm and the eager loop's F.linear are on autocast's list: they multiply in the 16-bit dtype
+    // like the dense layers; only torch's grouped GEMM keeps the fp32 weights' dtype.
+    const bool fp32_experts = b.hf_code && b.autocast && !b.batched_experts && !b.loop_experts;
     const SavedKind expert_kind = fp32_experts ? SavedKind::Upcast : SavedKind::Activation;
     const double eb = fp32_experts ? b.up_bytes : b.act_bytes;  // bytes of an element on the expert path
     Module mod{"moe", {}, {}};
@@ -112,7 +116,10 @@ Module moe_mlp(const BuildContext& b) {
     // experts sort the copies by expert and gather them op by op (eager_kernels.h), and the layer's input feeds the
     // router, the experts and any shared experts and their gate: autograd sums their gradients.
     Op dispatch{"dispatch", {}, {}};
-    if (b.hf_code) {
+    if (b.loop_experts) {
+        dispatch.work.push_back(eager::expert_loop(b, h, experts, top_k));
+        dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
+    } else if (b.hf_code) {
         if (!b.batched_experts) dispatch.work.push_back(eager::expert_sort(b));
         dispatch.work.push_back(eager::token_gather(eb, h, top_k));
         dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
@@ -135,10 +142,17 @@ Module moe_mlp(const BuildContext& b) {
     // one kernel more: profiled, CatArrayBatchedCopy of [S, 2f] per layer).
     Work act_work = elementwise(f, SavedSplit::Expert, (!gated ? 2 : eager_glu ? 5 : 3) * eb, (!gated ? 3 : eager_glu ? 13 : 5) * eb);
     if (eager_glu) {
-        act_work.fwd_kernels = 2;
-        act_work.bwd_kernels = 4;
+        // Once per expert in transformers' eager loop.
+        const int loops = b.loop_experts ? static_cast<int>(experts) : 1;
+        act_work.fwd_kernels = 2 * loops;
+        act_work.bwd_kernels = 4 * loops;
     }
-    act.work.push_back(clamped ? eager::clamped_swiglu(eb, f) : act_work);
+    Work activation = clamped ? eager::clamped_swiglu(eb, f) : act_work;
+    if (clamped && b.loop_experts) {
+        activation.fwd_kernels *= static_cast<int>(experts);
+        activation.bwd_kernels *= static_cast<int>(experts);
+    }
+    act.work.push_back(activation);
     // moe_act discards the activation's output, fc2's saved input, and runs the activation again before fc2's backward
     // (megatron/core/transformer/moe/experts.py, CheckpointWithoutOutput).
     act.rerun_by = bit(RecomputeModule::MoeAct);
@@ -146,7 +160,7 @@ Module moe_mlp(const BuildContext& b) {
     Op fc2 = expert_linear(b, "linear_fc2", h, f, true, SavedSplit::Expert, fp32_experts);
     fc2.saved.front().dropped_by = bit(RecomputeModule::MoeAct);
     experts_mod.ops.push_back(fc2);
-    if (b.hf_code && !b.batched_experts) {
+    if (b.hf_code && !b.batched_experts && !b.loop_experts) {
         // transformers 5's grouped_mm_experts_forward zeroes the rows of tokens routed to no local expert (its
         // sentinels) around the grouped GEMMs: masked_fill_ of the gathered input and masked_fill of the weighted
         // output ([routed tokens, h]), masked_fill of the gate/up output (its width).
@@ -160,7 +174,9 @@ Module moe_mlp(const BuildContext& b) {
     // the expert outputs for the probabilities' gradient (megatron/core/transformer/moe/moe_utils.py unpermute).
     Op combine{"combine", {}, {}};
     combine.saved.push_back({"expert_output", expert_kind, SavedSplit::Routed, h});
-    if (b.hf_code) {
+    if (b.loop_experts) {
+        // The eager loop weights and adds each expert's rows in place (eager_kernels.cpp expert_loop).
+    } else if (b.hf_code) {
         combine.work.push_back(eager::routing_weight_product(eb, h));
         combine.work.push_back(b.batched_experts ? eager::top_k_sum(eb, h, top_k) : eager::token_unpermute_sum(eb, h, top_k));
     } else {

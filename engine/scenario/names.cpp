@@ -48,7 +48,8 @@ SHARDCALC_NAMES(ModelCode, {ModelCode::Megatron, "megatron"}, {ModelCode::Huggin
 SHARDCALC_NAMES(OptimizerImpl, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::Foreach, "foreach"},
                 {OptimizerImpl::ForLoop, "for_loop"})
 SHARDCALC_NAMES(RnnImpl, {RnnImpl::Cudnn, "cudnn"}, {RnnImpl::Unrolled, "unrolled"})
-SHARDCALC_NAMES(ExpertsImpl, {ExpertsImpl::GroupedMm, "grouped_mm"}, {ExpertsImpl::BatchedMm, "batched_mm"})
+SHARDCALC_NAMES(ExpertsImpl, {ExpertsImpl::GroupedMm, "grouped_mm"}, {ExpertsImpl::BatchedMm, "batched_mm"},
+                {ExpertsImpl::Eager, "eager"})
 SHARDCALC_NAMES(Allocator, {Allocator::Caching, "caching"},
                 {Allocator::ExpandableSegments, "expandable_segments"})
 

@@ -62,8 +62,9 @@ enum class OptimizerImpl { Fused, Foreach, ForLoop };
 enum class RnnImpl { Cudnn, Unrolled };
 // How transformers runs a MoE layer's experts (config._experts_implementation, integrations/moe.py): grouped_mm sorts
 // the routed copies by expert and runs one grouped GEMM per projection; batched_mm gathers each copy's expert weights
-// and runs one small matrix-vector product per copy (torch.bmm).
-enum class ExpertsImpl { GroupedMm, BatchedMm };
+// and runs one small matrix-vector product per copy (torch.bmm); eager loops over the experts in Python (the experts
+// class's own forward).
+enum class ExpertsImpl { GroupedMm, BatchedMm, Eager };
 // PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
 enum class Allocator { Caching, ExpandableSegments };
 
