@@ -566,6 +566,24 @@ TEST_CASE("transformers' eager experts: a GEMM launch per expert from Python, wh
               test::phase(grouped.peak(), "layer_backward").other.transient ==
           doctest::Approx(2 * experts * 2 * f * h * p).epsilon(0.01));
     CHECK(eager.perf.step_seconds > 1.3 * grouped.perf.step_seconds);
+    // The loop synchronizes the host with the device for every expert: its forward kernels overlap only with their own
+    // host work (38.5 us a launch), the rest of the pass with the rest.
+    double device = 0, launches = 0, synced = 0, synced_launches = 0;
+    for (const KernelRow& r : kernel_table(test::scenario(scenario("eager"))).rows) {
+        if (r.pass != KernelPass::Forward) continue;
+        device += r.kernel.seconds * r.count;
+        launches += (r.kernel.launches - r.kernel.library_launches) * r.count;
+        synced += r.kernel.synced_seconds * r.count;
+        synced_launches += r.kernel.synced_launches * r.count;
+    }
+    CHECK(synced_launches > 0);
+    const double host = 38.5e-6;
+    const double expected = std::max(device - synced, (launches - synced_launches) * host) + std::max(synced, synced_launches * host);
+    double forward = 0;
+    for (const auto& [key, seconds] : eager.perf.breakdown)
+        if (key == "forward_compute" || key == "forward_host_wait") forward += seconds;
+    CHECK(forward == doctest::Approx(expected));
+    CHECK(forward > std::max(device, launches * host));
 }
 
 // Megatron-Core's MoELayer hands the router and the shared experts the same tensor (the pre-MLP norm's output), and

@@ -95,7 +95,7 @@ void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
             one = scaled(one, groups);
             // torch's fallback: one op call from Python, its loop in C++; transformers' eager experts: every GEMM
             // an op of the Python loop.
-            one.library_launches = w.python_loop ? 0 : one.launches - 1;
+            one.library_launches = w.expert_loop ? 0 : one.launches - 1;
             out.list[i].gemm.groups = groups;
         }
     } else {
@@ -202,6 +202,11 @@ WorkKernels work_kernels(const Work& w, const Config& c) {
         PassKernel& pk = out.list[i];
         pk.repeat = pk.whole ? 1 : runs(w);
         if (w.cudnn) pk.kernel.library_launches = pk.kernel.launches;
+        // Between the eager experts loop's synchronizations in forward (backward runs in autograd's engine, unsynced).
+        if (w.expert_loop && pk.pass == Pass::Forward) {
+            pk.kernel.synced_seconds = pk.kernel.seconds;
+            pk.kernel.synced_launches = pk.kernel.launches - pk.kernel.library_launches;
+        }
     }
     out.model_flops *= runs(w);
     out.model_flops_full_attention *= runs(w);

@@ -37,6 +37,8 @@ Kernel scaled(const Kernel& k, double f) {
     out.seconds *= f;
     out.launches *= f;
     out.library_launches *= f;
+    out.synced_seconds *= f;
+    out.synced_launches *= f;
     out.matmul_seconds *= f;
     out.attention_seconds *= f;
     out.memory_seconds *= f;

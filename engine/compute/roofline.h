@@ -18,6 +18,9 @@ struct Kernel {
     // Of them, those a library launches from its own C++ inside one framework op (cuDNN's RNN): no framework dispatch
     // each, only the launch, which the kernel's time already holds.
     double library_launches = 0;
+    // Of `seconds` and `launches`, those issued after a host-device synchronization of the same pass (transformers'
+    // eager experts loop): the host cannot run ahead of them, so they overlap only with each other's host work.
+    double synced_seconds = 0, synced_launches = 0;
     // `seconds` by kind of kernel, for the comparison with profiled runs (validation/measured categories).
     double matmul_seconds = 0, attention_seconds = 0, memory_seconds = 0;
     bool compute_bound = false;
@@ -28,6 +31,8 @@ struct Kernel {
         seconds += o.seconds;
         launches += o.launches;
         library_launches += o.library_launches;
+        synced_seconds += o.synced_seconds;
+        synced_launches += o.synced_launches;
         matmul_seconds += o.matmul_seconds;
         attention_seconds += o.attention_seconds;
         memory_seconds += o.memory_seconds;

@@ -79,7 +79,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
     w.group_loop = b.hf_code && (fp32 || !b.bf16 || b.loop_experts);
     // The eager experts run each expert's F.linear from the Python loop, on its select of the parameter.
-    w.python_loop = b.loop_experts;
+    w.expert_loop = b.loop_experts;
     op.work.push_back(w);
     if (b.loop_experts) op.work.push_back(eager::select_gradients(b.up_bytes, b.m.experts, b.m.experts * out * in));
     if (b.hf_code && *b.m.mlp_bias)
@@ -117,7 +117,9 @@ Module moe_mlp(const BuildContext& b) {
     // router, the experts and any shared experts and their gate: autograd sums their gradients.
     Op dispatch{"dispatch", {}, {}};
     if (b.loop_experts) {
-        dispatch.work.push_back(eager::expert_loop(b, h, experts, top_k));
+        Work loop = eager::expert_loop(b, h, experts, top_k);
+        loop.expert_loop = true;
+        dispatch.work.push_back(loop);
         dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
     } else if (b.hf_code) {
         if (!b.batched_experts) dispatch.work.push_back(eager::expert_sort(b));
@@ -152,6 +154,7 @@ Module moe_mlp(const BuildContext& b) {
         activation.fwd_kernels *= static_cast<int>(experts);
         activation.bwd_kernels *= static_cast<int>(experts);
     }
+    activation.expert_loop = b.loop_experts;
     act.work.push_back(activation);
     // moe_act discards the activation's output, fc2's saved input, and runs the activation again before fc2's backward
     // (megatron/core/transformer/moe/experts.py, CheckpointWithoutOutput).

@@ -87,7 +87,10 @@ struct Work {
     // An expert GEMM PyTorch runs as one GEMM per local expert (torch._grouped_mm's fallback for dtypes its grouped
     // kernel does not take), where a grouped kernel runs them all in one launch.
     bool group_loop = false;
-    bool python_loop = false;  // ... and the loop is Python's (transformers' eager experts): each GEMM a framework op
+    // Issued from transformers' eager experts loop: every kernel a framework op from Python, and the loop synchronizes
+    // the host with the device for every expert (torch.where's nonzero, the index test), so its forward kernels wait
+    // for the host (Kernel::synced_seconds).
+    bool expert_loop = false;
     // transformers' batched_mm experts: every routed row multiplies its own gathered copy of its expert's weight
     // (torch.bmm of [S, out, in] by [S, in, 1]): S matrix-vector products in one launch.
     bool per_row_weights = false;
