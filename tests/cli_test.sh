@@ -190,8 +190,9 @@ grep -q '^Megatron-LM arguments (pretrain_gpt.py):$' "$tmp/export" || fail "expo
 for flag in "--tensor-model-parallel-size 8" "--pipeline-model-parallel-size 4" "--sequence-parallel" "--use-distributed-optimizer"; do
   grep -q -- "^  $flag\$" "$tmp/export" || fail "export: $flag"
 done
-"$cli" export --tool megatron-deepspeed "$root/examples/llama-2-13b-deepspeed-offload.json" > "$tmp/export-ds" || fail "export deepspeed"
-grep -q '^  --zero-stage 3$' "$tmp/export-ds" && grep -q '^DeepSpeed config (ds_config.json):$' "$tmp/export-ds" || fail "export: deepspeed lines"
+# transformers' Llama under DeepSpeed launches through the Trainer (--deepspeed), with its ds_config.json.
+"$cli" export --tool hf-trainer "$root/examples/llama-2-13b-deepspeed-offload.json" > "$tmp/export-ds" || fail "export deepspeed"
+grep -q '^  --deepspeed ds_config.json$' "$tmp/export-ds" && grep -q '^DeepSpeed config (ds_config.json):$' "$tmp/export-ds" || fail "export: deepspeed lines"
 "$cli" export --tool=hf-trainer --format json "$root/examples/llama-3.1-8b-fsdp.json" > "$tmp/export.json" || fail "export json"
 python3 - "$tmp/export.json" <<'PY' || fail "export json shape: $(cat "$tmp/export.json")"
 import json, sys

@@ -40,12 +40,21 @@ TEST_CASE("export: the plan's own launch, by its framework's generator") {
         CHECK_MESSAGE(has(lines_of(m, 1), flag), flag);
     CHECK(launch(example("llama-3.1-70b-h100.json"), "megatron-lm") == m);
 
-    const json d = launch(example("llama-2-13b-deepspeed-offload.json"), "megatron-deepspeed");
+    // Megatron's model code under DeepSpeed is Megatron-DeepSpeed; transformers' runs through the Trainer.
+    json mds = json::parse(example("llama-2-13b-deepspeed-offload.json"));
+    mds["implementation"].erase("model_code");
+    const json d = launch(mds.dump(), "megatron-deepspeed");
     REQUIRE(d["ok"] == true);
     CHECK(d["generator"] == "megatron-deepspeed");
     REQUIRE(d["launch"].size() == 3);  // torchrun, the arguments, ds_config.json
     CHECK(has(lines_of(d, 1), "--zero-stage 3"));
     CHECK(d["launch"][2]["tool"] == "DeepSpeed config (ds_config.json)");
+    const json hd = launch(example("llama-2-13b-deepspeed-offload.json"));
+    REQUIRE(hd["ok"] == true);
+    CHECK(hd["generator"] == "hf-trainer");
+    REQUIRE(hd["launch"].size() == 3);
+    CHECK(has(lines_of(hd, 1), "--deepspeed ds_config.json"));
+    CHECK(hd["launch"][2]["tool"] == "DeepSpeed config (ds_config.json)");
 
     const json f = launch(example("llama-3.1-8b-fsdp.json"), "hf-trainer");
     REQUIRE(f["ok"] == true);

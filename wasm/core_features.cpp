@@ -1,11 +1,12 @@
-// The page's WebAssembly core without the LSTM and TPU models and adapters, for its size (docs/performance.md): the
+// The page's WebAssembly core without the LSTM and TPU models, adapters and torch.compile's kernels, for its size (docs/performance.md): the
 // core's engine library (wasm/CMakeLists.txt) holds the engine's common objects but not SHARDCALC_WHOLE_ONLY_SOURCES
 // (engine/CMakeLists.txt: an LSTM's rules and builder, the TPU device, XLA's program and its report object, an
-// adapter's fields, rules, graph and model states); these are their entry points in the core. Such a scenario is
+// adapter's fields, rules, graph and model states, inductor's fused kernels); these are their entry points in the core. Such a scenario is
 // answered {"ok": false, "whole_engine": true} and web/src/js/engine-worker.js asks the whole engine.
 #include "core/error.h"
 #include "graph/adapter.h"
 #include "graph/build.h"
+#include "graph/compiled_kernels.h"
 #include "io/contract/adapter_json.h"
 #include "io/contract/xla_json.h"
 #include "memory/xla_program.h"
@@ -20,6 +21,7 @@ namespace {
 const char* const kLstm = "LSTM models are evaluated by the whole engine";
 const char* const kTpu = "TPU plans are evaluated by the whole engine";
 const char* const kAdapter = "adapters are evaluated by the whole engine";
+const char* const kCompile = "torch.compile plans are evaluated by the whole engine";
 }  // namespace
 
 std::vector<Problem> lstm_problems(const Config&) { throw WholeEngineOnly(kLstm); }
@@ -36,5 +38,19 @@ void apply_adapter_defaults(Scenario&) { throw WholeEngineOnly(kAdapter); }
 std::vector<Problem> adapter_problems(const Config&) { throw WholeEngineOnly(kAdapter); }
 void apply_adapter(ModelGraph&, const Config&) { throw WholeEngineOnly(kAdapter); }
 StateBytes adapter_state_bytes(const ParamTally&, const Config&) { throw WholeEngineOnly(kAdapter); }
+// Reached by any compiled graph's first norm, residual add or linear (graph/blocks.cpp).
+namespace compiled {
+Work weight_cast(const BuildContext&, int64_t, bool) { throw WholeEngineOnly(kCompile); }
+Work norm(const BuildContext&, int64_t) { throw WholeEngineOnly(kCompile); }
+Work input_cast(const BuildContext&, SavedSplit, int64_t) { throw WholeEngineOnly(kCompile); }
+Work grad_sum(const BuildContext&, int64_t, int) { throw WholeEngineOnly(kCompile); }
+Work residual_add(const BuildContext&, int64_t) { throw WholeEngineOnly(kCompile); }
+Work activation(const BuildContext&, int64_t, bool) { throw WholeEngineOnly(kCompile); }
+Work output_layout(const BuildContext&, int64_t) { throw WholeEngineOnly(kCompile); }
+Work rope(const BuildContext&, int64_t) { throw WholeEngineOnly(kCompile); }
+Work score_softmax(const BuildContext&) { throw WholeEngineOnly(kCompile); }
+Work score_softcap(const BuildContext&) { throw WholeEngineOnly(kCompile); }
+Work cross_entropy(const BuildContext&) { throw WholeEngineOnly(kCompile); }
+}  // namespace compiled
 
 }  // namespace shardcalc

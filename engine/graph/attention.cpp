@@ -3,6 +3,7 @@
 // eager code) and the output projection.
 #include "graph/blocks.h"
 
+#include "graph/compiled_kernels.h"
 #include "graph/eager_kernels.h"
 #include "scenario/dimension.h"
 #include "scenario/framework.h"
@@ -92,18 +93,18 @@ Module self_attention(const BuildContext& b, bool local) {
         mla_projections(b, mod);
     } else if (*m.fused_qkv) {
         // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
-        mod.ops.push_back(eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, *m.qkv_bias,
-                                                 Parallel::Column, SavedSplit::Sequence, m.hidden), true));
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, *m.qkv_bias,
+                                                                  Parallel::Column, SavedSplit::Sequence, m.hidden), true)));
     } else {
         // Separate projections (Hugging Face's q_proj/k_proj/v_proj, BERT's query/key/value). They share one
         // input, but under autocast each F.linear casts it to 16 bits itself and keeps its own copy.
-        mod.ops.push_back(eager_linear(
-            b, linear("query", q_width, m.hidden, *m.qkv_bias, Parallel::Column, SavedSplit::Sequence, m.hidden), true));
-        mod.ops.push_back(eager_linear(b, linear("key", kv_width, m.hidden, *m.qkv_bias, Parallel::Column,
-                                                 SavedSplit::Sequence, m.hidden, b.autocast), true));
-        Op value = eager_linear(b, linear("value", kv_width, m.hidden, *m.qkv_bias, Parallel::Column, SavedSplit::Sequence,
-                                          m.hidden, b.autocast), true);
-        value.work.push_back(eager::grad_sum(b, m.hidden, 2));
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query", q_width, m.hidden, *m.qkv_bias, Parallel::Column,
+                                                                  SavedSplit::Sequence, m.hidden), true)));
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("key", kv_width, m.hidden, *m.qkv_bias, Parallel::Column,
+                                                                  SavedSplit::Sequence, m.hidden, b.autocast), true)));
+        Op value = pointwise_fed(b, eager_linear(b, linear("value", kv_width, m.hidden, *m.qkv_bias, Parallel::Column,
+                                                           SavedSplit::Sequence, m.hidden, b.autocast), true));
+        value.work.push_back(b.compiled ? compiled::grad_sum(b, m.hidden, 2) : eager::grad_sum(b, m.hidden, 2));
         mod.ops.push_back(value);
     }
     if (m.qk_norm) {
@@ -133,8 +134,13 @@ Module self_attention(const BuildContext& b, bool local) {
         // Key/value heads are repeated to all query heads before the matmuls (repeat_kv in
         // transformers' modeling_llama.py), so the saved k and v have the query width.
         core.saved.push_back({"q", SavedKind::Activation, SavedSplit::Tensor, q_width});
-        core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, q_width});
-        if (b.hf_code) {
+        // Compiled, k and v are kept before repeat_kv (the repeat is rebuilt in backward).
+        core.saved.push_back({"k", SavedKind::Activation, SavedSplit::Tensor, b.compiled ? kv_width : q_width});
+        if (b.compiled) {
+            // Compiled (partitioners.py): the 16-bit probabilities and the dropout mask; the fp32 softmax and the
+            // dropped probabilities are rebuilt from them in backward.
+            core.saved.push_back({"probabilities", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
+        } else if (b.hf_code) {
             // Hugging Face eager attention: softmax(scores, dtype=float32).to(query.dtype) keeps the fp32
             // probabilities for the softmax backward and their 16-bit copy for the product with V
             // (eager_attention_forward in modeling_llama.py; validation/measured: 6as^2b in bf16).
@@ -155,9 +161,9 @@ Module self_attention(const BuildContext& b, bool local) {
         }
         if (b.dropout) {
             core.saved.push_back({"dropout_mask", SavedKind::Mask, SavedSplit::Scores, m.heads, kByCoreAttn});
-            core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
+            if (!b.compiled) core.saved.push_back({"dropout_output", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
         }
-        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, out_width});
+        core.saved.push_back({"v", SavedKind::Activation, SavedSplit::Tensor, b.compiled ? v_width : out_width});
         if (b.softcap_scores) {
             // Gemma 2's soft-cap (transformers' modeling_gemma2.py eager_attention_forward: scores / cap, tanh, * cap):
             // three kernels over the scores, r a w a each; tanh keeps its output for its gradient. Backward: the
@@ -165,13 +171,14 @@ Module self_attention(const BuildContext& b, bool local) {
             core.saved.push_back({"softcap_tanh", SavedKind::Activation, SavedSplit::Scores, m.heads, kByCoreAttn});
             Work softcap = elementwise(m.heads, SavedSplit::Scores, 6 * b.act_bytes, 7 * b.act_bytes);
             softcap.fwd_kernels = softcap.bwd_kernels = 3;
-            core.work.push_back(softcap);
+            core.work.push_back(b.compiled ? compiled::score_softcap(b) : softcap);
         }
         // The materialised scores: softmax reads and writes them (and dropout once more with its mask);
         // backward reads probabilities and their gradient and writes the score gradient.
         const double a = b.act_bytes;
-        Work softmax = b.hf_code ? eager::score_softmax(b)
-                                 : elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a, b.dropout ? 5 * a + 1 : 3 * a);
+        Work softmax = b.compiled ? compiled::score_softmax(b)
+                       : b.hf_code ? eager::score_softmax(b)
+                                   : elementwise(m.heads, SavedSplit::Scores, b.dropout ? 4 * a + 1 : 2 * a, b.dropout ? 5 * a + 1 : 3 * a);
         if (b.megatron_eager) {
             // Megatron's unfused core attention (megatron/core/transformer/dot_product_attention.py, and the legacy
             // ParallelAttention): the fused scale-mask-softmax and the attention dropout (under the tensor-parallel
@@ -203,7 +210,10 @@ Module self_attention(const BuildContext& b, bool local) {
     // gpt-oss: one learned sink logit per head joins each softmax (tensor-parallel ranks hold their heads').
     if (m.attention_sinks) core.params.push_back(vector_param("sinks", m.heads, ParamSplit::Sharded));
     core.work.insert(core.work.begin(), scores);
-    if (b.hf_code && m.kv_lora_rank == 0) {
+    if (b.compiled) {
+        core.work.push_back(compiled::output_layout(b, out_width));
+        if (m.position_embedding == PositionEmbedding::Rope) core.work.push_back(compiled::rope(b, q_width + kv_width));
+    } else if (b.hf_code && m.kv_lora_rank == 0) {
         // A fused QKV output is split into three strided views (all copied); separate projections leave
         // only v and the output strided (RoPE writes q and k anew).
         if (*m.fused_qkv) core.work.push_back(eager::head_layout(b, 2 * q_width + 2 * kv_width, 4));

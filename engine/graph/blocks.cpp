@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph/compiled_kernels.h"
 #include "graph/eager_kernels.h"
 #include "scenario/framework.h"
 #include "scenario/dimension.h"
@@ -26,7 +27,8 @@ BuildContext build_context(const Config& c) {
                         megatron_layer_scaled_softmax(c.s.framework), c.s.training.dtype == Dtype::Bf16,
                         c.s.model.attention_softcap > 0 && c.s.training.attention == Attention::Eager,
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::BatchedMm,
-                        c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager};
+                        c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager,
+                        c.traits.hf_code && c.s.implementation.compile != CompileMode::None};
 }
 
 bool sdpa_window_mask(const Config& c) {
@@ -113,13 +115,23 @@ Op high_precision(Op op) {
     return op;
 }
 
+Op pointwise_fed(const BuildContext& b, Op op) {
+    if (b.compiled)
+        op.saved.erase(std::remove_if(op.saved.begin(), op.saved.end(), [](const SavedTensor& t) { return t.kind == SavedKind::GemmInput; }),
+                       op.saved.end());
+    return op;
+}
+
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input) {
     if (!b.hf_code && !b.megatron_eager) return op;
     const Work mm = op.work.front();  // a copy: the pushes below may move the vector
     if (b.hf_code) {
         const SavedSplit in_split = mm.sharded && mm.split_in ? SavedSplit::Tensor : SavedSplit::Sequence;
-        if (b.autocast && fp32_input) op.work.push_back(eager::input_cast(b, in_split, mm.in));
-        if (b.autocast) op.work.push_back(eager::weight_cast(b, op.params.front().numel(), mm.sharded));
+        if (b.autocast && fp32_input)
+            op.work.push_back(b.compiled ? compiled::input_cast(b, in_split, mm.in) : eager::input_cast(b, in_split, mm.in));
+        const int64_t numel = op.params.front().numel();
+        if (b.autocast)
+            op.work.push_back(b.compiled ? compiled::weight_cast(b, numel, mm.sharded) : eager::weight_cast(b, numel, mm.sharded));
     }
     // A bias's gradient reduces the output gradient over the tokens: autograd's under Hugging Face; Megatron's in the
     // linear's backward (megatron/core/tensor_parallel/layers.py: grad_output.sum(dim=0)) or, for a bias the linear
@@ -149,6 +161,12 @@ Op norm(const BuildContext& b, const std::string& name, int64_t width) {
         op.work.push_back(w);
         return op;
     }
+    if (b.compiled) {
+        // Compiled, either norm keeps its input as stored and the per-token statistics; the normalized tensor (and
+        // RMSNorm's fp32 copy of the input) is rebuilt in backward.
+        op.work.push_back(compiled::norm(b, width));
+        return op;
+    }
     if (b.m.norm == Norm::LayerNorm) {
         op.work.push_back(eager::layer_norm(b, width));
         return op;
@@ -170,7 +188,7 @@ Op dropout_add(const BuildContext& b, const std::string& name, int64_t width) {
     // Forward reads the branch and the residual and writes the sum (and the mask); backward applies
     // the mask to dy only when there is dropout (a plain residual add passes the gradient through).
     if (b.hf_code) {
-        op.work.push_back(eager::residual_add(b, width));
+        op.work.push_back(b.compiled ? compiled::residual_add(b, width) : eager::residual_add(b, width));
         return op;
     }
     const double a = b.act_bytes;

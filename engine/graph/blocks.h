@@ -31,6 +31,9 @@ struct BuildContext {
     bool softcap_scores;
     bool batched_experts;  // transformers' batched_mm experts (implementation.experts)
     bool loop_experts;     // transformers' eager experts: a Python loop over the experts
+    // torch.compile (implementation.compile) over transformers' modules: inductor's fused kernels
+    // (graph/compiled_kernels.h) and AOTAutograd's partition of what forward saves.
+    bool compiled;
 };
 
 BuildContext build_context(const Config& c);
@@ -77,6 +80,11 @@ Op high_precision(Op op);
 inline bool runs_in_fp8(const Work& w, const Config& c) {
     return w.kind == WorkKind::Matmul && w.fp8 && c.s.training.fp8 != Fp8Recipe::None;
 }
+// A linear whose input pointwise ops make from tensors kept anyway (a norm's output from its input and statistics, an
+// activation's from its input): torch.compile's partitioner rebuilds the input in backward instead of saving it
+// (torch/_functorch/partitioners.py min_cut_rematerialization_partition: pointwise ops are recomputable, matmuls,
+// attention and random ops are not). Unchanged in eager.
+Op pointwise_fed(const BuildContext& b, Op op);
 // A linear as Hugging Face runs it under eager PyTorch: autocast's cast of an fp32 input and the bias
 // gradient's reduction as kernels of their own (unchanged for Megatron's fused kernels).
 Op eager_linear(const BuildContext& b, Op op, bool fp32_input);

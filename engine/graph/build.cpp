@@ -19,15 +19,15 @@ bool is_local_layer(const ModelSpec& m, int64_t i) {
 std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm, std::vector<int64_t>& layer_group) {
     const ModelSpec& m = c.s.model;
     std::vector<LayerGroup> groups;
-    std::vector<bool> local_of;  // each group's attention
+    std::vector<int64_t> local_of;  // each group's attention: 1 sliding-window (int64_t: no std::vector<bool> code)
     layer_group.assign(static_cast<size_t>(m.layers), 0);
     for (int64_t i = 0; i < m.layers; ++i) {
         const bool moe = is_moe_layer(m, i), local = is_local_layer(m, i);
         size_t k = 0;
-        while (k < groups.size() && !(groups[k].moe == moe && local_of[k] == local)) ++k;
+        while (k < groups.size() && !(groups[k].moe == moe && (local_of[k] != 0) == local)) ++k;
         if (k == groups.size()) {
             groups.push_back(LayerGroup{transformer_layer(c, post_norm, moe, local), 0, m.shared_layers, moe});
-            local_of.push_back(local);
+            local_of.push_back(local ? 1 : 0);
         }
         ++groups[k].count;
         layer_group[static_cast<size_t>(i)] = static_cast<int64_t>(k);
@@ -94,8 +94,8 @@ Module embedding_module(const Config& c) {
     // embedding_hidden_mapping_in). An LSTM has no such GEMM: its first layer reads the embedding at its own width
     // (nn.LSTM's input_size; graph/lstm.cpp).
     if (e != m.hidden && m.arch != Arch::Lstm)
-        mod.ops.push_back(eager_linear(
-            b, linear("embedding_hidden_mapping_in", m.hidden, e, true, Parallel::None, SavedSplit::Sequence, e), true));
+        mod.ops.push_back(pointwise_fed(b, eager_linear(
+            b, linear("embedding_hidden_mapping_in", m.hidden, e, true, Parallel::None, SavedSplit::Sequence, e), true)));
     return mod;
 }
 

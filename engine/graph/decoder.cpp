@@ -20,7 +20,7 @@ ModelGraph build_decoder(const Config& c) {
             return high_precision(linear("output_layer", c.d.vocab_padded, m.hidden, m.output_bias, Parallel::Column,
                                          SavedSplit::Sequence, m.hidden));
         };
-        Op out = eager_linear(b, output_layer(), true);
+        Op out = pointwise_fed(b, eager_linear(b, output_layer(), true));
         out.params[0].tied = m.tied_embeddings;  // the weight only: a bias (model.output_bias) is the head's own
         g.post.ops.push_back(out);
         if (m.logit_softcap > 0) g.post.ops.push_back(logit_softcap(b));

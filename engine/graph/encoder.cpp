@@ -33,14 +33,14 @@ ModelGraph build_encoder(const Config& c) {
     if (m.head == Head::Lm) {
         // MLM head (transformers' BertLMPredictionHead / AlbertMLMHead): dense + GeLU + LayerNorm
         // transform to the embedding size, then the decoder tied to the word embeddings with its own bias.
-        g.post.ops.push_back(gathered(eager_linear(
-            b, linear("mlm_transform", e, m.hidden, true, Parallel::None, SavedSplit::Sequence, m.hidden), true)));
+        g.post.ops.push_back(gathered(pointwise_fed(b, eager_linear(
+            b, linear("mlm_transform", e, m.hidden, true, Parallel::None, SavedSplit::Sequence, m.hidden), true))));
         Op act{"mlm_activation", {}, {{"input", SavedKind::Activation, SavedSplit::Sequence, e}}};
         act.work.push_back(elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, 3 * b.act_bytes));
         g.post.ops.push_back(gathered(act));
         g.post.ops.push_back(gathered(norm(b, "mlm_layernorm", e)));
-        Op decoder = eager_linear(
-            b, linear("mlm_decoder", c.d.vocab_padded, e, true, Parallel::Column, SavedSplit::Sequence, e), true);
+        Op decoder = pointwise_fed(b, eager_linear(
+            b, linear("mlm_decoder", c.d.vocab_padded, e, true, Parallel::Column, SavedSplit::Sequence, e), true));
         decoder.params[0].tied = m.tied_embeddings;
         g.post.ops.push_back(gathered(decoder));
         g.post.ops.push_back(gathered(cross_entropy(b)));

@@ -1,6 +1,7 @@
 // The language-model head's last ops: Gemma 2's soft-capped logits and the cross-entropy loss.
 #include "graph/blocks.h"
 
+#include "graph/compiled_kernels.h"
 #include "graph/eager_kernels.h"
 
 namespace shardcalc {
@@ -32,6 +33,15 @@ Op cross_entropy(const BuildContext& b) {
     // The loss is over the next token in a decoder and in an LSTM language model, over masked positions in an
     // encoder: its buffers follow the kind of loss, not the attention mask (an LSTM has none).
     const bool next_token = b.m.arch != Arch::Encoder;
+    if (b.compiled) {
+        // Compiled (partitioners.py), either loss keeps the 16-bit logits the output layer wrote (a matmul's output, never
+        // recomputed) and the per-token log-sum-exp, and rebuilds the probabilities in backward from them; forward makes
+        // no fp32 copy and backward writes one 16-bit logit gradient.
+        op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v});
+        op.backward_temporaries.push_back({"logits_grad", SavedKind::Activation, SavedSplit::Tensor, v});
+        op.work.push_back(compiled::cross_entropy(b));
+        return op;
+    }
     const bool mlm = b.hf_code && !next_token;
     op.saved.push_back({"log_probs", mlm ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v});
     if (mlm && b.autocast) op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graph/compiled_kernels.h"
 #include "graph/eager_kernels.h"
 #include "scenario/dimension.h"
 
@@ -16,22 +17,23 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
     Module mod{name, {}, {}};
     if (gated && b.hf_code) {
         // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
-        mod.ops.push_back(eager_linear(
-            b, linear("gate_proj", f, m.hidden, *m.mlp_bias, Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true));
-        Op up = eager_linear(b, linear("up_proj", f, m.hidden, *m.mlp_bias, Parallel::Column, SavedSplit::Sequence, m.hidden,
-                                       b.autocast), true);
-        up.work.push_back(eager::grad_sum(b, m.hidden, 1));
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("gate_proj", f, m.hidden, *m.mlp_bias, Parallel::Column,
+                                                                  SavedSplit::Sequence, m.hidden, save_input), true)));
+        Op up = pointwise_fed(b, eager_linear(b, linear("up_proj", f, m.hidden, *m.mlp_bias, Parallel::Column,
+                                                        SavedSplit::Sequence, m.hidden, b.autocast), true));
+        up.work.push_back(b.compiled ? compiled::grad_sum(b, m.hidden, 1) : eager::grad_sum(b, m.hidden, 1));
         mod.ops.push_back(up);
     } else {
-        mod.ops.push_back(eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, *m.mlp_bias, Parallel::Column,
-                                                 SavedSplit::Sequence, m.hidden, save_input), true));
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, *m.mlp_bias,
+                                                                  Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true)));
     }
     Op act{gated ? "glu_activation" : "activation", {}, {}};
     // GeLU keeps its input, 8sbh for f = 4h (Korthikanti sec. 4.1). A fused GLU keeps the 2f-wide input and
     // recomputes the rest (megatron/core/fusions/fused_bias_swiglu.py); the eager form keeps the gate
     // input, the activated gate and the up projection for the product (3f).
-    const int64_t act_width = !gated ? f : (b.fused_glu ? 2 * f : 3 * f);
-    const bool gelu_unfused = !gated && b.hf_code && *m.hidden_act == HiddenAct::GeluNew;
+    // Compiled, an activation keeps only its input (gate and up for a GLU) and rebuilds the rest in backward.
+    const int64_t act_width = !gated ? f : (b.fused_glu || b.compiled ? 2 * f : 3 * f);
+    const bool gelu_unfused = !gated && b.hf_code && !b.compiled && *m.hidden_act == HiddenAct::GeluNew;
     if (gelu_unfused) {
         // Hugging Face's NewGELUActivation, 0.5*x*(1+tanh(c*(x+0.044715*x^3))), runs as separate ops: pow keeps
         // its input, tanh its output, the last product both factors. pow is on autocast's fp32 list, so under
@@ -48,10 +50,11 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
     const double fwd = !gated ? 2 : (b.fused_glu ? 3 : 5);
     const double bwd = !gated ? 3 : (b.fused_glu ? 5 : 8);
     if (!b.hf_code) act.work.push_back(elementwise(f, SavedSplit::Tensor, fwd * a, bwd * a));
+    else if (b.compiled) act.work.push_back(compiled::activation(b, f, gated));
     else act.work.push_back(gelu_unfused ? eager::gelu_new(b, f) : gated ? eager::glu(b, f) : eager::pointwise_activation(b, f));
     mod.ops.push_back(act);
-    mod.ops.push_back(eager_linear(b, linear("dense_4h_to_h", m.hidden, f, *m.mlp_bias, Parallel::Row, SavedSplit::Tensor, f),
-                                   gelu_unfused));
+    mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("dense_4h_to_h", m.hidden, f, *m.mlp_bias, Parallel::Row,
+                                                              SavedSplit::Tensor, f), gelu_unfused)));
     return mod;
 }
 

@@ -149,12 +149,12 @@ constexpr LaunchGenerator kLaunchGenerators[] = {
 constexpr const char* kLaunchToolNames = "megatron-lm|megatron-deepspeed|hf-trainer|torchtitan|xla-mesh|all";
 
 // The generator of a plan: its framework's, or the Trainer's for an adapter (PEFT fine-tunes through transformers'
-// Trainer over DDP, FSDP or DeepSpeed: search/launch.cpp).
+// Trainer over DDP, FSDP or DeepSpeed) and for transformers' models under DeepSpeed (search/launch.cpp).
 const LaunchGenerator* generator_of(const Config& c) {
+    const bool trainer = c.s.adapter.method != AdapterMethod::None || (c.s.framework == Framework::DeepSpeed && c.traits.hf_code);
     for (const LaunchGenerator& g : kLaunchGenerators)
         for (int i = 0; i < g.count; ++i)
-            if (c.s.adapter.method != AdapterMethod::None ? std::string(g.name) == "hf-trainer" : g.frameworks[i] == c.s.framework)
-                return &g;
+            if (trainer ? std::string(g.name) == "hf-trainer" : g.frameworks[i] == c.s.framework) return &g;
     return nullptr;
 }
 

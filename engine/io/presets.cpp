@@ -65,9 +65,14 @@ std::vector<std::string> similar_preset_ids(const char* kind, const std::string&
         const bool contains = id.size() >= 3 && (candidate.find(id) != std::string::npos);
         if (d <= std::max<size_t>(2, candidate.size() / 3) || contains) scored.emplace_back(contains ? 0 : d, candidate);
     }
-    std::sort(scored.begin(), scored.end());
+    // The three lowest (score, id), lowest first, picked one by one: std::sort's code for these pairs was 1 KB of the
+    // page's core.
     std::vector<std::string> out;
-    for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+    while (out.size() < 3 && !scored.empty()) {
+        const auto best = std::min_element(scored.begin(), scored.end());
+        out.push_back(best->second);
+        scored.erase(best);
+    }
     return out;
 }
 

@@ -93,8 +93,10 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, cons
             break;
     }
     // torch.autocast caches the 16-bit copy of each fp32 weight a matmul consumes (not embeddings, norms or
-    // biases) until the region ends, and autograd keeps it for backward (validation/measured: param_cast).
-    if (c.traits.autocast) o.cast_weights = tally.matmul_weights * compute_b;
+    // biases) until the region ends, and autograd keeps it for backward (validation/measured: param_cast). Under
+    // torch.compile the casts are graph ops the partitioner rebuilds in backward (a pointwise op of a parameter): none
+    // is kept (graph/compiled_kernels.h weight_cast).
+    if (c.traits.autocast && c.s.implementation.compile == CompileMode::None) o.cast_weights = tally.matmul_weights * compute_b;
     // Transformer Engine casts each fp8 GEMM's weight once per step (cached from the first microbatch) into a
     // row-wise and a column-wise (transposed) fp8 copy, the second for the backward GEMMs on Hopper: 2 bytes
     // per weight while forward and backward run (transformer_engine/pytorch/module/linear.py, Float8Tensor).

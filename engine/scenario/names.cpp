@@ -50,6 +50,8 @@ SHARDCALC_NAMES(OptimizerImpl, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::
 SHARDCALC_NAMES(RnnImpl, {RnnImpl::Cudnn, "cudnn"}, {RnnImpl::Unrolled, "unrolled"})
 SHARDCALC_NAMES(ExpertsImpl, {ExpertsImpl::GroupedMm, "grouped_mm"}, {ExpertsImpl::BatchedMm, "batched_mm"},
                 {ExpertsImpl::Eager, "eager"})
+SHARDCALC_NAMES(CompileMode, {CompileMode::None, "none"}, {CompileMode::Inductor, "inductor"},
+                {CompileMode::ReduceOverhead, "reduce_overhead"}, {CompileMode::MaxAutotune, "max_autotune"})
 SHARDCALC_NAMES(Allocator, {Allocator::Caching, "caching"},
                 {Allocator::ExpandableSegments, "expandable_segments"})
 

@@ -65,6 +65,12 @@ enum class RnnImpl { Cudnn, Unrolled };
 // and runs one small matrix-vector product per copy (torch.bmm); eager loops over the experts in Python (the experts
 // class's own forward).
 enum class ExpertsImpl { GroupedMm, BatchedMm, Eager };
+// torch.compile's mode for the model (torch/_inductor: the Triton kernels inductor generates, AOTAutograd's min-cut
+// partition of what forward saves): none runs eager; inductor (torch.compile's default mode) launches the compiled kernels
+// from inductor's wrapper; reduce_overhead and max_autotune replay them as CUDA graphs (max_autotune also autotunes the
+// GEMMs).
+enum class CompileMode { None, Inductor, ReduceOverhead, MaxAutotune };
+inline bool cuda_graphs(CompileMode m) { return m == CompileMode::ReduceOverhead || m == CompileMode::MaxAutotune; }
 // PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
 enum class Allocator { Caching, ExpandableSegments };
 
@@ -235,6 +241,9 @@ struct ImplementationSpec {
     // autograd's C++ engine. A pass takes at least its kernel count times this, so small models come out
     // launch-bound as they are.
     std::optional<double> host_forward_us, host_backward_us;
+    CompileMode compile = CompileMode::None;
+    // Host time to issue one kernel of a torch.compile'd pass (inductor's wrapper; 0 where CUDA graphs replay it).
+    std::optional<double> host_compiled_us;
     // The caching allocator's reserve beyond the allocated peak, as a fraction of it, measured on the user's own runs
     // (shardcalc reconcile's calibration); unset: the median and worst of the runs in validation/measured.
     std::optional<double> fragmentation;

@@ -52,6 +52,22 @@ void validate_model(const Config& c, Checks& check) {
                   "clamps the routed experts' SwiGLU (gpt-oss); needs model.experts and mlp swiglu");
     check.require(!c.s.implementation.experts || (m.experts > 0 && c.traits.hf_code), "/implementation/experts",
                   "says how transformers runs a MoE layer's experts; needs model.experts and model_code huggingface");
+    // torch.compile is modelled where inductor compiles transformers' dense modules under PyTorch's own frameworks
+    // (graph/compiled_kernels.cpp); not MoE routing, LSTMs (cuDNN runs them), adapters or Megatron's fused code.
+    if (c.s.implementation.compile != CompileMode::None) {
+        const Framework f = c.s.framework;
+        check.require(c.traits.hf_code && (f == Framework::Pytorch || f == Framework::Fsdp || f == Framework::DeepSpeed),
+                      "/implementation/compile", "torch.compile is modelled for transformers' modules (model_code huggingface) "
+                      "under frameworks pytorch, fsdp or deepspeed; allowed here: none");
+        check.require(m.arch != Arch::Lstm, "/implementation/compile",
+                      "an LSTM runs cuDNN's kernels, which torch.compile leaves as they are; allowed: none");
+        check.require(m.experts == 0, "/implementation/compile",
+                      "torch.compile of transformers' MoE routing is not modelled; allowed for a MoE model: none");
+        check.require(c.s.adapter.method == AdapterMethod::None, "/implementation/compile",
+                      "torch.compile of a model with adapters is not modelled; allowed with an adapter: none");
+    }
+    check.require(!c.s.implementation.host_compiled_us || c.s.implementation.compile != CompileMode::None,
+                  "/implementation/host_compiled_us", "times torch.compile's launches; set implementation.compile");
     check.require(!m.output_bias || (m.arch != Arch::Encoder && m.head == Head::Lm), "/model/output_bias",
                   "a bias on the output layer needs a decoder or LSTM with its language-model head (arch decoder or lstm, head lm)");
     // A decoder's tied output layer is the [vocab, embedding_dim] word-embedding table itself, and it reads the

@@ -19,11 +19,15 @@ double pass_seconds(const Kernel& k, double calls, double host_us) {
     const double free = std::max(k.seconds - k.synced_seconds, host(k.launches - k.library_launches - k.synced_launches + calls));
     return free + std::max(k.synced_seconds, host(k.synced_launches));
 }
+// A torch.compile'd pass issues its kernels from inductor's wrapper, or replays them as a CUDA graph
+// (implementation.host_compiled_us), whichever pass it is.
 double forward_seconds(const Kernel& k, double calls, const Config& c) {
-    return pass_seconds(k, calls, *c.s.implementation.host_forward_us);
+    const ImplementationSpec& im = c.s.implementation;
+    return pass_seconds(k, calls, im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_forward_us);
 }
 double backward_seconds(const Kernel& k, double calls, const Config& c) {
-    return pass_seconds(k, calls, *c.s.implementation.host_backward_us);
+    const ImplementationSpec& im = c.s.implementation;
+    return pass_seconds(k, calls, im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_backward_us);
 }
 
 Kernel backward_kernels(const StageCompute& sc) {

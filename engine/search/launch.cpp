@@ -169,6 +169,10 @@ std::vector<LaunchCommand> trainer(const Config& c) {
     if (t.recompute != Recompute::None) a.push_back("--gradient_checkpointing");
     if (const char* d = dtype_flag(c)) a.push_back(d);
     if (t.optimizer == Optimizer::AdamW8bit) a.push_back("--optim adamw_bnb_8bit");
+    // TrainingArguments.torch_compile_mode takes torch.compile's own spelling of the mode.
+    if (const CompileMode m = c.s.implementation.compile; m != CompileMode::None)
+        a.push_back(std::string("--torch_compile --torch_compile_mode ") +
+                    (m == CompileMode::Inductor ? "default" : m == CompileMode::ReduceOverhead ? "reduce-overhead" : "max-autotune"));
     if (c.s.framework == Framework::DeepSpeed) {
         a.push_back("--deepspeed ds_config.json");
         return {torchrun(c, "train.py ..."), args, deepspeed_config(c)};
@@ -231,7 +235,8 @@ std::vector<LaunchCommand> launch_commands(const Config& c) {
     }
     switch (c.s.framework) {
         case Framework::Megatron: return {torchrun(c, "pretrain_gpt.py ..."), megatron_lm(c)};
-        case Framework::DeepSpeed: return deepspeed(c);
+        // transformers' models under DeepSpeed run through its Trainer (--deepspeed), Megatron's through Megatron-DeepSpeed.
+        case Framework::DeepSpeed: return c.traits.hf_code ? trainer(c) : deepspeed(c);
         case Framework::Fsdp:
         case Framework::Pytorch: return trainer(c);
         case Framework::Xla: return xla_mesh(c);

@@ -48,7 +48,9 @@ public:
 private:
     void separate();  // the comma before a value that is not the first of its container
     std::string out_;
-    std::vector<bool> first_;  // per open container: no value written yet
+    // Per open container, '1' while no value is written yet (a string: its code is in every build already, where
+    // std::vector<bool>'s was 1.8 KB of the page's core).
+    std::string first_;
     bool after_key_ = false;
 };
 

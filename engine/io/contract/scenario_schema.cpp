@@ -46,8 +46,8 @@ constexpr Field hardware(const char* key, Range range = {}, Echo echo = Value, A
     return field<&Scenario::hardware, M>(key, range, echo, where, p);
 }
 template <auto M>
-constexpr Field implementation(const char* key, Range range = {}) {
-    return field<&Scenario::implementation, M>(key, range);
+constexpr Field implementation(const char* key, Range range = {}, Echo echo = Value) {
+    return field<&Scenario::implementation, M>(key, range, echo);
 }
 
 // training.recompute_modules: distinct names of RecomputeModule, kept as bits.
@@ -233,6 +233,8 @@ constexpr Field kImplementationFields[] = {
     implementation<&I::host_forward_us>("host_forward_us", {0, kMicros}),
     implementation<&I::host_backward_us>("host_backward_us", {0, kMicros}),
     implementation<&I::fragmentation>("fragmentation", {0, 1}),
+    implementation<&I::compile>("compile", {}, WhenOn),
+    implementation<&I::host_compiled_us>("host_compiled_us", {0, kMicros}),
 };
 
 }  // namespace
