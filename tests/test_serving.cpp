@@ -506,3 +506,79 @@ TEST_CASE("serving: the cost per million output tokens at the device's price") {
     CHECK(t["cost_per_million_tokens"].get<double>() == doctest::Approx(2.5 / 3600 / t["tokens_per_second_per_gpu"].get<double>() * 1e6));
     CHECK(serve(k8b, kTp1, kRequest)["time"]["cost_per_million_tokens"].get<double>() == 0);  // no price given
 }
+
+namespace {
+
+// transformers' generate of Llama 2 7B in fp16 on an A100 80GB (framework pytorch: transformers' modules).
+json generate(const std::string& serving, const std::string& implementation = "{}") {
+    const std::string text = R"({"framework":"pytorch","model":{"preset":"llama-2-7b"},"training":{"dtype":"fp16"},)"
+                             R"("hardware":{"preset":"a100-sxm-80gb"},"implementation":)" + implementation +
+                             R"(,"serving":)" + serving + "}";
+    const json r = json::parse(shardcalc::serve_scenario_text(text));
+    REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+    return r["serving"];
+}
+
+}  // namespace
+
+TEST_CASE("transformers' generate: the batch's own memory, a static cache allocated whole, a dynamic one's copy") {
+    const double layer = 2 * 32 * 128 * 2.0;  // one layer's K and V per token: 32 heads of 128 in fp16
+    const json st = generate(R"({"engine":"transformers","cache":"static","concurrency":4,"prompt_tokens":100,"max_prompt_tokens":128,"output_tokens":256})");
+    const auto& m = st["memory"];
+    // Every row padded to the longest prompt and allocated to the longest output: 128 + 256 tokens in all 32 layers.
+    CHECK(m["kv_bytes_per_request"].get<double>() == 32 * layer * 384);
+    CHECK(m["budget_bytes"] == m["capacity_bytes"]);  // no gpu_memory_utilization
+    CHECK(m["cache_transient_bytes"] == 0);
+    // The largest batch: weights and the overhead aside, each row needs its cache (static: whole from the start) and
+    // its share of the prefill's activations beside it.
+    const double room = m["capacity_bytes"].get<double>() - m["weights_bytes"].get<double>() - m["non_torch_bytes"].get<double>();
+    const double per_row = 32 * layer * 384 + m["activation_peak_bytes"].get<double>() / 4;
+    CHECK(m["max_concurrency"].get<double>() == std::floor(room / per_row));
+    // DynamicCache: at the last step torch.cat copies one layer's keys and values at full length beside the whole cache.
+    const json dy = generate(R"({"engine":"transformers","concurrency":4,"prompt_tokens":128,"output_tokens":256})");
+    CHECK(dy["memory"]["cache_transient_bytes"].get<double>() == 4 * layer * 384);
+    // Its largest batch: the larger of the prefill (the prompts' cache beside the activations) and the last step.
+    const double act = dy["memory"]["activation_peak_bytes"].get<double>() / 4;
+    const double dy_row = std::max(32 * layer * 128 + act, 32 * layer * 384 + layer * 384);
+    CHECK(dy["memory"]["max_concurrency"].get<double>() == std::floor(room / dy_row));
+}
+
+TEST_CASE("transformers' generate: eager decoding is bound by the host's launches; a compiled static cache by the weights") {
+    const json eager = generate(R"({"engine":"transformers","concurrency":1,"prompt_tokens":128,"output_tokens":256})");
+    const auto& t = eager["time"];
+    // Each step launches the model's eager kernels and the loop's at 38.5 us each, and waits for the device.
+    CHECK(t["tpot_seconds"] == t["decode_host_seconds"]);
+    CHECK(t["decode_host_seconds"].get<double>() > 0.03);
+    // Under torch.compile's CUDA graphs with a static cache only the loop's 12 eager launches remain on the host; the
+    // step reads the weights (12.6 GiB) and the cache. gpt-fast measured 107 tokens/s for Llama-2-7B in fp16 on an A100
+    // so compiled (PyTorch blog, "Accelerating Generative AI with PyTorch II", 2023): here within a fifth of it.
+    const json graphs = generate(R"({"engine":"transformers","cache":"static","concurrency":1,"prompt_tokens":128,"output_tokens":256})",
+                                 R"({"compile":"reduce_overhead"})");
+    CHECK(graphs["time"]["decode_host_seconds"].get<double>() == doctest::Approx(12 * 38.5e-6));
+    CHECK(graphs["time"]["decode_bound"] == "memory");
+    const double per_s = 1 / graphs["time"]["tpot_seconds"].get<double>();
+    std::printf("  transformers generate, Llama-2-7B fp16 A100: eager %.1f tokens/s, compiled static cache %.1f (gpt-fast 107)\n",
+                1 / t["tpot_seconds"].get<double>(), per_s);
+    CHECK(std::abs(per_s - 107) / 107 < 0.2);
+    // DynamicCache's steps also copy every layer's cache (torch.cat): more bytes than the static cache reads over the same
+    // context.
+    const json dyn = generate(R"({"engine":"transformers","concurrency":64,"prompt_tokens":1024,"output_tokens":1024})", R"({"compile":"inductor"})");
+    const json sta = generate(R"({"engine":"transformers","cache":"static","concurrency":64,"prompt_tokens":1024,"output_tokens":1024})",
+                              R"({"compile":"inductor"})");
+    CHECK(dyn["time"]["decode_bytes"].get<double>() > sta["time"]["decode_bytes"].get<double>());
+    // The launch is Python: from_pretrained in the model's dtype, the compiled forward, generate with its cache.
+    const auto& lines = graphs["launch"][0]["lines"];
+    CHECK(graphs["launch"].size() == 1);
+    CHECK(lines.back() == "model.generate(**inputs, max_new_tokens=256, cache_implementation=\"static\")");
+}
+
+TEST_CASE("transformers' generate: vLLM's settings, tp, other frameworks and CUDA graphs over a dynamic cache are refused") {
+    const std::string base = R"({"framework":"pytorch","model":{"preset":"llama-2-7b"},"hardware":{"preset":"a100-sxm-80gb"},)";
+    CHECK(serve_error(base + R"("serving":{"engine":"transformers","gpu_memory_utilization":0.8}})")["path"] == "/serving/gpu_memory_utilization");
+    CHECK(serve_error(base + R"("parallel":{"tp":2},"serving":{"engine":"transformers"}})")["path"] == "/parallel/tp");
+    CHECK(serve_error(base + R"("implementation":{"compile":"reduce_overhead"},"serving":{"engine":"transformers"}})")["path"] ==
+          "/implementation/compile");
+    CHECK(serve_error(base + R"("serving":{"cache":"static"}})")["path"] == "/serving/cache");
+    CHECK(serve_error(R"({"model":{"preset":"llama-2-7b"},"serving":{"engine":"transformers"}})")["path"] == "/framework");
+    CHECK(serve_error(base + R"("serving":{"engine":"transformers","search":{}}})")["path"] == "/serving/engine");
+}

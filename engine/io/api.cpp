@@ -218,6 +218,9 @@ std::string serve_scenario_text(const std::string& scenario_json) {
         if (in.search && s.request_rate > 0)
             throw InputError("/serving/request_rate", "the plan search finds each replica's largest concurrency itself; give "
                                                       "request_rate without a search object");
+        if (in.search && s.engine == ServingEngine::Transformers)
+            throw InputError("/serving/engine", "the serving plan search ranks vLLM plans; give transformers' generate without a "
+                                                "search object");
         if (in.search) {
             // The model, the device and the request, checked once with their own paths (the search chooses tp).
             Scenario one = scenario;

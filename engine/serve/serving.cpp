@@ -7,40 +7,10 @@
 #include "compute/roofline.h"
 #include "graph/build.h"
 #include "serve/served_weights.h"
+#include "serve/serving_parts.h"
 
 namespace shardcalc {
 namespace {
-
-double kv_element_bytes(const Config& c, const ServingSpec& s) {
-    return s.kv_cache_dtype == KvCacheDtype::Fp8 ? 1 : bytes_of(c.s.training.dtype);
-}
-
-// One layer's K and V for one token on one tensor-parallel rank (vLLM's KV cache spec: 2 x num_kv_heads x head_size
-// x dtype per token, the heads divided over tp and replicated when tp exceeds them, num_kv_heads = max(1, kv_heads
-// // tp); with latent attention one latent of kv_lora_rank + qk_rope_head_dim, on every rank).
-double layer_kv_bytes(const Config& c, const ServingSpec& s) {
-    const ModelSpec& m = c.s.model;
-    const double e = kv_element_bytes(c, s);
-    if (m.kv_lora_rank > 0) return static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * e;
-    const int64_t heads = std::max<int64_t>(1, *m.kv_heads / c.s.parallel.tp);
-    return 2.0 * static_cast<double>(heads) * static_cast<double>(*m.head_dim) * e;
-}
-
-// The model's layers by what they attend to: every earlier token, or (sliding-window layers) the last window's.
-struct LayerKinds {
-    double full = 0, local = 0;
-};
-LayerKinds layer_kinds(const ModelSpec& m) {
-    LayerKinds k;
-    for (int64_t i = 0; i < m.layers; ++i) (is_local_layer(m, i) ? k.local : k.full) += 1;
-    return k;
-}
-
-LayerKinds scaled(LayerKinds k, double share) {
-    k.full *= share;
-    k.local *= share;
-    return k;
-}
 
 // The drafter's own decoder layers: the multi-token prediction modules (each of the last layer's kind:
 // graph/decoder.cpp), an EAGLE head's one layer (full attention), none for n-gram lookup.
@@ -59,33 +29,6 @@ LayerKinds cached_layers(const Config& c, const ServingSpec& s) {
     LayerKinds k = layer_kinds(m);
     (draft_local(m, s.speculative) ? k.local : k.full) += draft_layers(m, s.speculative);
     return k;
-}
-
-// The tokens a layer of each kind sees of a request of `context` tokens.
-double window_of(const ModelSpec& m, double context) { return std::min(context, static_cast<double>(m.sliding_window)); }
-
-// The cache of one request of `context` tokens on one GPU over the layers `k`, each layer's tokens rounded up to whole
-// blocks when `blocks` (vLLM allocates a layer's cache block by block); a sliding-window layer keeps its window only.
-// `shared`: tokens of it (whole blocks) that the full-attention layers hold in blocks shared with other requests.
-double request_kv(const Config& c, const ServingSpec& s, const LayerKinds& k, double context, bool blocks, double shared = 0) {
-    const double block = static_cast<double>(s.block_size);
-    const auto held = [&](double tokens) { return blocks ? std::ceil(tokens / block) * block : tokens; };
-    return layer_kv_bytes(c, s) * (k.full * (held(context) - shared) + k.local * held(window_of(c.s.model, context)));
-}
-
-// FLOPs of attention's scores and weighted values for `queries` tokens that each see `past` earlier tokens and, when
-// `causal` (a prompt's uncached part), the part's tokens before them, summed over the layers `k`, on one GPU (2 per
-// multiply-add; the QK^T dot products at the query/key width, AV at the value's).
-double attention_flops(const Config& c, const LayerKinds& k, double queries, double past, bool causal) {
-    const ModelSpec& m = c.s.model;
-    const double heads = static_cast<double>(m.heads) / static_cast<double>(c.s.parallel.tp);
-    const double qk = static_cast<double>(*m.head_dim + (m.kv_lora_rank > 0 ? m.qk_rope_head_dim : 0));
-    const double v = static_cast<double>(m.kv_lora_rank > 0 ? *m.v_head_dim : *m.head_dim);
-    const double keys = past + (causal ? queries : 0);
-    const double seen = window_of(m, keys);
-    // A causal part's queries see on average half of it where the window does not cut it.
-    const auto pairs = [&](double s) { return causal && s == keys ? queries * (past + queries / 2) : queries * s; };
-    return 2 * heads * (qk + v) * (k.full * pairs(keys) + k.local * pairs(seen));
 }
 
 // Tokens a step yields per request with `tokens` drafts each accepted with probability `a` once the ones before it
@@ -115,6 +58,7 @@ std::vector<CurvePoint> latency_throughput(const Config& c, const ModelGraph& g,
 namespace {
 
 ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingSpec& s) {
+    if (s.engine == ServingEngine::Transformers) return generate_estimate(c, g, s);
     const ModelSpec& m = c.s.model;
     const HardwareSpec& h = c.s.hardware;
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
@@ -153,13 +97,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     e.capacity = h.memory_gib * 1073741824.0;
     e.budget = s.gpu_memory_utilization * e.capacity;
     const double t = static_cast<double>(s.max_num_batched_tokens), hid = static_cast<double>(m.hidden);
-    const double glu = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu ? 2 : 1;
-    const double attn = t * static_cast<double>(m.heads + 2 * *m.kv_heads) * static_cast<double>(*m.head_dim) / tp;
-    const double dense = t * (glu + 1) * static_cast<double>(*m.ffn_hidden) / tp;
-    const double moe = m.experts > 0 ? t * static_cast<double>(*m.experts_per_token) *
-                                           ((glu + 1) * static_cast<double>(*m.expert_ffn_hidden) / tp + hid)
-                                     : 0;
-    const double forward = (2 * t * hid + std::max({attn, dense, moe})) * a;
+    const double forward = forward_peak(c, t);
     const double sampler = 2.0 * static_cast<double>(s.max_num_seqs) * static_cast<double>(c.d.vocab_padded) * 4;
     e.activation_peak = std::max(forward, sampler);
     e.non_torch = h.overhead_gib * 1073741824.0;
@@ -190,12 +128,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // vLLM refuses to start when one request of --max-model-len tokens does not fit its KV cache.
     e.fits = e.kv_available > 0 && e.max_concurrency >= s.concurrency && e.max_model_len >= s.longest_request();
 
-    // The roofline of the served GEMMs: fp8 weights run fp8 GEMMs, NVFP4 fp4 ones where the device has them (the
-    // activations quantized as they come: vLLM's CUTLASS W4A4 path on Blackwell), weight-only formats 16-bit ones on
-    // dequantized tiles.
-    const bool fp8 = s.weights == WeightFormat::Fp8 && h.peak_tflops_fp8 > 0;
-    const bool fp4 = s.weights == WeightFormat::Nvfp4 && h.peak_tflops_nvfp4 > 0;
-    const double flop_rate = (fp8 ? h.peak_tflops_fp8 * 1e12 : fp4 ? h.peak_tflops_nvfp4 * 1e12 : peak_flops(c)) * h.matmul_efficiency;
+    const double flop_rate = served_flop_rate(c, s);
     const double hbm = hbm_bytes_per_s(c);
     const Group group = make_group(c.s.parallel.tp, 1, c);
     // Megatron-style tensor parallelism as vLLM runs it: an all-reduce of the hidden states after attention and after

@@ -24,6 +24,14 @@ enum class KvCacheDtype { Auto, Fp8 };
 // embedding, fused by a [2h, h] projection, reading the target's embedding and output layer: vLLM method "eagle").
 enum class SpeculativeMethod { None, Ngram, Mtp, Eagle };
 
+// Who serves: vLLM (continuous batching over a paged KV cache sized by gpu_memory_utilization; SGLang's and
+// TensorRT-LLM's flags are written for the same plan), or transformers' model.generate (one static batch of
+// `concurrency` prompts padded to the longest, decoded step by step in eager PyTorch or under torch.compile).
+enum class ServingEngine { Vllm, Transformers };
+// transformers' KV cache (generate's cache_implementation): DynamicCache grows every layer's keys and values by
+// torch.cat each step; StaticCache allocates the batch's whole length up front and attends over all of it.
+enum class KvCacheImpl { Dynamic, Static };
+
 struct Speculation {
     SpeculativeMethod method = SpeculativeMethod::None;
     int64_t tokens = 1;      // draft tokens proposed per step (vLLM num_speculative_tokens)
@@ -51,6 +59,8 @@ struct ServingSpec {
     int64_t shared_prefix_tokens = 0;       // tokens every prompt starts with, held once by vLLM's prefix cache
     bool dp_attention = false;              // parallel.dp ranks run attention on their own requests, the experts spread over all
     Speculation speculative;
+    ServingEngine engine = ServingEngine::Vllm;
+    KvCacheImpl cache = KvCacheImpl::Dynamic;  // engine transformers only
 };
 
 struct ServingEstimate {
@@ -76,6 +86,10 @@ struct ServingEstimate {
     double tokens_per_step = 1;    // output tokens one step yields per request (speculative decoding: above 1)
     double tpot_seconds = 0;       // time per output token: a step over the tokens it yields
     bool decode_memory_bound = false;
+    // transformers' generate: the host's time to issue one decode step (the model's kernels and the generate loop's
+    // own), and the transient of DynamicCache's torch.cat (one layer's keys and values copied at full length).
+    double decode_host_seconds = 0;
+    double cache_transient = 0;
     double decode_bytes = 0;       // HBM bytes one decode step reads (weights touched and KV)
     double decode_flops = 0;
     double tp_seconds = 0;         // of which the tensor-parallel all-reduces, per decode step

@@ -45,10 +45,35 @@ LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const Serving
 
 }  // namespace
 
+namespace {
+
+// transformers' generate from Python (from_pretrained's dtype, GenerationConfig's cache_implementation and
+// max_new_tokens; torch.compile's mode on the model's forward, as transformers' documentation compiles it).
+LaunchCommand generate_launch(const Config& c, const ServingSpec& s, const std::string& checkpoint) {
+    LaunchCommand cmd{"transformers (model.generate)", {}};
+    auto& l = cmd.lines;
+    l.push_back("model = AutoModelForCausalLM.from_pretrained(\"" + checkpoint + "\", dtype=torch." +
+                (c.s.training.dtype == Dtype::Fp16 ? "float16" : c.s.training.dtype == Dtype::Fp32 ? "float32" : "bfloat16") +
+                ", device_map=\"cuda\")");
+    if (s.weights != WeightFormat::Model)
+        l.push_back(std::string("# ") + name_of(s.weights) + " weights: load a checkpoint quantized so (its quantization_config names the method)");
+    if (const CompileMode m = c.s.implementation.compile; m != CompileMode::None)
+        l.push_back(std::string("model.forward = torch.compile(model.forward") +
+                    (m == CompileMode::ReduceOverhead ? ", mode=\"reduce-overhead\"" : m == CompileMode::MaxAutotune ? ", mode=\"max-autotune\"" : "") +
+                    ", fullgraph=True)");
+    l.push_back("# a batch of " + std::to_string(s.concurrency) + " prompts, padded on the left (tokenizer padding_side=\"left\")");
+    l.push_back("model.generate(**inputs, max_new_tokens=" + std::to_string(std::max(s.output_tokens, s.max_output_tokens)) +
+                (s.cache == KvCacheImpl::Static ? ", cache_implementation=\"static\"" : "") + ")");
+    return cmd;
+}
+
+}  // namespace
+
 std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
     const ParallelSpec& p = c.s.parallel;
     const auto n = [](int64_t v) { return std::to_string(v); };
     const std::string checkpoint = "<checkpoint of " + (c.s.model.preset.empty() ? std::string("the model") : c.s.model.preset) + ">";
+    if (s.engine == ServingEngine::Transformers) return {generate_launch(c, s, checkpoint)};
     const bool fp8_cache = s.kv_cache_dtype == KvCacheDtype::Fp8, fp8_weights = s.weights == WeightFormat::Fp8;
     // One setting, as each engine names it and writes its value; absent where the engine has none (nullptr).
     struct Flag {

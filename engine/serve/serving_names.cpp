@@ -26,4 +26,17 @@ const std::vector<std::pair<SpeculativeMethod, const char*>>& enum_names<Specula
     return t;
 }
 
+template <>
+const std::vector<std::pair<ServingEngine, const char*>>& enum_names<ServingEngine>() {
+    static const std::vector<std::pair<ServingEngine, const char*>> t{{ServingEngine::Vllm, "vllm"},
+                                                                      {ServingEngine::Transformers, "transformers"}};
+    return t;
+}
+
+template <>
+const std::vector<std::pair<KvCacheImpl, const char*>>& enum_names<KvCacheImpl>() {
+    static const std::vector<std::pair<KvCacheImpl, const char*>> t{{KvCacheImpl::Dynamic, "dynamic"}, {KvCacheImpl::Static, "static"}};
+    return t;
+}
+
 }  // namespace shardcalc

@@ -61,6 +61,31 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         if (s.speculative.method != SpeculativeMethod::None)
             problems.add("/serving/speculative/method", "speculative decoding is modelled without data-parallel attention: none");
     }
+    if (s.engine == ServingEngine::Transformers) {
+        // transformers' generate runs the model's own modules in one PyTorch process per replica (data parallelism
+        // side by side), one static batch at a time: none of vLLM's scheduler, pool or drafters.
+        if (c.s.framework != Framework::Pytorch)
+            problems.add("/framework", "transformers' generate runs in plain PyTorch: framework pytorch");
+        if (p.tp != 1) problems.add("/parallel/tp", "transformers' generate is modelled on one GPU per replica: tp 1");
+        if (p.pp != 1) problems.add("/parallel/pp", "transformers' generate is modelled on one GPU per replica: pp 1");
+        const ServingSpec vllm;
+        for (const auto& [path, given] : {std::pair<const char*, bool>{"/serving/gpu_memory_utilization",
+                                                                       s.gpu_memory_utilization != vllm.gpu_memory_utilization},
+                                          {"/serving/block_size", s.block_size != vllm.block_size},
+                                          {"/serving/max_num_batched_tokens", s.max_num_batched_tokens != vllm.max_num_batched_tokens},
+                                          {"/serving/max_num_seqs", s.max_num_seqs != vllm.max_num_seqs},
+                                          {"/serving/shared_prefix_tokens", s.shared_prefix_tokens != 0},
+                                          {"/serving/request_rate", s.request_rate != 0},
+                                          {"/serving/dp_attention", s.dp_attention},
+                                          {"/serving/speculative/method", s.speculative.method != SpeculativeMethod::None}})
+            if (given) problems.add(path, "a vLLM setting; transformers' generate (serving.engine transformers) has none: leave it out");
+        // CUDA graphs replay fixed shapes: a DynamicCache grows every step (torch.compile recompiles or falls back).
+        if (cuda_graphs(c.s.implementation.compile) && s.cache != KvCacheImpl::Static)
+            problems.add("/implementation/compile", "CUDA graphs (reduce_overhead, max_autotune) need fixed shapes: set serving.cache "
+                                                    "static, or compile inductor");
+    } else if (s.cache != KvCacheImpl::Dynamic) {
+        problems.add("/serving/cache", "transformers' cache implementation: set serving.engine transformers (vLLM pages its cache)");
+    }
     problems.raise();
 }
 

@@ -173,3 +173,21 @@ test('data-parallel attention over the plan\'s dp ranks: the CLI\'s answer for D
   assert.match(await page.textContent('#serving-launch'), /--enable-dp-attention/);
   await close(page);
 });
+
+test('transformers\' generate chosen as the server: one GPU of the plan\'s model, its numbers and Python launch as the CLI gives them', async () => {
+  const s = { framework: 'pytorch', model: { preset: 'llama-3.1-8b' }, training: { seq_len: 2048 }, parallel: { dp: 8 },
+    hardware: { preset: 'h100-sxm-80gb' } };
+  const page = await openServing(link(s));
+  await page.selectOption('#sv-engine', 'transformers');
+  await page.selectOption('#sv-cache', 'static');
+  const r = cliReport(s).scenario;
+  const text = JSON.stringify({ framework: 'pytorch', model: r.model, hardware: r.hardware, parallel: { tp: 1 },
+    serving: { ...REQUEST, engine: 'transformers', cache: 'static' } });
+  const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tpot_seconds"]')?.dataset.value) === v,
+    expected.time.tpot_seconds);
+  const tools = await page.$$eval('#serving-launch .launch-tool pre', (ps) => ps.map((p) => p.textContent));
+  assert.deepEqual(tools, expected.launch.map((l) => `${l.lines.join('\n')}\n`));
+  assert.match(tools[0], /cache_implementation="static"/);
+  await close(page);
+});

@@ -176,6 +176,10 @@ test('the core module answers as the whole engine (its presets without their pro
   const tpu = { model: { preset: 'bert-base' }, training: { seq_len: 512, micro_batch: 64, dtype: 'fp32', attention: 'eager', dropout: 0.1 }, hardware: { preset: 'tpu-v3' } };
   assert.equal(JSON.parse(core.evaluate(JSON.stringify(tpu))).whole_engine, true);
   assert.deepEqual(JSON.parse(engine.evaluate(JSON.stringify(tpu))).report, native(tpu));
+  // So are torch.compile's fused kernels (graph/compiled_kernels.cpp).
+  const compiled = { framework: 'pytorch', model: { preset: 'gpt2' }, training: { seq_len: 1024, micro_batch: 4 }, implementation: { compile: 'inductor' } };
+  assert.equal(JSON.parse(core.evaluate(JSON.stringify(compiled))).whole_engine, true);
+  assert.deepEqual(JSON.parse(engine.evaluate(JSON.stringify(compiled))).report, native(compiled));
   const frameworks = JSON.stringify({ scenario: { ...tpu, framework: 'megatron' }, options: { '/framework': ['megatron', 'xla'] } });
   assert.equal(JSON.parse(core.choices(frameworks)).whole_engine, true);
   assert.deepEqual(JSON.parse(engine.choices(frameworks)).options['/framework'].map((o) => o.valid), [false, true]);

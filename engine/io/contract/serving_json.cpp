@@ -72,6 +72,8 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     assign(s.shared_prefix_tokens, r.integer("shared_prefix_tokens", 0, kTokens));
     assign(s.dp_attention, r.boolean("dp_attention"));
     if (const nlohmann::json* v = r.object("speculative")) r.collect([&] { s.speculative = speculation_from_json(*v); });
+    assign(s.engine, r.choice<ServingEngine>("engine"));
+    assign(s.cache, r.choice<KvCacheImpl>("cache"));
     r.finish();
     return in;
 }
@@ -129,7 +131,8 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"tokens_per_second_per_gpu", e.tokens_per_second_per_gpu},
           {"cost_per_million_tokens", e.cost_per_million_tokens}}},
         {"serving",
-         {{"weights", name_of(s.weights)},
+         {{"engine", name_of(s.engine)},
+          {"weights", name_of(s.weights)},
           {"group_size", s.group_size},
           {"kv_cache_dtype", name_of(s.kv_cache_dtype)},
           {"gpu_memory_utilization", s.gpu_memory_utilization},
@@ -146,6 +149,11 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
             {"tokens", s.speculative.tokens},
             {"acceptance", s.speculative.acceptance}}}}}};
     if (!curve.empty()) out["curve"] = std::move(points);
+    if (s.engine == ServingEngine::Transformers) {
+        out["serving"]["cache"] = name_of(s.cache);
+        out["time"]["decode_host_seconds"] = e.decode_host_seconds;
+        out["memory"]["cache_transient_bytes"] = whole(e.cache_transient);
+    }
     return out;
 }
 

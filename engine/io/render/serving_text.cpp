@@ -50,7 +50,15 @@ std::string format_serving_table(const nlohmann::json& s) {
     const double ms = 1e3;
     std::string out;
     const int64_t stages = rep["pp"].get<int64_t>(), dpa = rep["dp_attention_ranks"].get<int64_t>();
-    out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) +
+    // transformers' generate: one static batch on one GPU, the memory its own (no reservation), the host's launches.
+    const bool generate = s["serving"]["engine"] == "transformers";
+    if (generate)
+        out += "transformers' generate (" + s["serving"]["cache"].get<std::string>() + " cache) on " + rep["device"].get<std::string>() +
+               ", one GPU per replica, " + std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); a batch of " +
+               thousands(r["concurrency"].get<int64_t>()) + " requests of " + thousands(r["prompt_tokens"].get<int64_t>()) +
+               " prompt + " + thousands(r["output_tokens"].get<int64_t>()) + " output tokens, padded to the longest (" +
+               thousands(r["longest_request_tokens"].get<int64_t>()) + " tokens)\n";
+    else out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) +
            (stages > 1 ? " x pp " + std::to_string(stages) : "") +
            (dpa > 1 ? " x " + std::to_string(dpa) + " data-parallel attention ranks (experts over all)" : "") + " per replica, " +
            std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
@@ -67,17 +75,19 @@ std::string format_serving_table(const nlohmann::json& s) {
                    : "DOES NOT KEEP UP with " + fixed(r["request_rate"].get<double>(), 2) + " requests/s: at most " +
                          fixed(r["max_request_rate"].get<double>(), 2) + " with the " + thousands(r["concurrency"].get<int64_t>()) +
                          " requests its KV cache holds; the queue grows\n";
-    out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + ": the KV cache holds " +
+    out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + (generate ? ": the GPU holds a batch of " : ": the KV cache holds ") +
            thousands(m["max_concurrency"].get<int64_t>()) + " such requests at once; the longest single request: " +
            thousands(m["max_model_len"].get<int64_t>()) + " tokens\n\n";
     out += "Memory of one GPU (GiB = 2^30 bytes)\n";
-    out += aligned({{"part", "GiB"},
-                    {"device", gib(m["capacity_bytes"])},
-                    {"budget (gpu_memory_utilization)", gib(m["budget_bytes"])},
-                    {"weights", gib(m["weights_bytes"])},
-                    {"activation peak (profile run)", gib(m["activation_peak_bytes"])},
-                    {"outside PyTorch", gib(m["non_torch_bytes"])},
-                    {"KV cache", gib(m["kv_available_bytes"])}});
+    std::vector<Row> parts{{"part", "GiB"}, {"device", gib(m["capacity_bytes"])}};
+    if (!generate) parts.push_back({"budget (gpu_memory_utilization)", gib(m["budget_bytes"])});
+    parts.push_back({"weights", gib(m["weights_bytes"])});
+    parts.push_back({generate ? "activation peak (the batch's prefill)" : "activation peak (profile run)", gib(m["activation_peak_bytes"])});
+    parts.push_back({"outside PyTorch", gib(m["non_torch_bytes"])});
+    parts.push_back({generate ? "left for the KV cache" : "KV cache", gib(m["kv_available_bytes"])});
+    if (generate && m["cache_transient_bytes"].get<int64_t>() > 0)
+        parts.push_back({"of which DynamicCache's copy of one layer", gib(m["cache_transient_bytes"])});
+    out += aligned(parts);
     out += "KV cache per token: " + thousands(m["kv_bytes_per_token"].get<int64_t>()) + " bytes; per request: " +
            mib(m["kv_bytes_per_request"]) + " MiB";
     if (m["prefix_cached_tokens"].get<int64_t>() > 0)
@@ -96,8 +106,12 @@ std::string format_serving_table(const nlohmann::json& s) {
         rows.push_back({"of which drafting", fixed(t["draft_seconds"].get<double>() * ms, 2) + " ms"});
         rows.push_back({"output tokens per step and request", fixed(per_step, 2)});
     }
-    rows.push_back({per_step > 1 ? "of the step, tensor-parallel all-reduces" : "of which tensor-parallel all-reduces",
-                    fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"});
+    if (generate)
+        rows.push_back({"the host's launches per step (the longer of the two is the step)",
+                        fixed(t["decode_host_seconds"].get<double>() * ms, 2) + " ms"});
+    else
+        rows.push_back({per_step > 1 ? "of the step, tensor-parallel all-reduces" : "of which tensor-parallel all-reduces",
+                        fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"});
     if (t["decode_all_to_all_seconds"].get<double>() > 0)
         rows.push_back({"and the experts' dispatch and combine", fixed(t["decode_all_to_all_seconds"].get<double>() * ms, 2) + " ms"});
     rows.push_back({"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"});
