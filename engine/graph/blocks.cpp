@@ -82,6 +82,13 @@ Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_b
     return w;
 }
 
+Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, int fwd_kernels, double bwd_bytes, int bwd_kernels) {
+    Work w = elementwise(width, split, fwd_bytes, bwd_bytes);
+    w.fwd_kernels = fwd_kernels;
+    w.bwd_kernels = bwd_kernels;
+    return w;
+}
+
 Work matmul_work(int64_t in, int64_t out, bool split_in) {
     Work w;
     w.kind = WorkKind::Matmul;

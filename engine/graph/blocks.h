@@ -91,6 +91,9 @@ Op eager_linear(const BuildContext& b, Op op, bool fp32_input);
 
 // Memory-bound work of `width` elements per token, with HBM bytes per element forward and backward.
 Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, double bwd_bytes);
+// The same in `fwd_kernels` and `bwd_kernels` launches (an op chain eager PyTorch runs kernel by kernel; 0: fused into
+// a neighbour's kernel, its bytes counted, no launch of its own).
+Work elementwise(int64_t width, SavedSplit split, double fwd_bytes, int fwd_kernels, double bwd_bytes, int bwd_kernels);
 // A GEMM [tokens, in] x [in, out]; `split_in`: a row-parallel one, its inner dimension split (else its output).
 Work matmul_work(int64_t in, int64_t out, bool split_in);
 

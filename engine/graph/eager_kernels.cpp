@@ -1,22 +1,11 @@
 #include "graph/eager_kernels.h"
 
 namespace shardcalc::eager {
-namespace {
-
-Work chain(int64_t width, SavedSplit split, double fwd, int fwd_kernels, double bwd, int bwd_kernels) {
-    Work w = elementwise(width, split, fwd, bwd);
-    w.fwd_kernels = fwd_kernels;
-    w.bwd_kernels = bwd_kernels;
-    return w;
-}
-
-}  // namespace
-
 Work weight_cast(const BuildContext& b, int64_t numel, bool sharded) {
     const double a = b.act_bytes;
     // Forward: to(bf16) r 4 w a. Backward: AccumulateGrad adds the 16-bit gradient into the fp32 .grad
     // r a+4 w 4.
-    Work w = chain(numel, SavedSplit::Sequence, 4 + a, 1, a + 8, 1);
+    Work w = elementwise(numel, SavedSplit::Sequence, 4 + a, 1, a + 8, 1);
     w.per_weight = true;
     w.sharded = sharded;
     w.param_grad_backward = true;
@@ -30,7 +19,7 @@ Work layer_norm(const BuildContext& b, int64_t width) {
     const double u = b.up_bytes;
     // aten::native_layer_norm: r u w u. Backward: layer_norm_backward r 2u w u, plus the gamma/beta
     // reduction kernel (GammaBetaBackward) r 2u.
-    return chain(width, SavedSplit::Sequence, 2 * u, 1, 5 * u, 2);
+    return elementwise(width, SavedSplit::Sequence, 2 * u, 1, 5 * u, 2);
 }
 
 Work rms_norm(const BuildContext& b, int64_t width) {
@@ -43,26 +32,26 @@ Work rms_norm(const BuildContext& b, int64_t width) {
     // sum), rsqrt's and pow's gradients, mean's expand, the sum of x's two gradients; about 5 full passes of
     // r 8 w 4 and two of r 2u w u.
     const int casts = u < 4 ? 2 : 0;
-    return chain(width, SavedSplit::Sequence, upcast + 8 + 4 + 8 + downcast + 2 * u, 6 + casts,
+    return elementwise(width, SavedSplit::Sequence, upcast + 8 + 4 + 8 + downcast + 2 * u, 6 + casts,
                  2 * 3 * u + 5 * 12 + upcast + downcast, 12 + casts);
 }
 
 Work input_cast(const BuildContext& b, SavedSplit split, int64_t width) {
     const double a = b.act_bytes;
     // to(bf16) r 4 w a forward, the gradient's to(fp32) r a w 4 backward.
-    return chain(width, split, 4 + a, 1, a + 4, 1);
+    return elementwise(width, split, 4 + a, 1, a + 4, 1);
 }
 
 Work bias_grad(const BuildContext& b, SavedSplit split, int64_t width) {
     // sum of the output gradient over the tokens: r a.
-    Work w = chain(width, split, 0, 0, b.act_bytes, 1);
+    Work w = elementwise(width, split, 0, 0, b.act_bytes, 1);
     w.param_grad_backward = true;
     return w;
 }
 
 Work grad_sum(const BuildContext& b, int64_t width, int extra_consumers) {
     // autograd accumulates the input gradients of each extra consumer: add r 2u w u.
-    return chain(width, SavedSplit::Sequence, 0, 0, 3 * b.up_bytes * extra_consumers, extra_consumers);
+    return elementwise(width, SavedSplit::Sequence, 0, 0, 3 * b.up_bytes * extra_consumers, extra_consumers);
 }
 
 Work residual_add(const BuildContext& b, int64_t width) {
@@ -72,7 +61,7 @@ Work residual_add(const BuildContext& b, int64_t width) {
     // the residual and the norm's input gradient meet r 2u w u.
     const double drop = b.dropout ? 2 * a + 1 : 0;
     const double cast = u != a ? u + a : 0;
-    return chain(width, SavedSplit::Sequence, drop + a + 2 * u, b.dropout ? 2 : 1, drop + cast + 3 * u,
+    return elementwise(width, SavedSplit::Sequence, drop + a + 2 * u, b.dropout ? 2 : 1, drop + cast + 3 * u,
                  (b.dropout ? 1 : 0) + (u != a ? 1 : 0) + 1);
 }
 
@@ -84,27 +73,27 @@ Work gelu_new(const BuildContext& b, int64_t width) {
     // (r 2u w u each), tanh's (r 2u w u), the two constant muls (r u w u each), pow's (about r 2u w u and
     // one more mul), the cast back, 0.5*x's, and the three gradient sums into x (r 2a w a each).
     const double cast = u != a ? a + 4 : 0;
-    return chain(width, SavedSplit::Tensor, cast + 14 * u + 4 * a, 8 + (u != a ? 1 : 0), 24 * u + 9 * a, 14);
+    return elementwise(width, SavedSplit::Tensor, cast + 14 * u + 4 * a, 8 + (u != a ? 1 : 0), 24 * u + 9 * a, 14);
 }
 
 Work glu(const BuildContext& b, int64_t width) {
     const double a = b.act_bytes;
     // act_fn(gate) * up: silu r a w a, mul r 2a w a. Backward: the product's two gradients (r 2a w a each),
     // silu's r 2a w a.
-    return chain(width, SavedSplit::Tensor, 5 * a, 2, 9 * a, 3);
+    return elementwise(width, SavedSplit::Tensor, 5 * a, 2, 9 * a, 3);
 }
 
 Work pointwise_activation(const BuildContext& b, int64_t width) {
     const double a = b.act_bytes;
     // One fused kernel (F.gelu, gelu_pytorch_tanh, relu): r a w a; backward r 2a w a.
-    return chain(width, SavedSplit::Tensor, 2 * a, 1, 3 * a, 1);
+    return elementwise(width, SavedSplit::Tensor, 2 * a, 1, 3 * a, 1);
 }
 
 Work head_layout(const BuildContext& b, int64_t width, int tensors) {
     const double a = b.act_bytes;
     // view + transpose(1, 2) leaves q, k, v strided and the attention output is transposed back: each
     // strided tensor is made contiguous, r a w a per element, one copy per tensor forward and backward.
-    return chain(width, SavedSplit::Tensor, 2 * a, tensors, 2 * a, tensors);
+    return elementwise(width, SavedSplit::Tensor, 2 * a, tensors, 2 * a, tensors);
 }
 
 Work rope(const BuildContext& b, int64_t width) {
@@ -112,7 +101,7 @@ Work rope(const BuildContext& b, int64_t width) {
     // apply_rotary_pos_emb on q and on k: x * cos r a w a, rotate_half (neg r a w a, cat r a w a), * sin
     // r a w a, add r 2a w a: 5 kernels each. Backward, 6 each: the two products' gradients, the slices'
     // gradients written into zeros and summed, neg's.
-    return chain(width, SavedSplit::Tensor, 11 * a, 10, 13 * a, 12);
+    return elementwise(width, SavedSplit::Tensor, 11 * a, 10, 13 * a, 12);
 }
 
 Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int in_place, int out_of_place) {
@@ -122,7 +111,7 @@ Work masked_fill(double element_bytes, SavedSplit split, int64_t width, int in_p
     // and four of [S, h] per layer.
     const double e = element_bytes;
     const int calls = in_place + out_of_place;
-    return chain(width, split, (2 * in_place + 4 * out_of_place) * e, in_place + 2 * out_of_place, 4 * calls * e, 2 * calls);
+    return elementwise(width, split, (2 * in_place + 4 * out_of_place) * e, in_place + 2 * out_of_place, 4 * calls * e, 2 * calls);
 }
 
 Work topk_router(const BuildContext& b, int64_t experts) {
@@ -133,7 +122,7 @@ Work topk_router(const BuildContext& b, int64_t experts) {
     // the k winners sorted), the sum and the in-place division over [tokens, k]. Backward (derivatives.yaml): the
     // division's two gradients (grad / s; -grad * x / s^2 and its reduction to s), the sum's gradient added in,
     // topk's (a zeroed [tokens, experts], memset w 4, and a scatter), softmax's r 8 w 4, the cast back r 4 w a.
-    return chain(experts, SavedSplit::Sequence, (upcast ? a + 4 : 0) + 12, (upcast ? 1 : 0) + 5, 4 + 12 + (upcast ? 4 + a : 0),
+    return elementwise(experts, SavedSplit::Sequence, (upcast ? a + 4 : 0) + 12, (upcast ? 1 : 0) + 5, 4 + 12 + (upcast ? 4 + a : 0),
                  (upcast ? 1 : 0) + 8);
 }
 
@@ -165,7 +154,7 @@ Work expert_sort(const BuildContext& b) {
     // count, 2 passes for 512 to 65,536 rows) — three here: the tokens gathered, the weights gathered, the output put
     // back in token order; the weights' own scatter r 20 w 4 (and its zeroed [S], a memset w 4).
     constexpr SortCost rows = radix_sort(16);
-    return chain(1, SavedSplit::Routed, ids.bytes + 16 + 16 + 12 + 4 + 9 + 16 + 8 + 24, ids.kernels + 9, 3 * rows.bytes + 24 + 4,
+    return elementwise(1, SavedSplit::Routed, ids.bytes + 16 + 16 + 12 + 4 + 9 + 16 + 8 + 24, ids.kernels + 9, 3 * rows.bytes + 24 + 4,
                  3 * rows.kernels + 1);
 }
 
@@ -174,20 +163,20 @@ Work token_gather(double element_bytes, int64_t width, int64_t top_k) {
     // hidden_states[perm // top_k]: every routed copy's row read and written, r e w e. Backward: the token rows'
     // zeroed gradient (memset w e/k per copy) and indexing_backward_kernel adding each copy's gradient row into its
     // token's, r e and r e w e.
-    return chain(width, SavedSplit::Routed, 2 * e, 1, 3 * e + e / k, 1);
+    return elementwise(width, SavedSplit::Routed, 2 * e, 1, 3 * e + e / k, 1);
 }
 
 Work routing_weight_product(double element_bytes, int64_t width) {
     const double e = element_bytes;
     // proj_out * sample_weights.unsqueeze(-1): r e w e. Backward: the output's gradient times the weight r e w e,
     // and the weight's gradient, grad * proj_out r 2e w e, reduced over the row r e.
-    return chain(width, SavedSplit::Routed, 2 * e, 1, 6 * e, 3);
+    return elementwise(width, SavedSplit::Routed, 2 * e, 1, 6 * e, 3);
 }
 
 Work top_k_sum(double element_bytes, int64_t width, int64_t top_k) {
     const double e = element_bytes, k = static_cast<double>(top_k);
     // .view(tokens, k, h).sum(dim=1) r e w e/k; backward, the view's copy of the sum's expanded gradient r e/k w e.
-    return chain(width, SavedSplit::Routed, e + e / k, 1, e / k + e, 1);
+    return elementwise(width, SavedSplit::Routed, e + e / k, 1, e / k + e, 1);
 }
 
 Work weight_gather(double param_bytes, double compute_bytes, int64_t width) {
@@ -199,7 +188,7 @@ Work weight_gather(double param_bytes, double compute_bytes, int64_t width) {
     // gradient back (r a w p), then index_backward, index_put_ with accumulate into the [experts, out, in] gradient
     // (zeroed first): every row's gradient read and added into its expert's (r p, r p w p), after a sort of the row
     // indices (per routed row, spread over the width here).
-    return chain(width, SavedSplit::Expert, 2 * p + (cast ? p + a : 0), cast ? 2 : 1,
+    return elementwise(width, SavedSplit::Expert, 2 * p + (cast ? p + a : 0), cast ? 2 : 1,
                  (cast ? a + p : 0) + 3 * p + rows.bytes / static_cast<double>(width), (cast ? 1 : 0) + 1 + rows.kernels);
 }
 
@@ -219,7 +208,7 @@ Work expert_loop(const BuildContext& b, int64_t width, int64_t experts, int64_t 
     const double fwd = 2 * u + 2 * u + 3 * u + (cast ? a + u : 0);
     const double bwd = 2 * u + 6 * u + 3 * u + share * u + 3 * u * share + (cast ? a + u : 0) + 2 * rows.bytes / static_cast<double>(width);
     const int per_fwd = 3 + 4 + (cast ? 1 : 0), per_bwd = 1 + 3 + rows.kernels + 1 + rows.kernels + 1 + (cast ? 1 : 0);
-    return chain(width, SavedSplit::Routed, fwd, 5 + static_cast<int>(experts) * per_fwd, bwd, static_cast<int>(experts) * per_bwd);
+    return elementwise(width, SavedSplit::Routed, fwd, 5 + static_cast<int>(experts) * per_fwd, bwd, static_cast<int>(experts) * per_bwd);
 }
 
 Work select_gradients(double param_bytes, int64_t experts, int64_t numel) {
@@ -229,7 +218,7 @@ Work select_gradients(double param_bytes, int64_t experts, int64_t numel) {
     // (derivatives.yaml select_backward: a memset w p per element of the whole, a copy r p w p of the slice), and
     // autograd sums the experts' gradients into one buffer (E - 1 adds of the whole, r 2p w p): (4E - 1) p bytes per
     // element of the parameter, 2E - 1 kernels, per microbatch.
-    Work w = chain(numel, SavedSplit::Sequence, 0, 0, (4 * n - 1) * p, 2 * static_cast<int>(experts) - 1);
+    Work w = elementwise(numel, SavedSplit::Sequence, 0, 0, (4 * n - 1) * p, 2 * static_cast<int>(experts) - 1);
     w.per_weight = true;
     w.sharded = false;
     w.param_grad_backward = true;
@@ -241,7 +230,7 @@ Work token_unpermute_sum(double element_bytes, int64_t width, int64_t top_k) {
     // weighted_out[inv_perm] r e w e, then .view(tokens, k, h).sum(dim=1) r e w e/k. Backward: the sum's gradient is
     // an expanded view that the view's backward copies out (r e/k w e), then index_backward: a zeroed [S, h]
     // (memset w e) and indexing_backward_kernel r e, r e w e (its index sort is counted in expert_sort).
-    return chain(width, SavedSplit::Routed, 3 * e + e / k, 2, e / k + e + e + 3 * e, 2);
+    return elementwise(width, SavedSplit::Routed, 3 * e + e / k, 2, e / k + e + e + 3 * e, 2);
 }
 
 Work clamped_swiglu(double element_bytes, int64_t width) {
@@ -253,7 +242,7 @@ Work clamped_swiglu(double element_bytes, int64_t width) {
     // r 3e w e, gate * sigmoid's two r 2e w e each, sigmoid's r 2e w e, the gain's r e w e, the gate's two
     // gradients summed r 2e w e, the gate clamp's mask r 3e w e, and each half's gradient written into a zeroed
     // [S, 2f] (a memset w 2e, then a copy r e w 2e through the stride) and the two summed r 4e w 2e.
-    return chain(width, SavedSplit::Expert, 18 * e, 7, 44 * e, 12);
+    return elementwise(width, SavedSplit::Expert, 18 * e, 7, 44 * e, 12);
 }
 
 Work expert_bias(double element_bytes, SavedSplit split, int64_t width) {
@@ -263,7 +252,7 @@ Work expert_bias(double element_bytes, SavedSplit split, int64_t width) {
     // added in place (out.add_, r 2e w e). Backward: the gather's gradient, index_put_ with accumulate into the
     // [experts, width] bias, reads every row's gradient (r e) after sorting its indices (per routed row, spread
     // over the width here).
-    return chain(width, split, 5 * e, 2, e + rows.bytes / static_cast<double>(width), 1 + rows.kernels);
+    return elementwise(width, split, 5 * e, 2, e + rows.bytes / static_cast<double>(width), 1 + rows.kernels);
 }
 
 Work score_softmax(const BuildContext& b) {
@@ -274,7 +263,7 @@ Work score_softmax(const BuildContext& b) {
     // back r a w 4, softmax's backward r 3x4 w 4, the cast to the scores' dtype and the scaling r 4 w a.
     const bool copy = a < 4;
     const double drop = b.dropout ? 2 * a + 1 : 0;
-    return chain(b.m.heads, SavedSplit::Scores, 2 * a + (a + u) + 2 * u + 4 + (copy ? 4 + a : 0) + drop, 3 + (copy ? 1 : 0),
+    return elementwise(b.m.heads, SavedSplit::Scores, 2 * a + (a + u) + 2 * u + 4 + (copy ? 4 + a : 0) + drop, 3 + (copy ? 1 : 0),
                  (copy ? a + 4 : 0) + 16 + 4 + a + drop, 2 + (copy ? 1 : 0));
 }
 
@@ -284,7 +273,7 @@ Work cross_entropy(const BuildContext& b) {
     // logits.float() r a w 4 (16-bit), log_softmax reading twice and writing r 8 w 4, nll_loss gathers
     // one value per token. Backward: nll's gradient (zero fill w 4 and scatter), log_softmax's backward
     // r 3x4 w 4, the cast back r 4 w a.
-    return chain(b.vocab_padded, SavedSplit::Tensor, (upcast ? a + 4 : 0) + 12, 2 + (upcast ? 1 : 0),
+    return elementwise(b.vocab_padded, SavedSplit::Tensor, (upcast ? a + 4 : 0) + 12, 2 + (upcast ? 1 : 0),
                  4 + 16 + (upcast ? 4 + a : 0), 3 + (upcast ? 1 : 0));
 }
 
@@ -292,7 +281,7 @@ Work embedding(const BuildContext& b, int64_t width, int lookups) {
     const double u = b.up_bytes;
     // Each lookup r u w u, summed r 2u w u; backward: embedding_dense_backward per table (sort, then
     // accumulate r u + rmw 8).
-    return chain(width, SavedSplit::Sequence, lookups * 2 * u + (lookups - 1) * 3 * u, 2 * lookups - 1,
+    return elementwise(width, SavedSplit::Sequence, lookups * 2 * u + (lookups - 1) * 3 * u, 2 * lookups - 1,
                  lookups * (u + 8), 2 * lookups);
 }
 
