@@ -447,8 +447,11 @@ TEST_CASE("invariants hold on thousands of random valid scenarios") {
             }
         }
 
-        // deepspeed ZeRO 0 -> 1 -> 2 -> 3 (every other draw; any framework's draw, run as deepspeed)
-        if (i % 2 == 0) {
+        // deepspeed ZeRO 0 -> 1 -> 2 -> 3 (every other draw; any framework's draw, run as deepspeed). Not for Adafactor in
+        // fp32: ZeRO's flat partitions cost it its factored statistics (a whole second moment, sharded), which a few GPUs'
+        // sharding need not win back (FrameworkTraits::flat_optimizer_params; test_model_states.cpp).
+        const bool unfactored_by_zero = s["training"].value("optimizer", "") == "adafactor" && s["training"].value("dtype", "bf16") == "fp32";
+        if (i % 2 == 0 && !unfactored_by_zero) {
             json base = s;
             base["framework"] = "deepspeed";
             for (const char* k : {"distributed_optimizer", "offload_optimizer", "offload_params"}) base["parallel"].erase(k);

@@ -114,6 +114,34 @@ TEST_CASE("transformers' Adafactor: a Python loop of kernels per tensor, host-bo
     CHECK(time_part(test::report(xla.dump()), "optimizer_step") < 0.05 * step);
 }
 
+// DeepSpeed hands the optimizer flat fp32 partitions (ZeRO, and its 16-bit optimizers even without ZeRO) and FSDP's
+// sharded flat parameters are 1-D views: Adafactor sees vectors and keeps a whole second moment, where DDP's loop over
+// the model's tensors factors each matrix (FrameworkTraits::flat_optimizer_params).
+TEST_CASE("Adafactor inside flat partitions keeps a whole second moment, and loops over two parameter groups") {
+    const std::string gpt2 = R"({"model": {"preset": "gpt2"}, "implementation": {"model_code": "huggingface"},
+        "training": {"seq_len": 1024, "micro_batch": 8, "optimizer": "adafactor"}, "hardware": {"preset": "h100-sxm-80gb"},)";
+    const auto states = [&](const std::string& rest) {
+        const Report r = test::report(gpt2 + rest);
+        return r.stages[0].optimizer / r.stages[0].params;  // bytes per parameter this device keeps
+    };
+    const double ddp = states(R"("framework": "pytorch"})");
+    const double zero2 = states(R"("framework": "deepspeed", "parallel": {"dp": 4, "zero": 2}})");
+    const double zero0_bf16 = states(R"("framework": "deepspeed"})");
+    const double fsdp = states(R"("framework": "fsdp", "parallel": {"dp": 4, "zero": 3}})");
+    // DDP with autocast: the fp32 parameters themselves, factored statistics (a fraction of a byte per parameter).
+    CHECK(ddp < 0.1);
+    // DeepSpeed ZeRO-2 over 4: the fp32 master partition and a whole fp32 second moment, each a quarter per device.
+    CHECK(zero2 == doctest::Approx((4 + 4) / 4.0));
+    CHECK(zero0_bf16 == doctest::Approx(4 + 4));
+    CHECK(fsdp == doctest::Approx(4 / 4.0));  // FSDP keeps no master copy (fp32 parameters), the moment sharded
+    // The loop: two flat fp32 vectors (16 kernels each, no casts), not one loop step per tensor.
+    const KernelTable t = kernel_table(test::scenario(gpt2 + R"("framework": "deepspeed", "parallel": {"dp": 4, "zero": 2}})"));
+    double launches = 0;
+    for (const KernelRow& r : t.rows)
+        if (r.pass == KernelPass::Optimizer && r.name == std::string("optimizer update")) launches = r.kernel.launches;
+    CHECK(launches == 2 * 16);
+}
+
 TEST_CASE("fp32 weights (pytorch AMP, FSDP) have no separate master copy") {
     CHECK(per_param(with("pytorch", "", "{}")) == doctest::Approx(4 + 4 + 8));
     CHECK(per_param(with("fsdp", "", "{\"dp\":8,\"zero\":3}")) == doctest::Approx(16.0 / 8));

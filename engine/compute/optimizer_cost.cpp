@@ -33,7 +33,9 @@ double update_flops(Optimizer o) {
 // place of the factored steps: 100 bytes in 16 kernels. 16-bit gradients are cast up (grad.float()), 16-bit
 // parameters cast up and copied back (p.float(), p.copy_): a kernel and r a w 4 each.
 Kernel adafactor_loop(const Config& c, const TrainedTensors& t, double params) {
-    const double g = bytes_of(*c.s.training.grad_dtype), p = bytes_of(*c.s.training.param_dtype);
+    // Flat partitions are the fp32 master copy with an fp32 gradient (FrameworkTraits::flat_optimizer_params): no casts.
+    const bool fp32_partition = c.traits.flat_optimizer_params;
+    const double g = fp32_partition ? 4 : bytes_of(*c.s.training.grad_dtype), p = fp32_partition ? 4 : bytes_of(*c.s.training.param_dtype);
     const double cast_bytes = (g < 4 ? g + 4 : 0) + (p < 4 ? 2 * (p + 4) : 0);
     const int cast_kernels = (g < 4 ? 1 : 0) + (p < 4 ? 2 : 0);
     const double matrix = std::min(t.matrix_params, params), vector = params - matrix;

@@ -6,7 +6,7 @@
 
 namespace shardcalc {
 
-double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) {
+double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt, bool flat) {
     switch (opt) {
         case Optimizer::Adam:
         case Optimizer::AdamW:
@@ -19,7 +19,8 @@ double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt) 
             // moment by default (Shazeer & Stern 2018; transformers' Adafactor beta1=None). A tensor of more
             // dimensions (a MoE layer's [experts, out, in]) is factored over its last two (`len(shape) >= 2`):
             // a row statistic per leading index and row, a column one per leading index and column.
-            if (p.shape.size() < 2) return local;
+            // Inside a flat partition every element keeps its own second moment.
+            if (p.shape.size() < 2 || flat) return local;
             const double ratio = local / static_cast<double>(p.numel());  // tp (and ep) shard the leading dimensions
             const double last = static_cast<double>(p.shape.back());
             const double leading = static_cast<double>(p.numel()) / last;  // every index but the last
@@ -47,7 +48,7 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
         }
         if (p.frozen) t.frozen += local;
         if (p.quantized) t.quantized += local;
-        const double states = p.frozen ? 0 : optimizer_state_elems(p, local, c.s.training.optimizer);
+        const double states = p.frozen ? 0 : optimizer_state_elems(p, local, c.s.training.optimizer, c.traits.flat_optimizer_params);
         t.optimizer_elems += states;
         if (p.split == ParamSplit::Expert) {
             t.expert_params += local;

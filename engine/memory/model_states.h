@@ -79,7 +79,8 @@ double optimizer_state_element_bytes(const Config& c);
 // updates.
 double optimizer_temporaries(const ParamTally& t, const Config& c, double updated);
 
-// Optimizer-state elements kept per parameter tensor (exposed for tests).
-double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt);
+// Optimizer-state elements kept per parameter tensor (exposed for tests); `flat`: the optimizer sees it inside a 1-D
+// partition (FrameworkTraits::flat_optimizer_params).
+double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt, bool flat = false);
 
 }  // namespace shardcalc

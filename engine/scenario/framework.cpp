@@ -39,11 +39,13 @@ FrameworkTraits traits_of(const Scenario& s) {
             // (deepspeed/runtime/zero/stage_1_and_2.py reduce_independent_p_g_buckets_and_remove_grads,
             // stage3.py __add_grad_to_ipg_bucket).
             t.grad_accumulation = s.parallel.zero == 0 ? GradAccumulation::AutogradAdd : GradAccumulation::BucketCopy;
+            t.flat_optimizer_params = s.parallel.zero >= 1 || is_16bit(s.training.dtype);
             break;
         case Framework::Fsdp:
             // torch.optim.AdamW(foreach=True) allocates one fp32 temporary per state tensor
             // (torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt).
             t.buffers = BufferPolicy::FsdpUnits;
+            t.flat_optimizer_params = s.parallel.zero >= 2;  // sharded (SHARD_GRAD_OP, FULL_SHARD); NO_SHARD keeps the tensors
             break;
         case Framework::Pytorch:
             // torch/nn/parallel/distributed.py: gradient_as_bucket_view=False by default, so the

@@ -44,6 +44,12 @@ struct FrameworkTraits {
     // rematerialized by its rules (memory/xla_program.h), no host dispatch per op, dropout's stateful RNG
     // output (TensorFlow's and PyTorch/XLA's rng_uniform) kept whole in the activation dtype.
     bool xla = false;
+    // The optimizer is handed flat 1-D partitions rather than the model's tensors: DeepSpeed flattens each parameter
+    // group's fp32 copy under ZeRO and in its 16-bit optimizers (zero/stage_1_and_2.py single_partition_of_fp32_groups,
+    // zero/stage3.py fp32_partitioned_groups_flat, fp16/fused_optimizer.py fp32_groups_flat), and FSDP's sharded flat
+    // parameters expose 1-D views (pytorch/pytorch#109581). An optimizer that reads a tensor's shape (Adafactor's
+    // factored statistics) sees vectors.
+    bool flat_optimizer_params = false;
 };
 
 // The traits of a resolved scenario: the framework's conventions and the implementation profile.

@@ -57,8 +57,11 @@ OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
     const ParallelSpec& p = c.s.parallel;
     const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
     // It updates the trained parameters only (an adapter's, not its frozen base).
-    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu,
-                             {m.trained_matrices, m.trained_matrix_params / shard, m.trained_vectors});
+    // Flat partitions (FrameworkTraits::flat_optimizer_params): the optimizer loops over the Trainer's two parameter
+    // groups (with and without weight decay), one vector each.
+    const TrainedTensors tensors = c.traits.flat_optimizer_params ? TrainedTensors{0, 0, 2}
+                                                                  : TrainedTensors{m.trained_matrices, m.trained_matrix_params / shard, m.trained_vectors};
+    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu, tensors);
 }
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
