@@ -1,5 +1,5 @@
 // Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'reconcile'|'serve'|'rl'|'search'|'cancel', ...};
-// a search also posts {id, progress} after each slice and answers null when cancelled ({op: 'cancel', target: id}).
+// a search also posts {id, progress} after each turn of slices (search-run.js) and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module, defaults, whole} before it (no answer): the engine then starts without waiting for the page's
 // modules, and `defaults` (the page opened without a link) has it evaluate the default plan after 'init'.
