@@ -582,3 +582,16 @@ TEST_CASE("transformers' generate: vLLM's settings, tp, other frameworks and CUD
     CHECK(serve_error(R"({"model":{"preset":"llama-2-7b"},"serving":{"engine":"transformers"}})")["path"] == "/framework");
     CHECK(serve_error(base + R"("serving":{"engine":"transformers","search":{}}})")["path"] == "/serving/engine");
 }
+
+TEST_CASE("transformers' generate of a MoE model: a token multiplies its k routed experts, and reads the chosen ones") {
+    const std::string text = R"({"framework":"pytorch","model":{"preset":"mixtral-8x7b"},"hardware":{"preset":"h100-sxm-80gb"},)"
+                             R"("serving":{"engine":"transformers","concurrency":1,"prompt_tokens":512,"output_tokens":512,"weights":"int4"}})";
+    const json r = json::parse(shardcalc::serve_scenario_text(text));
+    REQUIRE(r["ok"] == true);
+    const auto& t = r["serving"]["time"];
+    // Mixtral 8x7B: about 12.9B parameters active per token of 46.7B (2 of 8 experts): 2 FLOPs each and attention.
+    CHECK(t["decode_flops"].get<double>() > 2 * 12e9);
+    CHECK(t["decode_flops"].get<double>() < 2 * 14e9);
+    // One token reads 2 of the 8 experts' int4 weights in every layer, not all of them.
+    CHECK(t["decode_bytes"].get<double>() < r["serving"]["memory"]["weights_bytes"].get<double>());
+}

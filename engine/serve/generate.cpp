@@ -105,8 +105,8 @@ ServingEstimate generate_estimate(const Config& c, const ModelGraph& g, const Se
         const double all = e.weights;
         return m.experts == 0 ? all : all - p.experts * wq * std::pow(1 - k_of_e, tokens);
     };
-    const double expert_active = p.experts * k_of_e;
-    const double active = p.active - p.experts + expert_active;
+    // The weights one token multiplies: the dense part and k of E routed experts (ServedParams::active counts them so).
+    const double active = p.active;
     // Prefill: every row's padded prompt at once, causal attention within it.
     const double prefill_flops = 2 * batch * prompt * active + batch * attention_flops(c, kinds, prompt, 0, true);
     e.prefill_seconds = std::max({prefill_flops / flop_rate, weights_read(batch * prompt) / hbm, host});
