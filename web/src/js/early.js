@@ -9,10 +9,11 @@
   // thread starts (V8 compiles on background threads), and hand the module to the worker as soon as
   // it is compiled, so that the engine starts while the page's own script still loads. A page opened without a
   // link (no fragment) will ask for its default plan first: the worker evaluates it while the page reads its presets.
-  // A link that names a plan only the whole engine evaluates (a TPU, an LSTM: wasm/core_features.cpp) has the worker
-  // start the whole engine at once too, instead of after the core's first answer (page budget: docs/performance.md).
+  // A link that names a plan only the whole engine evaluates (a TPU, an LSTM, an adapter, torch.compile:
+  // wasm/core_features.cpp) has the worker start the whole engine at once too, instead of after the core's first
+  // answer (page budget: docs/performance.md).
   var whole = false;
-  try { whole = /tpu|xla|lstm/i.test(decodeURIComponent(location.hash)); } catch (e) {}
+  try { whole = /tpu|xla|lstm|lora|dora|inductor|reduce_overhead|max_autotune/i.test(decodeURIComponent(location.hash)); } catch (e) {}
   try {
     window.__shardcalcModule = WebAssembly.compileStreaming(fetch('engine/shardcalc-core.wasm'));
     window.__shardcalcModule.then(function (module) { worker.postMessage({ op: 'module', module: module, defaults: location.hash.length < 2, whole: whole }); }, function () {});
