@@ -6,7 +6,9 @@ spellings, a range's ends and small values inside it, both booleans, preset ids)
 limits with exit 0 or 2 (invalid input, as one JSON error naming its path); an accepted scenario must give a JSON
 report whose echoed scenario evaluates to the same peak memory and step time (docs/scenario.md: the echo reproduces
 the report); every fourth also goes through the text format and the kernel table; each is also served (`shardcalc
-serve` with a drawn serving object, every eighth a serving plan search): exit 0 or 2, no negative or non-finite figure. Failing inputs are written to
+serve` with a drawn serving object, every eighth a serving plan search), every fourth also searched for plans (the first
+plan's scenario must estimate to the plan's figures) and a drawn config.json imported: exit 0 or 2, no negative or
+non-finite figure. Failing inputs are written to
 --out. CTest runs 200 (`generated_scenarios`); more on demand, with other seeds.
 Usage: generated_scenarios.py SHARDCALC [--count N] [--seed S] [--out DIR]"""
 import argparse
@@ -134,13 +136,58 @@ def rl_scenario(s):
     return actor
 
 
+# A plan search over a few small device counts and dimensions (docs/search.md), kept small enough for the limits.
+SEARCH_DIMENSIONS = ["tp", "pp", "vpp", "sp", "cp", "ulysses", "zero", "micro_batch", "recompute", "offload"]
+
+
+def plan_search(s):
+    """The scenario with a drawn search object (its plan's parallel object left to the search)."""
+    q = {k: v for k, v in s.items() if k != "parallel"}
+    q["search"] = {"devices": rng.choice([1, 2, 8, 16, 64]), "global_batch": rng.choice([8, 64, 512])}
+    if rng.random() < 0.5:
+        q["search"]["frameworks"] = rng.sample(["megatron", "deepspeed", "fsdp", "pytorch"], rng.randint(1, 2))
+    if rng.random() < 0.7:
+        q["search"]["dimensions"] = rng.sample(SEARCH_DIMENSIONS, rng.randint(1, 4))
+    return q
+
+
+# A Hugging Face config.json as transformers writes one (docs/scenario.md, import), from a family's keys with drawn
+# sizes, sometimes a key left out, a wrong type or an unknown key.
+HF_TYPES = ["llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "gpt2", "bert", "mixtral", "qwen3_moe", "gpt_oss",
+            "deepseek_v3", "falcon", "gpt_neox", "olmo2", "phi3", "no_such_model"]
+
+
+def hf_config():
+    c = {"model_type": rng.choice(HF_TYPES), "hidden_size": rng.choice([64, 4096, 1 << 20]),
+         "num_hidden_layers": rng.choice([1, 2, 32, 1 << 17]), "num_attention_heads": rng.choice([1, 8, 32]),
+         "num_key_value_heads": rng.choice([1, 8]), "intermediate_size": rng.choice([128, 14336]),
+         "vocab_size": rng.choice([100, 32000, 1 << 27]), "max_position_embeddings": rng.choice([512, 131072]),
+         "sliding_window": rng.choice([None, 4096]), "tie_word_embeddings": rng.choice([True, False])}
+    if c["model_type"] in ("mixtral", "qwen3_moe", "gpt_oss", "deepseek_v3"):
+        c.update({"num_local_experts": rng.choice([4, 8]), "num_experts": rng.choice([8, 128]),
+                  "n_routed_experts": rng.choice([8, 256]), "num_experts_per_tok": rng.choice([1, 2, 8]),
+                  "moe_intermediate_size": rng.choice([128, 768])})
+    if rng.random() < 0.3:
+        del c[rng.choice(sorted(c))]
+    if rng.random() < 0.15:
+        c[rng.choice(sorted(c) or ["hidden_size"])] = rng.choice(["x", -1, 1.5, [], None])
+    if rng.random() < 0.2:
+        c["some_new_knob"] = 3
+    return c
+
+
 def negative_or_not_finite(value):
+    # A memory margin is signed by design (negative: the plan does not fit by that much); it must still be finite.
     if isinstance(value, dict):
-        return any(negative_or_not_finite(v) for v in value.values())
+        return any(negative_or_not_finite(v) if k != "margin" else not_finite(v) for k, v in value.items())
     if isinstance(value, list):
         return any(negative_or_not_finite(v) for v in value)
     return isinstance(value, (int, float)) and not isinstance(value, bool) and (value != value or value < 0 or
                                                                                    value in (float("inf"), float("-inf")))
+
+
+def not_finite(value):
+    return isinstance(value, float) and (value != value or value in (float("inf"), float("-inf")))
 
 
 def figures(report):
@@ -152,6 +199,8 @@ failures = []
 accepted = 0
 served_counts = {0: 0, 2: 0}
 rl_counts = {0: 0, 2: 0}
+search_counts = {0: 0, 2: 0}
+import_counts = {0: 0, 2: 0}
 for i in range(args.count):
     s = scenario()
     text = json.dumps(s)
@@ -218,6 +267,51 @@ for i in range(args.count):
             problem = "rl: a negative or non-finite figure: " + stdout5[:300]
         if problem:
             text = json.dumps(actor)
+    # Every fourth scenario's plan search (`shardcalc search`): within the limits, exit 0 or 2 with a path, no negative or
+    # non-finite figure, and the first plan's scenario estimates to the plan's own figures (the issue's reproducer).
+    if not problem and i % 4 == 2:
+        q = plan_search(s)
+        code6, stdout6, stderr6 = run(["search", "--format", "json"], json.dumps(q))
+        if code6 in search_counts:
+            search_counts[code6] += 1
+        if code6 not in (0, 2):
+            problem = f"search: {'exit ' + str(code6) if code6 is not None else stderr6} {stderr6[-300:]}"
+        elif code6 == 2 and not isinstance(json.loads(stderr6).get("error", {}).get("path"), str):
+            problem = "search: an error without a path: " + stderr6[:200]
+        elif code6 == 0:
+            found = json.loads(stdout6)
+            if negative_or_not_finite(found):
+                problem = "search: a negative or non-finite figure: " + stdout6[:300]
+            elif found.get("plans"):
+                plan = found["plans"][0]
+                code7, stdout7, stderr7 = run(["estimate", "--format", "json"], json.dumps(plan["scenario"]))
+                again = json.loads(stdout7) if code7 == 0 else None
+                if again is None:
+                    problem = f"search: its first plan's scenario is refused (exit {code7}): {stderr7[:300]}"
+                elif (again["memory"]["per_device"]["total"], again["time"]["step_seconds"]) != \
+                        (plan["memory"]["peak_bytes"], plan["time"]["step_seconds"]):
+                    problem = "search: its first plan's scenario does not reproduce the plan's figures"
+        if problem:
+            text = json.dumps(q)
+    # Every fourth, a config.json imported (`shardcalc import`): exit 0 or 2 with a path; an imported scenario is
+    # evaluated (exit 0 or 2 with a path).
+    if not problem and i % 4 == 3:
+        config = json.dumps(hf_config())
+        code8, stdout8, stderr8 = run(["import", "--format", "scenario"], config)
+        if code8 in import_counts:
+            import_counts[code8] += 1
+        if code8 not in (0, 2):
+            problem = f"import: {'exit ' + str(code8) if code8 is not None else stderr8} {stderr8[-300:]}"
+        elif code8 == 2 and not isinstance(json.loads(stderr8).get("error", {}).get("path"), str):
+            problem = "import: an error without a path: " + stderr8[:200]
+        elif code8 == 0:
+            imported = json.loads(stdout8)
+            scenario_text = json.dumps(imported)
+            code9, _, stderr9 = run(["estimate", "--format", "json"], scenario_text)
+            if code9 not in (0, 2) or (code9 == 2 and not isinstance(json.loads(stderr9).get("error", {}).get("path"), str)):
+                problem = f"import: the imported scenario: exit {code9}: {stderr9[:300]}"
+        if problem:
+            text = config
     if problem:
         out.mkdir(parents=True, exist_ok=True)
         (out / f"failure-{i}.json").write_text(text)
@@ -225,7 +319,9 @@ for i in range(args.count):
 
 print(f"generated scenarios: {args.count} drawn from the engine's schema (seed {args.seed}), {accepted} accepted, "
       f"each run within {CPU_SECONDS} s of CPU and {MEMORY_BYTES >> 20} MiB; served: {served_counts[0]} answered, "
-      f"{served_counts[2]} refused with a path; as RL actors: {rl_counts[0]} answered, {rl_counts[2]} refused with a path")
+      f"{served_counts[2]} refused with a path; as RL actors: {rl_counts[0]} answered, {rl_counts[2]} refused with a path; "
+      f"searched: {search_counts[0]} answered, {search_counts[2]} refused; config.json imports: {import_counts[0]} read, "
+      f"{import_counts[2]} refused with a path")
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures[:20]) + (f"\n  ... and {len(failures) - 20} more" if len(failures) > 20 else ""))
     sys.exit(1)
