@@ -13,7 +13,7 @@
 
 namespace shardcalc::schema {
 
-// The most elements an integer list may hold: parallel.stage_layers, one per pipeline stage (kStages).
+// The most elements an integer list may hold (parallel.stage_layers has one per pipeline stage: at most 512).
 inline constexpr size_t kMaxListLength = 4096;
 
 template <class T>

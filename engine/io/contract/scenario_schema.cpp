@@ -17,7 +17,11 @@ namespace {
 // Upper bounds of integer fields: generous for any real model or cluster, small enough that shape products stay
 // within int64 and an evaluation stays bounded (pp stages are evaluated one by one).
 constexpr double kLayers = 1 << 16, kWidth = 1 << 22, kHeads = 1 << 16, kVocab = 1 << 26, kTokens = 1 << 26;
-constexpr double kGlobalBatch = 4294967296.0, kDegree = 1 << 20, kStages = kMaxListLength, kWorld = 1 << 30;
+constexpr double kGlobalBatch = 4294967296.0, kDegree = 1 << 20, kWorld = 1 << 30;
+// Pipeline stages and virtual chunks per stage: the report holds a memory table and timeline per stage, and the page
+// draws them all; 512 keeps the largest answer under a second in the page (a 4,096-layer model at pp 512: 0.9 s from
+// opening the link, docs/performance.md), beyond any pipeline trained (Megatron's 1T model: 64 stages).
+constexpr double kStages = 512;
 constexpr double kExperts = 1 << 16;
 // Real-valued maxima (docs/scenario.md 2.4, 2.6), wide (a million times beyond any device) but closed, so every
 // time, byte count and cost the engine derives stays finite:
