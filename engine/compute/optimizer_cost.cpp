@@ -49,7 +49,7 @@ Kernel adafactor_loop(const Config& c, const TrainedTensors& t, double params) {
 }  // namespace
 
 OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes,
-                                   const TrainedTensors& tensors) {
+                                   const TrainedTensors& tensors, double trained) {
     OptimizerKernels k;
     // The parameters it updates: an adapter's are in adapter.dtype (scenario/adapter_rules.h).
     const double grad = bytes_of(*c.s.training.grad_dtype);
@@ -97,6 +97,15 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
         } else if (opt == Optimizer::SgdMomentum) {
             bytes += params * 3 * s;
         }
+    }
+    // Megatron's mixed-precision step around the update (megatron/core/optimizer/optimizer.py MixedPrecisionOptimizer
+    // .step): under fp16's loss scaling the main gradients are unscaled and checked for inf/nan first
+    // (torch._amp_foreach_non_finite_check_and_unscale_: read and write); the model's parameters are written from the
+    // fp32 main ones (_copy_main_params_to_model_params reads those, not the 16-bit ones); and the gradient buffer is
+    // zeroed for the next step (core/distributed/distributed_data_parallel.py zero_grad_buffer).
+    if (c.s.framework == Framework::Megatron && *c.s.training.master_weights) {
+        if (c.s.training.dtype == Dtype::Fp16) bytes += 2 * params * grad;
+        bytes += params * (4 - param) + trained * grad;
     }
     k.apply = memory_kernel(bytes, c);
     k.apply.flops = update_flops(c.s.training.optimizer) * params;

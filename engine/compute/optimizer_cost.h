@@ -21,8 +21,9 @@ struct TrainedTensors {
 };
 
 // `params`: the parameters this device updates; `state_bytes`: its optimizer states (and master copy);
-// `host_bytes`: what the host keeps for it under optimizer offload.
+// `host_bytes`: what the host keeps for it under optimizer offload; `trained`: the trained parameters the device holds
+// (whose gradient buffer Megatron zeroes every step, whatever shard of them it updates).
 OptimizerKernels optimizer_kernels(const Config& c, double params, double state_bytes, double host_bytes,
-                                   const TrainedTensors& tensors = {});
+                                   const TrainedTensors& tensors = {}, double trained = 0);
 
 }  // namespace shardcalc

@@ -61,7 +61,7 @@ OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
     // groups (with and without weight decay), one vector each.
     const TrainedTensors tensors = c.traits.flat_optimizer_params ? TrainedTensors{0, 0, 2}
                                                                   : TrainedTensors{m.trained_matrices, m.trained_matrix_params / shard, m.trained_vectors};
-    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu, tensors);
+    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu, tensors, m.params - m.frozen_params);
 }
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
