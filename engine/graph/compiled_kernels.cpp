@@ -1,6 +1,7 @@
 #include "graph/compiled_kernels.h"
 
 namespace shardcalc::compiled {
+
 // "r x w y": reads x, writes y bytes per element; a the training dtype, u fp32 under autocast (else a).
 
 Work weight_cast(const BuildContext& b, int64_t numel, bool sharded) {

@@ -1,6 +1,7 @@
 #include "graph/eager_kernels.h"
 
 namespace shardcalc::eager {
+
 Work weight_cast(const BuildContext& b, int64_t numel, bool sharded) {
     const double a = b.act_bytes;
     // Forward: to(bf16) r 4 w a. Backward: AccumulateGrad adds the 16-bit gradient into the fp32 .grad
