@@ -32,3 +32,13 @@ test('a link with a CUDA-graph compile mode opens on it, numbers as the CLI give
   await belowDrawn(page);
   await close(page);
 });
+
+test('the torch.compile menu marks the modes the plan does not allow, with the engine\'s reason', async () => {
+  const page = await open(env);  // the default plan: Megatron's code, which torch.compile is not modelled for
+  await page.waitForFunction(() => document.querySelector('#f-implementation-compile option[value="inductor"]')?.dataset.allowed === 'false');
+  assert.match(await page.getAttribute('#f-implementation-compile option[value="inductor"]', 'title'), /^Not allowed here: .*torch\.compile/);
+  await close(page);
+  const eager = await open(env, link(gpt2({})));
+  await eager.waitForFunction(() => document.querySelector('#f-implementation-compile option[value="inductor"]')?.dataset.allowed === 'true');
+  await close(eager);
+});

@@ -10,7 +10,8 @@ export const STEPPED = ['parallel.dp', 'parallel.tp', 'parallel.pp', 'parallel.v
 
 // Menus whose options depend on the device, the framework or the plan. The blank "default" option is the engine's
 // choice for the framework, always valid.
-const MENUS = ['framework', 'parallel.zero', 'parallel.offload_optimizer', 'parallel.offload_params', 'parallel.schedule', 'training.attention'];
+const MENUS = ['framework', 'parallel.zero', 'parallel.offload_optimizer', 'parallel.offload_params', 'parallel.schedule', 'training.attention',
+  'implementation.compile'];
 const candidates = (path) => FIELDS.get(path).options.map((o) => (FIELDS.get(path).type === 'int' ? Number(o) : o));
 
 // Marks each menu option the engine refuses for the current plan. Returns quietly when the scenario cannot
