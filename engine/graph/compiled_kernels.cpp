@@ -33,10 +33,13 @@ Work grad_sum(const BuildContext& b, int64_t width, int extra_consumers) {
 Work residual_add(const BuildContext& b, int64_t width) {
     const double a = b.act_bytes, u = b.up_bytes;
     // Forward: r branch (a) residual (u) w sum (u); with dropout the mask drawn in the kernel (Philox) and written,
-    // 1 byte, for backward. Backward with dropout: r dsum (u) mask (1) w dbranch (a), a kernel; without, the stream's
-    // gradient is read by the next norm's backward kernel, which also writes its 16-bit copy for the branch (autocast).
-    if (b.dropout) return elementwise(width, SavedSplit::Sequence, a + 2 * u + 1, 1, u + 1 + a, 1);
-    return elementwise(width, SavedSplit::Sequence, a + 2 * u, 1, u + (u != a ? a : 0), 0);
+    // 1 byte, for backward. A norm reads every residual sum next (pre-norm, post-norm and parallel blocks alike), and
+    // inductor fuses the add into that norm's kernel: no launch of its own, and the norm's read of the sum (counted in
+    // compiled::norm) is not made, so it comes off here. Backward with dropout: r dsum (u) mask (1) w dbranch (a), a
+    // kernel; without, the stream's gradient is read by the next norm's backward kernel, which also writes its 16-bit
+    // copy for the branch (autocast).
+    if (b.dropout) return elementwise(width, SavedSplit::Sequence, a + u + 1, 0, u + 1 + a, 1);
+    return elementwise(width, SavedSplit::Sequence, a + u, 0, u + (u != a ? a : 0), 0);
 }
 
 Work activation(const BuildContext& b, int64_t width, bool gated) {

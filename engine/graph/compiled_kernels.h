@@ -19,6 +19,7 @@ Work norm(const BuildContext& b, int64_t width);
 Work input_cast(const BuildContext& b, SavedSplit split, int64_t width);
 // The gradients of one input read by several projections: summed inside the next backward kernel (reads only).
 Work grad_sum(const BuildContext& b, int64_t width, int extra_consumers);
+// The residual add, fused into the norm that reads its sum next.
 Work residual_add(const BuildContext& b, int64_t width);
 // Any activation, gated or not (GELU's tanh form, SiLU times up): one kernel each way.
 Work activation(const BuildContext& b, int64_t width, bool gated);
