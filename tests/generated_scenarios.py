@@ -190,6 +190,27 @@ def not_finite(value):
     return isinstance(value, float) and (value != value or value in (float("inf"), float("-inf")))
 
 
+def command(name, cmd, text, counts=None, figures_checked=True):
+    """Runs `cmd` on `text` within the limits: (the problem, or None; its JSON answer when it answered). Exit 0 or 2 is
+    required, 2 with a JSON error naming its path, and (figures_checked) no negative or non-finite figure in an answer;
+    `counts` tallies the exits."""
+    code, stdout, stderr = run(cmd, text)
+    if counts is not None and code in counts:
+        counts[code] += 1
+    if code not in (0, 2):
+        return f"{name}: {'exit ' + str(code) if code is not None else stderr} {stderr[-300:]}", None
+    if code == 2:
+        try:
+            path = json.loads(stderr).get("error", {}).get("path")
+        except json.JSONDecodeError:
+            return f"{name}: an error that is not JSON: {stderr[:200]}", None
+        return (None if isinstance(path, str) else f"{name}: an error without a path: {stderr[:200]}"), None
+    answer = json.loads(stdout)
+    if figures_checked and negative_or_not_finite(answer):
+        return f"{name}: a negative or non-finite figure: {stdout[:300]}", answer
+    return None, answer
+
+
 def figures(report):
     return (report["memory"]["per_device"]["total"], report.get("time", {}).get("step_seconds"))
 
@@ -204,20 +225,9 @@ import_counts = {0: 0, 2: 0}
 for i in range(args.count):
     s = scenario()
     text = json.dumps(s)
-    problem = None
-    code, stdout, stderr = run(["estimate", "--format", "json"], text)
-    if code not in (0, 2):
-        problem = f"estimate --format json: {'exit ' + str(code) if code is not None else stderr} {stderr[-300:]}"
-    elif code == 2:
-        try:
-            error = json.loads(stderr)
-            if not isinstance(error.get("error", {}).get("path"), str):
-                problem = "an error without a path: " + stderr[:200]
-        except json.JSONDecodeError:
-            problem = "an error that is not JSON: " + stderr[:200]
-    else:
+    problem, report = command("estimate --format json", ["estimate", "--format", "json"], text, figures_checked=False)
+    if report is not None:
         accepted += 1
-        report = json.loads(stdout)
         echo = json.dumps(report["scenario"])
         code2, stdout2, stderr2 = run(["estimate", "--format", "json"], echo)
         if code2 != 0:
@@ -237,79 +247,43 @@ for i in range(args.count):
         par = s.get("parallel") if isinstance(s.get("parallel"), dict) else {}
         served["parallel"] = {k: par[k] for k in ("tp", "dp", "pp") if k in par}
         served["serving"] = serving(i)
-        code4, stdout4, stderr4 = run(["serve", "--format", "json"], json.dumps(served))
-        if code4 in served_counts:
-            served_counts[code4] += 1
-        if code4 not in (0, 2):
-            problem = f"serve: {'exit ' + str(code4) if code4 is not None else stderr4} {stderr4[-300:]}"
-        elif code4 == 2 and not isinstance(json.loads(stderr4).get("error", {}).get("path"), str):
-            problem = "serve: an error without a path: " + stderr4[:200]
-        elif code4 == 0:
-            answer = json.loads(stdout4)
-            if negative_or_not_finite(answer):
-                problem = "serve: a negative or non-finite figure: " + stdout4[:300]
-            elif "memory" in answer and answer["memory"]["fits"] and answer["memory"]["max_concurrency"] < answer["request"]["concurrency"]:
-                problem = "serve: fits, yet holds fewer requests than asked for"
+        problem, answer = command("serve", ["serve", "--format", "json"], json.dumps(served), served_counts)
+        if not problem and answer and "memory" in answer and answer["memory"]["fits"] and \
+                answer["memory"]["max_concurrency"] < answer["request"]["concurrency"]:
+            problem = "serve: fits, yet holds fewer requests than asked for"
         if problem:
             text = json.dumps(served)
     # Every fourth scenario as the actor of an RL step (`shardcalc rl`): within the limits, exit 0 or 2 with a path,
     # no negative or non-finite figure.
     if not problem and i % 4 == 1:
         actor = rl_scenario(s)
-        code5, stdout5, stderr5 = run(["rl", "--format", "json"], json.dumps(actor))
-        if code5 in rl_counts:
-            rl_counts[code5] += 1
-        if code5 not in (0, 2):
-            problem = f"rl: {'exit ' + str(code5) if code5 is not None else stderr5} {stderr5[-300:]}"
-        elif code5 == 2 and not isinstance(json.loads(stderr5).get("error", {}).get("path"), str):
-            problem = "rl: an error without a path: " + stderr5[:200]
-        elif code5 == 0 and negative_or_not_finite(json.loads(stdout5)):
-            problem = "rl: a negative or non-finite figure: " + stdout5[:300]
+        problem, _ = command("rl", ["rl", "--format", "json"], json.dumps(actor), rl_counts)
         if problem:
             text = json.dumps(actor)
     # Every fourth scenario's plan search (`shardcalc search`): within the limits, exit 0 or 2 with a path, no negative or
     # non-finite figure, and the first plan's scenario estimates to the plan's own figures (the issue's reproducer).
     if not problem and i % 4 == 2:
         q = plan_search(s)
-        code6, stdout6, stderr6 = run(["search", "--format", "json"], json.dumps(q))
-        if code6 in search_counts:
-            search_counts[code6] += 1
-        if code6 not in (0, 2):
-            problem = f"search: {'exit ' + str(code6) if code6 is not None else stderr6} {stderr6[-300:]}"
-        elif code6 == 2 and not isinstance(json.loads(stderr6).get("error", {}).get("path"), str):
-            problem = "search: an error without a path: " + stderr6[:200]
-        elif code6 == 0:
-            found = json.loads(stdout6)
-            if negative_or_not_finite(found):
-                problem = "search: a negative or non-finite figure: " + stdout6[:300]
-            elif found.get("plans"):
-                plan = found["plans"][0]
-                code7, stdout7, stderr7 = run(["estimate", "--format", "json"], json.dumps(plan["scenario"]))
-                again = json.loads(stdout7) if code7 == 0 else None
-                if again is None:
-                    problem = f"search: its first plan's scenario is refused (exit {code7}): {stderr7[:300]}"
-                elif (again["memory"]["per_device"]["total"], again["time"]["step_seconds"]) != \
-                        (plan["memory"]["peak_bytes"], plan["time"]["step_seconds"]):
-                    problem = "search: its first plan's scenario does not reproduce the plan's figures"
+        problem, found = command("search", ["search", "--format", "json"], json.dumps(q), search_counts)
+        if not problem and found and found.get("plans"):
+            plan = found["plans"][0]
+            code7, stdout7, stderr7 = run(["estimate", "--format", "json"], json.dumps(plan["scenario"]))
+            again = json.loads(stdout7) if code7 == 0 else None
+            if again is None:
+                problem = f"search: its first plan's scenario is refused (exit {code7}): {stderr7[:300]}"
+            elif (again["memory"]["per_device"]["total"], again["time"]["step_seconds"]) != \
+                    (plan["memory"]["peak_bytes"], plan["time"]["step_seconds"]):
+                problem = "search: its first plan's scenario does not reproduce the plan's figures"
         if problem:
             text = json.dumps(q)
     # Every fourth, a config.json imported (`shardcalc import`): exit 0 or 2 with a path; an imported scenario is
     # evaluated (exit 0 or 2 with a path).
     if not problem and i % 4 == 3:
         config = json.dumps(hf_config())
-        code8, stdout8, stderr8 = run(["import", "--format", "scenario"], config)
-        if code8 in import_counts:
-            import_counts[code8] += 1
-        if code8 not in (0, 2):
-            problem = f"import: {'exit ' + str(code8) if code8 is not None else stderr8} {stderr8[-300:]}"
-        elif code8 == 2 and not isinstance(json.loads(stderr8).get("error", {}).get("path"), str):
-            problem = "import: an error without a path: " + stderr8[:200]
-        elif code8 == 0:
-            imported = json.loads(stdout8)
-            scenario_text = json.dumps(imported)
-            code9, _, stderr9 = run(["estimate", "--format", "json"], scenario_text)
-            if code9 not in (0, 2) or (code9 == 2 and not isinstance(json.loads(stderr9).get("error", {}).get("path"), str)):
-                problem = f"import: the imported scenario: exit {code9}: {stderr9[:300]}"
+        problem, imported = command("import", ["import", "--format", "scenario"], config, import_counts)
+        if not problem and imported is not None:
+            problem, _ = command("import: the imported scenario", ["estimate", "--format", "json"], json.dumps(imported),
+                                 figures_checked=False)
         if problem:
             text = config
     if problem:

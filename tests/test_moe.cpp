@@ -28,6 +28,16 @@ const CommEntry* entry(const Report& r, Dim d, const char* purpose) {
     return nullptr;
 }
 
+// A small Llama-style MoE (2 layers, 8 experts of 3,584, top-2) in bf16 under transformers on an H100, its experts run
+// by `impl` (implementation.experts).
+std::string small_hf_moe(const char* impl, int seq_len, int micro_batch) {
+    return std::string(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4,
+        "ffn_hidden": 3584, "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope",
+        "norm": "rmsnorm", "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2},
+        "training": {"seq_len": )") + std::to_string(seq_len) + R"(, "micro_batch": )" + std::to_string(micro_batch) +
+           R"(, "param_dtype": "bf16"}, "implementation": {"experts": ")" + impl + R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
+}
+
 }  // namespace
 
 TEST_CASE("active parameters as the model cards publish them (embeddings included)") {
@@ -500,13 +510,7 @@ TEST_CASE("gpt-oss's clamped SwiGLU under transformers keeps 6f per routed row; 
 // (self.gate_up_proj[expert_ids], [S, 2f, h]) and torch.bmm keeps them for its backward, one matrix-vector product a
 // row: fine for decoding a few tokens, far over any GPU for training batches.
 TEST_CASE("transformers' batched_mm experts keep every routed row's copy of its expert's weights") {
-    const auto scenario = [](const char* impl) {
-        return std::string(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4,
-            "ffn_hidden": 3584, "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope",
-            "norm": "rmsnorm", "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2},
-            "training": {"seq_len": 128, "micro_batch": 1, "param_dtype": "bf16"}, "implementation": {"experts": ")") + impl +
-               R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
-    };
+    const auto scenario = [](const char* impl) { return small_hf_moe(impl, 128, 1); };
     const auto saved = [](const std::string& s, const char* path) {
         for (const ModuleRow& m : test::report(s).modules)
             if (m.path == path) return m.activation_bytes;
@@ -539,13 +543,7 @@ TEST_CASE("transformers' batched_mm experts keep every routed row's copy of its 
 // (select_backward), summed across the loop: (4E - 1) bytes of the parameter's dtype per element of it, per
 // microbatch, and a buffer of the whole gate/up gradient beside the next one in the layer's backward.
 TEST_CASE("transformers' eager experts: a GEMM launch per expert from Python, whole-parameter gradients per select") {
-    const auto scenario = [](const char* impl) {
-        return std::string(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16, "kv_heads": 4,
-            "ffn_hidden": 3584, "mlp": "swiglu", "vocab": 32000, "max_positions": 4096, "position_embedding": "rope",
-            "norm": "rmsnorm", "bias": false, "tied_embeddings": false, "experts": 8, "experts_per_token": 2},
-            "training": {"seq_len": 2048, "micro_batch": 4, "param_dtype": "bf16"}, "implementation": {"experts": ")") + impl +
-               R"("}, "hardware": {"preset": "h100-sxm-80gb"}})";
-    };
+    const auto scenario = [](const char* impl) { return small_hf_moe(impl, 2048, 4); };
     const double experts = 8, f = 3584, h = 1024, p = 2;
     int gemms = 0;
     double select_bytes = 0;
