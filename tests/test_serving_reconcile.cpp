@@ -125,4 +125,8 @@ TEST_CASE("vLLM V1's KV cache lines: bytes per token, tokens and concurrency; wh
     CHECK(bad["error"]["path"] == "/log");
     const json search = json::parse(shardcalc::serve_reconcile_text(R"({"model":{"preset":"llama-3.1-8b"},"serving":{"search":{}}})", kV1));
     CHECK(search["error"]["path"] == "/serving/search");
+    // A vLLM log says nothing of transformers' generate.
+    const json generate = json::parse(shardcalc::serve_reconcile_text(
+        R"({"framework":"pytorch","model":{"preset":"llama-3.1-8b"},"serving":{"engine":"transformers"}})", kV1));
+    CHECK(generate["error"]["path"] == "/serving/engine");
 }

@@ -250,6 +250,8 @@ std::string serve_reconcile_text(const std::string& scenario_json, const std::st
     return guarded_text([&] {
         auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
         if (in.search) throw InputError("/serving/search", "a log is set against one served plan: leave the search object out");
+        if (in.spec.engine != ServingEngine::Vllm)
+            throw InputError("/serving/engine", "the log is vLLM's: it is set against a vLLM plan (serving.engine vllm)");
         const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
         validate_serving(c, in.spec);
         const MeasuredServing run = read_vllm_log(log_text);

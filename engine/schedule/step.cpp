@@ -57,11 +57,12 @@ OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
     const ParallelSpec& p = c.s.parallel;
     const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
     // It updates the trained parameters only (an adapter's, not its frozen base).
+    const double trained = m.params - m.frozen_params;
     // Flat partitions (FrameworkTraits::flat_optimizer_params): the optimizer loops over the Trainer's two parameter
     // groups (with and without weight decay), one vector each.
     const TrainedTensors tensors = c.traits.flat_optimizer_params ? TrainedTensors{0, 0, 2}
                                                                   : TrainedTensors{m.trained_matrices, m.trained_matrix_params / shard, m.trained_vectors};
-    return optimizer_kernels(c, (m.params - m.frozen_params) / shard, m.optimizer, m.host_cpu, tensors, m.params - m.frozen_params);
+    return optimizer_kernels(c, trained / shard, m.optimizer, m.host_cpu, tensors, trained);
 }
 
 Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, const std::vector<StageMemory>& mem,
