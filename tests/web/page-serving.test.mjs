@@ -184,8 +184,10 @@ test('transformers\' generate chosen as the server: one GPU of the plan\'s model
   const text = JSON.stringify({ framework: 'pytorch', model: r.model, hardware: r.hardware, parallel: { tp: 1 },
     serving: { ...REQUEST, engine: 'transformers', cache: 'static' } });
   const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
-  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tpot_seconds"]')?.dataset.value) === v,
-    expected.time.tpot_seconds);
+  // The static cache may leave the per-token time as it was, so wait on the launch text as well.
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tpot_seconds"]')?.dataset.value) === v
+    && /cache_implementation="static"/.test(document.querySelector('#serving-launch')?.textContent ?? ''),
+  expected.time.tpot_seconds);
   const tools = await page.$$eval('#serving-launch .launch-tool pre', (ps) => ps.map((p) => p.textContent));
   assert.deepEqual(tools, expected.launch.map((l) => `${l.lines.join('\n')}\n`));
   assert.match(tools[0], /cache_implementation="static"/);
