@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "comm/communication.h"
+#include "comm/moe_overlap.h"
 #include "report/kernel_table.h"
 #include "helpers.h"
 
@@ -229,6 +230,43 @@ TEST_CASE("overlapping the token dispatcher with compute hides it up to the comp
     for (const auto& e : exposed.perf.comm[0].entries) a += e.volume();
     for (const auto& e : hidden.perf.comm[0].entries) b += e.volume();
     CHECK(a == doctest::Approx(b));
+}
+
+// Megatron-Core's combined 1F1B layer schedule (comm/moe_overlap.cpp): each slot takes its longer node.
+TEST_CASE("the expert-parallel overlap pairs each exchange with one node of the other pass, and lone passes expose theirs") {
+    const std::string base = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 32}, "parallel": {"dp": 4, "ep": 4, "pp": )";
+    MoeCompute moe;
+    moe.layers = 2;
+    moe.layer.fwd.seconds = 2 * 5e-3;  // attention node 2 ms, mlp node 3 ms forward
+    moe.experts.fwd.seconds = 2 * 3e-3;
+    moe.layer.bwd.seconds = 2 * 10e-3;  // attention node 4 ms, mlp node 6 ms backward
+    moe.experts.bwd.seconds = 2 * 6e-3;
+    const MoeExchanges x{1e-3, 5e-3, 7e-3, 1e-3};  // dispatch fwd, combine fwd, dispatch bwd, combine bwd
+    const Config one_stage = test::config(base + R"(1}})");
+    const MoeSchedule s = moe_overlap_schedule(moe, x, one_stage, 0);
+    // max(2, 1) + max(1, 6) + max(7, 3) + max(5, 4) = 20 ms against 15 ms of compute.
+    CHECK(s.pair_exposed == doctest::Approx(5e-3));
+    // 8 microbatches without pipelining: the first forward and the last backward have no partner.
+    CHECK(s.paired == doctest::Approx(7.0 / 8));
+    // 1F1B over 4 stages: the first rank's 3 warmup forwards run alone, the last rank's first one too.
+    const Config pipelined = test::config(base + R"(4}})");
+    CHECK(moe_overlap_schedule(moe, x, pipelined, 0).paired == doctest::Approx(5.0 / 8));
+    CHECK(moe_overlap_schedule(moe, x, pipelined, 3).paired == doctest::Approx(7.0 / 8));
+    // Interleaved over 2 chunks: 2 (pp - 1) + (vpp - 1) pp = 10 of 16 chunk passes in warmup on the first rank.
+    const Config interleaved = test::config(base + R"(4, "vpp": 2}})");
+    CHECK(moe_overlap_schedule(moe, x, interleaved, 0).paired == doctest::Approx(6.0 / 16));
+    // Exchanges shorter than the node beside them are hidden whole.
+    CHECK(moe_overlap_schedule(moe, {1e-3, 1e-3, 1e-3, 1e-3}, one_stage, 0).pair_exposed == doctest::Approx(0).epsilon(1e-12));
+}
+
+TEST_CASE("with one microbatch the expert-parallel overlap has no partner pass and hides nothing") {
+    const std::string plan = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 4},
+        "parallel": {"dp": 4, "tp": 2, "sp": true, "ep": 4, "distributed_optimizer": true)";
+    const Report exposed = test::report(plan + "}}");
+    const Report overlapped = test::report(plan + R"(, "overlap_moe_comm": true}})");
+    CHECK(overlapped.perf.step_seconds == doctest::Approx(exposed.perf.step_seconds));
 }
 
 // Router z-loss (training.router_z_loss): the fp32 logits [tokens, experts] kept per MoE layer, nothing else.

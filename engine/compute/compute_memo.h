@@ -12,6 +12,7 @@ namespace shardcalc {
 struct LayerCost {
     OpCost cost;
     std::vector<std::pair<double, double>> attention;  // each core attention's forward and backward seconds
+    OpCost experts;                                    // of `cost`, its experts' (graph/op.h Module::expert_compute)
 };
 // A module's cost and its core attentions' seconds (per instance).
 LayerCost layer_cost(const Module& m, const Config& c, bool in_layer);

@@ -5,6 +5,19 @@
 
 namespace shardcalc {
 
+namespace {
+
+// The cost of the subtrees of `m` that are a MoE layer's experts (graph/op.h Module::expert_compute).
+void add_expert_compute(const Module& m, const Config& c, bool in_layer, OpCost& out) {
+    if (m.expert_compute) {
+        out += module_cost(m, c, in_layer);
+        return;
+    }
+    for (const Module& child : m.children) add_expert_compute(child, c, in_layer, out);
+}
+
+}  // namespace
+
 LayerCost layer_cost(const Module& m, const Config& c, bool in_layer) {
     LayerCost out;
     out.cost = module_cost(m, c, in_layer);
@@ -16,6 +29,7 @@ LayerCost layer_cost(const Module& m, const Config& c, bool in_layer) {
                 out.attention.emplace_back(k.fwd.seconds, k.bwd.seconds);
             }
     });
+    add_expert_compute(m, c, in_layer, out.experts);
     return out;
 }
 
@@ -58,7 +72,12 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
         }
         out.layers += cl.count;
         out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
-        if (group.moe) out.moe_layers += cl.count;
+        if (group.moe) {
+            out.moe_layers += cl.count;
+            out.moe.layers += cl.count;
+            out.moe.layer += layers;
+            out.moe.experts += one.experts.scaled(count);
+        }
         if (c.s.parallel.tp_comm_overlap) {
             TpLayerGemms t;
             t.count = cl.count;

@@ -19,6 +19,14 @@ struct TpLayerGemms {
     std::vector<TpGemm> row;        // row-parallel: a reduce-scatter after it forward, an all-gather before its dgrad
 };
 
+// The stage's MoE layers (not the multi-token prediction ones), whole and their experts alone, per microbatch: what
+// the expert-parallel overlap schedule pairs with the token exchanges (comm/expert_comm.cpp).
+struct MoeCompute {
+    int64_t layers = 0;
+    OpCost layer;
+    OpCost experts;
+};
+
 struct StageCompute {
     OpCost cost;                    // forward, backward, recompute kernels and model FLOPs
     Kernel layers_fwd;              // the forward kernels of the stage's layers alone (what XLA's rematerialization reruns)
@@ -27,6 +35,7 @@ struct StageCompute {
     int64_t layers = 0;
     double param_tensors = 0;       // parameter tensors of those layers (graph/blocks.h param_tensor_count)
     int64_t moe_layers = 0;         // of which mixture-of-experts layers
+    MoeCompute moe;
     std::vector<TpLayerGemms> tp_layers;  // with parallel.tp_comm_overlap only
 };
 

@@ -133,6 +133,7 @@ Module moe_mlp(const BuildContext& b) {
     }
     mod.ops.push_back(dispatch);
     Module experts_mod{"experts", {}, {}};
+    experts_mod.expert_compute = true;
     experts_mod.ops.push_back(expert_linear(b, "linear_fc1", gated ? 2 * f : f, h, false, SavedSplit::Routed, fp32_experts));
     Op act{gated ? "glu_activation" : "activation", {}, {}};
     // As the dense MLP: a fused GLU keeps its 2f-wide input; the eager form (Hugging Face's experts, act_fn(gate) * up)
@@ -193,6 +194,7 @@ Module moe_mlp(const BuildContext& b) {
     if (m.shared_experts > 0) {
         // shared_experts checkpoints them: what they saved but their input dropped, all of them run again.
         Module shared = mlp(b, *m.shared_expert_ffn_hidden, "shared_experts");
+        shared.expert_compute = true;
         // Their input is the router's (Megatron-Core's MoELayer and transformers' MoE blocks hand both the same
         // tensor): saved once, unless autocast casts it for each linear or an fp8 recipe keeps its own copy.
         if (!b.autocast) shared.ops.front().saved.front().kind = SavedKind::SharedGemmInput;

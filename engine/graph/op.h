@@ -150,6 +150,9 @@ struct Module {
     std::string name;
     std::vector<Op> ops;
     std::vector<Module> children;
+    // A MoE layer's routed or shared experts: the compute Megatron-Core's expert-parallel overlap schedules as the
+    // layer's mlp node, apart from the attention node before it (comm/expert_comm.cpp).
+    bool expert_compute = false;
 };
 
 // Calls f on every op of a module's subtree, a module's own ops before its children's (the order the graph runs

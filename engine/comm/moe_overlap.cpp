@@ -1,0 +1,37 @@
+#include "comm/moe_overlap.h"
+
+#include <algorithm>
+
+namespace shardcalc {
+
+MoeSchedule moe_overlap_schedule(const MoeCompute& moe, const MoeExchanges& x, const Config& c, int64_t pipeline_rank) {
+    MoeSchedule out;
+    // One MoE layer's compute per microbatch: the attention node (attention, norms, router, the dispatch's own
+    // kernels) and the mlp node (routed and shared experts), forward, and backward with what it recomputes.
+    const double layers = static_cast<double>(std::max<int64_t>(1, moe.layers));
+    const double mlp_f = moe.experts.fwd.seconds / layers;
+    const double mlp_b = (moe.experts.bwd.seconds + moe.experts.recompute.seconds) / layers;
+    const double attn_f = std::max(0.0, moe.layer.fwd.seconds / layers - mlp_f);
+    const double attn_b = std::max(0.0, (moe.layer.bwd.seconds + moe.layer.recompute.seconds) / layers - mlp_b);
+    // A pair runs one layer's forward beside another microbatch's backward of a layer, the communication stream
+    // against the compute stream, each node waiting on the one before it in its own pass
+    // (megatron/core/models/common/model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run):
+    //   comm:    combine bwd | dispatch fwd | dispatch bwd | combine fwd
+    //   compute: attn fwd    | mlp bwd      | mlp fwd      | attn bwd
+    // Every slot ends when both its nodes have, so the pair takes the sum of each slot's longer node.
+    const double pair = std::max(attn_f, x.combine_bwd) + std::max(x.dispatch_fwd, mlp_b) +
+                        std::max(x.dispatch_bwd, mlp_f) + std::max(x.combine_fwd, attn_b);
+    out.pair_exposed = pair - (attn_f + mlp_b + mlp_f + attn_b);
+    // Passes without a partner run alone, their exchanges exposed: the forwards before the first backward (the
+    // 1F1B warmup, megatron/core/pipeline_parallel/schedules.py; one without pipelining) and as many backwards after
+    // the last forward.
+    const ParallelSpec& p = c.s.parallel;
+    const double passes = static_cast<double>(c.d.microbatches * std::max<int64_t>(1, p.vpp));
+    const int64_t rest = p.pp - pipeline_rank - 1;
+    const double warmup = p.pp == 1 ? 1 : static_cast<double>(p.vpp > 1 ? rest * 2 + (p.vpp - 1) * p.pp : rest);
+    const double alone = std::min(passes, std::max(1.0, warmup));
+    out.paired = (passes - alone) / passes;
+    return out;
+}
+
+}  // namespace shardcalc
