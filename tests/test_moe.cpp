@@ -232,6 +232,32 @@ TEST_CASE("overlapping the token dispatcher with compute hides it up to the comp
     CHECK(a == doctest::Approx(b));
 }
 
+// megatron/core/transformer/moe/token_dispatcher.py: permutation 2 (sort_chunks_by_idxs) and the probabilities'
+// own all-to-all in MoEAlltoAllTokenDispatcher, neither in the flex dispatcher.
+TEST_CASE("the alltoall dispatcher sorts rows by local expert each way, and sends the probabilities in an exchange of their own") {
+    const std::string head = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64}, "parallel": {"dp": 8, "pp": 4, )";
+    auto moe_bytes = [](const std::string& s, const char* op) {
+        double bytes = 0;
+        for (const KernelRow& r : kernel_table(test::scenario(s)).rows)
+            if (r.module.find(op) != std::string::npos && r.module.find("layer") != std::string::npos) bytes += r.kernel.bytes * r.count;
+        return bytes;
+    };
+    // Mixtral's 8 experts over ep 4: two per rank, so the dispatch and the combine each gain a read and a write of
+    // the routed rows forward and backward; over ep 8 one per rank, no sort.
+    const std::string two = head + R"("ep": 4}})", one = head + R"("ep": 8}})";
+    const std::string flex = head + R"("ep": 4, "moe_dispatcher": "flex"}})";
+    CHECK(moe_bytes(two, "moe/dispatch") == doctest::Approx(2 * moe_bytes(flex, "moe/dispatch")));
+    CHECK(moe_bytes(one, "moe/dispatch") == doctest::Approx(moe_bytes(flex, "moe/dispatch")));
+    const Report r = test::report(two);
+    const CommEntry* probs = entry(r, Dim::Ep, "routing probabilities to their experts, fp32 (forward dispatch)");
+    const CommEntry* tokens = entry(r, Dim::Ep, "tokens to their experts (forward dispatch)");
+    REQUIRE(probs != nullptr);
+    REQUIRE(tokens != nullptr);
+    CHECK(probs->bytes * 4096 * 2 / 4 == doctest::Approx(tokens->bytes));  // fp32 per row against h = 4096 bf16
+    CHECK(entry(test::report(flex), Dim::Ep, "routing probabilities to their experts, fp32 (forward dispatch)") == nullptr);
+}
+
 // Megatron-Core's combined 1F1B layer schedule (comm/moe_overlap.cpp): each slot takes its longer node.
 TEST_CASE("the expert-parallel overlap pairs each exchange with one node of the other pass, and lone passes expose theirs") {
     const std::string base = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},

@@ -41,6 +41,7 @@ bool on_path(KernelPath path, const Config& c) {
     if (path == KernelPath::Always) return true;
     if (path == KernelPath::SdpaWindowMask) return sdpa_window_mask(c);
     const ParallelSpec& p = c.s.parallel;
+    if (path == KernelPath::LocalExpertSort) return p.moe_dispatcher == MoeDispatcher::AllToAll && c.s.model.experts / p.ep > 1;
     const bool fused = megatron_fused_softmax(c.s.framework, c.s.training.micro_batch, c.s.model.heads / (p.tp * p.ulysses),
                                               c.d.seq_len, c.s.model.arch == Arch::Decoder, bytes_of(c.s.training.dtype) < 4);
     return fused == (path == KernelPath::FusedSoftmax);

@@ -90,6 +90,20 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     return op;
 }
 
+namespace {
+
+// Megatron-Core's alltoall dispatcher sorts the rows it received by local expert before the experts (permutation 2,
+// sort_chunks_by_idxs) and back before the combine's exchange (megatron/core/transformer/moe/token_dispatcher.py
+// dispatch_postprocess, combine_preprocess): one read and one write of every routed row each way, its backward the
+// reverse sort; only where a rank holds more than one expert.
+Work local_expert_sort(int64_t h, double eb) {
+    Work sort = elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb);
+    sort.path = KernelPath::LocalExpertSort;
+    return sort;
+}
+
+}  // namespace
+
 Module moe_mlp(const BuildContext& b) {
     const ModelSpec& m = b.m;
     const int64_t h = m.hidden, f = *m.expert_ffn_hidden, experts = m.experts;
@@ -130,6 +144,7 @@ Module moe_mlp(const BuildContext& b) {
         dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
     } else {
         dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
+        dispatch.work.push_back(local_expert_sort(h, eb));
     }
     mod.ops.push_back(dispatch);
     Module experts_mod{"experts", {}, {}};
@@ -187,6 +202,7 @@ Module moe_mlp(const BuildContext& b) {
         combine.work.push_back(eager::routing_weight_product(eb, h));
         combine.work.push_back(b.batched_experts ? eager::top_k_sum(eb, h, top_k) : eager::token_unpermute_sum(eb, h, top_k));
     } else {
+        combine.work.push_back(local_expert_sort(h, eb));
         combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
     }
     mod.ops.push_back(combine);

@@ -58,7 +58,9 @@ enum class SavedSplit {
 // each plan takes one: Megatron's fused scale-mask-softmax or torch's op-by-op softmax (scenario/framework.h
 // megatron_fused_softmax); transformers' SDPA with an explicit sliding-window mask where the window is shorter than
 // the sequence (sdpa_window_mask). Everything else is on every plan's path.
-enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax, SdpaWindowMask };
+// LocalExpertSort: Megatron's alltoall dispatcher sorting the exchanged rows by local expert (and back), which runs
+// only where a rank holds more than one expert (graph/blocks.cpp on_path).
+enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax, SdpaWindowMask, LocalExpertSort };
 
 struct SavedTensor {
     std::string name;
