@@ -9,8 +9,10 @@ the report); every fourth also goes through the text format and the kernel table
 serve` with a drawn serving object, every eighth a serving plan search), every fourth also searched for plans (the first
 plan's scenario must estimate to the plan's figures) and a drawn config.json imported: exit 0 or 2, no negative or
 non-finite figure. Failing inputs are written to
---out. CTest runs 200 (`generated_scenarios`); more on demand, with other seeds.
-Usage: generated_scenarios.py SHARDCALC [--count N] [--seed S] [--out DIR]"""
+--out. CTest runs 200 (`generated_scenarios`); more on demand, with other seeds. With --draw N it only prints N drawn
+inputs (estimate, serve, kernels, rl, import) as JSON lines, which tests/web/wasm.test.mjs runs through the wasm engine and the
+CLI alike.
+Usage: generated_scenarios.py SHARDCALC [--count N] [--seed S] [--out DIR] [--draw N]"""
 import argparse
 import json
 import random
@@ -28,6 +30,9 @@ parser.add_argument("cli")
 parser.add_argument("--count", type=int, default=300)
 parser.add_argument("--seed", type=int, default=20261127)
 parser.add_argument("--out", default="build/generated-scenarios")
+parser.add_argument("--draw", type=int, default=0, metavar="N",
+                    help="print N drawn inputs as JSON lines ({command, input}) without running them: what the wasm engine "
+                         "is checked on against the CLI (tests/web/wasm.test.mjs)")
 args = parser.parse_args()
 rng = random.Random(args.seed)
 
@@ -37,12 +42,20 @@ def limits():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
 
 
+slowest = [0.0, "", ""]  # the most CPU one run took, and its command: printed, the bound being the limit above
+
+
 def run(cmd, stdin):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         p = subprocess.run([args.cli, *cmd, "-"], input=stdin, capture_output=True, text=True, preexec_fn=limits,
                            timeout=WALL_SECONDS)
     except subprocess.TimeoutExpired:
         return None, "", f"took more than {WALL_SECONDS} s"
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    if cpu > slowest[0]:
+        slowest[:] = [cpu, " ".join(cmd), stdin]
     return p.returncode, p.stdout, p.stderr
 
 
@@ -143,7 +156,9 @@ SEARCH_DIMENSIONS = ["tp", "pp", "vpp", "sp", "cp", "ulysses", "zero", "micro_ba
 def plan_search(s):
     """The scenario with a drawn search object (its plan's parallel object left to the search)."""
     q = {k: v for k, v in s.items() if k != "parallel"}
-    q["search"] = {"devices": rng.choice([1, 2, 8, 16, 64]), "global_batch": rng.choice([8, 64, 512])}
+    # Device counts from one GPU to a range up to 2^30 (the search's own cap refuses what would not be bounded).
+    q["search"] = {"devices": rng.choice([1, 2, 8, 16, 64, 1024, 65536, {"min": 8, "max": 1 << 20}, {"min": 1, "max": 1 << 30}]),
+                   "global_batch": rng.choice([8, 64, 512, 4096])}
     if rng.random() < 0.5:
         q["search"]["frameworks"] = rng.sample(["megatron", "deepspeed", "fsdp", "pytorch"], rng.randint(1, 2))
     if rng.random() < 0.7:
@@ -174,6 +189,31 @@ def hf_config():
     if rng.random() < 0.2:
         c["some_new_knob"] = 3
     return c
+
+
+def served_of(s, i):
+    """The scenario's model and device served (`shardcalc serve`), with a drawn serving object."""
+    served = {k: v for k, v in s.items() if k in ("model", "hardware", "framework")}
+    par = s.get("parallel") if isinstance(s.get("parallel"), dict) else {}
+    served["parallel"] = {k: par[k] for k in ("tp", "dp", "pp") if k in par}
+    served["serving"] = serving(i)
+    return served
+
+
+if args.draw:
+    # Each scenario estimated and served; every fourth also its kernel table, as an RL actor and as a config.json.
+    for i in range(args.draw):
+        s = scenario()
+        drawn = [("estimate", s), ("serve", served_of(s, i))]
+        if i % 4 == 0:
+            drawn.append(("kernels", s))
+        if i % 4 == 1:
+            drawn.append(("rl", rl_scenario(s)))
+        if i % 4 == 3:
+            drawn.append(("import", hf_config()))
+        for name, value in drawn:
+            print(json.dumps({"command": name, "input": json.dumps(value)}))
+    sys.exit(0)
 
 
 def negative_or_not_finite(value):
@@ -243,10 +283,7 @@ for i in range(args.count):
     # The same model and device served (`shardcalc serve`): within its limits, exit 0 or 2, no negative or
     # non-finite figure, and a plan that fits holds its requests.
     if not problem:
-        served = {k: v for k, v in s.items() if k in ("model", "hardware", "framework")}
-        par = s.get("parallel") if isinstance(s.get("parallel"), dict) else {}
-        served["parallel"] = {k: par[k] for k in ("tp", "dp", "pp") if k in par}
-        served["serving"] = serving(i)
+        served = served_of(s, i)
         problem, answer = command("serve", ["serve", "--format", "json"], json.dumps(served), served_counts)
         if not problem and answer and "memory" in answer and answer["memory"]["fits"] and \
                 answer["memory"]["max_concurrency"] < answer["request"]["concurrency"]:
@@ -295,7 +332,11 @@ print(f"generated scenarios: {args.count} drawn from the engine's schema (seed {
       f"each run within {CPU_SECONDS} s of CPU and {MEMORY_BYTES >> 20} MiB; served: {served_counts[0]} answered, "
       f"{served_counts[2]} refused with a path; as RL actors: {rl_counts[0]} answered, {rl_counts[2]} refused with a path; "
       f"searched: {search_counts[0]} answered, {search_counts[2]} refused; config.json imports: {import_counts[0]} read, "
-      f"{import_counts[2]} refused with a path")
+      f"{import_counts[2]} refused with a path; the slowest run took {slowest[0]:.2f} s of CPU ({slowest[1]})")
+if slowest[0] > 0.5:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "slowest.json").write_text(slowest[2])
+    print(f"  its input: {out / 'slowest.json'}")
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures[:20]) + (f"\n  ... and {len(failures) - 20} more" if len(failures) > 20 else ""))
     sys.exit(1)

@@ -13,6 +13,7 @@
 #include "scenario/names.h"
 #include "graph/build.h"
 #include "search/search.h"
+#include "search/search_memos.h"
 #include "serve/serving.h"
 
 namespace {
@@ -42,6 +43,18 @@ int main() {
     const shardcalc::Scenario scenario = shardcalc::scenario_from_json(nlohmann::json::parse(text));
     volatile double sink = 0;
     measure("evaluate (llama-3.1-70b, tp8 pp4 vpp2 dp16)", [&] { sink = sink + shardcalc::evaluate(scenario).peak().total(); });
+    // Issue 31's numbers-only estimate: memory per stage, verdict, step time and metrics of a resolved plan on a graph
+    // built once per model, as the search runs each candidate; then with the layer figures of earlier plans shared.
+    {
+        const shardcalc::Config c = shardcalc::resolve(scenario);
+        const shardcalc::ModelGraph g = shardcalc::build_graph(c);
+        measure("numbers-only estimate (graph built once)",
+                [&] { sink = sink + shardcalc::estimate(c, g, shardcalc::Detail::Numbers).perf.step_seconds; });
+        shardcalc::SearchMemos memos;
+        measure("numbers-only estimate (graph and layer figures shared)", [&] {
+            sink = sink + shardcalc::estimate(c, g, shardcalc::Detail::Numbers, {&memos, &memos}).perf.step_seconds;
+        });
+    }
     measure("JSON in -> JSON report out", [&] { sink = sink + static_cast<double>(shardcalc::evaluate_scenario_text(text).size()); });
     // Serving (issue 26's target: one serving estimate within 50 us natively): the engine on a resolved plan and
     // graph, then the full JSON path of `shardcalc serve` (which also resolves, builds the graph, draws the curve).

@@ -245,3 +245,35 @@ test('on generated scenarios, valid and not, the wasm engine answers exactly as 
   }
   assert.ok(valid >= count / 4, `${valid} of ${count} valid: the draw must exercise reports, not only errors`);
 });
+
+// Issue 30: the generator-based fuzzer's own inputs (tests/generated_scenarios.py --draw: fields drawn from the schema,
+// ranges' ends included; served, their kernel tables, as RL actors, config.json imports) through both engines, answers or refusals equal.
+test('on the inputs the schema-driven generator draws, the wasm engine answers every command exactly as the native CLI', () => {
+  const generator = join(root, 'tests', 'generated_scenarios.py');
+  const drawn = execFileSync('python3', [generator, cli, '--draw', '1200', '--seed', '20261128'], { maxBuffer: 1 << 26 })
+    .toString().trim().split('\n').map((line) => JSON.parse(line));
+  const commands = {
+    estimate: { args: ['estimate', '--format', 'json'], wasm: (text) => engine.evaluate(text), key: 'report' },
+    serve: { args: ['serve', '--format', 'json'], wasm: (text) => engine.serve(text, ''), key: 'serving' },
+    kernels: { args: ['kernels', '--format', 'json'], wasm: (text) => engine.kernels(text, -1), key: 'kernels' },
+    rl: { args: ['rl', '--format', 'json'], wasm: (text) => engine.rl(text), key: 'rl' },
+    import: { args: ['import'], wasm: (text) => engine.importConfig(text), key: null },
+  };
+  const answered = Object.fromEntries(Object.keys(commands).map((name) => [name, 0]));
+  for (const { command, input } of drawn) {
+    const c = commands[command];
+    const fromWasm = JSON.parse(c.wasm(input));
+    const run = spawnSync(cli, [...c.args, '-'], { input, maxBuffer: 1 << 28 });
+    assert.ok(run.status === 0 || run.status === 2, `${command} exit ${run.status}: ${input}`);
+    const fromCli = JSON.parse(String(run.status === 0 ? run.stdout : run.stderr));
+    if (run.status === 0) {
+      answered[command] += 1;
+      assert.equal(fromWasm.ok, true, `${command}: ${input}`);
+      assert.deepEqual(c.key ? fromWasm[c.key] : fromWasm, fromCli, `${command}: ${input}`);
+    } else {
+      assert.deepEqual(fromWasm, fromCli, `${command}: ${input}`);
+    }
+  }
+  // The draw must reach answers, not only refusals, in every command.
+  for (const [name, n] of Object.entries(answered)) assert.ok(n > 10, `${name}: only ${n} of the drawn inputs answered`);
+});
