@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "plan/plan.h"
+
 namespace shardcalc {
 
 MoeSchedule moe_overlap_schedule(const MoeCompute& moe, const MoeExchanges& x, const Config& c, int64_t pipeline_rank) {
@@ -26,9 +28,8 @@ MoeSchedule moe_overlap_schedule(const MoeCompute& moe, const MoeExchanges& x, c
     // 1F1B warmup, megatron/core/pipeline_parallel/schedules.py; one without pipelining) and as many backwards after
     // the last forward.
     const ParallelSpec& p = c.s.parallel;
-    const double passes = static_cast<double>(c.d.microbatches * std::max<int64_t>(1, p.vpp));
-    const int64_t rest = p.pp - pipeline_rank - 1;
-    const double warmup = p.pp == 1 ? 1 : static_cast<double>(p.vpp > 1 ? rest * 2 + (p.vpp - 1) * p.pp : rest);
+    const double passes = static_cast<double>(c.d.microbatches * p.vpp);
+    const double warmup = static_cast<double>(warmup_forwards(p.pp, p.vpp, pipeline_rank, c.d.microbatches));
     const double alone = std::min(passes, std::max(1.0, warmup));
     out.paired = (passes - alone) / passes;
     return out;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "core/units.h"
 #include "graph/blocks.h"
@@ -174,6 +175,7 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
 // the optimizer step adds its temporaries to weights, gradients and states.
 std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     std::vector<MemoryPhase> t;
+    t.reserve(5);
     t.push_back({phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)",
              resident(p, p.grads_at_start, false)});
 
@@ -278,11 +280,13 @@ XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const 
 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan, MemoryMemo* memo) {
     std::vector<StageMemory> out;
+    out.reserve(plan.stages.size());
     const LayerFigures layers(c, memo);
     for (const auto& st : plan.stages) {
     StageMemory m;
     m.rank = st.rank;
     m.layers = st.layer_count();
+    m.inflight.reserve(st.chunks.size());
     for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
 
     const ParamTally tally = stage_params(c, g, st, layers);
@@ -361,7 +365,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
             m.compiled = true;
             m.xla = xla_program(c, xs, share, m);
         }
-        out.push_back(m);
+        out.push_back(std::move(m));
     }
     return out;
 }

@@ -13,20 +13,13 @@ LayerMemory layer_memory(const Module& layer, const Config& c) {
     return m;
 }
 
-ParamTally LayerFigures::tally(const Module& layer) const {
-    return memo_ ? memo_->memory(layer, c_).tally : tally_module(layer, c_, true);
-}
-
-double LayerFigures::saved(const Module& layer) const {
-    return memo_ ? memo_->memory(layer, c_).saved : layer_activation_bytes(layer, c_);
-}
-
-double LayerFigures::saved_all(const Module& layer) const {
-    return memo_ ? memo_->memory(layer, c_).saved_all : module_activation_bytes(layer, c_, false);
-}
-
-double LayerFigures::largest_saved(const Module& layer) const {
-    return memo_ ? memo_->memory(layer, c_).largest_saved : largest_saved_tensor_bytes(layer, c_);
+const LayerMemory& LayerFigures::figures(const Module& layer) const {
+    for (int i = 0; i < count_; ++i)
+        if (kept_[static_cast<size_t>(i)].first == &layer) return kept_[static_cast<size_t>(i)].second;
+    if (count_ == kKept) return memo_ ? memo_->memory(layer, c_) : (spare_ = layer_memory(layer, c_));
+    auto& slot = kept_[static_cast<size_t>(count_++)];
+    slot = {&layer, memo_ ? memo_->memory(layer, c_) : layer_memory(layer, c_)};
+    return slot.second;
 }
 
 }  // namespace shardcalc

@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include <utility>
+
 #include "scenario/pipeline_split.h"
 
 namespace shardcalc {
@@ -37,6 +39,7 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
         at += chunk_layers[static_cast<size_t>(i)];
     }
     Plan plan;
+    plan.stages.reserve(static_cast<size_t>(pp));
     for (int64_t r = 0; r < pp; ++r) {
         StagePlan st;
         st.rank = r;
@@ -44,13 +47,14 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
         const std::vector<int64_t> inflight = c.s.parallel.schedule == Schedule::GPipe
                                                   ? std::vector<int64_t>{c.d.microbatches}
                                                   : inflight_per_chunk(pp, vpp, r, c.d.microbatches);
+        st.chunks.reserve(static_cast<size_t>(vpp));
         for (int64_t k = 0; k < vpp; ++k) {
             Chunk ch;
             ch.global_index = k * pp + r;
             ch.layers = slice_layers(g, chunk_start[static_cast<size_t>(ch.global_index)],
                                      chunk_layers[static_cast<size_t>(ch.global_index)]);
             ch.inflight = inflight[static_cast<size_t>(k)];
-            st.chunks.push_back(ch);
+            st.chunks.push_back(std::move(ch));
         }
         st.has_pre = r == 0;
         st.has_post = r == pp - 1;
@@ -59,7 +63,7 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
         // With pp > 1 Megatron keeps a second copy of tied word embeddings on the last stage and
         // all-reduces their gradients with the first (megatron/core/models/common/language_module).
         st.holds_tied_copy = st.has_post && pp > 1;
-        plan.stages.push_back(st);
+        plan.stages.push_back(std::move(st));
     }
     return plan;
 }

@@ -48,5 +48,7 @@ void for_each_layer_run(const StagePlan& st, const ModelGraph& g, F&& f) {
 // Microbatches in flight per model chunk of one pipeline rank, at the first backward of the
 // steady state (exposed for tests).
 std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches);
+// Forwards (of model chunks, interleaved) pipeline rank `rank` runs before its first backward under 1F1B.
+int64_t warmup_forwards(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches);
 
 }  // namespace shardcalc

@@ -1,6 +1,7 @@
 #include "schedule/step.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "schedule/activation_offload.h"
 #include "schedule/step_parts.h"
@@ -89,6 +90,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         return true;
     };
     std::vector<OffloadExposed> offloads;  // per stage: what its activation copies add to a microbatch
+    offloads.reserve(plan.stages.size());
+    perf.stage_times.reserve(plan.stages.size());
+    perf.compute.reserve(plan.stages.size());
+    perf.comm.reserve(plan.stages.size());
     for (size_t i = 0; i < plan.stages.size(); ++i) {
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
@@ -97,9 +102,9 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
-        const StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
-                                                                     weight_bytes(c, mem[i]), mem[i].frozen_params)
-                                             : perf.comm[twin];
+        StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
+                                                               weight_bytes(c, mem[i]), mem[i].frozen_params)
+                                       : perf.comm[twin];
         const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
                                     backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
@@ -110,8 +115,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         perf.model_flops_full_attention += sc.cost.model_flops_full_attention * mb * devices_per_stage;
         perf.hardware_flops +=
             (sc.cost.fwd.flops + sc.cost.bwd.flops + sc.cost.recompute.flops) * mb * devices_per_stage;
-        perf.compute.push_back(sc);
-        perf.comm.push_back(comm);
+        perf.compute.push_back(std::move(sc));
+        perf.comm.push_back(std::move(comm));
     }
     perf.pipeline = pipeline_time(perf.stage_times, c.d.microbatches, c.s.parallel.vpp);
 

@@ -2,6 +2,7 @@
 // One training iteration: per-stage compute and exposed communication, the pipeline schedule,
 // the optimizer step, and the totals (FLOPs, throughput, MFU/HFU).
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,7 +21,7 @@ struct Performance {
     std::vector<StageTime> stage_times;
     PipelineTime pipeline;
     double step_seconds = 0;
-    std::vector<std::pair<std::string, double>> breakdown;  // named parts of the step, they sum to it
+    std::vector<std::pair<std::string_view, double>> breakdown;  // named parts of the step (literals), they sum to it
     size_t comm_stage = 0;               // the stage whose communication is reported (the critical one)
     double model_flops = 0;              // per iteration, whole cluster, causal-aware attention
     double model_flops_full_attention = 0;
