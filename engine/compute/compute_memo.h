@@ -13,6 +13,7 @@ struct LayerCost {
     OpCost cost;
     std::vector<std::pair<double, double>> attention;  // each core attention's forward and backward seconds
     OpCost experts;                                    // of `cost`, its experts' (graph/op.h Module::expert_compute)
+    double param_tensors = 0;                          // graph/blocks.h param_tensor_count
 };
 // A module's cost and its core attentions' seconds (per instance).
 LayerCost layer_cost(const Module& m, const Config& c, bool in_layer);

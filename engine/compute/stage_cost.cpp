@@ -30,6 +30,7 @@ LayerCost layer_cost(const Module& m, const Config& c, bool in_layer) {
             }
     });
     add_expert_compute(m, c, in_layer, out.experts);
+    out.param_tensors = param_tensor_count(m);
     return out;
 }
 
@@ -71,7 +72,7 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
             out.attention_bwd += count * bwd;
         }
         out.layers += cl.count;
-        out.param_tensors += static_cast<double>(cl.count) * param_tensor_count(group.layer);
+        out.param_tensors += count * one.param_tensors;
         if (group.moe) {
             out.moe_layers += cl.count;
             out.moe.layers += cl.count;

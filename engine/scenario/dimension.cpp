@@ -1,24 +1,18 @@
 #include "scenario/dimension.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace shardcalc {
 
-const std::vector<Dimension>& dimensions() {
-    static const std::vector<Dimension> all{
-        {Dim::Tp, "tp", true, false, false},
-        {Dim::Cp, "cp", true, true, false},
-        {Dim::Ulysses, "ulysses", true, true, false},
-        {Dim::Dp, "dp", true, true, true},
-        {Dim::Pp, "pp", true, false, false},
-        {Dim::Zero3, "zero3", false, false, true},
-        {Dim::Ep, "ep", false, false, false},
-        {Dim::ExpertDp, "edp", false, false, true},
-    };
-    return all;
+namespace {
+constexpr bool in_dim_order() {
+    for (size_t i = 0; i < std::size(kDimensions); ++i)
+        if (static_cast<size_t>(kDimensions[i].id) != i) return false;
+    return true;
 }
-
-const Dimension& dimension(Dim d) { return dimensions()[static_cast<size_t>(d)]; }
+static_assert(in_dim_order(), "kDimensions is indexed by Dim");
+}  // namespace
 
 const char* name_of_dim(Dim d) { return dimension(d).name; }
 

@@ -35,8 +35,14 @@ struct Dimension {
     bool run_by(Framework f) const;  // the framework implements it (what the plan search may use)
 };
 
-const std::vector<Dimension>& dimensions();
-const Dimension& dimension(Dim d);
+// Every dimension, in Dim order: a constant table (a search asks for one per collective it times).
+inline constexpr Dimension kDimensions[] = {
+    {Dim::Tp, "tp", true, false, false},     {Dim::Cp, "cp", true, true, false},   {Dim::Ulysses, "ulysses", true, true, false},
+    {Dim::Dp, "dp", true, true, true},       {Dim::Pp, "pp", true, false, false},  {Dim::Zero3, "zero3", false, false, true},
+    {Dim::Ep, "ep", false, false, false},    {Dim::ExpertDp, "edp", false, false, true},
+};
+inline const auto& dimensions() { return kDimensions; }
+inline const Dimension& dimension(Dim d) { return kDimensions[static_cast<size_t>(d)]; }
 const char* name_of_dim(Dim d);
 
 int64_t world_size(const ParallelSpec& p);      // product of the in-world degrees
