@@ -250,12 +250,12 @@ TEST_CASE("the alltoall dispatcher sorts rows by local expert each way, and send
     CHECK(moe_bytes(two, "moe/dispatch") == doctest::Approx(2 * moe_bytes(flex, "moe/dispatch")));
     CHECK(moe_bytes(one, "moe/dispatch") == doctest::Approx(moe_bytes(flex, "moe/dispatch")));
     const Report r = test::report(two);
-    const CommEntry* probs = entry(r, Dim::Ep, "routing probabilities to their experts, fp32 (forward dispatch)");
+    const CommEntry* probs = entry(r, Dim::Ep, "routing probabilities, fp32 (forward dispatch)");
     const CommEntry* tokens = entry(r, Dim::Ep, "tokens to their experts (forward dispatch)");
     REQUIRE(probs != nullptr);
     REQUIRE(tokens != nullptr);
     CHECK(probs->bytes * 4096 * 2 / 4 == doctest::Approx(tokens->bytes));  // fp32 per row against h = 4096 bf16
-    CHECK(entry(test::report(flex), Dim::Ep, "routing probabilities to their experts, fp32 (forward dispatch)") == nullptr);
+    CHECK(entry(test::report(flex), Dim::Ep, "routing probabilities, fp32 (forward dispatch)") == nullptr);
 }
 
 // Megatron-Core's combined 1F1B layer schedule (comm/moe_overlap.cpp): each slot takes its longer node.

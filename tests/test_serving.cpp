@@ -572,10 +572,49 @@ TEST_CASE("transformers' generate: eager decoding is bound by the host's launche
     CHECK(lines.back() == "model.generate(**inputs, max_new_tokens=256, cache_implementation=\"static\")");
 }
 
-TEST_CASE("transformers' generate: vLLM's settings, tp, other frameworks and CUDA graphs over a dynamic cache are refused") {
+// from_pretrained(tp_plan="auto") under torchrun: the layers' projections split over the ranks, the embedding whole,
+// the output layer split by vocabulary and its logits gathered; two all-reduces per layer.
+TEST_CASE("transformers' generate over tensor parallelism: each rank's share of the layers and cache, the embedding whole") {
+    const json one = generate(R"({"engine":"transformers","concurrency":16,"prompt_tokens":512,"output_tokens":256})");
+    const std::string text = R"({"framework":"pytorch","model":{"preset":"llama-2-7b"},"training":{"dtype":"fp16"},)"
+                             R"("hardware":{"preset":"a100-sxm-80gb"},"parallel":{"tp":4},)"
+                             R"("serving":{"engine":"transformers","concurrency":16,"prompt_tokens":512,"output_tokens":256}})";
+    const json r = json::parse(shardcalc::serve_scenario_text(text));
+    REQUIRE_MESSAGE(r["ok"] == true, r.dump());
+    const json& four = r["serving"];
+    // Llama 2 7B: 32000 x 4096 embedding and output layer, 32 layers of 202,383,360 parameters (norms included).
+    const double embedding = 32000.0 * 4096, layers = 32 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008 + 2 * 4096), norm = 4096;
+    CHECK(one["memory"]["weights_bytes"].get<double>() == doctest::Approx(2 * (2 * embedding + layers + norm)));
+    // The layers' projections split four ways (their norms whole), the embedding whole, the output layer by vocabulary.
+    CHECK(four["memory"]["weights_bytes"].get<double>() ==
+          doctest::Approx(2 * (embedding + (layers - 2 * 32 * 4096) / 4 + 2 * 32 * 4096 + embedding / 4 + norm)));
+    // Each rank caches its 8 of the 32 key/value heads.
+    CHECK(four["memory"]["kv_bytes_per_request"].get<double>() == doctest::Approx(one["memory"]["kv_bytes_per_request"].get<double>() / 4));
+    // The collectives of a decode step: an all-reduce of 16 rows of 4,096 after attention and after the MLP of each layer,
+    // and the logits gathered; the host issues each call.
+    CHECK(one["time"]["decode_tp_seconds"] == 0);
+    CHECK(four["time"]["decode_tp_seconds"].get<double>() > 0);
+    CHECK(four["time"]["decode_host_seconds"].get<double>() ==
+          doctest::Approx(one["time"]["decode_host_seconds"].get<double>() + (2 * 32 + 1) * 38.5e-6).epsilon(0.02));
+    // Four GPUs serve the batch: tokens per GPU a quarter of the replica's.
+    CHECK(four["time"]["tokens_per_second_per_gpu"].get<double>() ==
+          doctest::Approx(four["time"]["tokens_per_second"].get<double>() / 4));
+    // Launched by torchrun, one process per GPU, with the model's own plan in place of device_map.
+    const auto& lines = four["launch"][0]["lines"];
+    CHECK(lines[0] == "# torchrun --nproc-per-node=4 this_script.py");
+    CHECK(lines[1].get<std::string>().find("tp_plan=\"auto\")") != std::string::npos);
+}
+
+TEST_CASE("transformers' generate: vLLM's settings, tensor parallelism without a plan, other frameworks and CUDA graphs over a dynamic cache are refused") {
     const std::string base = R"({"framework":"pytorch","model":{"preset":"llama-2-7b"},"hardware":{"preset":"a100-sxm-80gb"},)";
     CHECK(serve_error(base + R"("serving":{"engine":"transformers","gpu_memory_utilization":0.8}})")["path"] == "/serving/gpu_memory_utilization");
-    CHECK(serve_error(base + R"("parallel":{"tp":2},"serving":{"engine":"transformers"}})")["path"] == "/parallel/tp");
+    // GPT-2's fused c_attn has no tensor-parallel plan; transformers' plans for experts are not modelled; the key/value
+    // heads are split, never replicated.
+    const std::string request = R"("parallel":{"tp":2},"serving":{"engine":"transformers","prompt_tokens":128,"output_tokens":128}})";
+    CHECK(serve_error(R"({"framework":"pytorch","model":{"preset":"gpt2"},)" + request)["path"] == "/parallel/tp");
+    CHECK(serve_error(R"({"framework":"pytorch","model":{"preset":"mixtral-8x7b"},)" + request)["path"] == "/parallel/tp");
+    CHECK(serve_error(R"({"framework":"pytorch","model":{"preset":"llama-3.1-8b"},"parallel":{"tp":16},"serving":{"engine":"transformers"}})")
+              ["message"].get<std::string>().find("key/value heads (8)") != std::string::npos);
     CHECK(serve_error(base + R"("implementation":{"compile":"reduce_overhead"},"serving":{"engine":"transformers"}})")["path"] ==
           "/implementation/compile");
     CHECK(serve_error(base + R"("serving":{"cache":"static"}})")["path"] == "/serving/cache");

@@ -73,8 +73,8 @@ void StageRules::expert_parallel() const {
             both_passes(g, CollectiveKind::AllToAll, "tokens to their experts (forward dispatch)", bytes, true, true);
             // Each routed row's fp32 routing probability goes with it in an all-to-all of its own (dispatch_all_to_all);
             // its gradient comes back the same way.
-            both_passes(g, CollectiveKind::AllToAll, "routing probabilities to their experts, fp32 (forward dispatch)", rows * 4, true, true);
-            both_passes(g, CollectiveKind::AllToAll, "probability gradients back, fp32 (backward)", rows * 4, false, true);
+            both_passes(g, CollectiveKind::AllToAll, "routing probabilities, fp32 (forward dispatch)", rows * 4, true, true);
+            both_passes(g, CollectiveKind::AllToAll, "probability gradients, fp32 (backward)", rows * 4, false, true);
             both_passes(g, CollectiveKind::AllToAll, "expert outputs back (forward combine)", bytes, true, false);
             both_passes(g, CollectiveKind::AllToAll, "output gradients to the experts (backward)", bytes, false, false);
             both_passes(g, CollectiveKind::AllToAll, "input gradients back (backward)", bytes, false, true);

@@ -91,7 +91,7 @@ Module self_attention(const BuildContext& b, bool local) {
     Module mod{"self_attention", {}, {}};
     if (m.kv_lora_rank > 0) {
         mla_projections(b, mod);
-    } else if (*m.fused_qkv) {
+    } else if (b.fused_qkv) {
         // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
         mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, *m.qkv_bias,
                                                                   Parallel::Column, SavedSplit::Sequence, m.hidden), true)));
@@ -216,7 +216,7 @@ Module self_attention(const BuildContext& b, bool local) {
     } else if (b.hf_code && m.kv_lora_rank == 0) {
         // A fused QKV output is split into three strided views (all copied); separate projections leave
         // only v and the output strided (RoPE writes q and k anew).
-        if (*m.fused_qkv) core.work.push_back(eager::head_layout(b, 2 * q_width + 2 * kv_width, 4));
+        if (b.fused_qkv) core.work.push_back(eager::head_layout(b, 2 * q_width + 2 * kv_width, 4));
         else core.work.push_back(eager::head_layout(b, q_width + kv_width, 2));
         if (m.position_embedding == PositionEmbedding::Rope) core.work.push_back(eager::rope(b, q_width + kv_width));
     }

@@ -28,7 +28,8 @@ BuildContext build_context(const Config& c) {
                         c.s.model.attention_softcap > 0 && c.s.training.attention == Attention::Eager,
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::BatchedMm,
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager,
-                        c.traits.hf_code && c.s.implementation.compile != CompileMode::None};
+                        c.traits.hf_code && c.s.implementation.compile != CompileMode::None,
+                        *c.s.model.fused_qkv || *c.s.implementation.model_code == ModelCode::Megatron};
 }
 
 bool sdpa_window_mask(const Config& c) {

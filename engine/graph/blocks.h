@@ -34,6 +34,9 @@ struct BuildContext {
     // torch.compile (implementation.compile) over transformers' modules: inductor's fused kernels
     // (graph/compiled_kernels.h) and AOTAutograd's partition of what forward saves.
     bool compiled;
+    // One QKV projection: the checkpoint's own layout (model.fused_qkv: GPT-2, Bloom, Falcon), or Megatron's module
+    // code, which always fuses them into one column-parallel linear.
+    bool fused_qkv;
 };
 
 BuildContext build_context(const Config& c);

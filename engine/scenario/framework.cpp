@@ -120,9 +120,9 @@ void apply_implementation_defaults(Scenario& s) {
     if (!im.host_compiled_us && im.compile != CompileMode::None) im.host_compiled_us = cuda_graphs(im.compile) ? 0 : 9.1;
     ModelSpec& m = s.model;
     if (!m.hidden_act) m.hidden_act = m.mlp == Mlp::Swiglu ? HiddenAct::Silu : m.mlp == Mlp::Relu ? HiddenAct::Relu : HiddenAct::Gelu;
-    // Megatron always fuses Q, K and V into one column-parallel linear; Hugging Face's Llama, Mistral and
-    // BERT have three (q_proj/k_proj/v_proj, query/key/value), GPT-2 and Bloom one (presets say so).
-    if (*im.model_code == ModelCode::Megatron) m.fused_qkv = true;
+    // The checkpoint's layout: Hugging Face's Llama, Mistral and BERT have three projections (q_proj/k_proj/v_proj,
+    // query/key/value), GPT-2 and Bloom one (presets say so). Megatron's code fuses them whatever the checkpoint does
+    // (graph/blocks.h BuildContext::fused_qkv), which leaves this field the model's own, for another framework to read.
     if (!m.fused_qkv) m.fused_qkv = false;
 }
 

@@ -130,12 +130,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
 
     const double flop_rate = served_flop_rate(c, s);
     const double hbm = hbm_bytes_per_s(c);
-    const Group group = make_group(c.s.parallel.tp, 1, c);
-    // Megatron-style tensor parallelism as vLLM runs it: an all-reduce of the hidden states after attention and after
-    // the MLP of every layer.
-    auto tp_seconds = [&](double tokens, double layers) {
-        return 2 * layers * collective_time(CollectiveKind::AllReduce, tokens * hid * a, group, c).seconds;
-    };
+    auto tp_seconds = [&](double tokens, double layers) { return tensor_parallel_seconds(c, tokens, layers); };
     // The weights a forward reads: all but the routed experts, and of those the ones its tokens chose (each token picks
     // k of E uniformly: 1 - (1 - k/E)^tokens of them), of the experts this GPU holds (`expert_share` of q's: 1/dp under
     // data-parallel attention, where `tokens` are the whole expert-parallel group's).

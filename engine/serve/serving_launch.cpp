@@ -52,9 +52,13 @@ namespace {
 LaunchCommand generate_launch(const Config& c, const ServingSpec& s, const std::string& checkpoint) {
     LaunchCommand cmd{"transformers (model.generate)", {}};
     auto& l = cmd.lines;
+    // Tensor parallelism: one process per GPU under torchrun, the model's own plan (tp_plan="auto"), which excludes
+    // device_map (transformers' tensor-parallelism documentation).
+    const int64_t tp = c.s.parallel.tp;
+    if (tp > 1) l.push_back("# torchrun --nproc-per-node=" + std::to_string(tp) + " this_script.py");
     l.push_back("model = AutoModelForCausalLM.from_pretrained(\"" + checkpoint + "\", dtype=torch." +
                 (c.s.training.dtype == Dtype::Fp16 ? "float16" : c.s.training.dtype == Dtype::Fp32 ? "float32" : "bfloat16") +
-                ", device_map=\"cuda\")");
+                (tp > 1 ? ", tp_plan=\"auto\")" : ", device_map=\"cuda\")"));
     if (s.weights != WeightFormat::Model)
         l.push_back(std::string("# ") + name_of(s.weights) + " weights: load a checkpoint quantized so (its quantization_config names the method)");
     if (const CompileMode m = c.s.implementation.compile; m != CompileMode::None)

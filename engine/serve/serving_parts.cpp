@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comm/collective_time.h"
 #include "compute/roofline.h"
 #include "graph/build.h"
 
@@ -64,6 +65,11 @@ double forward_peak(const Config& c, double tokens) {
                                            ((glu + 1) * static_cast<double>(*m.expert_ffn_hidden) / tp + hid)
                                      : 0;
     return (2 * t * hid + std::max({attn, dense, moe})) * bytes_of(c.s.training.dtype);
+}
+
+double tensor_parallel_seconds(const Config& c, double tokens, double layers) {
+    const double bytes = tokens * static_cast<double>(c.s.model.hidden) * bytes_of(c.s.training.dtype);
+    return 2 * layers * collective_time(CollectiveKind::AllReduce, bytes, make_group(c.s.parallel.tp, 1, c), c).seconds;
 }
 
 double served_flop_rate(const Config& c, const ServingSpec& s) {

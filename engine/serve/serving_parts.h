@@ -35,6 +35,10 @@ double attention_flops(const Config& c, const LayerKinds& k, double queries, dou
 // rows) -- an estimate of what vLLM's profile run measures, not validated against a measured run.
 double forward_peak(const Config& c, double tokens);
 
+// Megatron-style tensor parallelism as vLLM and transformers' tp_plan run it: an all-reduce of `tokens` hidden states
+// after attention and after the MLP of each of `layers` layers, over the tp GPUs.
+double tensor_parallel_seconds(const Config& c, double tokens, double layers);
+
 // The served GEMMs' FLOP rate: fp8 weights run fp8 GEMMs, NVFP4 fp4 ones where the device has them (the activations
 // quantized as they come: vLLM's CUTLASS W4A4 path on Blackwell), weight-only formats 16-bit ones on dequantized tiles.
 double served_flop_rate(const Config& c, const ServingSpec& s);

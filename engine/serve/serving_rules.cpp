@@ -66,7 +66,18 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         // side by side), one static batch at a time: none of vLLM's scheduler, pool or drafters.
         if (c.s.framework != Framework::Pytorch)
             problems.add("/framework", "transformers' generate runs in plain PyTorch: framework pytorch");
-        if (p.tp != 1) problems.add("/parallel/tp", "transformers' generate is modelled on one GPU per replica: tp 1");
+        // Tensor parallelism (from_pretrained(tp_plan="auto") under torchrun): the model's base_model_tp_plan splits q, k
+        // and v column-wise (by heads) and o row-wise, the MLP's up and down projections likewise; a fused QKV projection
+        // (GPT-2's c_attn) has no such plan, and the experts' plans are not modelled.
+        if (p.tp > 1) {
+            const std::string t = std::to_string(p.tp);
+            if (m.fused_qkv.value_or(false)) problems.add("/parallel/tp", "transformers' tensor parallelism (tp_plan) splits separate q, k and v "
+                                                           "projections; this model fuses them: tp 1");
+            if (m.experts > 0) problems.add("/parallel/tp", "transformers' tensor parallelism of the experts is not modelled: tp 1");
+            if (const int64_t kv = m.kv_heads.value_or(m.heads); kv % p.tp != 0)
+                problems.add("/parallel/tp", "transformers' tp_plan splits the key/value heads (" + std::to_string(kv) +
+                                             ") over the ranks without replicating them: tp must divide them, got " + t);
+        }
         if (p.pp != 1) problems.add("/parallel/pp", "transformers' generate is modelled on one GPU per replica: pp 1");
         const ServingSpec vllm;
         for (const auto& [path, given] : {std::pair<const char*, bool>{"/serving/gpu_memory_utilization",

@@ -137,6 +137,15 @@ export async function lowerChartsDrawn(page) {
   await belowDrawn(page);
 }
 
+// The Markdown export is fetched once the Share block nears the screen (app.js watchMarkdown): scrolls there and
+// returns it once it describes the page's current answer (`contains`: a text it must hold, e.g. the unit in use).
+export async function markdownOutput(page, contains = '**shardcalc**') {
+  await belowDrawn(page);
+  await page.locator('#markdown-output').scrollIntoViewIfNeeded();
+  await page.waitForFunction((text) => (document.querySelector('#markdown-output')?.value || '').includes(text), contains, { timeout: 15000 });
+  return page.inputValue('#markdown-output');
+}
+
 // The Content-Security-Policy violations `page` has reported.
 export const cspViolations = (page) => page.evaluate(() => window.__cspViolations);
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
-import { DESKTOP, PHONE, belowDrawn, cliReport, close, expectMetric, open, root, scenario as plan, shots, useBrowser } from './harness.mjs';
+import { DESKTOP, PHONE, cliReport, close, expectMetric, markdownOutput, open, root, scenario as plan, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 const ids = (kind) => readdirSync(join(root, 'presets', kind)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
@@ -227,9 +227,9 @@ test('with GB chosen, the verdict\'s reason and the Markdown say GB, with the en
   const reason = await page.textContent('#headline .reason');
   assert.doesNotMatch(reason, /GiB/);
   assert.match(reason, new RegExp(`and ${(margin / 1e9).toFixed(2)} GB to spare\\.$`));
-  // The Markdown is written after the verdict is painted (app.js renderResults).
-  await belowDrawn(page);
-  assert.doesNotMatch(await page.inputValue('#markdown-output'), /GiB/);
+  // The Markdown export follows the unit too.
+  const md = await markdownOutput(page, ' GB');
+  assert.doesNotMatch(md, /GiB/);
   await page.selectOption('#unit', 'GiB');
   await page.waitForFunction(() => / GiB /.test(document.querySelector('#headline .reason')?.textContent || ''));
   assert.match(await page.textContent('#headline .reason'), new RegExp(`and ${(margin / 2 ** 30).toFixed(2)} GiB to spare\\.$`));

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DEFAULTS, DESKTOP, PHONE, cliReport, close, expectMetric, link, lowerChartsDrawn, open, shots, useBrowser } from './harness.mjs';
+import { DEFAULTS, DESKTOP, PHONE, cliReport, close, expectMetric, link, lowerChartsDrawn, markdownOutput, open, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -240,7 +240,7 @@ test('cost in US dollars and large numbers in words (train tokens, GPU-hours, pa
     assert.equal(await textOf(page, '#summary [data-summary-metric="training_run.cost"]'), dollars(run.cost));
     assert.match(await page.textContent('#summary'), /15\u00a0T tokens/);
     // The Markdown export (dollar signs escaped: two on a line read as math to GitHub).
-    const md = await page.inputValue('#markdown-output');
+    const md = await markdownOutput(page);
     assert.ok(md.includes(`cost \\${dollars(run.cost)} at \\$2.50 per GPU-hour`), md);
 
     // Parameters, tokens per step and tokens/s as report values in words.

@@ -193,3 +193,20 @@ test('transformers\' generate chosen as the server: one GPU of the plan\'s model
   assert.match(tools[0], /cache_implementation="static"/);
   await close(page);
 });
+
+test('transformers\' generate over the plan\'s tensor parallelism: the CLI\'s numbers at tp 2 and its torchrun launch', async () => {
+  const s = { framework: 'megatron', model: { preset: 'llama-3.1-8b' }, training: { seq_len: 2048 }, parallel: { dp: 4, tp: 2 },
+    hardware: { preset: 'h100-sxm-80gb' } };
+  const page = await openServing(link(s));
+  await page.selectOption('#sv-engine', 'transformers');
+  const r = cliReport(s).scenario;
+  const text = JSON.stringify({ framework: 'pytorch', model: r.model, hardware: r.hardware, parallel: { tp: 2 },
+    serving: { ...REQUEST, engine: 'transformers' } });
+  const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'], { input: text }));
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="time.tpot_seconds"]')?.dataset.value) === v
+    && /torchrun --nproc-per-node=2/.test(document.querySelector('#serving-launch')?.textContent ?? ''),
+  expected.time.tpot_seconds);
+  const tools = await page.$$eval('#serving-launch .launch-tool pre', (ps) => ps.map((p) => p.textContent));
+  assert.deepEqual(tools, expected.launch.map((l) => `${l.lines.join('\n')}\n`));
+  await close(page);
+});

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, open, scenario, shots, useBrowser } from './harness.mjs';
+import { DESKTOP, PHONE, belowDrawn, cli, cliReport, close, expectMetric, link, markdownOutput, open, scenario, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -40,7 +40,7 @@ test('XLA\'s BERT report from a link: XLA\'s program lines and largest allocatio
     const overhead = await page.$$eval('#stage-table th', (ths) => ths.map((th) => th.title).find((t) => t.startsWith('outside the allocator')));
     assert.equal(overhead, 'outside the allocator: the TPU runtime\'s reserved HBM');
     // The Markdown export carries the list.
-    const md = await page.inputValue('#markdown-output');
+    const md = await markdownOutput(page);
     assert.match(md, /Largest program allocations \(XLA/);
     assert.match(md, /`f32\[64,12,512,512\]\{3,2,1,0:T\(8,128\)\}`/);
     await page.locator('#xla-section').scrollIntoViewIfNeeded();

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DEFAULTS, cliReport, close, expectMetric, link, open, shots, useBrowser } from './harness.mjs';
+import { DEFAULTS, cliReport, close, expectMetric, link, markdownOutput, open, shots, useBrowser } from './harness.mjs';
 import { metrics, expectStages, plan70b, fillPlan70b, expectTime, openMore } from './page-checks.mjs';
 
 // Playwright's default viewport (1280×720), the size these tests were written at, unless one is given.
@@ -165,7 +165,7 @@ test('the verdict: fits, tight and does not fit, with the engine’s reason; tim
       assert.match(await page.textContent('#time-table tfoot'), /if it fitted/);
     }
     await expectTimeline(page, report, 0);
-    const md = await page.inputValue('#markdown-output');
+    const md = await markdownOutput(page);
     const words = { fits: 'Fits', tight: 'Tight', does_not_fit: 'Does not fit' }[expected];
     assert.ok(md.includes(`: **${words}**`), md);
     assert.ok(md.includes(report.memory.verdict.reason.slice(1)), 'the reason in the Markdown (as a sentence: capital first letter)');
@@ -225,7 +225,7 @@ test('implementation defaults follow the framework; optimizer_impl=fused changes
   await expectDefaultOption(page, 'f-implementation-tf32', 'framework default (true)');
   await expectDefaultOption(page, 'f-implementation-allocator', 'default (caching)');
   await expectDefaultOption(page, 'f-model-hidden_act', 'default (silu)');
-  await expectDefaultOption(page, 'f-model-fused_qkv', 'framework default (true)');
+  await expectDefaultOption(page, 'f-model-fused_qkv', 'default (false)');
   await openMore(page, 'implementation');
   assert.equal(await page.getAttribute('#f-implementation-host_forward_us', 'placeholder'), '38.5');
   assert.equal(await page.getAttribute('#f-implementation-host_backward_us', 'placeholder'), '32');

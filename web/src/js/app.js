@@ -7,7 +7,7 @@ import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, sh
 import { acceptedFramework, updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
 import { dig, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable, renderXla } from './render.js';
-import { copyText, iframeSnippet, markdown, pageUrl } from './share.js';
+import { copyText, iframeSnippet, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { wireSearch } from './search-view.js';
 import { reportHeight } from './embed.js';
@@ -237,7 +237,8 @@ function renderResults(first = false) {
     if (app.report !== r) return; // a newer report has its own drawing scheduled
     renderModuleTable($('#module-table'), r, app.unit);
     renderNotes($('#notes'), r);
-    $('#markdown-output').value = markdown(r, app.unit, app.presets);
+    writeMarkdown();
+    watchMarkdown();
     if (!embed) {
       renderTimeTable($('#time-table'), r);
       renderCommTable($('#comm-table'), r, app.unit);
@@ -334,6 +335,35 @@ function drawLowerCharts(ganttWidth = $('#gantt').clientWidth, rooflineWidth = $
   lowerCharts.renderGantt($('#gantt'), $('#gantt-legend'), app.report, ganttWidth);
   lowerCharts.renderRoofline($('#roofline'), $('#roofline-legend'), app.report, rooflineWidth);
   $('#results').dataset.lowerCharts = 'drawn';
+}
+
+// The Markdown export comes in a file of its own (markdown.js), fetched once the Share block nears the screen or Copy
+// Markdown is pressed (at once in the embed view), then written with every result.
+let markdownModule = null;
+let markdownChunk = null;
+function writeMarkdown() {
+  if (markdownModule && app.report && !app.errors) $('#markdown-output').value = markdownModule.markdown(app.report, app.unit, app.presets);
+}
+const loadMarkdown = () => (markdownChunk ??= import('./markdown.js').then((module) => {
+  markdownModule = module;
+  writeMarkdown();
+}));
+
+// Watched from the first result drawn on, when the sections above have their height.
+let markdownWatched = false;
+function watchMarkdown() {
+  if (markdownWatched) return;
+  markdownWatched = true;
+  if (embed) {
+    loadMarkdown();
+    return;
+  }
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    loadMarkdown();
+  }, { rootMargin: '100% 0px' });
+  observer.observe($('#markdown-output'));
 }
 
 function watchLowerCharts() {
@@ -680,9 +710,13 @@ function wireShare() {
   $('#copy-link').addEventListener('click', () => copyText(pageUrl(fragment(), false), $('#share-url'), note));
   $('#copy-iframe').addEventListener('click', () => copyText(iframeSnippet(fragment()), $('#iframe-snippet'), note));
   // Always does something: copies the current plan's Markdown, or says why there is none.
-  $('#copy-markdown').addEventListener('click', () => {
-    if (app.report && !app.errors) copyText(markdown(app.report, app.unit, app.presets), $('#markdown-output'), note);
-    else note.textContent = markdownRefusal();
+  $('#copy-markdown').addEventListener('click', async () => {
+    if (!app.report || app.errors) {
+      note.textContent = markdownRefusal();
+      return;
+    }
+    await loadMarkdown();
+    copyText(markdownModule.markdown(app.report, app.unit, app.presets), $('#markdown-output'), note);
   });
 }
 

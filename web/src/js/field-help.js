@@ -70,7 +70,7 @@ export const HELP = {
   'model.tied_embeddings': ['The output layer reuses the word-embedding matrix (no new weights). With pp > 1 the last stage still keeps its own copy, with gradients and optimizer states.', PIPE],
   'model.shared_layers': ['All layers share one set of weights (ALBERT): each stage holds it once, with its gradients and optimizer states; activations are still saved per layer.', PARAMS],
   'model.hidden_act': ['The activation as the model code spells it (Hugging Face hidden_act); the default follows MLP. Under Hugging Face code gelu_new runs op by op and saves four tensors; gelu, gelu_pytorch_tanh and relu are one kernel that saves its input.', IMPL],
-  'model.fused_qkv': ['One QKV projection (GPT-2, Bloom) instead of separate q, k, v: under autocast each separate projection casts the input again (more memory and kernels). Megatron model code always fuses.', IMPL],
+  'model.fused_qkv': ['One QKV projection in the checkpoint (GPT-2, Bloom) instead of separate q, k, v: under autocast each separate projection casts the input again (more memory and kernels). Megatron model code fuses them whatever this says; transformers\' tensor-parallel generate needs them separate.', IMPL],
 
   'training.seq_len': ['Tokens per sample: every saved activation grows with it, eager attention’s scores with its square. Default: max positions capped at 8192, else 2048.', ACTS],
   'training.micro_batch': ['Samples per microbatch on each data-parallel rank: saved activations grow in proportion; the step runs global batch / (micro batch × dp) microbatches.', ACTS],

@@ -23,6 +23,8 @@ const num = (key, label, more) => ({ key, type: 'num', label, more });
 const bool = (key, label, more) => ({ key, type: 'bool', label, more });
 const pick = (key, label, more, fw) => ({ key, type: 'enum', label, more, fw });
 const fwBool = (key, label, more) => ({ key, type: 'bool', label, options: ['true', 'false'], more, fw: true });
+// A model field the engine resolves from others (its menu shows the resolved value as the default), under "more".
+const resolvedBool = (key, label) => ({ key, type: 'bool', label, options: ['true', 'false'], more: true });
 
 export const FRAMEWORKS = ENGINE.get('framework').choices;
 
@@ -48,13 +50,13 @@ export const SECTIONS = [
       pick('norm', 'Norm', true),
       int('embedding_dim', 'Embedding dim', true),
       bool('bias', 'Bias', true),
-      { key: 'qkv_bias', type: 'bool', label: 'Q/K/V bias', options: ['true', 'false'], more: true },
-      { key: 'mlp_bias', type: 'bool', label: 'MLP bias', options: ['true', 'false'], more: true },
+      resolvedBool('qkv_bias', 'Q/K/V bias'),
+      resolvedBool('mlp_bias', 'MLP bias'),
       bool('output_bias', 'Output-layer bias', true),
       bool('tied_embeddings', 'Tied embeddings', true),
       bool('shared_layers', 'Shared layers', true),
       pick('hidden_act', 'Activation (hidden_act)', true),
-      fwBool('fused_qkv', 'Fused QKV projection', true),
+      resolvedBool('fused_qkv', 'Fused QKV projection'),
       bool('qk_norm', 'QK-norm', true),
       int('expert_ffn_hidden', 'Expert FFN hidden', true),
       int('shared_experts', 'Shared experts', true),

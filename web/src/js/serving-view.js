@@ -26,7 +26,7 @@ const SPECULATION = [
   ['acceptance', 'Acceptance', { min: 0, max: 0.999, step: 0.01, value: 0.7 }],
 ];
 const MENUS = [
-  ['engine', 'Server', [['vllm', 'vLLM'], ['transformers', 'transformers\' generate (one GPU, one batch)']]],
+  ['engine', 'Server', [['vllm', 'vLLM'], ['transformers', 'transformers\' generate (one batch)']]],
   ['cache', 'Cache (transformers)', [['dynamic', 'dynamic'], ['static', 'static']]],
   ['weights', 'Weights', [['model', 'the model\'s dtype'], ['fp8', 'fp8'], ['int8', 'int8 (GPTQ/AWQ)'], ['int4', 'int4 (GPTQ/AWQ)'], ['nvfp4', 'NVFP4'], ['mxfp4', 'MXFP4']]],
   ['kv_cache_dtype', 'KV cache', [['auto', 'the model\'s dtype'], ['fp8', 'fp8']]],
@@ -126,13 +126,14 @@ function request() {
 
 // The scenario served: the plan's model, device and tensor parallelism (the report's resolved scenario), and its dp
 // ranks under data-parallel attention, with the request.
-// transformers' generate runs the model's own modules in plain PyTorch on one GPU, compiled as the plan says.
+// transformers' generate runs the model's own modules in plain PyTorch over the plan's tp GPUs, compiled as the plan
+// says.
 function servingScenario(report) {
   const s = report.scenario;
   const serving = request();
   if (serving.engine === 'transformers') {
     const compile = s.implementation?.compile;
-    return { framework: 'pytorch', model: s.model, hardware: s.hardware, parallel: { tp: 1 }, serving,
+    return { framework: 'pytorch', model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp }, serving,
       ...(compile ? { implementation: { compile } } : {}) };
   }
   return { model: s.model, hardware: s.hardware, parallel: { tp: s.parallel.tp, dp: serving.dp_attention ? s.parallel.dp : 1 }, serving };
