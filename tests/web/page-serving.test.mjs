@@ -210,3 +210,30 @@ test('transformers\' generate over the plan\'s tensor parallelism: the CLI\'s nu
   assert.deepEqual(tools, expected.launch.map((l) => `${l.lines.join('\n')}\n`));
   await close(page);
 });
+
+test('Serving mode: the switch puts the plan\'s model served first, with an answer bar of the CLI\'s figures, and the link keeps it', async () => {
+  const page = await open(env);
+  await page.click('#mode-serve');
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  const expected = cliServe(DEFAULTS, REQUEST);
+  const bar = await page.textContent('#serving-summary');
+  assert.match(bar, new RegExp(`^Fits · ${expected.memory.max_concurrency.toLocaleString('en-US')} requests at once · time to first token `));
+  assert.equal(await page.getAttribute('#mode-serve', 'aria-pressed'), 'true');
+  // Training's answer and sections step aside; the form stays (it sets the model, device and tp).
+  for (const hidden of ['#summary', '#headline', '#time-section', '#search-section']) assert.equal(await page.isVisible(hidden), false, hidden);
+  assert.equal(await page.isVisible('#scenario-form'), true);
+  assert.equal(await page.textContent('#inputs-title'), 'Model, device and tensor parallelism');
+  // The link carries the mode: opened again, it is the serving page with the same answer.
+  const hash = await page.evaluate(() => window.location.hash);
+  assert.match(hash, /&mode=serve/);
+  await close(page);
+  const again = await open(env, hash);
+  await again.waitForSelector('#serving[data-state="drawn"]');
+  assert.equal(await again.textContent('#serving-summary'), bar);
+  // Back to training: its answer again, and the link without the mode.
+  await again.click('#mode-train');
+  assert.equal(await again.isVisible('#headline'), true);
+  assert.equal(await again.isVisible('#serving-summary'), false);
+  assert.doesNotMatch(await again.evaluate(() => window.location.hash), /mode=/);
+  await close(again);
+});

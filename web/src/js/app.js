@@ -15,13 +15,13 @@ import { renderSummary } from './summary.js';
 import { renderTimeline, setTimelineStage } from './memory-timeline.js';
 import { list } from './json.js';
 import { bytes, count, duration, fixed, percent } from './format.js';
-import { MAX_FRAGMENT, decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
+import { MAX_FRAGMENT, MODES, decodeFragment, defaultState, effective, encodeFragment, setField, setPreset, toScenario } from './state.js';
 
 const embed = new URLSearchParams(window.location.search).get('embed') === '1';
 const form = $('#scenario-form');
 // `edited`: the reader changed something since the link was read (a later good result clears
 // the link's error message).
-const app = { engine: null, presets: null, entries: null, unit: 'GiB', report: null, seq: 0, frame: 0, edited: false, search: null, serve: null, rl: null, choice: 0 };
+const app = { engine: null, presets: null, entries: null, unit: 'GiB', mode: 'train', report: null, seq: 0, frame: 0, edited: false, search: null, serve: null, rl: null, choice: 0 };
 
 function setStatus(state, text) {
   const el = $('#status');
@@ -45,6 +45,7 @@ async function loadFragment() {
     Object.assign(app, state);
     app.serve = state.serve ?? null;
     app.rl = state.rl ?? null;
+    app.mode = state.mode ?? MODES[0];
     if (frameworkOpen) app.entries.framework = (await acceptedFramework(app.engine, toScenario(app.entries), FRAMEWORKS)) ?? app.entries.framework;
     linkError(problems.length ? `Some of this link could not be read and was left at the defaults: ${problems.join('; ')}.` : '');
     // The address bar shows what was loaded, not the parts that were dropped (the banner names those).
@@ -55,6 +56,7 @@ async function loadFragment() {
     window.history.replaceState(null, '', fragment());
   }
   $('#unit').value = app.unit;
+  showMode();
   if (form?.firstChild) syncForm(form, app.presets, app.entries, true);
   evaluatePin();
   // A link with a serving request opens "Serve this model" with it.
@@ -65,7 +67,28 @@ async function loadFragment() {
 }
 
 function fragment() {
-  return encodeFragment(app.entries, app.unit, app.search, app.pin, app.serve, app.rl);
+  return encodeFragment(app.entries, app.unit, app.search, app.pin, app.serve, app.rl, app.mode);
+}
+
+// Training or serving: in serving mode the plan's model served ("Serve this model", opened) is the answer, and the
+// training sections step aside (style.css body[data-mode="serve"]); the form still sets the model, device and tp.
+function showMode() {
+  // The embed view shows training's answer (it has no serving panel).
+  const serve = app.mode === 'serve' && !embed;
+  document.body.dataset.mode = serve ? 'serve' : 'train';
+  $('#mode-train')?.setAttribute('aria-pressed', String(!serve));
+  $('#mode-serve')?.setAttribute('aria-pressed', String(serve));
+  // The embed view has no form.
+  const title = $('#inputs-title');
+  if (title) title.textContent = serve ? 'Model, device and tensor parallelism' : 'Training plan';
+  if (serve) $('#serving').open = true;
+}
+
+function setMode(mode) {
+  if (app.mode === mode) return;
+  app.mode = mode;
+  showMode();
+  changed(false);
 }
 
 // ---- Compare two plans: A (app.pin, entries) is evaluated in the worker once each time A changes
@@ -767,6 +790,8 @@ export async function start(enginePromise) {
   $('#kernels').addEventListener('toggle', renderKernelTable);
   $('#reconcile').addEventListener('toggle', openReconcile);
   $('#serving').addEventListener('toggle', openServing);
+  $('#mode-train').addEventListener('click', () => setMode('train'));
+  $('#mode-serve').addEventListener('click', () => setMode('serve'));
   $('#rl').addEventListener('toggle', openRl);
   $('#pin').addEventListener('click', () => setPin(app.entries));
   $('#unpin').addEventListener('click', () => setPin(null));

@@ -153,6 +153,7 @@ export async function refreshServing(page) {
   curve.replaceChildren();
   if (!answer.ok) {
     status.textContent = `No serving estimate: ${reasons(answer)}.`;
+    document.querySelector('#serving-summary').textContent = status.textContent;
     table.replaceChildren();
     launch.replaceChildren();
     box.dataset.state = 'error';
@@ -236,6 +237,11 @@ function draw(page, s, status, table, launch) {
     row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1)),
     ...(t.cost_per_million_tokens > 0 ? [row('time.cost_per_million_tokens', 'Cost per million output tokens (hardware.price_per_gpu_hour)',
       t.cost_per_million_tokens, fixed(t.cost_per_million_tokens, 3))] : [])));
+  // Serving mode's answer bar (app.js showMode): the verdict and the figures a serving plan is judged by.
+  const bar = [`${count(m.max_concurrency)} requests at once`, `time to first token ${duration(t.ttft_seconds)}`,
+    `per output token ${duration(t.tpot_seconds)}`, `${fixed(t.tokens_per_second_per_gpu, 0)} output tokens/s per GPU`];
+  if (t.cost_per_million_tokens > 0) bar.push(`${fixed(t.cost_per_million_tokens, 3)} per million output tokens`);
+  document.querySelector('#serving-summary').replaceChildren(h('strong', null, m.fits ? 'Fits' : 'Does not fit'), ` · ${bar.join(' · ')}`);
   launch.replaceChildren(...s.launch.map((l) => h('div', { class: 'launch-tool', 'data-tool': l.tool },
     h('h4', null, l.tool), h('pre', null, `${l.lines.join('\n')}\n`))));
 }

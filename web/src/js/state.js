@@ -41,8 +41,10 @@ const LINK_DEFAULTS = Object.freeze({
 });
 const LINK_VERSION = 2;
 export const UNITS = ['GiB', 'GB'];
+// What the page plans: a training run, or serving the plan's model (the "Serve this model" answer first).
+export const MODES = ['train', 'serve'];
 // `pin`: the entries of plan A of a comparison (null: nothing pinned).
-export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], search: null, pin: null, serve: null, rl: null });
+export const defaultState = () => ({ entries: { ...DEFAULTS }, unit: UNITS[0], mode: MODES[0], search: null, pin: null, serve: null, rl: null });
 
 const dig = (obj, keys) => keys.reduce((o, k) => o?.[k], obj);
 const presetFile = (presets, section, id) => presets[section === 'model' ? 'models' : 'hardware'].find((p) => p.id === id);
@@ -116,7 +118,7 @@ export function toScenario(entries) {
 // (with its own `v=`, no unit, search or pin), percent-encoded as one value.
 // `serve`: the "Serve this model" request (the engine's "serving" object), carried as JSON under `serve=`; `rl`: the
 // "Post-train with RL" settings (the engine's "rl" object) under `rl=`.
-export function encodeFragment(entries, unit, search = null, pin = null, serve = null, rl = null) {
+export function encodeFragment(entries, unit, search = null, pin = null, serve = null, rl = null, mode = MODES[0]) {
   const parts = [`v=${LINK_VERSION}`];
   for (const path of FIELDS.keys()) {
     // A default field the entries lack is written empty ("unset"), so the link reopens without it.
@@ -124,6 +126,7 @@ export function encodeFragment(entries, unit, search = null, pin = null, serve =
     if (differs) parts.push(`${path}=${encodeURIComponent(entries[path] ?? '')}`);
   }
   if (unit !== UNITS[0]) parts.push(`unit=${unit}`);
+  if (mode !== MODES[0]) parts.push(`mode=${mode}`);
   for (const [key, value] of [['search', search], ['serve', serve], ['rl', rl]]) if (value) parts.push(`${key}=${encodeURIComponent(JSON.stringify(value))}`);
   if (pin) parts.push(`pin=${encodeURIComponent(encodeFragment(pin, UNITS[0]).slice(1))}`);
   return `#${parts.join('&')}`;
@@ -190,9 +193,16 @@ function decodeLink(text, presets, inner = false) {
   const base = LINK_DEFAULTS[map.get('v')];
   if (!base || !Object.hasOwn(LINK_DEFAULTS, map.get('v')))
     fail(map.has('v') ? `link version v=${quote(map.get('v'))} is not supported (this page reads v=1 and v=2)` : 'the link has no version (v=2)');
-  if (inner) for (const key of ['unit', 'search', 'pin', 'serve', 'rl']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
+  if (inner) for (const key of ['unit', 'mode', 'search', 'pin', 'serve', 'rl']) if (map.has(key)) fail(`it carries ${key}=, which only the whole link may`);
   const unit = map.get('unit') ?? UNITS[0];
   if (!UNITS.includes(unit)) fail(`unit must be GiB or GB, got ${quote(unit)}`);
+  // The page's mode (training or serving) is read like the serving request: one that does not read is named, the plan loads.
+  let mode = map.get('mode') ?? MODES[0];
+  if (!MODES.includes(mode)) {
+    unread.push(`mode=${quote(mode)} was dropped: it is train or serve`);
+    mode = MODES[0];
+  }
+  map.delete('mode');
   // The search settings and the serving request go to the engine as they are: it checks them and names a bad field.
   const object = (key, what) => {
     if (!map.has(key)) return null;
@@ -251,7 +261,7 @@ function decodeLink(text, presets, inner = false) {
       problems.push(err.message);
     }
   }
-  return { entries: canonical(presets, entries), unit, search, pin, serve, rl, problems };
+  return { entries: canonical(presets, entries), unit, mode, search, pin, serve, rl, problems };
 }
 
 // #scenario=<JSON>: any engine scenario, by the engine's public field names.
