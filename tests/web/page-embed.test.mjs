@@ -4,8 +4,9 @@
 // (a narrower frame wraps more) resizes it again. Screenshot: artifacts/screenshots/embed-in-page.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { cliReport, close, link, open, shots, useBrowser } from './harness.mjs';
+import { DEFAULTS, cli, cliReport, close, link, open, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -58,5 +59,20 @@ test('the copied iframe fits its content, shows time and cost, and has no Share 
   await host.waitForFunction((h) => document.querySelector('iframe[data-shardcalc]').getBoundingClientRect().height > h + 20, first);
   await fits();
   await host.close();
+  await close(page);
+});
+
+test('a serving link embeds the serving answer alone: the CLI\'s figures, no request fields, no training sections', async () => {
+  const request = { prompt_tokens: 2000, output_tokens: 500, concurrency: 32 };
+  const page = await open(env, `?embed=1#v=2&mode=serve&serve=${encodeURIComponent(JSON.stringify(request))}`);
+  await page.waitForSelector('#serving[data-state="drawn"]');
+  const r = cliReport(DEFAULTS).scenario;
+  const expected = JSON.parse(execFileSync(cli, ['serve', '-', '--format', 'json'],
+    { input: JSON.stringify({ model: r.model, hardware: r.hardware, parallel: { tp: r.parallel.tp }, serving: request }) }));
+  assert.equal(Number(await page.getAttribute('#serving-table td[data-serving="time.tpot_seconds"]', 'data-value')), expected.time.tpot_seconds);
+  assert.match(await page.textContent('#serving-status'), new RegExp(`holds ${expected.memory.max_concurrency.toLocaleString('en-US')} such requests`));
+  assert.equal(await page.isVisible('#serving-table'), true);
+  for (const hidden of ['.serving-fields', '#serving-launch', '#serving-plans', '#headline', '#time-section'])
+    assert.equal(await page.locator(hidden).first().isVisible(), false, hidden);
   await close(page);
 });

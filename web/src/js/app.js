@@ -71,11 +71,11 @@ function fragment() {
 }
 
 // Training or serving: in serving mode the plan's model served ("Serve this model", opened) is the answer, and the
-// training sections step aside (style.css body[data-mode="serve"]); the form still sets the model, device and tp.
+// training sections step aside (style.css body[data-mode="serve"]); the form still sets the model, device and tp. The
+// embed view shows the serving answer alone (its request as the link gives it).
 function showMode() {
-  // The embed view shows training's answer (it has no serving panel).
-  const serve = app.mode === 'serve' && !embed;
-  document.body.dataset.mode = serve ? 'serve' : 'train';
+  const serve = app.mode === 'serve';
+  document.body.dataset.mode = app.mode;
   $('#mode-train')?.setAttribute('aria-pressed', String(!serve));
   $('#mode-serve')?.setAttribute('aria-pressed', String(serve));
   // The embed view has no form.
