@@ -76,6 +76,9 @@ TEST_CASE("Adafactor keeps row + column statistics per matrix") {
     // tensor-parallel shard of dim 0
     const ParamTensor ws{"w", {4096, 1024}, ParamSplit::Sharded, false};
     CHECK(optimizer_state_elems(ws, 4096.0 * 1024 / 4, Optimizer::Adafactor) == 1024 + 1024);
+    // A row-parallel shard [4096, 1024 / 4] keeps all 4,096 row statistics and its 256 columns'.
+    const ParamTensor row{"w", {4096, 1024}, ParamSplit::Sharded, false, false, false, false, true};
+    CHECK(optimizer_state_elems(row, 4096.0 * 1024 / 4, Optimizer::Adafactor) == 4096 + 256);
     // A MoE layer's experts [8, 7168, 2048] are factored over their last two dimensions (transformers'
     // `len(shape) >= 2`): 8 x 7168 row and 8 x 2048 column statistics, 4 experts a rank under ep 2.
     const ParamTensor e{"w", {8, 7168, 2048}, ParamSplit::Expert, false};

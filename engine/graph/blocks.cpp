@@ -105,6 +105,7 @@ Op linear(const std::string& name, int64_t out, int64_t in, bool bias, Parallel 
     Op op{name, {}, {}};
     const bool sharded = kind != Parallel::None;
     op.params.push_back(weight(out, in, sharded ? ParamSplit::Sharded : ParamSplit::Replicated));
+    op.params.back().split_last = kind == Parallel::Row;
     // Row-parallel biases are added after the all-reduce, so they stay whole.
     if (bias)
         op.params.push_back(vector_param("b", out, kind == Parallel::Column ? ParamSplit::Sharded : ParamSplit::Replicated));

@@ -24,6 +24,7 @@ struct ParamTensor {
     bool shared = false;           // another op's parameter used again (an MTP module's output layer): never counted
     bool frozen = false;           // not trained (the base model under an adapter): no gradient, no optimizer state
     bool quantized = false;        // frozen and stored in 4 bits with block scales (QLoRA's base weights)
+    bool split_last = false;       // Sharded along its last dimension (a row-parallel linear's input), not its first
 
     int64_t numel() const {
         int64_t n = 1;

@@ -25,6 +25,8 @@ double optimizer_state_elems(const ParamTensor& p, double local, Optimizer opt, 
             const double last = static_cast<double>(p.shape.back());
             const double leading = static_cast<double>(p.numel()) / last;  // every index but the last
             const double rows = static_cast<double>(p.shape[p.shape.size() - 2]);
+            // A row-parallel shard [out, in/tp] keeps every row's statistic and its own columns'.
+            if (p.shape.size() == 2 && p.split_last) return leading + last * ratio;
             return leading * ratio + leading / rows * last * (p.shape.size() == 2 ? 1 : ratio);
         }
     }
