@@ -24,14 +24,14 @@ void StageRules::expert_parallel() const {
         // a recompute pass repeats (never overlapped).
         struct Made {
             CommEntry* e;
-            bool forward, dispatch;
+            bool forward;
         };
         std::vector<Made> made;
         double df = 0, cf = 0, db = 0, cb = 0;
         auto record = [&](CommEntry& e, bool forward, bool dispatch) {
             e.overlapped = p.overlap_moe_comm;
             (forward ? (dispatch ? df : cf) : (dispatch ? db : cb)) += e.seconds_each;
-            made.push_back({&e, forward, dispatch});
+            made.push_back({&e, forward});
         };
         const auto calls = [&](bool forward) { return moe * mb * (forward ? ep_passes : 1); };
         auto both_passes = [&](const Group& g, CollectiveKind kind, const char* what, double bytes, bool forward, bool dispatch) {
