@@ -62,6 +62,7 @@ public:
     void raise() const {
         if (!list_.empty()) throw InputError(list_);
     }
+    const std::vector<Problem>& list() const { return list_; }
 
 private:
     std::vector<Problem> list_;

@@ -28,6 +28,10 @@ public:
     void require(bool ok, const char* path, const std::string& message) {
         if (!ok) problems_.add(path, message);
     }
+    // A fixed message becomes a string only when the check fails (a plan search validates hundreds of thousands).
+    void require(bool ok, const char* path, const char* message) {
+        if (!ok) problems_.add(path, message);
+    }
     // A check that failed, where its message is worth building only then (it lists the values that would work: a plan
     // search validates hundreds of thousands of plans).
     void fail(const char* path, const std::string& message) { problems_.add(path, message); }
@@ -47,7 +51,7 @@ public:
                                 divisors_text(common));
     }
     bool has(const char* path) const { return problems_.has(path); }
-    void raise() const { problems_.raise(); }
+    const std::vector<Problem>& problems() const { return problems_.list(); }
 
 private:
     Problems problems_;

@@ -112,8 +112,11 @@ void recompute_module_notes(Config& c) {
 
 Config resolve(Scenario scenario) { return resolve(std::move(scenario), Rules::Training); }
 
-Config resolve(Scenario scenario, Rules rules) {
-    Config c;
+namespace {
+
+// Resolves `scenario` into `c`, returning the rules it breaks (resolve() throws them, resolve_checked() hands them
+// back); the notes come only for a plan that keeps them all.
+std::vector<Problem> resolve_into(Scenario scenario, Rules rules, Config& c) {
     if (scenario.hardware.preset_defaulted)
         c.notes.push_back("hardware.preset not given: assumed " + scenario.hardware.preset);
     apply_defaults(scenario, c.notes);
@@ -126,7 +129,7 @@ Config resolve(Scenario scenario, Rules rules) {
     for (const Dimension& dim : dimensions())
         if (dim.in_world) devices *= static_cast<double>(dim.degree(p));
     if (devices > static_cast<double>(int64_t{1} << 30))
-        throw InputError("/parallel", "dp*tp*pp*cp*ulysses makes more than 1073741824 devices, the most supported");
+        return {{"/parallel", "dp*tp*pp*cp*ulysses makes more than 1073741824 devices, the most supported"}};
     Derived& d = c.d;
     d.seq_len = *c.s.training.seq_len;
     const int64_t predictions = *c.s.training.mlm_predictions;
@@ -156,10 +159,9 @@ Config resolve(Scenario scenario, Rules rules) {
     if (d.vocab_padded != c.s.model.vocab)
         c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
                           " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
-    if (rules == Rules::Training) validate(c);
-    else validate_model_and_device(c);
+    if (std::vector<Problem> broken = rule_problems(c, rules); !broken.empty()) return broken;
     const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
-    if (unit.tflops <= 0) throw InputError("/training/dtype", unit.how + " (" + c.s.hardware.preset + ")");
+    if (unit.tflops <= 0) return {{"/training/dtype", unit.how + " (" + c.s.hardware.preset + ")"}};
     if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
     if (c.s.training.fp8 != Fp8Recipe::None)
         c.notes.push_back(std::string("training.fp8 ") + name_of(c.s.training.fp8) +
@@ -183,7 +185,18 @@ Config resolve(Scenario scenario, Rules rules) {
     else if (c.s.parallel.offload_optimizer == Offload::Cpu && (hw.host_link_gbps <= 0 || hw.host_memory_gbps <= 0))
         c.notes.push_back("hardware.host_link_gbps and host_memory_gbps are not known for this device: the optimizer "
                           "step offloaded to the host is not timed");
+    return {};
+}
+
+}  // namespace
+
+Config resolve(Scenario scenario, Rules rules) {
+    Config c;
+    std::vector<Problem> problems = resolve_into(std::move(scenario), rules, c);
+    if (!problems.empty()) throw InputError(std::move(problems));
     return c;
 }
+
+std::vector<Problem> resolve_checked(Scenario scenario, Config& c) { return resolve_into(std::move(scenario), Rules::Training, c); }
 
 }  // namespace shardcalc

@@ -296,21 +296,16 @@ void validate_hardware(const Config& c, Checks& check) {
 
 }  // namespace
 
-void validate_model_and_device(const Config& c) {
+std::vector<Problem> rule_problems(const Config& c, Rules rules) {
     Checks check;
     validate_model(c, check);
+    if (rules == Rules::Training) {
+        validate_training(c, check);
+        validate_sharding(c, check);
+        validate_framework(c, check);
+    }
     validate_hardware(c, check);
-    check.raise();
-}
-
-void validate(const Config& c) {
-    Checks check;
-    validate_model(c, check);
-    validate_training(c, check);
-    validate_sharding(c, check);
-    validate_framework(c, check);
-    validate_hardware(c, check);
-    check.raise();
+    return check.problems();
 }
 
 }  // namespace shardcalc

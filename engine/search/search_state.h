@@ -64,7 +64,11 @@ struct Searcher::State {
         f.devices = world_size(s.parallel);
         Config c;
         try {
-            c = resolve(s);
+            if (const std::vector<Problem> broken = resolve_checked(s, c); !broken.empty()) {
+                f.path = broken.front().path;
+                f.reason = broken.front().message;
+                return Outcome::Invalid;
+            }
             f.seq_len = c.d.seq_len;
             f.global_batch = c.d.samples_per_step;
             const ModelGraph& g = graph_for(c);
