@@ -248,6 +248,10 @@ set +e
 "$cli" serve "$tmp/serve8b.json" "$root/README.md" > /dev/null 2> "$tmp/err4"; rc4=$?
 set -e
 [ "$rc4" -eq 2 ] && grep -q '"path":"/log"' "$tmp/err4" || fail "serve with a file that is no vLLM log: $(cat "$tmp/err4")"
+# serve with transformers' generate over tp 4: the table names the replica's tp and its GPUs, not one GPU.
+printf '%s\n' '{"framework":"pytorch","model":{"preset":"llama-3.1-70b"},"hardware":{"preset":"h100-sxm-80gb"},"parallel":{"tp":4},"serving":{"engine":"transformers","concurrency":4,"prompt_tokens":128,"output_tokens":256}}' > "$tmp/gen70b.json"
+"$cli" serve "$tmp/gen70b.json" > "$tmp/gen" || fail "serve generate over tp exit"
+grep -q ', tp 4 per replica, ' "$tmp/gen" && grep -q '^FITS: its GPUs hold a batch of ' "$tmp/gen" || fail "generate over tp table: $(cat "$tmp/gen")"
 # rl: the example's phases, step and launch; a given training.seq_len is refused at its path (exit 2).
 "$cli" rl "$root/examples/rl/grpo-qwen3-8b-8xh100.json" > "$tmp/rl" || fail "rl exit"
 grep -q "^grpo on 8 x NVIDIA H100" "$tmp/rl" && grep -q "^rollout  " "$tmp/rl" && grep -q "^training  " "$tmp/rl" &&

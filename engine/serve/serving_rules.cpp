@@ -78,7 +78,7 @@ void validate_serving(const Config& c, const ServingSpec& s) {
                 problems.add("/parallel/tp", "transformers' tp_plan splits the key/value heads (" + std::to_string(kv) +
                                              ") over the ranks without replicating them: tp must divide them, got " + t);
         }
-        if (p.pp != 1) problems.add("/parallel/pp", "transformers' generate is modelled on one GPU per replica: pp 1");
+        if (p.pp != 1) problems.add("/parallel/pp", "transformers' generate is modelled with tp_plan's tensor parallelism only, no pipeline stages: pp 1");
         const ServingSpec vllm;
         for (const auto& [path, given] : {std::pair<const char*, bool>{"/serving/gpu_memory_utilization",
                                                                        s.gpu_memory_utilization != vllm.gpu_memory_utilization},

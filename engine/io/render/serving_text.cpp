@@ -50,11 +50,14 @@ std::string format_serving_table(const nlohmann::json& s) {
     const double ms = 1e3;
     std::string out;
     const int64_t stages = rep["pp"].get<int64_t>(), dpa = rep["dp_attention_ranks"].get<int64_t>();
-    // transformers' generate: one static batch on one GPU, the memory its own (no reservation), the host's launches.
+    // transformers' generate: one static batch on the replica's GPUs, the memory its own (no reservation), the host's
+    // launches.
     const bool generate = s["serving"]["engine"] == "transformers";
+    const int64_t tp = rep["tp"].get<int64_t>();
     if (generate)
         out += "transformers' generate (" + s["serving"]["cache"].get<std::string>() + " cache) on " + rep["device"].get<std::string>() +
-               ", one GPU per replica, " + std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); a batch of " +
+               ", " + (tp > 1 ? "tp " + std::to_string(tp) : std::string("one GPU")) + " per replica, " +
+               std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); a batch of " +
                thousands(r["concurrency"].get<int64_t>()) + " requests of " + thousands(r["prompt_tokens"].get<int64_t>()) +
                " prompt + " + thousands(r["output_tokens"].get<int64_t>()) + " output tokens, padded to the longest (" +
                thousands(r["longest_request_tokens"].get<int64_t>()) + " tokens)\n";
@@ -75,7 +78,7 @@ std::string format_serving_table(const nlohmann::json& s) {
                    : "DOES NOT KEEP UP with " + fixed(r["request_rate"].get<double>(), 2) + " requests/s: at most " +
                          fixed(r["max_request_rate"].get<double>(), 2) + " with the " + thousands(r["concurrency"].get<int64_t>()) +
                          " requests its KV cache holds; the queue grows\n";
-    out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + (generate ? ": the GPU holds a batch of " : ": the KV cache holds ") +
+    out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + (!generate ? ": the KV cache holds " : tp > 1 ? ": its GPUs hold a batch of " : ": the GPU holds a batch of ") +
            thousands(m["max_concurrency"].get<int64_t>()) + " such requests at once; the longest single request: " +
            thousands(m["max_model_len"].get<int64_t>()) + " tokens\n\n";
     out += "Memory of one GPU (GiB = 2^30 bytes)\n";
