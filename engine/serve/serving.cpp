@@ -130,7 +130,6 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
 
     const double flop_rate = served_flop_rate(c, s);
     const double hbm = hbm_bytes_per_s(c);
-    auto tp_seconds = [&](double tokens, double layers) { return tensor_parallel_seconds(c, tokens, layers); };
     // The weights a forward reads: all but the routed experts, and of those the ones its tokens chose (each token picks
     // k of E uniformly: 1 - (1 - k/E)^tokens of them), of the experts this GPU holds (`expert_share` of q's: 1/dp under
     // data-parallel attention, where `tokens` are the whole expert-parallel group's).
@@ -157,7 +156,8 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // The tensor-parallel all-reduces of a rank's tokens: after attention in every layer and after the MLP in every layer
     // (in the dense layers only under data-parallel attention, whose MoE layers combine by all-to-all instead).
     auto rank_tp_seconds = [&](double tokens, double layers) {
-        return s.dp_attention ? tp_seconds(tokens, layers) / 2 * (2 - moe_layers / all_layers) : tp_seconds(tokens, layers);
+        const double both = tensor_parallel_seconds(c, tokens, layers);
+        return s.dp_attention ? both / 2 * (2 - moe_layers / all_layers) : both;
     };
 
     // Decode: every running request adds one token (with speculative decoding, its drafts and one more: the target
@@ -191,7 +191,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
         const double bytes = weights_read(draft, batch) + batch * drafting * request_kv(c, s, one, context, false);
         const double flops = 2 * batch * draft.active + drafting * attention_flops(c, one, batch, context, false);
         e.draft_seconds = static_cast<double>(s.speculative.tokens) *
-                          (std::max(flops / flop_rate, bytes / hbm) + tp_seconds(batch, drafting));
+                          (std::max(flops / flop_rate, bytes / hbm) + tensor_parallel_seconds(c, batch, drafting));
     }
     e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.all_to_all_seconds + e.draft_seconds;
     e.tokens_per_step = tokens_per_step(s.speculative);
