@@ -268,9 +268,11 @@ function renderResults(first = false) {
       drawBelowCharts();
       renderKernelTable();
       refreshReconcile();
-      refreshServing();
       refreshRl();
     }
+    // The embed view of a serving link shows the serving answer: it is drawn once this report has come, whether the
+    // section's code loaded before it or after (serving-view.js refreshes only an open, wired section).
+    refreshServing();
     results.dataset.below = 'drawn';
   }, { firstVerdict: first });
 }
