@@ -1,6 +1,7 @@
 // Mixture-of-experts models and expert parallelism (issue 11): parameter counts, Megatron-LM's theoretical
 // weight-and-optimizer memory and its FLOPs formula for MoE, expert sharding and the all-to-all traffic,
 // and the plan rules. Sources of the published figures: validation/moe_facts.md.
+#include <algorithm>
 #include <cmath>
 
 #include "comm/communication.h"
@@ -284,6 +285,17 @@ TEST_CASE("the expert-parallel overlap pairs each exchange with one node of the 
     CHECK(moe_overlap_schedule(moe, x, interleaved, 0).paired == doctest::Approx(6.0 / 16));
     // Exchanges shorter than the node beside them are hidden whole.
     CHECK(moe_overlap_schedule(moe, {1e-3, 1e-3, 1e-3, 1e-3}, one_stage, 0).pair_exposed == doctest::Approx(0).epsilon(1e-12));
+    // The flex dispatcher's DeepEP kernels hold 20 of the H100's 132 SMs while they run: the compute beside an
+    // exchange runs on the rest, so a slot takes max(exchange, compute + 20/132 x exchange).
+    const Config flex = test::config(base + R"(1, "moe_dispatcher": "flex"}, "hardware": {"preset": "h100-sxm-80gb"}})");
+    const double f = 20.0 / 132;
+    CHECK(exchange_sm_share(flex) == doctest::Approx(f));
+    CHECK(exchange_sm_share(one_stage) == 0);  // NCCL's all-to-all: its SMs not modelled
+    const double slots = std::max(1e-3, 2e-3 + f * 1e-3) + std::max(1e-3, 6e-3 + f * 1e-3) + std::max(7e-3, 3e-3 + f * 7e-3) +
+                         std::max(5e-3, 4e-3 + f * 5e-3);
+    CHECK(moe_overlap_schedule(moe, x, flex, 0).pair_exposed == doctest::Approx(slots - 15e-3));
+    // Short exchanges still slow the compute beside them by their SM share.
+    CHECK(moe_overlap_schedule(moe, {1e-3, 1e-3, 1e-3, 1e-3}, flex, 0).pair_exposed == doctest::Approx(4 * f * 1e-3));
 }
 
 TEST_CASE("with one microbatch the expert-parallel overlap has no partner pass and hides nothing") {

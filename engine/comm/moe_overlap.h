@@ -18,6 +18,9 @@ struct MoeSchedule {
     double pair_exposed = 0;  // seconds per MoE layer a pair takes beyond its compute: its exchanges left exposed
 };
 
+// The share of the device's SMs the exchange kernels hold while they run beside compute (0 where not modelled).
+double exchange_sm_share(const Config& c);
+
 MoeSchedule moe_overlap_schedule(const MoeCompute& moe, const MoeExchanges& x, const Config& c, int64_t pipeline_rank);
 
 }  // namespace shardcalc
