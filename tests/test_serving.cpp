@@ -425,6 +425,8 @@ TEST_CASE("serving: data-parallel attention holds each rank's requests once and 
     const json dpa = serve(kDeepSeek, R"({"tp":1,"dp":8})", request + R"(,"dp_attention":true})", "h200-sxm-141gb");
     CHECK(dpa["replica"]["dp_attention_ranks"] == 8);
     CHECK(dpa["replica"]["replicas"] == 1);
+    CHECK(dpa["replica"]["gpus"] == 8);   // one replica of dp x tp GPUs
+    CHECK(tp8["replica"]["gpus"] == 8);
     // The latent is the same per token; the cache of a GPU holds its rank's requests only.
     CHECK(kv_per_token(dpa) == kv_per_token(tp8));
     const double per_gpu = std::floor(dpa["memory"]["kv_available_bytes"].get<double>() / dpa["memory"]["kv_bytes_per_request"].get<double>());

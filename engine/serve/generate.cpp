@@ -152,7 +152,8 @@ ServingEstimate generate_estimate(const Config& c, const ModelGraph& g, const Se
     e.request_seconds = e.prefill_seconds + output * e.tpot_seconds;
     // One batch at a time: its prefill, then its output's steps.
     e.tokens_per_second = batch * output / e.request_seconds;
-    e.tokens_per_second_per_gpu = e.tokens_per_second / tp;
+    e.replica_gpus = c.s.parallel.tp;
+    e.tokens_per_second_per_gpu = e.tokens_per_second / static_cast<double>(e.replica_gpus);
     if (h.price_per_gpu_hour > 0 && e.tokens_per_second_per_gpu > 0)
         e.cost_per_million_tokens = h.price_per_gpu_hour / 3600 / e.tokens_per_second_per_gpu * 1e6;
     return e;

@@ -72,6 +72,11 @@ test('a serving link embeds the serving answer alone: the CLI\'s figures, no req
   assert.equal(Number(await page.getAttribute('#serving-table td[data-serving="time.tpot_seconds"]', 'data-value')), expected.time.tpot_seconds);
   assert.match(await page.textContent('#serving-status'), new RegExp(`holds ${expected.memory.max_concurrency.toLocaleString('en-US')} such requests`));
   assert.equal(await page.isVisible('#serving-table'), true);
+  // What is served, on what: the model's preset name, the server and the replica's GPUs as the engine counts them.
+  assert.equal(expected.replica.gpus, r.parallel.tp);
+  const served = `served by vLLM on ${expected.replica.gpus > 1 ? `${expected.replica.gpus} × ` : ''}${expected.replica.device}`;
+  assert.equal(await page.isVisible('#serving-plan'), true);
+  assert.match(await page.textContent('#serving-plan'), new RegExp(`^.+ ${served.replace(/[()]/g, '\\$&')}`));
   for (const hidden of ['.serving-fields', '#serving-launch', '#serving-plans', '#headline', '#time-section'])
     assert.equal(await page.locator(hidden).first().isVisible(), false, hidden);
   await close(page);

@@ -100,6 +100,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"pp", c.s.parallel.pp},
           {"dp_attention_ranks", s.dp_attention ? c.s.parallel.dp : 1},
           {"replicas", s.dp_attention ? 1 : c.s.parallel.dp},
+          {"gpus", e.replica_gpus},
           {"device", c.s.hardware.name}}},
         {"memory",
          {{"capacity_bytes", whole(e.capacity)},

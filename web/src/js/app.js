@@ -6,7 +6,7 @@ import { FIELDS, FRAMEWORKS, dotted } from './fields.js';
 import { buildForm, clearFieldErrors, inputPaths, readInput, showFieldErrors, showResolved, syncForm } from './form.js';
 import { acceptedFramework, updateMenus, wireSteppers } from './guide.js';
 import { renderChart, renderLegend } from './chart.js';
-import { dig, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable, renderXla } from './render.js';
+import { dig, modelName, renderDerived, renderHeadline, renderModuleTable, renderNotes, renderStageTable, renderXla } from './render.js';
 import { copyText, iframeSnippet, pageUrl } from './share.js';
 import { renderCommTable, renderTimeChart, renderTimeHeadline, renderTimeTable } from './time-view.js';
 import { wireSearch } from './search-view.js';
@@ -299,6 +299,7 @@ function refreshReconcile() {
 // "Serve this model" (serving-view.js, fetched on the section's first opening): the plan's model served as vLLM runs it.
 let servingView = null;
 const servingPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, fixed,
+  model: () => modelName(app.report, app.presets),
   request: () => app.serve, saved: (request) => { app.serve = request; changed(false); } });
 function openServing() {
   if (!$('#serving').open) return;

@@ -16,10 +16,16 @@ export function metric(report, path, unit, tag = 'span', attrs = {}) {
 
 // "Llama 3.1 70B · megatron · dp 8 × tp 8 × pp 4 · ..." from the resolved scenario; the numbers
 // are traceable elements (the Markdown export uses the same nodes' text).
+// The plan's model by its preset's name ("Custom model" where the link gives its own shape).
+export const modelName = (report, presets) => {
+  const id = report.scenario.model.preset;
+  return id ? presets.models.find((p) => p.id === id)?.name || id : 'Custom model';
+};
+
 export function planNodes(report, presets) {
   const s = report.scenario;
   const num = (label, path) => [label, metric(report, path)];
-  const model = s.model.preset ? presets.models.find((p) => p.id === s.model.preset)?.name || s.model.preset : 'Custom model';
+  const model = modelName(report, presets);
   const par = ['dp', 'tp', 'pp', 'vpp', 'cp', 'ulysses', 'ep']
     .filter((k) => ['dp', 'tp', 'pp'].includes(k) || s.parallel[k] > 1)
     .flatMap((k, j) => [j ? ' × ' : '', ...num(`${k} `, `scenario.parallel.${k}`)]);

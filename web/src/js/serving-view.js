@@ -57,6 +57,7 @@ export function wireServing(page) {
     h('p', { class: 'muted' }, 'The plan\'s model and device served as vLLM runs it: one replica of the plan\'s tensor-parallel ' +
       'GPUs with continuous batching. Not yet checked against a measured serving run (docs/serving.md).'),
     fields,
+    h('p', { id: 'serving-plan' }),
     h('p', { id: 'serving-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving estimate' }, h('table', { id: 'serving-table' })),
     h('div', { id: 'serving-chart', class: 'chart-scroll' }),
@@ -216,6 +217,13 @@ function draw(page, s, status, table, launch) {
   const m = s.memory;
   const t = s.time;
   const r = s.request;
+  // What is served, on what: the line an embed of this answer shows first.
+  const rep = s.replica;
+  const server = MENUS[0][2].find(([value]) => value === s.serving.engine)?.[1] ?? s.serving.engine;
+  const parallel = [rep.tp > 1 ? `tp ${count(rep.tp)}` : '', rep.pp > 1 ? `pp ${count(rep.pp)}` : '',
+    rep.dp_attention_ranks > 1 ? `data-parallel attention over ${count(rep.dp_attention_ranks)}` : ''].filter(Boolean);
+  document.querySelector('#serving-plan').textContent = `${page.model()} served by ${server} on ` +
+    `${rep.gpus > 1 ? `${count(rep.gpus)} × ` : ''}${rep.device}${parallel.length ? ` (${parallel.join(', ')})` : ''}.`;
   const rate = r.request_rate > 0 ? (r.keeps_up
     ? `At ${fixed(r.request_rate, 2)} requests/s the replica settles at ${count(r.concurrency)} requests at once. `
     : `Does not keep up with ${fixed(r.request_rate, 2)} requests/s: at most ${fixed(r.max_request_rate, 2)}; the queue grows. `) : '';
