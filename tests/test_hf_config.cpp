@@ -254,6 +254,25 @@ const char* kQwen25_7b = R"({
   "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
   "transformers_version": "4.43.1", "use_cache": true, "use_sliding_window": false, "vocab_size": 152064})";
 
+// Qwen1.5-0.5B as transformers 5.0.0 writes it (a fine-tuned copy; the text a public training log printed as
+// "Model config Qwen2Config {...}", which is to_json_string(), what save_pretrained writes): "dtype" for torch_dtype,
+// "rope_parameters" for rope_theta and rope_scaling, and layer_types written out. The run's log counted 619,570,176
+// trainable parameters, with the output layer untied because its checkpoint held both matrices.
+const char* kQwen15_05bV5 = R"({
+  "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643, "dtype": "float32",
+  "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 1024, "initializer_range": 0.02,
+  "intermediate_size": 2816,
+  "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention", "full_attention",
+                  "full_attention", "full_attention", "full_attention", "full_attention", "full_attention",
+                  "full_attention", "full_attention", "full_attention", "full_attention", "full_attention",
+                  "full_attention", "full_attention", "full_attention", "full_attention", "full_attention",
+                  "full_attention", "full_attention", "full_attention", "full_attention"],
+  "max_position_embeddings": 32768, "max_window_layers": 21, "model_type": "qwen2", "num_attention_heads": 16,
+  "num_hidden_layers": 24, "num_key_value_heads": 16, "pad_token_id": null, "rms_norm_eps": 1e-06,
+  "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"}, "sliding_window": null,
+  "tie_word_embeddings": true, "transformers_version": "5.0.0", "use_cache": false, "use_sliding_window": false,
+  "vocab_size": 151936})";
+
 // https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json
 const char* kQwen3_8b = R"({
   "architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
@@ -370,6 +389,22 @@ TEST_CASE("config.json: each family imports with its published parameter count")
         CHECK(r["model"]["mlp"] == "swiglu");
         CHECK(r["model"]["tied_embeddings"] == false);
         CHECK(parameters(r["model"]) == 8030261248);
+    }
+    SUBCASE("a config as transformers 5 writes it (dtype, rope_parameters, layer_types): Qwen1.5-0.5B") {
+        const json r = imported(kQwen15_05bV5);
+        REQUIRE(r["ok"] == true);
+        CHECK(r["family"] == "qwen2");
+        CHECK(r["unknown"].empty());  // every key of the new spelling read or known to change nothing
+        CHECK(r["notes"].empty());
+        CHECK_FALSE(r["model"].contains("sliding_window"));  // every layer full_attention
+        CHECK(r["model"]["qkv_bias"] == true);
+        CHECK(r["model"]["tied_embeddings"] == true);
+        // 151,936 x 1,024 embedding + 24 x (3 x (1,024^2 + 1,024) + 1,024^2 + 3 x 1,024 x 2,816 + 2 x 1,024) + 1,024.
+        CHECK(parameters(r["model"]) == 463987712);
+        // With its own output layer, as the run trained it: the count its log printed.
+        json untied = r["model"];
+        untied["tied_embeddings"] = false;
+        CHECK(parameters(untied) == 619570176);
     }
     SUBCASE("Mistral 7B v0.1: 7,241,732,096 (the mistral-7b preset's reference), its 4096-token window") {
         const json r = imported(kMistral7b);
