@@ -11,8 +11,9 @@ plan's scenario must estimate to the plan's figures) and a drawn config.json imp
 non-finite figure. Failing inputs are written to
 --out. CTest runs 200 (`generated_scenarios`); more on demand, with other seeds. With --draw N it only prints N drawn
 inputs (estimate, serve, kernels, rl, import) as JSON lines, which tests/web/wasm.test.mjs runs through the wasm engine and the
-CLI alike.
-Usage: generated_scenarios.py SHARDCALC [--count N] [--seed S] [--out DIR] [--draw N]"""
+CLI alike; with --searches too every fourth scenario's plan search, which scripts/bench-generated.mjs times in the
+page's engine.
+Usage: generated_scenarios.py SHARDCALC [--count N] [--seed S] [--out DIR] [--draw N [--searches]]"""
 import argparse
 import json
 import random
@@ -33,6 +34,9 @@ parser.add_argument("--out", default="build/generated-scenarios")
 parser.add_argument("--draw", type=int, default=0, metavar="N",
                     help="print N drawn inputs as JSON lines ({command, input}) without running them: what the wasm engine "
                          "is checked on against the CLI (tests/web/wasm.test.mjs)")
+parser.add_argument("--searches", action="store_true",
+                    help="with --draw: every fourth scenario's plan search too (command 'search'), as "
+                         "scripts/bench-generated.mjs times the page's engine on them")
 args = parser.parse_args()
 rng = random.Random(args.seed)
 
@@ -211,6 +215,8 @@ if args.draw:
             drawn.append(("rl", rl_scenario(s)))
         if i % 4 == 3:
             drawn.append(("import", hf_config()))
+        if args.searches and i % 4 == 2:
+            drawn.append(("search", plan_search(s)))
         for name, value in drawn:
             print(json.dumps({"command": name, "input": json.dumps(value)}))
     sys.exit(0)
