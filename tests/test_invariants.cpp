@@ -11,6 +11,8 @@
 //   allocated    a stage's allocated == its largest phase, and peak_phase names that phase
 //   time_sum     time.breakdown parts sum to time.step_seconds
 //   mfu          0 <= time.mfu <= time.hfu <= 1: no plan does more than its stated peak (time.peak_flops_per_device)
+//   floor        time.step_seconds >= model FLOPs / (devices x the fastest rate any kernel runs at): the bound by
+//                which the plan search leaves unlisted plans untimed (search/search_state.h)
 //   deterministic  evaluating the same text twice gives the identical text
 //   echo         report.scenario evaluated again gives the same report, notes aside
 // and on variants of the draw (monotonicity):
@@ -34,7 +36,9 @@
 #include <string>
 #include <vector>
 
+#include "compute/roofline.h"
 #include "helpers.h"
+#include "io/contract/scenario_json.h"
 #include "io/presets.h"
 
 namespace {
@@ -362,6 +366,11 @@ void check_report(const json& report, const json& scenario, Tally& t) {
     const double mfu = time["mfu"].get<double>(), hfu = time["hfu"].get<double>();
     t.check(mfu >= 0 && mfu <= hfu * (1 + 1e-12) && hfu <= 1 + 1e-12, "mfu", scenario,
             "mfu " + json(mfu).dump() + ", hfu " + json(hfu).dump());
+    const shardcalc::Config c = shardcalc::resolve(shardcalc::scenario_from_json(report["scenario"]));
+    const double floor = report["flops"]["model_per_iteration"].get<double>() /
+                         (report["derived"]["world_size"].get<double>() * shardcalc::fastest_peak_flops(c));
+    t.check(step >= floor * (1 - 1e-9), "floor", scenario,
+            "step_seconds " + json(step).dump() + " below the FLOPs' floor " + json(floor).dump());
 }
 
 // Peak activations: the most activation memory any stage holds at any moment.

@@ -311,3 +311,51 @@ TEST_CASE("search: the layer figures the plans share change no plan's figures") 
         }
     }
 }
+
+// A fitting plan whose step, at the floor of its model FLOPs over the fastest rate, could neither beat the listed plans
+// nor reach the Pareto front is left untimed (search_state.h needs_time), and the space is walked from the most devices
+// down; the answer is the same as when every plan is timed in the space's order: the plans, their order and figures,
+// the front, the counts but the timed one, and the rejected examples.
+TEST_CASE("search: plans that can be neither listed nor on the front are left untimed, and the answer is unchanged") {
+    const Scenario base = test::scenario(kSmall);
+    for (const RankBy rank : {RankBy::StepTime, RankBy::CostPerToken}) {
+        SearchSpec spec = small_spec();
+        spec.devices = {1, 2, 4, 8, 16, 32};
+        spec.rank_by = rank;
+        spec.top = 5;
+        const SearchResult bounded = search(base, spec);
+        spec.time_every_plan = true;
+        const SearchResult every = search(base, spec);
+        REQUIRE(every.fitting > 50);
+        CHECK(bounded.fitting == every.fitting);
+        CHECK(every.time_evaluated == every.fitting);
+        INFO("timed " << bounded.time_evaluated << " of " << every.fitting << " fitting plans");
+        if (rank == RankBy::StepTime) CHECK(bounded.time_evaluated < every.time_evaluated);  // the bound leaves some untimed
+        else CHECK(bounded.time_evaluated <= every.time_evaluated);
+        CHECK(bounded.candidates == every.candidates);
+        CHECK(bounded.memory_evaluated == every.memory_evaluated);
+        CHECK(bounded.equivalent == every.equivalent);
+        auto same = [](const std::vector<PlanFigures>& a, const std::vector<PlanFigures>& b) {
+            REQUIRE(a.size() == b.size());
+            for (size_t i = 0; i < a.size(); ++i) {
+                CHECK(a[i].framework == b[i].framework);
+                CHECK(a[i].devices == b[i].devices);
+                CHECK(a[i].parallel.tp == b[i].parallel.tp);
+                CHECK(a[i].parallel.pp == b[i].parallel.pp);
+                CHECK(a[i].parallel.zero == b[i].parallel.zero);
+                CHECK(a[i].micro_batch == b[i].micro_batch);
+                CHECK(a[i].recompute == b[i].recompute);
+                CHECK(a[i].step_seconds == b[i].step_seconds);
+                CHECK(a[i].peak_bytes == b[i].peak_bytes);
+                CHECK(a[i].reason == b[i].reason);
+            }
+        };
+        same(bounded.plans, every.plans);
+        same(bounded.pareto, every.pareto);
+        for (auto [x, y] : {std::pair{&bounded.does_not_fit, &every.does_not_fit}, {&bounded.invalid, &every.invalid},
+                            {&bounded.pruned, &every.pruned}}) {
+            CHECK(x->count == y->count);
+            same(x->examples, y->examples);
+        }
+    }
+}

@@ -66,6 +66,13 @@ double mfu_peak_flops(const Config& c) {
     return c.s.training.fp8 == Fp8Recipe::None ? own : std::max(own, fp8_peak_flops(c));
 }
 
+double fastest_peak_flops(const Config& c) {
+    // The precisions gemm_kernel runs at: the training dtype's, the fp8 recipe's, fp32 (TF32 as implementation.tf32 or
+    // cuDNN's switch says); attention runs at the training dtype's.
+    return std::max({mfu_peak_flops(c), peak_flops(c, Dtype::Fp32, *c.s.implementation.tf32),
+                     peak_flops(c, Dtype::Fp32, c.s.implementation.cudnn_tf32.value_or(true))});
+}
+
 double hbm_bytes_per_s(const Config& c) { return c.s.hardware.hbm_gbps * 1e9 * c.s.hardware.hbm_efficiency; }
 
 namespace {

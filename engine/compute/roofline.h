@@ -51,6 +51,9 @@ double fp8_peak_flops(const Config& c);  // FLOP/s of the fp8 GEMMs of the train
 // The peak an MFU divides by: the fastest matrix unit the step's GEMMs run on (the training dtype's, or under an fp8
 // recipe the fp8 one), so that no plan reports more than 100% of the peak it states.
 double mfu_peak_flops(const Config& c);
+// The fastest rate any kernel of the step computes at: the MFU peak, or an fp32 GEMM's (a router's, cuDNN's) where a
+// device states a faster fp32 or TF32 unit. No plan's step is shorter than its FLOPs at this rate.
+double fastest_peak_flops(const Config& c);
 double hbm_bytes_per_s(const Config& c); // achievable
 
 // How a GEMM [m, k] x [k, n] -> [m, n] streams its operands (DeepFlow's two-level tiling): A is

@@ -79,8 +79,8 @@ void Searcher::step(int64_t budget) {
         case Question::BestPlan:
         case Question::MinDevices: {
             const int64_t target = r.candidates + std::max<int64_t>(budget, 1);
-            while (s.next < s.work.size() && r.candidates < target) s.walk(s.work[s.next++]);
-            if (s.next < s.work.size()) return;
+            while (s.next < s.walk.size() && r.candidates < target) s.walk_structure(s.walk[s.next++]);
+            if (s.next < s.walk.size()) return;
             if (s.spec.question == Question::MinDevices) {
                 r.answer_field = "devices";
                 if (!s.fitting.empty()) {
@@ -88,6 +88,7 @@ void Searcher::step(int64_t budget) {
                 } else if (s.device_index + 1 < s.spec.devices.size()) {
                     ++s.device_index;
                     s.work.clear();
+                    s.walk.clear();
                     s.next = 0;
                     s.enumerate(s.spec.devices[s.device_index]);
                     return;
@@ -163,26 +164,20 @@ void Searcher::step(int64_t budget) {
 SearchResult Searcher::result() const {
     const State& s = *st_;
     SearchResult r = s.r;
-    r.fitting = static_cast<int64_t>(s.fitting.size());
+    r.fitting = static_cast<int64_t>(s.fitting.size()) + s.untimed;
     // The fitting plans, ranked by pointer: a search can keep tens of thousands, so they are not copied.
     std::vector<const PlanFigures*> all;
     all.reserve(s.fitting.size());
     for (const PlanFigures& f : s.fitting) all.push_back(&f);
-    // Ranking: the chosen figure, then fewer devices, then less memory.
-    auto key = [&](const PlanFigures& p) {
-        switch (s.spec.rank_by) {
-            case RankBy::StepTime: return p.step_seconds;
-            case RankBy::CostPerToken: return p.device_seconds_per_million_tokens;
-            case RankBy::Headroom: return -p.verdict.margin;
-        }
-        return p.step_seconds;
-    };
-    std::stable_sort(all.begin(), all.end(), [&](const PlanFigures* pa, const PlanFigures* pb) {
+    // Ranking: the chosen figure, then fewer devices, then less memory, then the space's order.
+    std::sort(all.begin(), all.end(), [&](const PlanFigures* pa, const PlanFigures* pb) {
         const PlanFigures &a = *pa, &b = *pb;
-        if (key(a) != key(b)) return key(a) < key(b);
+        if (s.rank_key(a) != s.rank_key(b)) return s.rank_key(a) < s.rank_key(b);
         if (a.devices != b.devices) return a.devices < b.devices;
         if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
-        return a.recompute < b.recompute;  // equal figures: the simpler plan (selective recompute is free under flash)
+        // equal figures: the simpler plan (selective recompute is free under flash)
+        if (a.recompute != b.recompute) return a.recompute < b.recompute;
+        return a.walk_order < b.walk_order;
     });
     // Pareto front of step time against memory per device: no other plan is both faster and smaller.
     std::vector<size_t> order(all.size());

@@ -36,6 +36,7 @@ struct PlanFigures {
     double step_seconds = 0, mfu = 0, tokens_per_second = 0, device_seconds_per_million_tokens = 0,
            cost_per_million_tokens = 0, bubble_fraction = 0;
     bool pareto = false;
+    int64_t walk_order = 0;         // where the plan comes in the space's order (devices ascending): ties rank by it
     // Filled for the plans a result lists:
     std::string reason;             // why it ranks where it does, or why it was rejected
     std::string path;               // for an invalid plan: the field the engine named

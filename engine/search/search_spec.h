@@ -36,6 +36,9 @@ struct SearchSpec {
     // Plans share their layers' figures (plan/layer_memo.h); off only to check that sharing changes no figure (not a
     // JSON field).
     bool share_layer_costs = true;
+    // Time every plan that fits, even those that can be neither listed nor on the Pareto front (search/search_state.h
+    // needs_time); on only to check that leaving them untimed changes no answer (not a JSON field).
+    bool time_every_plan = false;
 };
 
 }  // namespace shardcalc

@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <utility>
 
 #include "core/decimal.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "compute/roofline.h"
 #include "graph/build.h"
 #include "report/estimate.h"
 #include "search/search_memos.h"
@@ -29,12 +33,21 @@ struct Searcher::State {
         int64_t devices;
         Structure structure;
     };
-    std::vector<Work> work;
+    std::vector<Work> work;             // in the space's order: device counts ascending
+    std::vector<size_t> walk;           // the order the structures are walked in (best_plan: most devices first)
     size_t next = 0;
     size_t device_index = 0;            // min_devices: the count being searched
     bool finished = false;
     SearchResult r;
-    std::vector<PlanFigures> fitting;   // every plan that fits, numbers only
+    std::vector<PlanFigures> fitting;   // every plan that fits and was timed, numbers only
+    int64_t untimed = 0;                // plans that fit and could be neither listed nor on the Pareto front
+
+    // A fitting plan is timed only if it could be listed or reach the Pareto front (best_plan). No plan's step is
+    // shorter than its model FLOPs at the fastest rate any of its kernels runs at (the invariant `floor`,
+    // tests/test_invariants.cpp): model FLOPs of a step over that rate, seconds x devices, per framework (0: no bound).
+    std::map<Framework, double> floors;
+    std::set<double> best_keys;         // the `top` smallest distinct ranking keys timed so far
+    std::vector<std::pair<double, double>> front;  // timed plans' Pareto front: (step, peak bytes), step ascending
 
     const ModelGraph& graph_for(const Config& c) {
         const auto key = graph_key(c);
@@ -54,8 +67,67 @@ struct Searcher::State {
         return s;
     }
 
+    // Model FLOPs of a step over the fastest rate (seconds x devices) under framework `f`: the one-device plan's, whose
+    // vocabulary is padded least (Megatron pads it to a multiple of 128 x tp); 0 where that plan is not valid.
+    double floor_of(Framework f) {
+        if (const auto it = floors.find(f); it != floors.end()) return it->second;
+        double floor = 0;
+        Scenario one = base;
+        one.framework = f;
+        one.parallel = ParallelSpec{};
+        one.parallel.schedule = base.parallel.schedule;
+        one.training.micro_batch = 1;
+        Config c;
+        if (resolve_checked(one, c).empty()) {
+            const double rate = fastest_peak_flops(c);
+            const ModelGraph& g = graph_for(c);
+            const Estimate e = estimate(std::move(c), g, Detail::Numbers);
+            if (rate > 0) floor = e.perf.model_flops / rate * (1 - 1e-9);
+        }
+        floors.emplace(f, floor);
+        return floor;
+    }
+
+    double rank_key(const PlanFigures& p) const {
+        switch (spec.rank_by) {
+            case RankBy::StepTime: return p.step_seconds;
+            case RankBy::CostPerToken: return p.device_seconds_per_million_tokens;
+            case RankBy::Headroom: return -p.verdict.margin;
+        }
+        return p.step_seconds;
+    }
+
+    // Whether a plan that fits, of `peak` bytes, must be timed: it could rank among the `top` (a step at its floor
+    // would beat the `top`-th distinct key timed so far) or reach the Pareto front (no timed plan is faster than its
+    // floor and at most as large). Ranked by headroom every fitting plan is timed (its key needs no time, but the
+    // listing's equal-plan test does).
+    bool needs_time(const PlanFigures& f, const Config& c) {
+        if (spec.question != Question::BestPlan || spec.rank_by == RankBy::Headroom || spec.time_every_plan) return true;
+        const double floor_step = floor_of(f.framework) / static_cast<double>(f.devices);
+        if (!(floor_step > 0)) return true;
+        const double floor_key = spec.rank_by == RankBy::StepTime
+                                     ? floor_step
+                                     : floor_step * static_cast<double>(f.devices) * 1e6 / static_cast<double>(c.d.tokens_per_step);
+        if (best_keys.size() < static_cast<size_t>(std::max<int64_t>(spec.top, 1)) || floor_key <= *best_keys.rbegin())
+            return true;
+        // The front's points faster than the floor: the last of them is the smallest.
+        const auto faster = std::lower_bound(front.begin(), front.end(), std::make_pair(floor_step, -HUGE_VAL));
+        return faster == front.begin() || std::prev(faster)->second > f.peak_bytes;
+    }
+
+    // A timed plan joins the ranking keys and the front.
+    void record_timed(const PlanFigures& f) {
+        best_keys.insert(rank_key(f));
+        if (best_keys.size() > static_cast<size_t>(std::max<int64_t>(spec.top, 1))) best_keys.erase(std::prev(best_keys.end()));
+        const auto at = std::lower_bound(front.begin(), front.end(), std::make_pair(f.step_seconds, f.peak_bytes));
+        if (at != front.begin() && std::prev(at)->second <= f.peak_bytes) return;  // a faster, smaller point exists
+        auto end = at;
+        while (end != front.end() && end->second >= f.peak_bytes) ++end;  // the points it beats
+        front.insert(front.erase(at, end), {f.step_seconds, f.peak_bytes});
+    }
+
     // Memory (and, when it fits, time) of one plan. Returns whether it fits; records it either way.
-    enum class Outcome { Fits, DoesNotFit, Invalid };
+    enum class Outcome { Fits, DoesNotFit, Invalid, FitsUntimed };
     Outcome evaluate(const Scenario& s, PlanFigures& f) {
         f.framework = s.framework;
         f.parallel = s.parallel;
@@ -86,6 +158,7 @@ struct Searcher::State {
                                     : e.verdict.reason;
                 return Outcome::DoesNotFit;
             }
+            if (!needs_time(f, e.config)) return Outcome::FitsUntimed;
             add_time(e, g, false, shared);
             check_reportable(e);
             ++r.time_evaluated;
@@ -105,21 +178,31 @@ struct Searcher::State {
         }
     }
 
+    // The examples kept are the first in the space's order, whatever order the walk takes.
     void reject(Rejections& into, PlanFigures f) {
         ++into.count;
-        if (into.examples.size() < kExamples) into.examples.push_back(std::move(f));
+        auto& ex = into.examples;
+        ex.insert(std::upper_bound(ex.begin(), ex.end(), f,
+                                   [](const PlanFigures& a, const PlanFigures& b) { return a.walk_order < b.walk_order; }),
+                  std::move(f));
+        if (ex.size() > kExamples) ex.pop_back();
     }
     // The does-not-fit examples kept are the closest to fitting.
     void reject_memory(PlanFigures f) {
         ++r.does_not_fit.count;
         auto& ex = r.does_not_fit.examples;
         ex.push_back(std::move(f));
-        std::sort(ex.begin(), ex.end(), [](const PlanFigures& a, const PlanFigures& b) { return a.verdict.margin > b.verdict.margin; });
+        std::sort(ex.begin(), ex.end(), [](const PlanFigures& a, const PlanFigures& b) {
+            return a.verdict.margin != b.verdict.margin ? a.verdict.margin > b.verdict.margin : a.walk_order < b.walk_order;
+        });
         if (ex.size() > kExamples) ex.pop_back();
     }
 
-    // Walks one structure: recompute from the least memory up, micro-batch ascending.
-    void walk(const Work& w) {
+    // Walks one structure (the `index`-th of the space): recompute from the least memory up, micro-batch ascending.
+    void walk_structure(size_t index) {
+        const Work& w = work[index];
+        // Each plan's place in the space's order: its structure's, then its place in the structure's walk.
+        int64_t order = static_cast<int64_t>(index) << 16;
         Scenario s = base;
         s.framework = w.structure.framework;
         s.parallel = w.structure.parallel;
@@ -134,6 +217,7 @@ struct Searcher::State {
             f.framework = s.framework;
             f.parallel = s.parallel;
             f.devices = w.devices;
+            f.walk_order = order;
             f.path = "/training/global_batch";
             f.reason = "the global batch (" + std::to_string(global) + ") does not divide over dp = " + std::to_string(dp);
             reject(r.invalid, f);
@@ -146,14 +230,20 @@ struct Searcher::State {
             for (size_t i = 0; i < limit; ++i) {
                 s.training.micro_batch = mbs[i];
                 PlanFigures f;
+                f.walk_order = ++order;
                 ++done;
                 const Outcome o = evaluate(s, f);
+                if (o == Outcome::FitsUntimed) {
+                    ++untimed;
+                    continue;
+                }
                 if (o == Outcome::Fits) {
                     // The verdict's words are not listed for a plan (its name and margin are): tens of thousands of
                     // fitting plans need not each keep them.
                     f.verdict.reason = std::string();
                     f.verdict.reason_words = std::string();
                     f.verdict.reason_amounts = std::vector<double>();
+                    record_timed(f);
                     fitting.push_back(std::move(f));
                     continue;
                 }
@@ -183,6 +273,7 @@ struct Searcher::State {
             f.framework = s.framework;
             f.parallel = s.parallel;
             f.devices = w.devices;
+            f.walk_order = order + 1;
             f.reason = "not evaluated: a smaller micro-batch or more recompute already did not fit";
             r.pruned.count += skipped - 1;
             reject(r.pruned, f);
@@ -191,9 +282,14 @@ struct Searcher::State {
 
     void enumerate(int64_t devices) {
         for (Structure& st : structures(base, shape, spec, devices, kMaxStructures - std::min(kMaxStructures, work.size()))) {
+            walk.push_back(work.size());
             work.push_back(Work{devices, std::move(st)});
             ++r.structures;
         }
+        // best_plan walks the most devices first: their plans are the fastest, so the bound of needs_time leaves the
+        // slower, smaller counts' plans that cannot be listed untimed sooner.
+        if (spec.question == Question::BestPlan)
+            std::stable_sort(walk.begin(), walk.end(), [&](size_t a, size_t b) { return work[a].devices > work[b].devices; });
         // A bound on the work one search may take (a page must not hang, a worker must not run out of memory):
         // about a minute natively. The searches people run hold a few thousand structures.
         if (work.size() > kMaxStructures)
