@@ -78,11 +78,15 @@ struct Searcher::State {
         one.parallel.schedule = base.parallel.schedule;
         one.training.micro_batch = 1;
         Config c;
-        if (resolve_checked(one, c).empty()) {
-            const double rate = fastest_peak_flops(c);
-            const ModelGraph& g = graph_for(c);
-            const Estimate e = estimate(std::move(c), g, Detail::Numbers);
-            if (rate > 0) floor = e.perf.model_flops / rate * (1 - 1e-9);
+        try {
+            if (resolve_checked(one, c).empty()) {
+                const double rate = fastest_peak_flops(c);
+                const ModelGraph& g = graph_for(c);
+                const Estimate e = estimate(std::move(c), g, Detail::Numbers);
+                if (rate > 0) floor = e.perf.model_flops / rate * (1 - 1e-9);
+            }
+        } catch (const InputError&) {
+            floor = 0;  // no bound: every fitting plan of this framework is timed
         }
         floors.emplace(f, floor);
         return floor;
@@ -97,7 +101,7 @@ struct Searcher::State {
         return p.step_seconds;
     }
 
-    // Whether a plan that fits, of `peak` bytes, must be timed: it could rank among the `top` (a step at its floor
+    // Whether a plan that fits (`f`, its memory known) must be timed: it could rank among the `top` (a step at its floor
     // would beat the `top`-th distinct key timed so far) or reach the Pareto front (no timed plan is faster than its
     // floor and at most as large). Ranked by headroom every fitting plan is timed (its key needs no time, but the
     // listing's equal-plan test does).
@@ -286,10 +290,6 @@ struct Searcher::State {
             work.push_back(Work{devices, std::move(st)});
             ++r.structures;
         }
-        // best_plan walks the most devices first: their plans are the fastest, so the bound of needs_time leaves the
-        // slower, smaller counts' plans that cannot be listed untimed sooner.
-        if (spec.question == Question::BestPlan)
-            std::stable_sort(walk.begin(), walk.end(), [&](size_t a, size_t b) { return work[a].devices > work[b].devices; });
         // A bound on the work one search may take (a page must not hang, a worker must not run out of memory):
         // about a minute natively. The searches people run hold a few thousand structures.
         if (work.size() > kMaxStructures)

@@ -14,14 +14,14 @@ export function metric(report, path, unit, tag = 'span', attrs = {}) {
   return h(tag, { ...attrs, class: `num ${attrs.class || ''}`.trim(), 'data-metric': path, 'data-value': String(value ?? '') }, text);
 }
 
-// "Llama 3.1 70B · megatron · dp 8 × tp 8 × pp 4 · ..." from the resolved scenario; the numbers
-// are traceable elements (the Markdown export uses the same nodes' text).
 // The plan's model by its preset's name ("Custom model" where the link gives its own shape).
 export const modelName = (report, presets) => {
   const id = report.scenario.model.preset;
   return id ? presets.models.find((p) => p.id === id)?.name || id : 'Custom model';
 };
 
+// "Llama 3.1 70B · megatron · dp 8 × tp 8 × pp 4 · ..." from the resolved scenario; the numbers
+// are traceable elements (the Markdown export uses the same nodes' text).
 export function planNodes(report, presets) {
   const s = report.scenario;
   const num = (label, path) => [label, metric(report, path)];
