@@ -76,8 +76,12 @@ TEST_CASE("Korthikanti et al. 2022, Table 5: iteration time, full recompute and 
             errors.push_back(std::abs(err));
         }
     }
-    std::printf("  Korthikanti T5 median |error| %.1f%%\n", 100 * median(errors));
+    double sum = 0;
+    for (const double e : errors) sum += e;
+    // Issue 22's target is the mean (Calculon's own figure on this table: 3.65%).
+    std::printf("  Korthikanti T5 median |error| %.1f%%, mean %.1f%%\n", 100 * median(errors), 100 * sum / errors.size());
     CHECK(median(errors) < 0.045);
+    CHECK(sum / errors.size() < 0.045);
 }
 
 TEST_CASE("Korthikanti et al. 2022, Table 4: one 22B layer, forward and backward milliseconds") {
