@@ -21,6 +21,7 @@ struct TpLayerGemms {
 
 // The stage's MoE layers (not the multi-token prediction ones), whole and their experts alone, per microbatch: what
 // the expert-parallel overlap schedule pairs with the token exchanges (comm/expert_comm.cpp).
+// The stage's decoder MoE layers and their costs (the layers whose compute the expert-parallel overlap pairs).
 struct MoeCompute {
     int64_t layers = 0;
     OpCost layer;
@@ -34,7 +35,9 @@ struct StageCompute {
     double attention_bwd = 0;
     int64_t layers = 0;
     double param_tensors = 0;       // parameter tensors of those layers (graph/blocks.h param_tensor_count)
-    int64_t moe_layers = 0;         // of which mixture-of-experts layers
+    // Layers that exchange tokens with their experts: the decoder's MoE layers (moe.layers) and, on the last stage, the
+    // multi-token prediction layers of a MoE model, whose costs are the head's (g.post).
+    int64_t moe_layers = 0;
     MoeCompute moe;
     std::vector<TpLayerGemms> tp_layers;  // with parallel.tp_comm_overlap only
 };
