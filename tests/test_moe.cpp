@@ -245,11 +245,14 @@ TEST_CASE("the alltoall dispatcher sorts rows by local expert each way, and send
         return bytes;
     };
     // Mixtral's 8 experts over ep 4: two per rank, so the dispatch and the combine each gain a read and a write of
-    // the routed rows forward and backward; over ep 8 one per rank, no sort.
+    // the routed rows forward and backward, the same bytes each; over ep 8 one per rank, no sort. The alltoall
+    // dispatcher's preprocessing (the tokens per expert, the permutation's row map) is its own: the flex one has none.
     const std::string two = head + R"("ep": 4}})", one = head + R"("ep": 8}})";
     const std::string flex = head + R"("ep": 4, "moe_dispatcher": "flex"}})";
-    CHECK(moe_bytes(two, "moe/dispatch") == doctest::Approx(2 * moe_bytes(flex, "moe/dispatch")));
-    CHECK(moe_bytes(one, "moe/dispatch") == doctest::Approx(moe_bytes(flex, "moe/dispatch")));
+    const double sort = moe_bytes(two, "moe/dispatch") - moe_bytes(one, "moe/dispatch");
+    CHECK(sort > 0);
+    CHECK(moe_bytes(two, "moe/combine") - moe_bytes(one, "moe/combine") == doctest::Approx(sort));
+    CHECK(moe_bytes(one, "moe/dispatch") > moe_bytes(flex, "moe/dispatch"));
     const Report r = test::report(two);
     const CommEntry* probs = entry(r, Dim::Ep, "routing probabilities, fp32 (forward dispatch)");
     const CommEntry* tokens = entry(r, Dim::Ep, "tokens to their experts (forward dispatch)");
@@ -488,11 +491,12 @@ TEST_CASE("grouped expert GEMMs: one launch over every local expert, their tiles
     // one wave, where 8 launches of 8 tiles each take a wave apiece.
     const Kernel small = gemm_kernel(128, 1024, 1024, c), eight = gemm_kernel(128, 1024, 1024, c, GemmPrecision::Training, 8);
     CHECK(eight.seconds < 0.25 * 8 * small.seconds);
-    // The expert rows of the Mixtral plan: 2 local experts, each over its share of the routed tokens.
+    // The expert rows of the Mixtral plan: 2 local experts, each over its share of the routed tokens; Megatron's
+    // Transformer Engine GroupedLinear launches one cuBLAS GEMM per expert (over four streams), timed as one kernel.
     for (const KernelRow& r : kernel_table(test::scenario(kMixtralPlan)).rows) {
         if (r.module.find("experts/linear_fc") == std::string::npos || r.gemm.m <= 0) continue;
         CHECK(r.gemm.groups == 2);
-        CHECK(r.kernel.launches == 1);
+        CHECK(r.kernel.launches == 2);
     }
     // transformers' experts under autocast with fp32 weights: one fp32 GEMM launch per expert, one op call.
     const Scenario hf_scenario = test::scenario(R"({"framework": "pytorch", "model": {"layers": 2, "hidden": 1024, "heads": 16,
@@ -515,7 +519,7 @@ TEST_CASE("grouped expert GEMMs: one launch over every local expert, their tiles
 // copies by expert, the gathers and their index_put backward (each sorting its indices), the return to token order.
 // Its launches do not depend on the experts or top-k (measured: the 8-expert top-2 and 16-expert top-4 runs of
 // validation/measured/h100-moe-pytorch.jsonl launch the same 472 elementwise, 163 reduction and 235 copy kernels);
-// Megatron's fused permutation launches far fewer.
+// Megatron-Core's router and alltoall dispatcher launch about as many (core_v0.15: graph/mlp.cpp).
 TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for any experts and top-k") {
     const auto routing_launches = [](const char* framework, int experts, int top_k) {
         nlohmann::json s = {{"framework", framework},
@@ -539,7 +543,10 @@ TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for
     // sum; backward: 9 for the router, 19 for three index sorts and a scatter, 1 for the gather, 3 for the product, 2
     // for the return, 1 for the input's gradients summed.
     CHECK(hf == 6 + 21 + 1 + 1 + 2 + 9 + 19 + 1 + 3 + 2 + 1);
-    CHECK(routing_launches("megatron", 8, 2) < hf / 5);
+    // Megatron-Core: the router's 29 kernels forward and 14 backward; the dispatcher's preprocessing 14 (its host
+    // copies included), the permutation 1 each way, the sort by local expert 2 and 1, the input gradients' sum 1; the
+    // combine's sort 3 and 1, the unpermutation 1 each way.
+    CHECK(routing_launches("megatron", 8, 2) == 29 + 14 + 14 + (1 + 1) + (2 + 1) + 1 + (3 + 1) + (1 + 1));
 }
 
 // gpt-oss's clamped SwiGLU (model.swiglu_limit) as transformers runs it (GptOssExperts._apply_gate, op by op): the

@@ -70,6 +70,11 @@ void StageRules::expert_parallel() const {
         } else if (p.ep > 1) {
             const Group g = group_of(Dim::Ep, p.ep, c);
             const double bytes = rows * m.hidden * a;
+            // Megatron-Core first all-gathers each rank's tokens per expert over ep (int64), whose splits the host then
+            // reads (token_dispatcher.py preprocess): no backward.
+            if (c.s.framework == Framework::Megatron)
+                both_passes(g, CollectiveKind::AllGather, "tokens per expert (forward dispatch)", static_cast<double>(m.experts) * 8,
+                            true, true);
             both_passes(g, CollectiveKind::AllToAll, "tokens to their experts (forward dispatch)", bytes, true, true);
             // Each routed row's fp32 routing probability goes with it in an all-to-all of its own (dispatch_all_to_all);
             // its gradient comes back the same way.
@@ -87,6 +92,12 @@ void StageRules::expert_parallel() const {
             both_passes(g, CollectiveKind::ReduceScatter, "token gradients over the expert-tensor group (backward)", gathered * a, false, true);
             both_passes(g, CollectiveKind::AllGather, "output gradients over the expert-tensor group, fp32 (backward)", gathered * 4, false, false);
         }
+        // Each exchange is a call the host makes through torch.distributed, as a kernel launch is (schedule/step.cpp):
+        // per microbatch, every MoE layer's forward ones in forward (again in a recompute pass), the others in backward.
+        double forward_calls = 0, backward_calls = 0;
+        for (const Made& x : made) (x.forward ? forward_calls : backward_calls) += 1;
+        b.out.fwd_calls += moe * forward_calls;
+        b.out.bwd_calls += moe * (backward_calls + (ep_passes - 1) * forward_calls);
         // Per microbatch: the exchanges' seconds in each pass (a recompute pass repeats the forward ones inside
         // backward), and of those what the overlap schedule leaves exposed.
         const double recompute_each = moe * (ep_passes - 1) * (df + cf);

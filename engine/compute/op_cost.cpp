@@ -74,8 +74,8 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width: one group per
 // local expert, each over its share of the tokens (even routing) with its own weight. A grouped kernel runs them all
-// in one launch (torch._grouped_mm's CUTLASS kernel; Transformer Engine's GroupedLinear, timed alike, may issue a
-// cuBLAS GEMM per expert over several streams); PyTorch's fallback for
+// in one launch (torch._grouped_mm's CUTLASS kernel; Transformer Engine's GroupedLinear, timed alike, issues a
+// cuBLAS GEMM per expert over four streams, a launch each); PyTorch's fallback for
 // other dtypes (fp32: Hugging Face's experts under autocast) loops over the groups in C++, one GEMM launch each
 // (aten _grouped_mm_fallback; validation/measured/h100-moe-pytorch.jsonl: one GEMM kernel per expert and call).
 // Model FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
@@ -100,6 +100,9 @@ void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
         }
     } else {
         gemm_passes(rows, k, n, w, c, "grouped gemm", out, false, false, groups);
+        // Transformer Engine's GroupedLinear: a cuBLAS GEMM launched per local expert (graph/op.h launch_per_group).
+        if (w.launch_per_group)
+            for (int i = 0; i < out.count; ++i) out.list[i].kernel.launches *= groups;
     }
     const double mean = c.d.routed_busiest > 0 ? c.d.routed_mean / c.d.routed_busiest : 1;
     out.model_flops = (w.frozen ? 2 : 3) * out.list[0].kernel.flops * mean;

@@ -29,7 +29,8 @@ BuildContext build_context(const Config& c) {
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::BatchedMm,
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager,
                         c.traits.hf_code && c.s.implementation.compile != CompileMode::None,
-                        *c.s.model.fused_qkv || *c.s.implementation.model_code == ModelCode::Megatron};
+                        *c.s.model.fused_qkv || *c.s.implementation.model_code == ModelCode::Megatron,
+                        c.s.framework == Framework::Megatron};
 }
 
 bool sdpa_window_mask(const Config& c) {
@@ -43,6 +44,7 @@ bool on_path(KernelPath path, const Config& c) {
     if (path == KernelPath::SdpaWindowMask) return sdpa_window_mask(c);
     const ParallelSpec& p = c.s.parallel;
     if (path == KernelPath::LocalExpertSort) return p.moe_dispatcher == MoeDispatcher::AllToAll && c.s.model.experts / p.ep > 1;
+    if (path == KernelPath::AllToAllDispatch) return p.moe_dispatcher == MoeDispatcher::AllToAll;
     const bool fused = megatron_fused_softmax(c.s.framework, c.s.training.micro_batch, c.s.model.heads / (p.tp * p.ulysses),
                                               c.d.seq_len, c.s.model.arch == Arch::Decoder, bytes_of(c.s.training.dtype) < 4);
     return fused == (path == KernelPath::FusedSoftmax);

@@ -37,6 +37,9 @@ struct BuildContext {
     // One QKV projection: the checkpoint's own layout (model.fused_qkv: GPT-2, Bloom, Falcon), or Megatron's module
     // code, which always fuses them into one column-parallel linear.
     bool fused_qkv;
+    // Megatron-Core's MoE layer (framework megatron): its router, token dispatcher and Transformer Engine's grouped
+    // experts launched op by op as megatron/core/transformer/moe/ (core_v0.15) issues them.
+    bool megatron_core;
 };
 
 BuildContext build_context(const Config& c);

@@ -81,6 +81,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     // transformers' grouped_mm experts call torch's grouped GEMM, whose CUTLASS kernel takes bf16 only; in fp32 it
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
     w.group_loop = b.hf_code && (fp32 || !b.bf16 || b.loop_experts);
+    w.launch_per_group = b.megatron_core;
     // The eager experts run each expert's F.linear from the Python loop, on its select of the parameter.
     w.expert_loop = b.loop_experts;
     op.work.push_back(w);
@@ -99,6 +100,25 @@ namespace {
 Work local_expert_sort(int64_t h, double eb) {
     Work sort = elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb);
     sort.path = KernelPath::LocalExpertSort;
+    return sort;
+}
+
+// Megatron-Core's MoE layer op by op (core_v0.15.0, megatron/core/transformer/moe/; Transformer Engine 2.10's fused
+// permutation kernels), beyond the data movement each op above times:
+// - the router's top-k softmax, routing map and load-balancing loss (router.py routing, moe_utils.py
+//   topk_routing_with_score_function and switch_load_balancing_loss_func, the aux loss's own softmax and top-k, its
+//   logging): 29 small kernels over [tokens, experts] forward, 14 backward (the scaler's, the two softmaxes', the
+//   scatter's and top-k's gradients), each reading and writing its [tokens, experts] tensor in bf16 or fp32;
+constexpr int kRouterFwdKernels = 29, kRouterBwdKernels = 14;
+// - the alltoall dispatcher's preprocessing (token_dispatcher.py preprocess): the tokens per expert and the splits
+//   (7 reductions and copies), their 4 copies to the host, and Transformer Engine's 3 row-id-map kernels before the
+//   permutation; nothing of it runs backward (integer tensors);
+constexpr int kDispatchPrepKernels = 7 + 4 + 3;
+// - the sort by local expert as two kernels each way forward (the chunk map, then the sort; the combine's also copies
+//   the transposed counts), one backward.
+Work core_local_expert_sort(int64_t h, double eb, bool combine) {
+    Work sort = local_expert_sort(h, eb);
+    sort.fwd_kernels = combine ? 3 : 2;
     return sort;
 }
 
@@ -127,7 +147,10 @@ Module moe_mlp(const BuildContext& b) {
     // logits it reads in fp32 for logsumexp's backward.
     if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts});
     const int64_t top_k = *m.experts_per_token;
-    router.work.push_back(b.hf_code ? eager::topk_router(b, experts) : elementwise(experts, SavedSplit::Sequence, 8, 8));
+    router.work.push_back(b.hf_code         ? eager::topk_router(b, experts)
+                          : b.megatron_core ? elementwise(experts, SavedSplit::Sequence, 6.0 * kRouterFwdKernels, kRouterFwdKernels,
+                                                          6.0 * kRouterBwdKernels, kRouterBwdKernels)
+                                            : elementwise(experts, SavedSplit::Sequence, 8, 8));
     mod.ops.push_back(router);
     // Dispatch: each token copied to its top-k experts' ranks (permute, all-to-all), hidden wide. transformers'
     // experts sort the copies by expert and gather them op by op (eager_kernels.h), and the layer's input feeds the
@@ -142,6 +165,15 @@ Module moe_mlp(const BuildContext& b) {
         if (!b.batched_experts) dispatch.work.push_back(eager::expert_sort(b));
         dispatch.work.push_back(eager::token_gather(eb, h, top_k));
         dispatch.work.push_back(eager::grad_sum(b, h, 1 + (m.shared_experts > 0 ? 1 : 0) + (m.shared_expert_gate ? 1 : 0)));
+    } else if (b.megatron_core) {
+        // Its preprocessing reads the routing map ([tokens, experts], one byte an element, a few passes); backward, the
+        // router's input gradient and the experts' path's are summed (autograd, one kernel over [tokens, h]).
+        Work prep = elementwise(experts, SavedSplit::Sequence, 3.0 * kDispatchPrepKernels, kDispatchPrepKernels, 0, 0);
+        prep.path = KernelPath::AllToAllDispatch;
+        dispatch.work.push_back(prep);
+        dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
+        dispatch.work.push_back(core_local_expert_sort(h, eb, false));
+        dispatch.work.push_back(elementwise(h, SavedSplit::Sequence, 0, 0, 3 * b.act_bytes, 1));
     } else {
         dispatch.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 2 * eb));
         dispatch.work.push_back(local_expert_sort(h, eb));
@@ -202,7 +234,7 @@ Module moe_mlp(const BuildContext& b) {
         combine.work.push_back(eager::routing_weight_product(eb, h));
         combine.work.push_back(b.batched_experts ? eager::top_k_sum(eb, h, top_k) : eager::token_unpermute_sum(eb, h, top_k));
     } else {
-        combine.work.push_back(local_expert_sort(h, eb));
+        combine.work.push_back(b.megatron_core ? core_local_expert_sort(h, eb, true) : local_expert_sort(h, eb));
         combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
     }
     mod.ops.push_back(combine);

@@ -60,8 +60,9 @@ enum class SavedSplit {
 // megatron_fused_softmax); transformers' SDPA with an explicit sliding-window mask where the window is shorter than
 // the sequence (sdpa_window_mask). Everything else is on every plan's path.
 // LocalExpertSort: Megatron's alltoall dispatcher sorting the exchanged rows by local expert (and back), which runs
-// only where a rank holds more than one expert (graph/blocks.cpp on_path).
-enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax, SdpaWindowMask, LocalExpertSort };
+// only where a rank holds more than one expert (graph/blocks.cpp on_path). AllToAllDispatch: the alltoall
+// dispatcher's own preprocessing (parallel.moe_dispatcher alltoall).
+enum class KernelPath : uint8_t { Always, FusedSoftmax, TorchSoftmax, SdpaWindowMask, LocalExpertSort, AllToAllDispatch };
 
 struct SavedTensor {
     std::string name;
@@ -90,6 +91,9 @@ struct Work {
     // An expert GEMM PyTorch runs as one GEMM per local expert (torch._grouped_mm's fallback for dtypes its grouped
     // kernel does not take), where a grouped kernel runs them all in one launch.
     bool group_loop = false;
+    // An expert GEMM Transformer Engine's GroupedLinear issues as one cuBLAS GEMM per local expert over four streams
+    // (TE 2.10 common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm): a launch per group, timed as the grouped kernel.
+    bool launch_per_group = false;
     // Issued from transformers' eager experts loop: every kernel a framework op from Python, and the loop synchronizes
     // the host with the device for every expert (torch.where's nonzero, the index test), so its forward kernels wait
     // for the host (Kernel::synced_seconds).
