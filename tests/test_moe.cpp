@@ -262,6 +262,27 @@ TEST_CASE("the alltoall dispatcher sorts rows by local expert each way, and send
     CHECK(entry(test::report(flex), Dim::Ep, "routing probabilities, fp32 (forward dispatch)") == nullptr);
 }
 
+// Megatron-Core's alltoall dispatcher waits on the host for the tokens per expert before its exchange
+// (token_dispatcher.py token_dispatch): the forward kernels from the sort to the combine are issued after it, so they
+// overlap only with their own host work (Kernel::synced_seconds); the flex dispatcher's are not marked so.
+TEST_CASE("after the alltoall dispatcher's host wait, the experts' forward kernels wait for the host") {
+    const std::string head = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},
+        "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 64}, "parallel": {"dp": 8, "pp": 4, "ep": 4)";
+    auto synced = [](const std::string& s, KernelPass pass) {
+        double seconds = 0;
+        for (const KernelRow& r : kernel_table(test::scenario(s)).rows)
+            if (r.pass == pass && r.module.find("moe/") != std::string::npos) seconds += r.kernel.synced_seconds;
+        return seconds;
+    };
+    const std::string alltoall = head + "}}", flex = head + R"(, "moe_dispatcher": "flex"}})";
+    double experts = 0;
+    for (const KernelRow& r : kernel_table(test::scenario(alltoall)).rows)
+        if (r.pass == KernelPass::Forward && r.module.find("moe/experts") != std::string::npos) experts += r.kernel.seconds;
+    CHECK(synced(alltoall, KernelPass::Forward) > experts);  // the experts and the sorts around them
+    CHECK(synced(alltoall, KernelPass::BackwardData) == 0);  // backward reuses the splits: no wait
+    CHECK(synced(flex, KernelPass::Forward) == 0);
+}
+
 // Megatron-Core's combined 1F1B layer schedule (comm/moe_overlap.cpp): each slot takes its longer node.
 TEST_CASE("the expert-parallel overlap pairs each exchange with one node of the other pass, and lone passes expose theirs") {
     const std::string base = R"({"framework": "megatron", "model": {"preset": "mixtral-8x7b"},

@@ -206,7 +206,7 @@ WorkKernels work_kernels(const Work& w, const Config& c) {
         pk.repeat = pk.whole ? 1 : runs(w);
         if (w.cudnn) pk.kernel.library_launches = pk.kernel.launches;
         // Between the eager experts loop's synchronizations in forward (backward runs in autograd's engine, unsynced).
-        if (w.expert_loop && pk.pass == Pass::Forward) {
+        if ((w.expert_loop || (w.after_sync && c.s.parallel.moe_dispatcher == MoeDispatcher::AllToAll)) && pk.pass == Pass::Forward) {
             pk.kernel.synced_seconds = pk.kernel.seconds;
             pk.kernel.synced_launches = pk.kernel.launches - pk.kernel.library_launches;
         }

@@ -82,6 +82,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     // loops over the experts (aten _grouped_mm_fallback). Megatron's experts run Transformer Engine's GroupedLinear.
     w.group_loop = b.hf_code && (fp32 || !b.bf16 || b.loop_experts);
     w.launch_per_group = b.megatron_core;
+    w.after_sync = b.megatron_core;
     // The eager experts run each expert's F.linear from the Python loop, on its select of the parameter.
     w.expert_loop = b.loop_experts;
     op.work.push_back(w);
@@ -116,9 +117,11 @@ constexpr int kRouterFwdKernels = 29, kRouterBwdKernels = 14;
 constexpr int kDispatchPrepKernels = 7 + 4 + 3;
 // - the sort by local expert as two kernels each way forward (the chunk map, then the sort; the combine's also copies
 //   the transposed counts), one backward.
+// Everything from the sort to the combine is issued after the dispatcher's wait for the host (Work::after_sync).
 Work core_local_expert_sort(int64_t h, double eb, bool combine) {
     Work sort = local_expert_sort(h, eb);
     sort.fwd_kernels = combine ? 3 : 2;
+    sort.after_sync = true;
     return sort;
 }
 
@@ -206,6 +209,7 @@ Module moe_mlp(const BuildContext& b) {
         activation.bwd_kernels *= static_cast<int>(experts);
     }
     activation.expert_loop = b.loop_experts;
+    activation.after_sync = b.megatron_core;
     act.work.push_back(activation);
     // moe_act discards the activation's output, fc2's saved input, and runs the activation again before fc2's backward
     // (megatron/core/transformer/moe/experts.py, CheckpointWithoutOutput).
@@ -235,7 +239,9 @@ Module moe_mlp(const BuildContext& b) {
         combine.work.push_back(b.batched_experts ? eager::top_k_sum(eb, h, top_k) : eager::token_unpermute_sum(eb, h, top_k));
     } else {
         combine.work.push_back(b.megatron_core ? core_local_expert_sort(h, eb, true) : local_expert_sort(h, eb));
-        combine.work.push_back(elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb));
+        Work unpermute = elementwise(h, SavedSplit::Routed, 2 * eb, 3 * eb);
+        unpermute.after_sync = b.megatron_core;
+        combine.work.push_back(unpermute);
     }
     mod.ops.push_back(combine);
     // Shared experts: a dense MLP every token passes through (DeepSeekMoE; Qwen2-MoE's shared_expert).

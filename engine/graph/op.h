@@ -98,6 +98,9 @@ struct Work {
     // the host with the device for every expert (torch.where's nonzero, the index test), so its forward kernels wait
     // for the host (Kernel::synced_seconds).
     bool expert_loop = false;
+    // Issued after Megatron-Core's alltoall dispatcher waits for the tokens per expert on the host (token_dispatcher.py
+    // token_dispatch: d2h_event.synchronize() before the exchange): its forward kernels wait for the host too.
+    bool after_sync = false;
     // transformers' batched_mm experts: every routed row multiplies its own gathered copy of its expert's weight
     // (torch.bmm of [S, out, in] by [S, in, 1]): S matrix-vector products in one launch.
     bool per_row_weights = false;
