@@ -18,7 +18,8 @@ namespace {
 double pass_seconds(const Kernel& k, double calls, double host_us) {
     const auto host = [&](double launches) { return launches * host_us * 1e-6; };
     const double free = std::max(k.seconds - k.synced_seconds, host(k.launches - k.library_launches - k.synced_launches + calls));
-    return free + std::max(k.synced_seconds, host(k.synced_launches));
+    // Never less than the device's time: (seconds - synced) + synced may round below it by an ulp.
+    return std::max(k.seconds, free + std::max(k.synced_seconds, host(k.synced_launches)));
 }
 // A torch.compile'd pass issues its kernels from inductor's wrapper, or replays them as a CUDA graph
 // (implementation.host_compiled_us), whichever pass it is.
