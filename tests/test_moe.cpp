@@ -542,7 +542,7 @@ TEST_CASE("grouped expert GEMMs: one launch over every local expert, their tiles
 // validation/measured/h100-moe-pytorch.jsonl launch the same 472 elementwise, 163 reduction and 235 copy kernels);
 // Megatron-Core's router and alltoall dispatcher launch about as many (core_v0.15: graph/mlp.cpp).
 TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for any experts and top-k") {
-    const auto routing_launches = [](const char* framework, int experts, int top_k) {
+    const auto routing_launches = [](const char* framework, int experts, int top_k, bool fused_router = false) {
         nlohmann::json s = {{"framework", framework},
                             {"model", {{"layers", 2}, {"hidden", 1024}, {"heads", 16}, {"kv_heads", 4}, {"ffn_hidden", 3584},
                                        {"mlp", "swiglu"}, {"vocab", 32000}, {"max_positions", 4096}, {"position_embedding", "rope"},
@@ -550,6 +550,7 @@ TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for
                                        {"experts_per_token", top_k}}},
                             {"training", {{"seq_len", 2048}, {"micro_batch", 4}, {"param_dtype", "bf16"}}},
                             {"hardware", {{"preset", "h100-sxm-80gb"}}}};
+        if (fused_router) s["implementation"] = {{"moe_router_fusion", true}};
         double launches = 0;
         for (const KernelRow& r : kernel_table(test::scenario(s.dump())).rows) {
             const bool routing = r.module.find("moe/router") != std::string::npos || r.module.find("moe/dispatch") != std::string::npos ||
@@ -568,6 +569,10 @@ TEST_CASE("Hugging Face MoE routing: its kernel launches per layer, the same for
     // copies included), the permutation 1 each way, the sort by local expert 2 and 1, the input gradients' sum 1; the
     // combine's sort 3 and 1, the unpermutation 1 each way.
     CHECK(routing_launches("megatron", 8, 2) == 29 + 14 + 14 + (1 + 1) + (2 + 1) + 1 + (3 + 1) + (1 + 1));
+    // --moe-router-fusion: Transformer Engine's fused router leaves 6 kernels each way.
+    CHECK(routing_launches("megatron", 8, 2, true) == 6 + 6 + 14 + (1 + 1) + (2 + 1) + 1 + (3 + 1) + (1 + 1));
+    CHECK(test::error_of(R"({"framework": "pytorch", "model": {"preset": "mixtral-8x7b"},
+        "implementation": {"moe_router_fusion": true}})")["path"] == "/implementation/moe_router_fusion");
 }
 
 // gpt-oss's clamped SwiGLU (model.swiglu_limit) as transformers runs it (GptOssExperts._apply_gate, op by op): the

@@ -40,6 +40,7 @@ struct BuildContext {
     // Megatron-Core's MoE layer (framework megatron): its router, token dispatcher and Transformer Engine's grouped
     // experts launched op by op as megatron/core/transformer/moe/ (core_v0.15) issues them.
     bool megatron_core;
+    bool fused_router;  // implementation.moe_router_fusion
 };
 
 BuildContext build_context(const Config& c);

@@ -109,8 +109,12 @@ Work local_expert_sort(int64_t h, double eb) {
 // - the router's top-k softmax, routing map and load-balancing loss (router.py routing, moe_utils.py
 //   topk_routing_with_score_function and switch_load_balancing_loss_func, the aux loss's own softmax and top-k, its
 //   logging): 29 small kernels over [tokens, experts] forward, 14 backward (the scaler's, the two softmaxes', the
-//   scatter's and top-k's gradients), each reading and writing its [tokens, experts] tensor in bf16 or fp32;
-constexpr int kRouterFwdKernels = 29, kRouterBwdKernels = 14;
+//   scatter's and top-k's gradients), each reading and writing its [tokens, experts] tensor in bf16 or fp32; with
+//   implementation.moe_router_fusion Transformer Engine's fused kernels replace the top-k softmax and routing map, the
+//   aux loss's scores and the loss itself (fused_topk_with_score_function, fused_compute_score_for_moe_aux_loss,
+//   fused_moe_aux_loss: one each way), leaving 6 kernels forward (the tokens per expert, the logging) and 6 backward
+//   (the loss scaler's two, the sum of the two gradients at the logits);
+constexpr int kRouterFwdKernels = 29, kRouterBwdKernels = 14, kFusedRouterKernels = 6;
 // - the alltoall dispatcher's preprocessing (token_dispatcher.py preprocess): the tokens per expert and the splits
 //   (7 reductions and copies), their 4 copies to the host, and Transformer Engine's 3 row-id-map kernels before the
 //   permutation; nothing of it runs backward (integer tensors);
@@ -151,6 +155,8 @@ Module moe_mlp(const BuildContext& b) {
     if (b.router_z_loss) router.saved.push_back({"z_loss_logits", SavedKind::Fp32, SavedSplit::Sequence, experts});
     const int64_t top_k = *m.experts_per_token;
     router.work.push_back(b.hf_code         ? eager::topk_router(b, experts)
+                          : b.fused_router  ? elementwise(experts, SavedSplit::Sequence, 6.0 * kFusedRouterKernels, kFusedRouterKernels,
+                                                          6.0 * kFusedRouterKernels, kFusedRouterKernels)
                           : b.megatron_core ? elementwise(experts, SavedSplit::Sequence, 6.0 * kRouterFwdKernels, kRouterFwdKernels,
                                                           6.0 * kRouterBwdKernels, kRouterBwdKernels)
                                             : elementwise(experts, SavedSplit::Sequence, 8, 8));

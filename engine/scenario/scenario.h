@@ -247,6 +247,8 @@ struct ImplementationSpec {
     // The caching allocator's reserve beyond the allocated peak, as a fraction of it, measured on the user's own runs
     // (shardcalc reconcile's calibration); unset: the median and worst of the runs in validation/measured.
     std::optional<double> fragmentation;
+    // Megatron's --moe-router-fusion: Transformer Engine's fused top-k and load-balancing-loss kernels in the router.
+    bool moe_router_fusion = false;
 };
 
 

@@ -184,6 +184,9 @@ void validate_training(const Config& c, Checks& check) {
         check.require(!t.capacity_factor, "/training/capacity_factor", "describes expert routing; the model has no experts");
         check.require(!t.router_z_loss, "/training/router_z_loss", "describes expert routing; the model has no experts");
     }
+    if (c.s.implementation.moe_router_fusion)
+        check.require(m.experts > 0 && c.s.framework == Framework::Megatron, "/implementation/moe_router_fusion",
+                      "is Megatron-Core's fused MoE router (--moe-router-fusion): a MoE model under framework megatron");
 }
 
 // Megatron-Core MoE (megatron/training/arguments.py, core/parallel_state.py): experts split evenly over ep,

@@ -239,6 +239,7 @@ constexpr Field kImplementationFields[] = {
     implementation<&I::fragmentation>("fragmentation", {0, 1}),
     implementation<&I::compile>("compile", {}, WhenOn),
     implementation<&I::host_compiled_us>("host_compiled_us", {0, kMicros}),
+    implementation<&I::moe_router_fusion>("moe_router_fusion", {}, WhenOn),
 };
 
 }  // namespace
