@@ -109,7 +109,8 @@ Work local_expert_sort(int64_t h, double eb) {
 // - the router's top-k softmax, routing map and load-balancing loss (router.py routing, moe_utils.py
 //   topk_routing_with_score_function and switch_load_balancing_loss_func, the aux loss's own softmax and top-k, its
 //   logging): 29 small kernels over [tokens, experts] forward, 14 backward (the scaler's, the two softmaxes', the
-//   scatter's and top-k's gradients), each reading and writing its [tokens, experts] tensor in bf16 or fp32; with
+//   scatter's and top-k's gradients), each reading and writing its [tokens, experts] tensor (about 6 bytes an
+//   element: a bf16 or fp32 read and write); with
 //   implementation.moe_router_fusion Transformer Engine's fused kernels replace the top-k softmax and routing map, the
 //   aux loss's scores and the loss itself (fused_topk_with_score_function, fused_compute_score_for_moe_aux_loss,
 //   fused_moe_aux_loss: one each way), leaving 6 kernels forward (the tokens per expert, the logging) and 6 backward
@@ -119,8 +120,8 @@ constexpr int kRouterFwdKernels = 29, kRouterBwdKernels = 14, kFusedRouterKernel
 //   (7 reductions and copies), their 4 copies to the host, and Transformer Engine's 3 row-id-map kernels before the
 //   permutation; nothing of it runs backward (integer tensors);
 constexpr int kDispatchPrepKernels = 7 + 4 + 3;
-// - the sort by local expert as two kernels each way forward (the chunk map, then the sort; the combine's also copies
-//   the transposed counts), one backward.
+// - the sort by local expert: two kernels forward (the chunk map, then the sort; the combine's three, as it also
+//   copies the transposed counts), one backward.
 // Everything from the sort to the combine is issued after the dispatcher's wait for the host (Work::after_sync).
 Work core_local_expert_sort(int64_t h, double eb, bool combine) {
     Work sort = local_expert_sort(h, eb);
