@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <set>
 #include <utility>
@@ -39,7 +40,7 @@ struct Searcher::State {
     size_t device_index = 0;            // min_devices: the count being searched
     bool finished = false;
     SearchResult r;
-    std::vector<PlanFigures> fitting;   // every plan that fits and was timed, numbers only
+    std::deque<PlanFigures> fitting;    // every plan that fits and was timed, numbers only
     int64_t untimed = 0;                // plans that fit and could be neither listed nor on the Pareto front
 
     // A fitting plan is timed only if it could be listed or reach the Pareto front (best_plan). No plan's step is
