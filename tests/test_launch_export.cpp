@@ -89,6 +89,14 @@ TEST_CASE("export: Megatron-LM's overlap and fp8 flags follow the scenario") {
     CHECK(has(lines, "--overlap-param-gather"));
     CHECK(has(lines, "--fp8-format hybrid --fp8-recipe tensorwise"));
     CHECK(has(lines, "--fp8-param-gather"));
+    // A MoE model's fused router (implementation.moe_router_fusion) and overlapped exchanges.
+    const std::string moe = R"({"framework":"megatron","model":{"preset":"mixtral-8x7b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "training":{"seq_len":4096,"global_batch":64},"parallel":{"dp":8,"ep":8,"overlap_moe_comm":true})";
+    const json fused = launch(moe + R"(,"implementation":{"moe_router_fusion":true}})", "megatron-lm");
+    REQUIRE(fused["ok"] == true);
+    CHECK(has(lines_of(fused, 1), "--moe-router-fusion"));
+    CHECK(has(lines_of(fused, 1), "--overlap-moe-expert-parallel-comm"));
+    CHECK_FALSE(has(lines_of(launch(moe + "}", "megatron-lm"), 1), "--moe-router-fusion"));
 }
 
 TEST_CASE("export: a search row's scenario exports the launch the search lists for it") {

@@ -63,6 +63,7 @@ LaunchCommand megatron_lm(const Config& c) {
         if (p.ep > 1) l.push_back("--expert-model-parallel-size " + n(p.ep));
         if (expert_tp(p) != p.tp) l.push_back("--expert-tensor-parallel-size " + n(expert_tp(p)));
         if (p.overlap_moe_comm) l.push_back("--overlap-moe-expert-parallel-comm");
+        if (c.s.implementation.moe_router_fusion) l.push_back("--moe-router-fusion");
     }
     l.push_back("--micro-batch-size " + n(t.micro_batch));
     l.push_back("--global-batch-size " + n(c.d.samples_per_step));
