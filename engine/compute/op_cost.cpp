@@ -207,7 +207,7 @@ WorkKernels work_kernels(const Work& w, const Config& c) {
         if (w.cudnn) pk.kernel.library_launches = pk.kernel.launches;
         // Issued after a host-device synchronization in forward: transformers' eager experts loop, or Megatron-Core's
         // alltoall dispatcher waiting for the tokens per expert (backward runs in autograd's engine, unsynced).
-        if ((w.expert_loop || (w.after_sync && c.s.parallel.moe_dispatcher == MoeDispatcher::AllToAll)) && pk.pass == Pass::Forward) {
+        if ((w.expert_loop || (w.after_sync && on_path(KernelPath::AllToAllDispatch, c))) && pk.pass == Pass::Forward) {
             pk.kernel.synced_seconds = pk.kernel.seconds;
             pk.kernel.synced_launches = pk.kernel.launches - pk.kernel.library_launches;
         }

@@ -108,11 +108,10 @@ struct Searcher::State {
     // listing's equal-plan test does).
     bool needs_time(const PlanFigures& f, const Config& c) {
         if (spec.question != Question::BestPlan || spec.rank_by == RankBy::Headroom || spec.time_every_plan) return true;
-        const double floor_step = floor_of(f.framework) / static_cast<double>(f.devices);
-        if (!(floor_step > 0)) return true;
-        const double floor_key = spec.rank_by == RankBy::StepTime
-                                     ? floor_step
-                                     : floor_step * static_cast<double>(f.devices) * 1e6 / static_cast<double>(c.d.tokens_per_step);
+        const double floor = floor_of(f.framework), floor_step = floor / static_cast<double>(f.devices);
+        if (!(floor > 0)) return true;
+        // Device-seconds per million tokens: the floor (seconds x devices) over the step's tokens.
+        const double floor_key = spec.rank_by == RankBy::StepTime ? floor_step : floor * 1e6 / static_cast<double>(c.d.tokens_per_step);
         if (best_keys.size() < static_cast<size_t>(std::max<int64_t>(spec.top, 1)) || floor_key <= *best_keys.rbegin())
             return true;
         // The front's points faster than the floor: the last of them is the smallest.
