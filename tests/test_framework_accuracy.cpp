@@ -122,8 +122,8 @@ TEST_CASE("verdict: a largest request that cannot find its block again makes a f
     const MemoryVerdict v = memory_verdict(peak, ctx, cap, request, Allocator::Caching, kMeasured);
     CHECK(v.verdict == Verdict::Tight);
     CHECK(v.margin == doctest::Approx(cap - peak - request - ctx));
-    CHECK(v.reason.find("largest single request (15.70 GiB)") != std::string::npos);
-    CHECK(v.reason.find("expandable_segments") != std::string::npos);
+    CHECK(reason_text(v).find("largest single request (15.70 GiB)") != std::string::npos);
+    CHECK(reason_text(v).find("expandable_segments") != std::string::npos);
     // The same peak with a small largest request fits; with expandable segments it fits too.
     CHECK(memory_verdict(peak, ctx, cap, 0.5 * test::GiB, Allocator::Caching, kMeasured).verdict == Verdict::Fits);
     CHECK(memory_verdict(peak, ctx, cap, request, Allocator::ExpandableSegments, kMeasured).verdict == Verdict::Fits);
@@ -143,7 +143,7 @@ TEST_CASE("verdict: a calibrated fragmentation (implementation.fragmentation) re
     const MemoryVerdict v = memory_verdict(75 * test::GiB, ctx, cap, small, Allocator::Caching, own);
     CHECK(v.verdict == Verdict::Fits);
     CHECK(v.margin == doctest::Approx(cap - 75 * 1.05 * test::GiB - ctx));
-    CHECK(v.reason.find("the calibrated fragmentation (5% of the peak, implementation.fragmentation)") != std::string::npos);
+    CHECK(reason_text(v).find("the calibrated fragmentation (5% of the peak, implementation.fragmentation)") != std::string::npos);
     // In a report: the reserved line and the verdict's fractions follow it.
     const std::string base = R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":1024,"micro_batch":8})";
     const Report measured = test::report(base + "}");

@@ -96,7 +96,7 @@ TEST_CASE("XLA rematerializes only as much as the device needs, and its recomput
     CHECK(squeezed.verdict.verdict == Verdict::Fits);
     // It fits exactly: reserve + arguments + program = the core's 16 GiB (to the bisection's precision).
     CHECK((x.reserved + x.arguments + x.program) / test::GiB == doctest::Approx(16.0).epsilon(1e-6));
-    CHECK(squeezed.verdict.reason.find("after recomputing") != std::string::npos);
+    CHECK(reason_text(squeezed.verdict).find("after recomputing") != std::string::npos);
     // Backward reruns that share of the layers' forward.
     double recompute = 0, kept_recompute = -1;
     for (const auto& [part, s] : squeezed.perf.breakdown)

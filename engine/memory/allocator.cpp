@@ -1,6 +1,6 @@
 #include "memory/allocator.h"
 
-#include "core/decimal.h"
+#include <algorithm>
 
 namespace shardcalc {
 namespace {
@@ -15,19 +15,7 @@ namespace {
 constexpr double kFragmentationMedian = 0.083;
 constexpr double kFragmentationWorst = 0.165;
 
-
 }  // namespace
-
-void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<double> amounts) {
-    v.reason.clear();
-    auto amount = amounts.begin();
-    for (const char c : words) {
-        if (c == kAmount && amount != amounts.end()) v.reason += gib_text(*amount++);
-        else v.reason += c;
-    }
-    v.reason_words = std::move(words);
-    v.reason_amounts.assign(amounts);
-}
 
 Fragmentation fragmentation_of(const ImplementationSpec& im) {
     if (im.fragmentation) return {*im.fragmentation, *im.fragmentation, true};
@@ -46,33 +34,27 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
     // unused segments). In the worst case the allocated peak and one more block of the largest request.
     const double stranded = allocated_peak + largest_request + outside_allocator;
     v.margin = capacity - std::max(worst, stranded);
-    const std::string worst_percent = std::to_string(static_cast<int>(fragmentation.worst * 100 + 0.5)) + "% of the peak";
-    const std::string which = fragmentation.calibrated ? "the calibrated fragmentation (" + worst_percent + ", implementation.fragmentation)"
-                                                       : "the worst measured fragmentation (" + worst_percent + ")";
+    v.fragmentation_worst = fragmentation.worst;
+    v.fragmentation_calibrated = fragmentation.calibrated;
+    auto decide = [&](Verdict verdict, VerdictReason reason, std::initializer_list<double> amounts) {
+        v.verdict = verdict;
+        v.reason = reason;
+        std::copy(amounts.begin(), amounts.end(), v.amounts);
+    };
     if (packed > capacity) {
-        v.verdict = Verdict::DoesNotFit;
-        set_reason(v, "the allocated peak plus the CUDA context (\x01) exceeds the device (\x01) even with no fragmentation",
-                   {packed, capacity});
+        decide(Verdict::DoesNotFit, VerdictReason::Exceeds, {packed, capacity});
     } else if (allocator == Allocator::ExpandableSegments) {
         // Expandable segments grow one virtual range per stream by mapping 2 MiB pages and unmap free pages before an
         // allocation fails, so cached but fragmented memory is returned and any request fits in what is free
         // (PyTorch's CUDA semantics, "expandable_segments"): the allocated peak is the test.
         v.margin = capacity - packed;
-        set_reason(v, "fits: expandable segments return cached pages before an allocation fails, so the allocated peak "
-                      "and the CUDA context decide, with \x01 to spare", {v.margin});
+        decide(Verdict::Fits, VerdictReason::Expandable, {v.margin});
     } else if (worst > capacity) {
-        v.verdict = Verdict::Tight;
-        set_reason(v, "fits only if the caching allocator fragments less than " + which + ", \x01 in all; expect "
-                      "allocator retries or an out-of-memory error", {worst});
+        decide(Verdict::Tight, VerdictReason::Fragmentation, {worst});
     } else if (stranded > capacity) {
-        v.verdict = Verdict::Tight;
-        set_reason(v, "the largest single request (\x01) needs one contiguous block: if its block of the last step was split "
-                      "by smaller ones, the caching allocator needs \x01 in all, more than the device; "
-                      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (implementation.allocator) avoids it",
-                   {largest_request, stranded});
+        decide(Verdict::Tight, VerdictReason::LargestRequest, {largest_request, stranded});
     } else {
-        v.verdict = Verdict::Fits;
-        set_reason(v, "fits with " + which + " and \x01 to spare", {v.margin});
+        decide(Verdict::Fits, VerdictReason::Fits, {v.margin});
     }
     return v;
 }

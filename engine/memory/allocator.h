@@ -25,18 +25,28 @@ enum class Verdict { Fits, Tight, DoesNotFit };
 inline constexpr Term kVerdicts[] = {{"fits", "Fits"}, {"tight", "Tight"}, {"does_not_fit", "Does not fit"}};
 inline const char* verdict_name(Verdict v) { return kVerdicts[static_cast<size_t>(v)].key; }
 
+// Which margin decided a verdict: the caching allocator's cases (memory_verdict) and XLA's (memory/xla_program.cpp).
+enum class VerdictReason { Exceeds, Expandable, Fragmentation, LargestRequest, Fits, XlaExceeds, XlaFits };
+
+// The verdict as data: the engine decides it, and its words are made only where they are shown
+// (memory/verdict_reason.cpp), so that a plan search deciding hundreds of thousands builds no text.
 struct MemoryVerdict {
     Verdict verdict = Verdict::Fits;
     double margin = 0;        // capacity minus the memory the verdict assumes (worst fragmentation); may be < 0
-    std::string reason;       // which margin decided, in words, its amounts in GiB (as the CLI prints them)
-    // The same words with a kAmount mark where each of `reason_amounts` (bytes) goes: a reader's unit shows them.
-    std::string reason_words;
-    std::vector<double> reason_amounts;
+    VerdictReason reason = VerdictReason::Fits;
+    double amounts[5] = {};   // the reason's amounts in bytes, in the order its words name them
+    double fragmentation_worst = 0;     // the worst fragmentation the words name, a fraction of the peak
+    bool fragmentation_calibrated = false;  // it is the user's (implementation.fragmentation)
+    const char* reserve_name = "";      // XLA: the device's reserve outside the program, as its words name it
+    bool rematerialized = false;        // XLA: saved tensors are recomputed in backward
 };
 constexpr char kAmount = '\x01';
 
-// Sets the reason from `words` (one kAmount per amount) and the amounts in bytes.
-void set_reason(MemoryVerdict& v, std::string words, std::initializer_list<double> amounts);
+// The reason in words with one kAmount mark where each of reason_amounts goes, and those amounts (bytes).
+std::string reason_words(const MemoryVerdict& v);
+std::vector<double> reason_amounts(const MemoryVerdict& v);
+// The reason with its amounts in GiB, as the CLI prints it.
+std::string reason_text(const MemoryVerdict& v);
 
 // `allocated_peak`, `outside_allocator` (CUDA context, library handles) and `largest_request` (the largest single
 // tensor of the step, StageMemory::largest_request) in bytes. The caching allocator must find the largest request as

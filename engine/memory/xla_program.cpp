@@ -101,18 +101,13 @@ MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* rese
     MemoryVerdict v;
     const double total = x.total;
     v.margin = capacity - total;
-    const std::string parts = std::string("XLA's program (\x01) with its arguments (\x01) and ") + reserve_name + " (\x01)";
-    if (total > capacity) {
-        v.verdict = Verdict::DoesNotFit;
-        set_reason(v, parts + " need \x01, more than the device's \x01" +
-                          (x.rematerialized > 0 ? " even with every rematerializable saved tensor recomputed" : ""),
-                   {x.program, x.arguments, x.reserved, total, capacity});
-    } else {
-        v.verdict = Verdict::Fits;
-        set_reason(v, parts + " fit with \x01 to spare; XLA assigns every buffer when it compiles" +
-                          (x.rematerialized > 0 ? ", after recomputing \x01 of saved tensors in backward" : ""),
-                   {x.program, x.arguments, x.reserved, v.margin, x.rematerialized});
-    }
+    v.reserve_name = reserve_name;
+    v.rematerialized = x.rematerialized > 0;
+    const bool fits = total <= capacity;
+    v.verdict = fits ? Verdict::Fits : Verdict::DoesNotFit;
+    v.reason = fits ? VerdictReason::XlaFits : VerdictReason::XlaExceeds;
+    const double amounts[5] = {x.program, x.arguments, x.reserved, fits ? v.margin : total, fits ? x.rematerialized : capacity};
+    std::copy(std::begin(amounts), std::end(amounts), v.amounts);
     return v;
 }
 

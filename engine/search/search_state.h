@@ -159,7 +159,7 @@ struct Searcher::State {
             if (!fits) {
                 f.reason = e.fits() ? "fits, but with less than the " + decimal(100 * spec.memory_margin, 1) + "%" +
                                           " of capacity the search keeps free (" + decimal(e.verdict.margin / kGiB, 1) + " GiB spare)"
-                                    : e.verdict.reason;
+                                    : reason_text(e.verdict);
                 return Outcome::DoesNotFit;
             }
             if (!needs_time(f, e.config)) return Outcome::FitsUntimed;
@@ -242,11 +242,6 @@ struct Searcher::State {
                     continue;
                 }
                 if (o == Outcome::Fits) {
-                    // The verdict's words are not listed for a plan (its name and margin are): tens of thousands of
-                    // fitting plans need not each keep them.
-                    f.verdict.reason = std::string();
-                    f.verdict.reason_words = std::string();
-                    f.verdict.reason_amounts = std::vector<double>();
                     record_timed(f);
                     fitting.push_back(std::move(f));
                     continue;

@@ -274,15 +274,16 @@ std::string report_json_text(const Report& r) {
         .begin_object()
         .field("verdict", verdict_name(r.verdict.verdict))
         .field("margin", whole(r.verdict.margin))
-        .field("reason", r.verdict.reason);
+        .field("reason", reason_text(r.verdict));
     // The reason's words and amounts apart (bytes as numbers), so that a reader's unit can show the amounts.
     w.key("reason_parts").begin_array();
+    const std::string words = reason_words(r.verdict);
     size_t amount = 0, from = 0;
-    for (size_t at; (at = r.verdict.reason_words.find(kAmount, from)) != std::string::npos; from = at + 1) {
-        if (at > from) w.value(std::string_view(r.verdict.reason_words).substr(from, at - from));
-        w.value(whole(r.verdict.reason_amounts.at(amount++)));
+    for (size_t at; (at = words.find(kAmount, from)) != std::string::npos; from = at + 1) {
+        if (at > from) w.value(std::string_view(words).substr(from, at - from));
+        w.value(whole(r.verdict.amounts[amount++]));
     }
-    if (from < r.verdict.reason_words.size()) w.value(std::string_view(r.verdict.reason_words).substr(from));
+    if (from < words.size()) w.value(std::string_view(words).substr(from));
     w.end_array()
         // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
         .field("allocator", peak.compiled ? "xla" : name_of(r.config.s.implementation.allocator))
