@@ -1,5 +1,7 @@
 #include "comm/communication.h"
 
+#include <iterator>
+
 #include "comm/stage_rules.h"
 #include "graph/blocks.h"
 #include "scenario/adapter_rules.h"
@@ -66,6 +68,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
 
 std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc) {
     std::vector<DimensionTraffic> out;
+    out.reserve(std::size(kDimensions));  // one allocation: a search checks every timed plan's traffic
     for (const Dimension& d : dimensions()) {
         DimensionTraffic t{d.id};
         bool used = false;
