@@ -155,7 +155,7 @@ void Searcher::step(int64_t budget) {
                 fits(0);
                 r.next_up = figures[0];
                 r.answer_reason = "even " + std::string(mb ? "micro_batch " : "seq_len ") + std::to_string(valid[0]) +
-                                  " does not fit this plan: " + figures[0].reason;
+                                  " does not fit this plan: " + s.reason_of(figures[0]);
             } else {
                 r.answer_reason = mb ? "no micro-batch divides the global batch over dp" : "no sequence length this plan can split";
             }
@@ -254,9 +254,15 @@ SearchResult Searcher::result() const {
             r.pareto.push_back(std::move(p));
         }
     for (auto* group : {&r.does_not_fit, &r.invalid, &r.pruned})
-        for (auto& p : group->examples) p.scenario = std::make_shared<const Scenario>(s.scenario_of(p));
+        for (auto& p : group->examples) {
+            p.reason = s.reason_of(p);
+            p.scenario = std::make_shared<const Scenario>(s.scenario_of(p));
+        }
     if (r.answer_plan) finish(*r.answer_plan);
-    if (r.next_up) r.next_up->scenario = std::make_shared<const Scenario>(s.scenario_of(*r.next_up));
+    if (r.next_up) {
+        r.next_up->reason = s.reason_of(*r.next_up);
+        r.next_up->scenario = std::make_shared<const Scenario>(s.scenario_of(*r.next_up));
+    }
     return r;
 }
 

@@ -93,6 +93,15 @@ struct Searcher::State {
         return floor;
     }
 
+    // Why a plan was refused: the reason it was given, or for one refused on memory (which is worded only if it is
+    // shown: most are not) the verdict's words, or the share of capacity the search keeps free.
+    std::string reason_of(const PlanFigures& f) const {
+        if (!f.reason.empty() || f.capacity <= 0) return f.reason;
+        if (f.verdict.verdict != Verdict::Fits) return reason_text(f.verdict);
+        return "fits, but with less than the " + decimal(100 * spec.memory_margin, 1) + "%" +
+               " of capacity the search keeps free (" + decimal(f.verdict.margin / kGiB, 1) + " GiB spare)";
+    }
+
     double rank_key(const PlanFigures& p) const {
         switch (spec.rank_by) {
             case RankBy::StepTime: return p.step_seconds;
@@ -156,12 +165,7 @@ struct Searcher::State {
             f.capacity = e.capacity;
             f.verdict = e.verdict;
             const bool fits = e.fits() && e.verdict.margin >= spec.memory_margin * e.capacity;
-            if (!fits) {
-                f.reason = e.fits() ? "fits, but with less than the " + decimal(100 * spec.memory_margin, 1) + "%" +
-                                          " of capacity the search keeps free (" + decimal(e.verdict.margin / kGiB, 1) + " GiB spare)"
-                                    : reason_text(e.verdict);
-                return Outcome::DoesNotFit;
-            }
+            if (!fits) return Outcome::DoesNotFit;  // its reason is worded if it is shown (reason_of)
             if (!needs_time(f, e.config)) return Outcome::FitsUntimed;
             add_time(e, g, false, shared);
             check_reportable(e);
