@@ -99,13 +99,17 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
-        StageCompute sc = twin == i ? stage_compute(c, g, plan.stages[i], memo) : perf.compute[twin];
+        // Built in place (a stage's compute is a kilobyte; the vectors were reserved, so a twin's stays where it is).
+        const StageCompute& sc = twin == i ? perf.compute.emplace_back(stage_compute(c, g, plan.stages[i], memo))
+                                           : perf.compute.emplace_back(perf.compute[twin]);
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
-        if (twin == i && mem[i].compiled) sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
-        StageComm comm = twin == i ? stage_communication(c, plan.stages[i], sc, mem[i].params, mem[i].expert_params,
-                                                               weight_bytes(c, mem[i]), mem[i].frozen_params)
-                                       : perf.comm[twin];
+        if (twin == i && mem[i].compiled)
+            perf.compute.back().cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
+        const StageComm& comm = twin == i ? perf.comm.emplace_back(stage_communication(c, plan.stages[i], sc, mem[i].params,
+                                                                                       mem[i].expert_params, weight_bytes(c, mem[i]),
+                                                                                       mem[i].frozen_params))
+                                          : perf.comm.emplace_back(perf.comm[twin]);
         const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
         perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
                                     backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
@@ -116,8 +120,6 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         perf.model_flops_full_attention += sc.cost.model_flops_full_attention * mb * devices_per_stage;
         perf.hardware_flops +=
             (sc.cost.fwd.flops + sc.cost.bwd.flops + sc.cost.recompute.flops) * mb * devices_per_stage;
-        perf.compute.push_back(std::move(sc));
-        perf.comm.push_back(std::move(comm));
     }
     perf.pipeline = pipeline_time(perf.stage_times, c.d.microbatches, c.s.parallel.vpp);
 
