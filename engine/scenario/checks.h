@@ -3,7 +3,6 @@
 // problems that every check adds to, so a user sees all of a plan's problems at once, each naming the field to change.
 #include <initializer_list>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -26,15 +25,10 @@ struct Size {
 // Every check runs, so that a user sees all problems of a plan at once; each names the field to change.
 class Checks {
 public:
-    // A fixed message becomes a string only when the check fails (a plan search validates hundreds of thousands).
+    // A fixed message becomes a string only when the check fails (a plan search validates hundreds of thousands of
+    // plans); a message with values in it is built in the caller's `if (...) check.fail(...)`, only on failure.
     void require(bool ok, const char* path, const char* message) {
         if (!ok) problems_.add(path, message);
-    }
-    // A message with values in it is a function, called only when the check fails: `[&] { return "..." + str(v); }`.
-    // (There is no overload for a built std::string, so a message cannot be built for a plan that passes.)
-    template <class Message, class = decltype(std::declval<Message&>()())>
-    void require(bool ok, const char* path, Message&& message) {
-        if (!ok) problems_.add(path, message());
     }
     // A check that failed, where its message is worth building only then (it lists the values that would work: a plan
     // search validates hundreds of thousands of plans).

@@ -41,8 +41,8 @@ void validate_model(const Config& c, Checks& check) {
     const ModelSpec& m = c.s.model;
     validate_arch(c, check);
     // Ranges are checked while parsing; here only relations between fields.
-    check.require(m.heads % *m.kv_heads == 0, "/model/kv_heads",
-            [&] { return "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads); });
+    if (m.heads % *m.kv_heads != 0)
+        check.fail("/model/kv_heads", "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
     check.require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
     check.require(m.logit_softcap == 0 || (m.arch == Arch::Decoder && m.head == Head::Lm), "/model/logit_softcap",
                   "caps a decoder's output logits; needs arch decoder with its language-model head (head lm)");
@@ -72,11 +72,11 @@ void validate_model(const Config& c, Checks& check) {
                   "a bias on the output layer needs a decoder or LSTM with its language-model head (arch decoder or lstm, head lm)");
     // A decoder's tied output layer is the [vocab, embedding_dim] word-embedding table itself, and it reads the
     // hidden state directly: the two widths must agree (ALBERT, an encoder, maps back down in its MLM head).
-    check.require(m.arch != Arch::Decoder || m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == m.hidden,
-            "/model/embedding_dim",
-            [&] { return "a decoder with tied_embeddings shares the word-embedding table with its output layer, so embedding_dim "
+    if (m.arch == Arch::Decoder && m.head == Head::Lm && m.tied_embeddings && *m.embedding_dim != m.hidden)
+        check.fail("/model/embedding_dim",
+                   "a decoder with tied_embeddings shares the word-embedding table with its output layer, so embedding_dim "
             "must equal hidden (" + str(m.hidden) + "), got " + str(*m.embedding_dim) +
-                "; set model.tied_embeddings to false for a factorized decoder embedding"; });
+                "; set model.tied_embeddings to false for a factorized decoder embedding");
     if (m.position_embedding == PositionEmbedding::Learned)
         check.require(m.max_positions > 0, "/model/max_positions",
                 "learned position embeddings need max_positions (the table's row count)");
@@ -85,9 +85,10 @@ void validate_model(const Config& c, Checks& check) {
                                           {m.qk_rope_head_dim > 0, "/model/qk_rope_head_dim"},
                                           {m.v_head_dim.has_value(), "/model/v_head_dim"}})
             check.require(!given, path, "describes multi-head latent attention; set model.kv_lora_rank (> 0) for it");
-    check.require(m.kv_lora_rank == 0 || *m.kv_heads == m.heads, "/model/kv_heads",
-                  [&] { return "multi-head latent attention projects keys and values for every head: kv_heads must equal heads (" +
-                      str(m.heads) + ")"; });
+    if (m.kv_lora_rank != 0 && *m.kv_heads != m.heads)
+        check.fail("/model/kv_heads",
+                   "multi-head latent attention projects keys and values for every head: kv_heads must equal heads (" +
+                      str(m.heads) + ")");
     check.require(m.mtp_layers == 0 || m.arch == Arch::Decoder, "/model/mtp_layers", "multi-token prediction needs a decoder");
     check.require(m.global_every == 0 || m.sliding_window > 0, "/model/global_every",
                   "places global layers among sliding-window ones; set model.sliding_window (> 0)");
@@ -111,23 +112,25 @@ void validate_model(const Config& c, Checks& check) {
             check.require(!given, path, "describes mixture-of-experts layers; set model.experts (> 0) for a MoE model");
         return;
     }
-    check.require(*m.experts_per_token <= m.experts, "/model/experts_per_token",
-            [&] { return "a token goes to at most model.experts (" + str(m.experts) + ") experts, got " + str(*m.experts_per_token); });
+    if (*m.experts_per_token > m.experts)
+        check.fail("/model/experts_per_token",
+                   "a token goes to at most model.experts (" + str(m.experts) + ") experts, got " + str(*m.experts_per_token));
     check.require(m.shared_experts == 0 || *m.shared_expert_ffn_hidden > 0, "/model/shared_expert_ffn_hidden",
             "shared experts need a width");
     check.require(!m.shared_expert_gate || m.shared_experts > 0, "/model/shared_expert_gate",
             "gates the shared experts' output; set model.shared_experts (> 0)");
-    check.require(m.first_dense_layers < m.layers, "/model/first_dense_layers",
-            [&] { return "must leave at least one MoE layer (model.layers = " + str(m.layers) + "), got " + str(m.first_dense_layers); });
+    if (m.first_dense_layers >= m.layers)
+        check.fail("/model/first_dense_layers",
+                   "must leave at least one MoE layer (model.layers = " + str(m.layers) + "), got " + str(m.first_dense_layers));
 }
 
 void validate_training(const Config& c, Checks& check) {
     const TrainingSpec& t = c.s.training;
     const ModelSpec& m = c.s.model;
     check.require(c.d.seq_len > 0, "/training/seq_len", "must be a positive integer");
-    if (m.position_embedding == PositionEmbedding::Learned)
-        check.require(c.d.seq_len <= m.max_positions, "/training/seq_len",
-                [&] { return "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")"; });
+    if (m.position_embedding == PositionEmbedding::Learned && c.d.seq_len > m.max_positions)
+        check.fail("/training/seq_len",
+                   "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
     check.require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
     if (t.recompute_modules != 0) {
         check.require(t.recompute == Recompute::Selective, "/training/recompute_modules",
@@ -141,39 +144,46 @@ void validate_training(const Config& c, Checks& check) {
         // model's, no pipeline parallelism, no recompute; Transformer Engine's offload context (transformer_block.py).
         const char* path = "/training/activation_offload_layers";
         check.require(c.s.framework == Framework::Megatron, path, "is Megatron's --cpu-offloading: framework megatron");
-        check.require(t.activation_offload_layers < m.layers, path, [&] { return "must be below model.layers (" + str(m.layers) + ")"; });
+        if (t.activation_offload_layers >= m.layers)
+            check.fail(path, "must be below model.layers (" + str(m.layers) + ")");
         check.require(c.s.parallel.pp == 1, path, "needs pp = 1 (Megatron's rule)");
         check.require(t.recompute == Recompute::None, path, "needs recompute none (Megatron's rule)");
     }
     if (*t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
                       "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");
-        check.require(t.mlm_predictions <= c.d.seq_len, "/training/mlm_predictions",
-                      [&] { return "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(*t.mlm_predictions); });
+        if (t.mlm_predictions > c.d.seq_len)
+            check.fail("/training/mlm_predictions",
+                       "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(*t.mlm_predictions));
     }
     check.require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
             "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
     const int64_t per_pass = t.micro_batch * c.s.parallel.dp;
-    check.require(*t.global_batch > 0 && *t.global_batch % per_pass == 0, "/training/global_batch",
-            [&] { return "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch); });
+    if (*t.global_batch <= 0 || *t.global_batch % per_pass != 0)
+        check.fail("/training/global_batch",
+                   "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch));
     if (t.fp8 != Fp8Recipe::None) {
         check.require(!c.traits.hf_code, "/training/fp8",
                       "fp8 GEMMs are modelled for Transformer Engine layers: set implementation.model_code to megatron");
-        check.require(c.s.hardware.peak_tflops_fp8 > 0, "/training/fp8",
-                      [&] { return "the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0: " + c.s.hardware.preset + ")"; });
-        check.require(t.fp8 != Fp8Recipe::Mx || c.s.hardware.peak_tflops_mxfp8 > 0, "/training/fp8",
-                      [&] { return "MXFP8 needs block-scaled fp8 tensor cores (Blackwell): hardware.peak_tflops.mxfp8 is 0 (" +
-                          c.s.hardware.preset + "); allowed here: none|delayed|current|blockwise"; });
-        check.require(t.fp8 != Fp8Recipe::Nvfp4 || c.s.hardware.peak_tflops_nvfp4 > 0, "/training/fp8",
-                      [&] { return "NVFP4 needs 4-bit block-scaled tensor cores (Blackwell): hardware.peak_tflops.nvfp4 is 0 (" +
-                          c.s.hardware.preset + ")"; });
+        if (c.s.hardware.peak_tflops_fp8 <= 0)
+            check.fail("/training/fp8",
+                       "the device has no fp8 tensor cores (hardware.peak_tflops.fp8 is 0: " + c.s.hardware.preset + ")");
+        if (t.fp8 == Fp8Recipe::Mx && c.s.hardware.peak_tflops_mxfp8 <= 0)
+            check.fail("/training/fp8",
+                       "MXFP8 needs block-scaled fp8 tensor cores (Blackwell): hardware.peak_tflops.mxfp8 is 0 (" +
+                          c.s.hardware.preset + "); allowed here: none|delayed|current|blockwise");
+        if (t.fp8 == Fp8Recipe::Nvfp4 && c.s.hardware.peak_tflops_nvfp4 <= 0)
+            check.fail("/training/fp8",
+                       "NVFP4 needs 4-bit block-scaled tensor cores (Blackwell): hardware.peak_tflops.nvfp4 is 0 (" +
+                          c.s.hardware.preset + ")");
         check.require(is_16bit(t.dtype), "/training/fp8", "fp8 GEMMs run beside 16-bit activations: training.dtype must be bf16 or fp16");
         // Megatron's --fp8-param-gather keeps Transformer Engine's weights in fp8 with an fp32 master copy in the
         // optimizer (megatron/training/arguments.py: it requires the distributed optimizer or FSDP).
         if (*t.param_dtype == Dtype::Fp8) {
-            check.require(c.s.framework == Framework::Megatron, "/training/param_dtype",
-                          [&] { return std::string("fp8 primary weights are Megatron's --fp8-param-gather; framework ") +
-                              name_of(c.s.framework) + " keeps 16-bit weights; allowed: fp32|fp16|bf16"; });
+            if (c.s.framework != Framework::Megatron)
+                check.fail("/training/param_dtype",
+                           std::string("fp8 primary weights are Megatron's --fp8-param-gather; framework ") +
+                              name_of(c.s.framework) + " keeps 16-bit weights; allowed: fp32|fp16|bf16");
             check.require(c.s.parallel.distributed_optimizer, "/training/param_dtype",
                           "fp8 primary weights (--fp8-param-gather) need Megatron's distributed optimizer: set "
                           "parallel.distributed_optimizer true");
@@ -205,19 +215,22 @@ void validate_experts(const Config& c, Checks& check) {
     // parallelism without expert tensor parallelism.
     if (p.moe_dispatcher == MoeDispatcher::Flex) {
         check.require(c.s.framework == Framework::Megatron, "/parallel/moe_dispatcher", "flex is Megatron's: framework megatron");
-        check.require(etp == 1, "/parallel/moe_dispatcher", [&] { return "flex is modelled with etp = 1, got " + str(etp); });
+        if (etp != 1)
+            check.fail("/parallel/moe_dispatcher", "flex is modelled with etp = 1, got " + str(etp));
     }
     // Megatron-Core overlaps the expert-parallel exchange with another microbatch only for the all-to-all
     // (and flex) dispatchers (--overlap-moe-expert-parallel-comm).
     check.require(!(p.overlap_moe_comm && p.moe_dispatcher == MoeDispatcher::AllGather), "/parallel/overlap_moe_comm",
                   "is Megatron's overlap of the all-to-all dispatcher; with moe_dispatcher allgather: false");
-    check.require(p.ep == 1 || dimension(Dim::Ep).run_by(c.s.framework), "/parallel/ep",
-                  [&] { return std::string("expert parallelism runs under megatron or deepspeed, not ") + name_of(c.s.framework) + "; allowed: 1"; });
+    if (p.ep != 1 && !dimension(Dim::Ep).run_by(c.s.framework))
+        check.fail("/parallel/ep",
+                   std::string("expert parallelism runs under megatron or deepspeed, not ") + name_of(c.s.framework) + "; allowed: 1");
     check.divides(p.ep, {{"model.experts", m.experts, "each rank holds experts / ep of them"}}, "/parallel/ep", "ep");
     check.divides(etp, {{"model.expert_ffn_hidden", *m.expert_ffn_hidden}}, "/parallel/etp", "etp");
     const int64_t ranks = c.d.replica_degree * p.tp;  // the non-pipeline ranks
     if (ranks % (p.ep * etp) != 0)
-        check.fail("/parallel/ep", "ep * etp (" + str(p.ep * etp) + ") must divide the non-pipeline ranks, dp*tp*cp*ulysses = " +
+        check.fail("/parallel/ep",
+                   "ep * etp (" + str(p.ep * etp) + ") must divide the non-pipeline ranks, dp*tp*cp*ulysses = " +
                                        str(ranks) + "; ep that work with etp = " + str(etp) + ": " +
                                        divisors_text(gcd(m.experts, ranks % etp == 0 ? ranks / etp : 1)));
     // Megatron requires sequence parallelism with tensor parallelism in MoE models (arguments.py).
@@ -247,7 +260,8 @@ void validate_sharding(const Config& c, Checks& check) {
     // (megatron/core/utils.py get_batch_on_this_cp_rank) and needs blockwise (flash) attention.
     if (p.cp > 1) {
         if (seq % (2 * p.cp) != 0)
-            check.fail("/parallel/cp", "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
+            check.fail("/parallel/cp",
+                       "2*cp must divide training.seq_len (" + str(seq) + ": the sequence is cut into 2*cp chunks), got cp = " +
                                            str(p.cp) + (seq % 2 == 0 ? "; cp that work: " + divisors_text(seq / 2) : "; an odd seq_len allows cp = 1 only"));
         check.require(c.s.training.attention == Attention::Flash, "/parallel/cp",
                       "context (ring) parallelism needs training.attention = flash: ring attention is blockwise");
@@ -255,25 +269,28 @@ void validate_sharding(const Config& c, Checks& check) {
     // Together the sequence splits must still divide the sequence (each alone may).
     const int64_t seq_split = (p.cp > 1 ? 2 * p.cp : 1) * p.ulysses * (p.sp ? p.tp : 1);
     if (!check.has("/parallel/tp") && !check.has("/parallel/sp") && !check.has("/parallel/ulysses") && !check.has("/parallel/cp"))
-        check.require(seq % seq_split == 0, "/training/seq_len",
-                      [&] { return "must be divisible by the sequence split: (2*cp if cp > 1) * ulysses * (tp if sp) = " + str(seq_split) +
-                          ", got " + str(seq); });
+        if (seq % seq_split != 0)
+            check.fail("/training/seq_len",
+                       "must be divisible by the sequence split: (2*cp if cp > 1) * ulysses * (tp if sp) = " + str(seq_split) +
+                          ", got " + str(seq));
     // The layers per stage (even, or uneven with first/last stage counts): scenario/pipeline_split.cpp.
     const PipelineSplit split = pipeline_split(p, c.s.model.layers);
     if (!split.problem.empty()) check.fail(split.path.c_str(), split.problem);
     if (p.vpp > 1) {
         check.require(p.pp > 1, "/parallel/vpp", "interleaving (vpp > 1) needs pipeline parallelism (pp > 1)");
         // megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving
-        check.require(check.has("/training/global_batch") || c.d.microbatches % p.pp == 0, "/training/global_batch",
-                [&] { return "the interleaved schedule needs the number of microbatches (" + str(c.d.microbatches) +
-                    ") to be a multiple of pp (" + str(p.pp) + ")"; });
+        if (!check.has("/training/global_batch") && c.d.microbatches % p.pp != 0)
+            check.fail("/training/global_batch",
+                       "the interleaved schedule needs the number of microbatches (" + str(c.d.microbatches) +
+                    ") to be a multiple of pp (" + str(p.pp) + ")");
     }
     check.require(p.schedule != Schedule::GPipe || p.vpp == 1, "/parallel/schedule",
             "gpipe has no interleaved variant: use 1f1b with vpp > 1, or vpp = 1");
     validate_experts(c, check);
     if (p.world_size)
-        check.require(*p.world_size == c.d.world_size, "/parallel/world_size",
-                [&] { return "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size); });
+        if (*p.world_size != c.d.world_size)
+            check.fail("/parallel/world_size",
+                       "must equal dp*tp*pp*cp*ulysses = " + str(c.d.world_size) + ", got " + str(*p.world_size));
 }
 
 void validate_hardware(const Config& c, Checks& check) {
@@ -292,9 +309,10 @@ void validate_hardware(const Config& c, Checks& check) {
             "needs at least one peak (fp32, fp16 or bf16) in TFLOP/s");
     // The NVLink domain is a whole number of hosts (NVL72: 18 hosts of 4); the ring rules of comm/collective_time.cpp
     // count hosts and domains in those units.
-    check.require(h.nvlink_domain == 0 || h.nvlink_domain % h.gpus_per_node == 0, "/hardware/nvlink_domain",
-                  [&] { return "must be a multiple of gpus_per_node (" + std::to_string(h.gpus_per_node) +
-                      "): one NVLink/NVSwitch fabric joins whole hosts; null for one host"; });
+    if (h.nvlink_domain != 0 && h.nvlink_domain % h.gpus_per_node != 0)
+        check.fail("/hardware/nvlink_domain",
+                   "must be a multiple of gpus_per_node (" + std::to_string(h.gpus_per_node) +
+                      "): one NVLink/NVSwitch fabric joins whole hosts; null for one host");
 }
 
 }  // namespace

@@ -11,14 +11,16 @@ namespace shardcalc::validation {
 void validate_framework(const Config& c, Checks& check) {
     const ParallelSpec& p = c.s.parallel;
     const Framework f = c.s.framework;
-    check.require(!p.overlap_param_gather || f == Framework::Megatron, "/parallel/overlap_param_gather",
-                  [&] { return std::string("is Megatron's --overlap-param-gather (its distributed optimizer's all-gather); framework ") +
-                      name_of(f) + ": allowed false"; });
+    if (p.overlap_param_gather && f != Framework::Megatron)
+        check.fail("/parallel/overlap_param_gather",
+                   std::string("is Megatron's --overlap-param-gather (its distributed optimizer's all-gather); framework ") +
+                      name_of(f) + ": allowed false");
     // megatron/training/arguments.py: --tp-comm-overlap needs tensor and sequence parallelism (Transformer Engine's
     // userbuffers overlap the sequence-parallel all-gathers and reduce-scatters).
-    check.require(!p.tp_comm_overlap || f == Framework::Megatron, "/parallel/tp_comm_overlap",
-                  [&] { return std::string("is Megatron's --tp-comm-overlap (Transformer Engine's userbuffers); framework ") + name_of(f) +
-                      ": allowed false"; });
+    if (p.tp_comm_overlap && f != Framework::Megatron)
+        check.fail("/parallel/tp_comm_overlap",
+                   std::string("is Megatron's --tp-comm-overlap (Transformer Engine's userbuffers); framework ") + name_of(f) +
+                      ": allowed false");
     check.require(!p.tp_comm_overlap || runs_tp_comm_overlap(Framework::Megatron, p), "/parallel/tp_comm_overlap",
                   "overlaps the sequence-parallel collectives of tensor parallelism: needs tp > 1 and sp = true");
     switch (f) {
@@ -96,10 +98,12 @@ void validate_framework(const Config& c, Checks& check) {
     // A TPU runs XLA programs only; shardcalc models XLA on TPUs only (JAX on GPUs uses another allocator).
     const bool tpu = c.s.hardware.kind == DeviceKind::Tpu;
     if (tpu && f != Framework::Xla)
-        check.fail("/framework", std::string("a TPU (") + c.s.hardware.preset + ") runs programs compiled by XLA, not " +
+        check.fail("/framework",
+                   std::string("a TPU (") + c.s.hardware.preset + ") runs programs compiled by XLA, not " +
                                      name_of(f) + "; allowed: xla");
     if (!tpu && f == Framework::Xla)
-        check.fail("/framework", "xla is modelled on TPUs (hardware.kind tpu); on a GPU choose megatron|deepspeed|fsdp|pytorch");
+        check.fail("/framework",
+                   "xla is modelled on TPUs (hardware.kind tpu); on a GPU choose megatron|deepspeed|fsdp|pytorch");
 }
 
 }  // namespace shardcalc::validation
