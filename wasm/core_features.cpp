@@ -30,6 +30,7 @@ ModelGraph build_lstm(const Config&) { throw WholeEngineOnly(kLstm); }
 const Device& tpu_device() { throw WholeEngineOnly(kTpu); }
 XlaSaved xla_saved(const Config&, const ModelGraph&, const StagePlan&) { throw WholeEngineOnly(kTpu); }
 MemoryVerdict xla_verdict(const XlaProgram&, double, const char*) { throw WholeEngineOnly(kTpu); }
+std::string xla_reason_words(const MemoryVerdict&) { throw WholeEngineOnly(kTpu); }
 void xla_program_json(JsonWriter&, const XlaProgram&) { throw WholeEngineOnly(kTpu); }
 // Reached first by any scenario with an adapter (its object is read before anything is resolved).
 void parse_adapter(const nlohmann::json&, Scenario&) { throw WholeEngineOnly(kAdapter); }

@@ -4,7 +4,6 @@
 // how much fragmentation real runs show.
 #include <initializer_list>
 #include <string>
-#include <vector>
 
 #include "core/term.h"
 #include "scenario/resolve.h"
@@ -42,9 +41,8 @@ struct MemoryVerdict {
 };
 constexpr char kAmount = '\x01';
 
-// The reason in words with one kAmount mark where each of reason_amounts goes, and those amounts (bytes).
+// The reason in words with one kAmount mark where each of its amounts (MemoryVerdict::amounts, in order) goes.
 std::string reason_words(const MemoryVerdict& v);
-std::vector<double> reason_amounts(const MemoryVerdict& v);
 // The reason with its amounts in GiB, as the CLI prints it.
 std::string reason_text(const MemoryVerdict& v);
 

@@ -1,10 +1,10 @@
 // A memory verdict's reason in words, made where it is shown (the report, a search's rejected plan), not where the
 // verdict is decided: the words name the margin that decided it (memory/allocator.h VerdictReason) and its amounts.
 #include <string>
-#include <vector>
 
 #include "core/decimal.h"
 #include "memory/allocator.h"
+#include "memory/xla_program.h"
 
 namespace shardcalc {
 namespace {
@@ -13,10 +13,6 @@ std::string fragmentation_words(const MemoryVerdict& v) {
     const std::string percent = std::to_string(static_cast<int>(v.fragmentation_worst * 100 + 0.5)) + "% of the peak";
     return v.fragmentation_calibrated ? "the calibrated fragmentation (" + percent + ", implementation.fragmentation)"
                                       : "the worst measured fragmentation (" + percent + ")";
-}
-
-std::string xla_parts(const MemoryVerdict& v) {
-    return std::string("XLA's program (\x01) with its arguments (\x01) and ") + v.reserve_name + " (\x01)";
 }
 
 }  // namespace
@@ -38,19 +34,10 @@ std::string reason_words(const MemoryVerdict& v) {
         case VerdictReason::Fits:
             return "fits with " + fragmentation_words(v) + " and \x01 to spare";
         case VerdictReason::XlaExceeds:
-            return xla_parts(v) + " need \x01, more than the device's \x01" +
-                   (v.rematerialized ? " even with every rematerializable saved tensor recomputed" : "");
         case VerdictReason::XlaFits:
-            return xla_parts(v) + " fit with \x01 to spare; XLA assigns every buffer when it compiles" +
-                   (v.rematerialized ? ", after recomputing \x01 of saved tensors in backward" : "");
+            return xla_reason_words(v);
     }
     return "";
-}
-
-std::vector<double> reason_amounts(const MemoryVerdict& v) {
-    size_t n = 0;
-    for (const char c : reason_words(v)) n += c == kAmount;
-    return std::vector<double>(v.amounts, v.amounts + n);
 }
 
 std::string reason_text(const MemoryVerdict& v) {

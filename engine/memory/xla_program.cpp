@@ -111,4 +111,14 @@ MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* rese
     return v;
 }
 
+// XLA's verdict in words (memory/verdict_reason.cpp asks here: the page's core module holds no XLA).
+std::string xla_reason_words(const MemoryVerdict& v) {
+    const std::string parts = std::string("XLA's program (\x01) with its arguments (\x01) and ") + v.reserve_name + " (\x01)";
+    if (v.reason == VerdictReason::XlaExceeds)
+        return parts + " need \x01, more than the device's \x01" +
+               (v.rematerialized ? " even with every rematerializable saved tensor recomputed" : "");
+    return parts + " fit with \x01 to spare; XLA assigns every buffer when it compiles" +
+           (v.rematerialized ? ", after recomputing \x01 of saved tensors in backward" : "");
+}
+
 }  // namespace shardcalc

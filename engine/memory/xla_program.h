@@ -73,5 +73,7 @@ double rematerialized_share(F allocated, double reserve, double capacity) {
 
 // XLA's verdict: the compiler knows every buffer, so a plan fits exactly when reserve, arguments and program do.
 MemoryVerdict xla_verdict(const XlaProgram& x, double capacity, const char* reserve_name);
+// Its words, with a kAmount mark for each amount (memory/verdict_reason.cpp).
+std::string xla_reason_words(const MemoryVerdict& v);
 
 }  // namespace shardcalc
