@@ -1,10 +1,10 @@
 // Step time against published training runs on A100 80GB (Selene / Azure). Each case prints
 // our figure, the published one and the error; bounds are the model's known accuracy, stated
 // with the reason, so that a regression fails. Summary (docs/validation.md, "Validation"):
-//   Korthikanti et al. 2022 Table 5 iteration times: +2.7% to -8.0%, mean |error| 4.0%, median 3.8%.
+//   Korthikanti et al. 2022 Table 5 iteration times: +2.9% to -7.9%, mean |error| 3.8%, median 3.6%.
 //   Korthikanti Table 4 per-layer times (22B): within 8%.
 //   Narayanan et al. 2021 Table 1 TFLOP/s: -1.5% to +13.7%, median +9.4% (ours faster: 2021's kernels were slower).
-//   Narayanan Table 2, ZeRO-3 without model parallelism: +34% to +56%: DeepSpeed's per-tensor gathers with a
+//   Narayanan Table 2, ZeRO-3 without model parallelism: +34% to +55%: DeepSpeed's per-tensor gathers with a
 //     small prefetch bucket expose most of the communication; 2021's runs were slower still.
 //   Azure ML's training guide (Megatron-DeepSpeed Bloom, 8-16 A100): +37% to +60%: those runs reach 38% of
 //     peak where Megatron-LM reaches 44-52% on the same hardware.
@@ -80,8 +80,8 @@ TEST_CASE("Korthikanti et al. 2022, Table 5: iteration time, full recompute and 
     for (const double e : errors) sum += e;
     // Issue 22's target is the mean (Calculon's own figure on this table: 3.65%).
     std::printf("  Korthikanti T5 median |error| %.1f%%, mean %.1f%%\n", 100 * median(errors), 100 * sum / errors.size());
-    CHECK(median(errors) < 0.045);
-    CHECK(sum / errors.size() < 0.045);
+    CHECK(median(errors) < 0.04);
+    CHECK(sum / errors.size() < 0.04);
 }
 
 TEST_CASE("Korthikanti et al. 2022, Table 4: one 22B layer, forward and backward milliseconds") {

@@ -56,9 +56,10 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
     const double nodes = g.scale_out ? std::ceil(n / static_cast<double>(std::max<int64_t>(1, g.members_per_domain))) : 1;
     const Link intra = g.scale_out ? device.link(c.s.hardware, false, g.members_per_domain) : link;
     const double intra_alpha = intra.latency_s;
+    // NCCL's latency of a ring: its base latency once, then each step's (tuning.cc: baseLat + nsteps x hwLat).
     auto ring_latency = [&](double steps, double inter_steps) {
         inter_steps = std::min(steps, inter_steps);
-        return (steps - inter_steps) * intra_alpha + inter_steps * alpha;
+        return link.call_latency_s + (steps - inter_steps) * intra_alpha + inter_steps * alpha;
     };
     switch (kind) {
         case CollectiveKind::AllReduce: {
@@ -66,7 +67,7 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
             // tree: 2 log2(n) latency steps at the same bus bandwidth, which wins for small messages;
             // inside a node it uses rings (NCCL src/graph/tuning.cc).
             const double ring = ring_latency(2 * (n - 1), 2 * (nodes - 1)) + 2 * (n - 1) / n * bytes / bw;
-            const double tree = 2 * std::ceil(std::log2(n)) * alpha + 2 * (n - 1) / n * bytes / bw;
+            const double tree = link.call_latency_s + 2 * std::ceil(std::log2(n)) * alpha + 2 * (n - 1) / n * bytes / bw;
             return !link.tree || ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
         }
         case CollectiveKind::AllGather:

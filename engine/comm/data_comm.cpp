@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/pass_time.h"
 #include "graph/blocks.h"
 #include "scenario/precision.h"
 
@@ -41,9 +42,12 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double pa
 // own data-parallel group.
 void StageRules::data_parallel() const {
     // A microbatch's backward pass, which gradient reductions may hide behind, and its forward pass, which the
-    // overlapped parameter all-gather may hide behind.
-    const double backward = sc.cost.bwd.seconds + sc.cost.recompute.seconds + b.out.bwd_exposed;
-    const double forward = sc.cost.fwd.seconds + b.out.fwd_exposed;
+    // overlapped parameter all-gather may hide behind: each as long as it holds the device, its kernels' time or the
+    // host's issuing them where that is longer (a collective on its own stream runs while the host issues kernels).
+    const double forward_pass = forward_pass_seconds(sc.cost.fwd, b.out.fwd_calls, c);
+    const double backward_pass = backward_pass_seconds(backward_kernels(sc), b.out.bwd_calls, c);
+    const double backward = backward_pass + b.out.bwd_exposed;
+    const double forward = forward_pass + b.out.fwd_exposed;
     const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
         const Group g = group_of(Dim::Dp, n, c);
@@ -83,8 +87,8 @@ void StageRules::data_parallel() const {
             const double fwd_gather = gathers / units * f.seconds_each;
             const double bwd_gather = gathers / units * backward_gathers * bw.seconds_each;
             const double reduce = buckets / units * rs.seconds_each;
-            const double fwd_compute = sc.cost.fwd.seconds / units;
-            const double bwd_compute = (sc.cost.bwd.seconds + sc.cost.recompute.seconds) / units;
+            const double fwd_compute = forward_pass / units;
+            const double bwd_compute = backward_pass / units;
             const double fwd_exposed = fwd_gather - std::min(ahead * fwd_gather, fwd_compute);
             const double bwd_exposed = bwd_gather + reduce - std::min(ahead * bwd_gather + reduce, bwd_compute);
             const double exposed_mb = units * (fwd_exposed + bwd_exposed);

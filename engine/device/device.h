@@ -29,6 +29,7 @@ struct Link {
     double bytes_per_s = 0;  // achievable bus bandwidth
     double latency_s = 0;    // per step of the algorithm
     bool tree = false;       // a double binary tree is offered for all-reduce (NCCL across nodes)
+    double call_latency_s = 0;  // once per ring or tree collective, whatever its steps (NCCL's baseLat)
 };
 
 class Device {

@@ -9,6 +9,9 @@ namespace shardcalc {
 namespace {
 
 constexpr double kCtaTile = 128;  // output tile of one thread block in cuBLAS's large-GEMM kernels
+// A ring or tree collective's latency before its first step: NCCL's baseLat for the Simple protocol, 8.4 us for ring in
+// every version from 2.7.5 to master and for tree from 2.23.4 (src/graph/tuning.cc; validation/nccl_facts.md, sec. 1).
+constexpr double kNcclBaseLatency = 8.4e-6;
 
 // The share of a thread block's time spent on products rather than on filling its pipeline: k / (k + fill), `fill`
 // the inner dimension the pipeline's first stages load before the first product (hardware.gemm_fill_k). A GEMM with
@@ -73,9 +76,9 @@ public:
     // as a double binary tree; inside one it uses rings (NCCL src/graph/tuning.cc).
     Link link(const HardwareSpec& h, bool scale_out, int64_t members_per_domain) const override {
         const double nvlink = h.intra_node_gbps * h.intra_node_efficiency;
-        if (!scale_out) return {1e9 * nvlink, h.intra_node_latency_us * 1e-6};
+        if (!scale_out) return {1e9 * nvlink, h.intra_node_latency_us * 1e-6, false, kNcclBaseLatency};
         const double nics = h.inter_node_gbps * h.inter_node_efficiency * static_cast<double>(members_per_domain);
-        return {1e9 * std::min(nvlink, nics), h.inter_node_latency_us * 1e-6, true};
+        return {1e9 * std::min(nvlink, nics), h.inter_node_latency_us * 1e-6, true, kNcclBaseLatency};
     }
 
     const char* reserve_name() const override { return "the CUDA context and library handles"; }

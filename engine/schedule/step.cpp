@@ -3,40 +3,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "compute/pass_time.h"
 #include "schedule/activation_offload.h"
 #include "schedule/step_parts.h"
 
 namespace shardcalc {
 namespace {
-
-// A pass on one device takes its kernels' device time, unless the host issues them more slowly: eager
-// PyTorch spends host time on every launch and every collective call, so a pass cannot be shorter than
-// (launches + calls) x host overhead (the device cannot run ahead of kernels not yet issued). Kernels a library
-// launches inside one op (cuDNN's RNN) cost the host only their launch, which their device time holds. Kernels
-// issued after a host-device synchronization (transformers' eager experts loop) overlap only with their own host
-// work: the rest of the pass cannot hide them, nor they it.
-double pass_seconds(const Kernel& k, double calls, double host_us) {
-    const auto host = [&](double launches) { return launches * host_us * 1e-6; };
-    const double free = std::max(k.seconds - k.synced_seconds, host(k.launches - k.library_launches - k.synced_launches + calls));
-    // Never less than the device's time: (seconds - synced) + synced may round below it by an ulp.
-    return std::max(k.seconds, free + std::max(k.synced_seconds, host(k.synced_launches)));
-}
-// A torch.compile'd pass issues its kernels from inductor's wrapper, or replays them as a CUDA graph
-// (implementation.host_compiled_us), whichever pass it is.
-double forward_seconds(const Kernel& k, double calls, const Config& c) {
-    const ImplementationSpec& im = c.s.implementation;
-    return pass_seconds(k, calls, im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_forward_us);
-}
-double backward_seconds(const Kernel& k, double calls, const Config& c) {
-    const ImplementationSpec& im = c.s.implementation;
-    return pass_seconds(k, calls, im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_backward_us);
-}
-
-Kernel backward_kernels(const StageCompute& sc) {
-    Kernel k = sc.cost.bwd;
-    k += sc.cost.recompute;
-    return k;
-}
 
 double exposed(const StageComm& sc, Dim dim, bool step_level) {
     double sum = 0;
@@ -111,8 +83,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
                                                                                        mem[i].frozen_params))
                                           : perf.comm.emplace_back(perf.comm[twin]);
         const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
-        perf.stage_times.push_back({forward_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
-                                    backward_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
+        perf.stage_times.push_back({forward_pass_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
+                                    backward_pass_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
                                         offload.backward});
         for (const auto& e : comm.entries)
             if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
@@ -151,10 +123,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
     perf.breakdown = {
         {part_key<StepPart::ForwardCompute>, mb * sc.cost.fwd.seconds},
-        {part_key<StepPart::ForwardHostWait>, mb * (forward_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
+        {part_key<StepPart::ForwardHostWait>, mb * (forward_pass_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
         {part_key<StepPart::BackwardCompute>, mb * sc.cost.bwd.seconds},
         {part_key<StepPart::Recompute>, mb * sc.cost.recompute.seconds},
-        {part_key<StepPart::BackwardHostWait>, mb * (backward_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
+        {part_key<StepPart::BackwardHostWait>, mb * (backward_pass_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
         {part_key<StepPart::ActivationOffload>, mb * (offload.forward + offload.backward)},
         {part_key<StepPart::TpExposed>, exposed(cm, Dim::Tp, false)},
         {part_key<StepPart::CpExposed>, exposed(cm, Dim::Cp, false)},
