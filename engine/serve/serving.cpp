@@ -216,6 +216,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // GPUs (vLLM's chunked prefill shares the steps), so that cycle also holds `concurrency` prefills, each stage of a
     // pipeline doing its share of each, the data-parallel attention ranks theirs side by side.
     e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / (pp * ranks));
+    e.attention_ranks = static_cast<int64_t>(ranks);
     e.replica_gpus = static_cast<int64_t>(tp * pp * ranks);
     e.tokens_per_second_per_gpu = e.tokens_per_second / static_cast<double>(e.replica_gpus);
     // A million output tokens take 10^6 / (tokens/s per GPU) GPU-seconds at the device's hourly price.

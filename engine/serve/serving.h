@@ -97,6 +97,7 @@ struct ServingEstimate {
     double request_seconds = 0;    // prefill + output_tokens x decode step
     double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`, new requests' prefills included
     double tokens_per_second_per_gpu = 0;
+    int64_t attention_ranks = 1;  // the data-parallel attention ranks of one replica (1: none)
     int64_t replica_gpus = 1;  // the GPUs of one replica: tp x pp x data-parallel attention ranks
     double cost_per_million_tokens = 0;  // output tokens, at hardware.price_per_gpu_hour (0: no price given)
     // Under a request rate (ServingSpec::request_rate): the concurrency it settles at (Little's law), whether the
