@@ -1,11 +1,15 @@
 // Evaluations per second of a full report (memory + time + communication) in the WebAssembly
-// build under Node: the same scenario as the native benchmark (engine/cli/bench.cpp).
-// A measurement, never an assertion. Run after scripts/build.sh wasm.
+// build under Node: the same scenario as the native benchmark (engine/cli/bench.cpp), and where that benchmark is
+// built, the ratio of the two (issue 31's target: 1.5). A measurement, never an assertion. Run after scripts/build.sh
+// wasm (and native for the ratio).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
-const wasmDir = join(fileURLToPath(new URL('..', import.meta.url)), 'build-wasm', 'wasm');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const wasmDir = join(root, 'build-wasm', 'wasm');
 const { default: createShardcalc } = await import(join(wasmDir, 'shardcalc.mjs'));
 const engine = await createShardcalc({ wasmBinary: await readFile(join(wasmDir, 'shardcalc.wasm')) });
 const scenario = JSON.stringify({
@@ -23,7 +27,8 @@ while (performance.now() - start < 1000) {
   n += 20;
 }
 const ms = performance.now() - start;
-console.log(`wasm under Node ${process.version}: JSON in -> JSON report out  ${(n / (ms / 1000)).toFixed(0)} evaluations/s  (${((ms * 1000) / n).toFixed(1)} us each)`);
+const jsonUs = (ms * 1000) / n;
+console.log(`wasm under Node ${process.version}: JSON in -> JSON report out  ${(n / (ms / 1000)).toFixed(0)} evaluations/s  (${jsonUs.toFixed(1)} us each)`);
 
 // The plan search as the page runs it (SearchSession in slices of 400 plans): a 70B model on 1,024 GPUs over
 // every dimension, Megatron, DeepSpeed and FSDP, offload allowed (as engine/cli/bench.cpp natively).
@@ -48,6 +53,16 @@ if (!result.ok) throw new Error('benchmark search failed');
 const seconds = (performance.now() - t0) / 1000;
 const plans = result.search.counts.candidates;
 console.log(`wasm under Node ${process.version}: search of ${plans} plans in ${seconds.toFixed(2)} s (${(plans / seconds).toFixed(0)} plans/s, ${slices} slices)`);
+
+// The same two measurements natively (engine/cli/bench.cpp prints them among others), and WebAssembly over native.
+const nativeBench = join(root, 'build', 'engine', 'shardcalc_bench');
+if (existsSync(nativeBench)) {
+  const lines = execFileSync(nativeBench).toString();
+  const nativeJsonUs = Number(/JSON in -> JSON report out .*\(([\d.]+) us each\)/.exec(lines)?.[1]);
+  const nativePlansPerS = Number(/^search \(.*\((\d+) plans\/s/m.exec(lines)?.[1]);
+  console.log(`wasm over native, same machine: JSON in -> JSON report out ${(jsonUs / nativeJsonUs).toFixed(1)}x ` +
+    `(${nativeJsonUs.toFixed(1)} us natively), search ${(nativePlansPerS * seconds / plans).toFixed(1)}x (${nativePlansPerS} plans/s natively)`);
+}
 
 // The serving plan search as the page's "Find a serving plan" asks it: Llama 3.1 70B on H100s, every weight and KV
 // cache format, a time-per-token target.
