@@ -10,11 +10,11 @@ using namespace shardcalc;
 namespace {
 
 // A 1.3B-class decoder on 8 H100s under FSDP full sharding; GRPO, 64 prompts x 4 responses of 256 + 512 tokens.
-Scenario actor(const std::string& extra_parallel = "", const std::string& extra_training = "") {
+Scenario actor(const std::string& extra_parallel = "", const std::string& extra_training = "", const std::string& extra_hardware = "") {
     return test::scenario(R"({"framework":"fsdp","model":{"layers":16,"hidden":2048,"heads":16,"ffn_hidden":5504,"vocab":32000,)"
                           R"("max_positions":4096,"mlp":"swiglu","norm":"rmsnorm","position_embedding":"rope","bias":false,)"
                           R"("tied_embeddings":false},"training":{"micro_batch":2,"recompute":"full")" + extra_training +
-                          R"(},"parallel":{"dp":8,"zero":3)" + extra_parallel + R"(},"hardware":{"preset":"h100-sxm-80gb"}})");
+                          R"(},"parallel":{"dp":8,"zero":3)" + extra_parallel + R"(},"hardware":{"preset":"h100-sxm-80gb")" + extra_hardware + "}}");
 }
 
 RlSpec grpo() {
@@ -77,6 +77,42 @@ TEST_CASE("rl: each phase's memory, term by term") {
     off.param_offload = off.optimizer_offload = off.reference_offload = true;
     CHECK(phase(rl_estimate(actor(), off), "rollout").actor == 0);
     CHECK(phase(rl_estimate(actor(), off), "rollout").reference == 0);
+}
+
+TEST_CASE("rl: the host memory of each GPU's process: what verl offloads while a phase does not use it, a sleeping engine's weights") {
+    const RlSpec rl = grpo();
+    const RlEstimate e = rl_estimate(actor(), rl);
+    const StageMemory& m = e.training.peak();
+    const double rollout_weights = phase(e, "rollout").rollout_weights;
+    const double reference = phase(e, "log_probs").reference;
+    // Nothing offloaded: only the sleeping engine's weights (vLLM's sleep, level 1) outside the rollout.
+    CHECK(phase(e, "rollout").host == 0);
+    CHECK(phase(e, "log_probs").host == doctest::Approx(rollout_weights));
+    CHECK(phase(e, "training").host == doctest::Approx(rollout_weights));
+    // A node of 8 GPUs: 8 processes, each holding the most of its phases.
+    CHECK(e.processes_per_node == 8);
+    CHECK(e.host_per_node == doctest::Approx(8 * rollout_weights));
+    // Awake, the engine keeps its weights on the GPU.
+    RlSpec awake = rl;
+    awake.sleep = false;
+    const RlEstimate a = rl_estimate(actor(), awake);
+    for (const RlPhase& p : a.phases) CHECK(p.host == 0);
+    CHECK(a.host_per_node == 0);
+    // Everything offloaded: the actor's states and the reference on the host in the rollout; in the log-probability
+    // passes the actor's gradients and optimizer states and the engine's weights (the weights and the reference are
+    // back for their forwards); in the update the reference and the engine's weights.
+    RlSpec off = rl;
+    off.param_offload = off.optimizer_offload = off.reference_offload = true;
+    const RlEstimate o = rl_estimate(actor(), off);
+    CHECK(phase(o, "rollout").host == doctest::Approx(m.weights + m.gradients + m.optimizer + reference));
+    CHECK(phase(o, "log_probs").host == doctest::Approx(m.gradients + m.optimizer + rollout_weights));
+    CHECK(phase(o, "training").host == doctest::Approx(reference + rollout_weights));
+    // What a phase holds on the GPU and on the host together is the same whatever is offloaded (the states move).
+    CHECK(phase(o, "rollout").host + phase(o, "rollout").actor + phase(o, "rollout").reference ==
+          doctest::Approx(phase(e, "rollout").host + phase(e, "rollout").actor + phase(e, "rollout").reference));
+    // A host of 4 GPUs holds 4 processes.
+    const RlEstimate four = rl_estimate(actor("", "", R"(,"gpus_per_node":4)"), rl);
+    CHECK(four.processes_per_node == 4);
 }
 
 TEST_CASE("rl: with an adapter the reference is the actor's own frozen base, no copy") {

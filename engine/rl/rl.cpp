@@ -114,6 +114,10 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     const double actor_resident = (rl.param_offload ? 0 : m.weights + m.gradients) + (rl.optimizer_offload ? 0 : m.optimizer);
     const double reference_resident = rl.reference_offload ? 0 : reference_bytes;
     const double critic_resident = ppo ? actor_resident : 0;
+    // What is offloaded lives in the process's host memory meanwhile (verl's FSDP CPU offload of each rank's shard).
+    const double actor_offloaded = m.weights + m.gradients + m.optimizer - actor_resident;
+    const double reference_offloaded = reference_bytes - reference_resident;
+    const double critic_offloaded = ppo ? actor_offloaded : 0;
 
     // The rollout replica as vLLM sizes it: gpu_memory_utilization of each GPU for its weights, its profile run's
     // activations and the KV cache (vLLM V1's requested memory); the actor's memory is outside that share.
@@ -158,6 +162,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         ph.rollout_activations = std::max(0.0, r.budget - r.weights - r.kv_available);
         ph.kv_cache = r.kv_available;
         ph.overhead = overhead;
+        ph.host = actor_offloaded + reference_offloaded + critic_offloaded;
         e.phases.push_back(ph);
     }
     {
@@ -175,6 +180,8 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         ph.logits = layers_in_dtype * static_cast<double>(lp) * static_cast<double>(c.d.seq_len) *
                     static_cast<double>(c.d.vocab_padded) / static_cast<double>(c.s.parallel.tp);
         ph.overhead = overhead;
+        // The forward needs the actor's weights back; vLLM's sleep (level 1) keeps the engine's weights on the host.
+        ph.host = (m.weights + m.optimizer + m.gradients - ph.actor) + critic_offloaded + (r.weights - kept_rollout_weights);
         e.phases.push_back(ph);
     }
     {
@@ -186,10 +193,15 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         ph.rollout_weights = kept_rollout_weights;
         ph.kv_cache = kept_kv;
         ph.overhead = overhead;
+        ph.host = reference_offloaded + critic_offloaded + (r.weights - kept_rollout_weights);
         e.phases.push_back(ph);
     }
-    for (size_t i = 1; i < e.phases.size(); ++i)
+    for (size_t i = 1; i < e.phases.size(); ++i) {
         if (e.phases[i].total() > e.phases[e.peak_phase].total()) e.peak_phase = i;
+        if (e.phases[i].host > e.phases[e.host_peak_phase].host) e.host_peak_phase = i;
+    }
+    e.processes_per_node = std::min(c.s.hardware.gpus_per_node, world);
+    e.host_per_node = static_cast<double>(e.processes_per_node) * e.phases[e.host_peak_phase].host;
     e.fits = e.phases[e.peak_phase].total() <= e.capacity && e.training.verdict.verdict != Verdict::DoesNotFit &&
              (dpo || r.max_concurrency >= 1);
 

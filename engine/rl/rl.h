@@ -49,6 +49,9 @@ struct RlPhase {
     double rollout_weights = 0, rollout_activations = 0, kv_cache = 0;  // the rollout engine's
     double logits = 0;              // a log-probability forward's fp32 logits and log-softmax
     double overhead = 0;            // the CUDA context and library handles, once per process
+    // In host memory for this GPU's process (not in total()): what verl offloads while the phase does not use it (the
+    // actor's weights and gradients, its optimizer states, the reference) and a sleeping rollout engine's weights.
+    double host = 0;
     double total() const {
         return actor + reference + critic + rollout_weights + rollout_activations + kv_cache + logits + overhead;
     }
@@ -66,6 +69,10 @@ struct RlEstimate {
     size_t peak_phase = 0;
     double capacity = 0;
     bool fits = false;         // every phase within the GPU, and the rollout's KV cache holds at least one sequence
+    // Host memory of one node: its processes (one per GPU, as verl and TRL run) times the most one holds in a phase.
+    int64_t processes_per_node = 1;
+    double host_per_node = 0;
+    size_t host_peak_phase = 0;
     // Seconds per step, in the order they run.
     double reshard_seconds = 0, rollout_seconds = 0, log_prob_seconds = 0, training_seconds = 0;
     double step_seconds() const { return reshard_seconds + rollout_seconds + log_prob_seconds + training_seconds; }

@@ -32,6 +32,10 @@ test('the RL section answers for the plan in the form as the CLI does, and follo
   const shown = (key) => page.getAttribute(`[data-rl="${key}"]`, 'data-value');
   assert.equal(await shown('rollout.total_bytes'), String(want.memory.phases[0].total_bytes));
   assert.equal(await shown('training.actor_bytes'), String(want.memory.phases[2].actor_bytes));
+  // The host memory each GPU's process holds (a sleeping engine's weights), and the node's, as the CLI gives them.
+  assert.equal(await shown('training.host_bytes'), String(want.memory.phases[2].host_bytes));
+  assert.ok(want.memory.host_per_node_bytes > 0);
+  assert.match(await page.textContent('#rl-status'), /Host memory per node: [\d.,]+ GiB in the (log-probs|training) phase \(8 processes/);
   assert.equal(Number(await shown('time.step_seconds')), want.time.step_seconds);
   assert.match(await page.textContent('#rl-launch'), /actor_rollout_ref\.rollout\.n=8/);
   // A field changes the answer: rollout tp 2; the link carries it, and opens the section with it.

@@ -57,7 +57,8 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
                           {"rollout_activations_bytes", whole(p.rollout_activations)},
                           {"kv_cache_bytes", whole(p.kv_cache)},
                           {"logits_bytes", whole(p.logits)},
-                          {"overhead_bytes", whole(p.overhead)}});
+                          {"overhead_bytes", whole(p.overhead)},
+                          {"host_bytes", whole(p.host)}});
     json tp = json::array();
     for (const RlLimits::RolloutTp& t : limits.rollout_tp)
         tp.push_back({{"rollout_tp", t.tp}, {"fits", t.fits}, {"rollout_seconds", t.rollout_seconds}});
@@ -101,6 +102,9 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
           {"fits", e.fits},
           {"peak_phase", e.phases[e.peak_phase].name},
           {"training_verdict", verdict_name(e.training.verdict.verdict)},
+          {"host_per_node_bytes", whole(e.host_per_node)},
+          {"host_peak_phase", e.phases[e.host_peak_phase].name},
+          {"processes_per_node", e.processes_per_node},
           {"phases", std::move(phases)}}},
         {"time",
          {{"reshard_seconds", e.reshard_seconds},

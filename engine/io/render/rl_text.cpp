@@ -1,5 +1,6 @@
-// The RL estimate (the "rl" object of `shardcalc rl`) as text: the verdict, each phase's memory on a GPU, the step's
-// time, the largest settings that fit and the launch. It formats what the engine computed.
+// The RL estimate (the "rl" object of `shardcalc rl`) as text: the verdict, each phase's memory on a GPU (and in the host
+// memory of its process), the step's time, the largest settings that fit and the launch. It formats what the engine
+// computed.
 #include "io/render/text_format.h"
 #include "io/render/text_table.h"
 
@@ -21,14 +22,18 @@ std::string format_rl_table(const nlohmann::json& rl) {
         out += "rollout: tp " + std::to_string(ro["tp"].get<int64_t>()) + ", " + thousands(ro["replicas"].get<int64_t>()) +
                " replica(s), " + thousands(ro["concurrency"].get<int64_t>()) + " sequences at once in " +
                thousands(ro["waves"].get<int64_t>()) + " wave(s) (its KV cache holds " + thousands(ro["max_concurrency"].get<int64_t>()) + ")\n";
-    out += "\nMemory per GPU by phase (GiB = 2^30 bytes)\n";
+    out += "\nMemory per GPU by phase (GiB = 2^30 bytes; host: what the GPU's process holds in the host's memory)\n";
     std::vector<Row> rows{{"phase", "actor", "reference", "critic", "rollout weights", "rollout activations", "KV cache", "logits",
-                           "overhead", "total", "capacity"}};
+                           "overhead", "total", "capacity", "host"}};
     for (const auto& p : m["phases"])
         rows.push_back({p["phase"].get<std::string>(), gib(p["actor_bytes"]), gib(p["reference_bytes"]), gib(p["critic_bytes"]),
                         gib(p["rollout_weights_bytes"]), gib(p["rollout_activations_bytes"]), gib(p["kv_cache_bytes"]),
-                        gib(p["logits_bytes"]), gib(p["overhead_bytes"]), gib(p["total_bytes"]), gib(m["capacity_bytes"])});
+                        gib(p["logits_bytes"]), gib(p["overhead_bytes"]), gib(p["total_bytes"]), gib(m["capacity_bytes"]),
+                        gib(p["host_bytes"])});
     out += aligned(rows);
+    out += "host memory per node: " + gib(m["host_per_node_bytes"]) + " GiB at most, in the " + m["host_peak_phase"].get<std::string>() +
+           " phase (" + std::to_string(m["processes_per_node"].get<int64_t>()) +
+           " processes, each its \"host\" above; the processes' own memory comes on top)\n";
     out += "\nStep time (seconds)\n";
     std::vector<Row> time{{"reshard", "rollout", "log-probs", "training", "step", "one update", "generated tokens/s"},
                           {sec(t["reshard_seconds"]), sec(t["rollout_seconds"]), sec(t["log_prob_seconds"]), sec(t["training_seconds"]),

@@ -30,7 +30,8 @@ const ALGORITHMS = [['grpo', 'GRPO'], ['ppo', 'PPO (with a critic)'], ['dpo', 'D
 const PHASE_PARTS = [['actor_bytes', 'Actor', 'weights'], ['reference_bytes', 'Reference', 'cast_weights'],
   ['critic_bytes', 'Critic', 'gradients'], ['rollout_weights_bytes', 'Rollout weights', 'comm_buffers'],
   ['rollout_activations_bytes', 'Rollout activations', 'activations'], ['kv_cache_bytes', 'KV cache', 'optimizer'],
-  ['logits_bytes', 'Logits', 'logits'], ['overhead_bytes', 'Overhead', 'other'], ['total_bytes', 'Total']];
+  ['logits_bytes', 'Logits', 'logits'], ['overhead_bytes', 'Overhead', 'other'], ['total_bytes', 'Total'],
+  ['host_bytes', 'Host memory (the GPU\'s process)']];
 const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout'], ['log_prob_seconds', 'Log-probabilities'],
   ['training_seconds', 'Updates'], ['step_seconds', 'Step']];
 
@@ -155,7 +156,9 @@ function draw(page, r, status, chart, phases, time, limits, launch) {
   status.textContent = `${m.fits ? 'Fits' : 'Does not fit'}: ${count(r.samples)} sequences of ${count(r.sequence_tokens)} tokens per step on ` +
     `${count(r.gpus)} GPUs; the peak is in the ${m.peak_phase.replace('_', '-')} phase` +
     (r.rollout.replicas > 0 ? `; ${count(r.rollout.replicas)} rollout replicas generate ${count(r.rollout.concurrency)} sequences at once each, ` +
-      `in ${count(r.rollout.waves)} wave(s).` : '.');
+      `in ${count(r.rollout.waves)} wave(s).` : '.') +
+    ` Host memory per node: ${bytes(m.host_per_node_bytes, unit)} ${unit} in the ${m.host_peak_phase.replace('_', '-')} phase ` +
+    `(${count(m.processes_per_node)} processes; their own memory comes on top).`;
   phases.replaceChildren(
     h('caption', null, `Memory per GPU by phase (${unit}; capacity ${bytes(m.capacity_bytes, unit)})`),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Phase'), ...PHASE_PARTS.map(([, label]) => h('th', { scope: 'col' }, label)))),
