@@ -263,6 +263,26 @@ TEST_CASE("rl: verl's published GRPO example for Qwen2-7B on 8 GPUs of 80 GB fit
     CHECK(e.replicas == 4);
 }
 
+TEST_CASE("rl: vLLM colocated at 0.9 of each GPU beside an 8B actor does not fit; at TRL's default since, 0.3, it does") {
+    // huggingface/trl issue #2688 (GRPO, an 8B model on 8 H100s under DeepSpeed, vLLM beside the training processes at
+    // the default vllm_gpu_memory_utilization of 0.9): out of memory as vLLM loaded; the maintainers' fix, lowering
+    // it, became TRL's default (0.3). Llama-3.1-8B stands in for the thread's unnamed 8B model.
+    const Scenario s = test::scenario(R"({"framework":"deepspeed","model":{"preset":"llama-3.1-8b"},"training":{"micro_batch":1,)"
+                                      R"("recompute":"full"},"parallel":{"dp":8,"zero":3},"hardware":{"preset":"h100-sxm-80gb"}})");
+    RlSpec rl;
+    rl.prompts = 64;
+    rl.n = 8;
+    rl.prompt_tokens = 512;
+    rl.response_tokens = 1024;
+    rl.mini_batches = 8;
+    rl.gpu_memory_utilization = 0.9;
+    const RlEstimate tight = rl_estimate(s, rl);
+    CHECK_FALSE(tight.fits);
+    CHECK(std::string(tight.phases[tight.peak_phase].name) == "rollout");
+    rl.gpu_memory_utilization = 0.3;
+    CHECK(rl_estimate(s, rl).fits);
+}
+
 TEST_CASE("rl: the answer's request, read back with the actor, reproduces the answer") {
     RlSpec rl = grpo();
     rl.mean_response_tokens = 200;
