@@ -1,5 +1,7 @@
 // RL post-training (rl/rl.h): each phase's memory and the step's time composed from the actor's training estimate and
 // the rollout replica's serving estimate, checked term by term on a small model.
+#include <cmath>
+
 #include "helpers.h"
 #include "io/contract/rl_json.h"
 #include "rl/rl.h"
@@ -207,6 +209,18 @@ TEST_CASE("rl: the largest settings that fit are where fitting stops") {
     CHECK_FALSE(fits_longer);
     CHECK(l.n_unbounded);  // generation in waves, updates in micro-batches: memory does not grow with n
     CHECK(l.rollout_tp.size() == 4);  // 1, 2, 4, 8
+    // gpu_memory_utilization: exactly the hundredths that fit, awake and asleep (every one of them tried).
+    for (const bool sleep : {true, false}) {
+        RlSpec q = rl;
+        q.sleep = sleep;
+        const RlLimits lq = rl_limits(actor(), q);
+        REQUIRE(lq.gpu_memory_utilization_max > 0);
+        for (int h = 1; h <= 100; ++h) {
+            q.gpu_memory_utilization = h / 100.0;
+            const bool inside = h >= std::lround(100 * lq.gpu_memory_utilization_min) && h <= std::lround(100 * lq.gpu_memory_utilization_max);
+            CHECK_MESSAGE(rl_estimate(actor(), q).fits == inside, "gpu_memory_utilization " << h << "%, sleep " << sleep);
+        }
+    }
 }
 
 TEST_CASE("rl: the plans it does not model are refused at their fields") {

@@ -270,6 +270,30 @@ RlLimits rl_limits(const Scenario& actor, const RlSpec& rl) {
     for (int64_t step = out.response_tokens / 2; step >= 1; step /= 2)
         if (response_fits(out.response_tokens + step)) out.response_tokens += step;
     if (rl.algorithm != RlAlgorithm::Dpo) {
+        // gpu_memory_utilization (the usual cause of a colocated rollout's out-of-memory error, and the usual fix):
+        // what fits is one range of hundredths, a larger share growing the rollout phase and a smaller one shrinking
+        // the KV cache. A point inside it (the given share, or the first of 5% steps that fits), then each edge by
+        // halving steps.
+        const auto util_fits = [&](int64_t hundredths) {
+            RlSpec q = rl;
+            q.gpu_memory_utilization = static_cast<double>(hundredths) / 100;
+            return fits(actor, q);
+        };
+        int64_t inside = static_cast<int64_t>(std::lround(rl.gpu_memory_utilization * 100));
+        if (!util_fits(inside)) {
+            inside = 0;
+            for (int64_t h = 5; h <= 100 && inside == 0; h += 5)
+                if (util_fits(h)) inside = h;
+        }
+        if (inside > 0) {
+            int64_t hi = inside, lo = inside;
+            for (int64_t step = 64; step >= 1; step /= 2) {
+                if (hi + step <= 100 && util_fits(hi + step)) hi += step;
+                if (lo - step >= 1 && util_fits(lo - step)) lo -= step;
+            }
+            out.gpu_memory_utilization_min = static_cast<double>(lo) / 100;
+            out.gpu_memory_utilization_max = static_cast<double>(hi) / 100;
+        }
         const int64_t world = world_of(actor);
         for (int64_t tp = 1; tp <= world; ++tp) {
             if (world % tp != 0) continue;

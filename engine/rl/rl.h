@@ -89,6 +89,9 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl);
 struct RlLimits {
     int64_t micro_batch = 0, n = 0, response_tokens = 0;
     bool n_unbounded = false;  // every n tried fits: the step's memory does not grow with it (its time does)
+    // The rollout engine's share of each GPU that fits, in hundredths (0 and 0 where none does): above the range the
+    // rollout phase overflows the GPU, below it the KV cache cannot hold one sequence.
+    double gpu_memory_utilization_min = 0, gpu_memory_utilization_max = 0;
     struct RolloutTp {
         int64_t tp = 0;
         bool fits = false;

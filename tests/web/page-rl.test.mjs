@@ -38,6 +38,10 @@ test('the RL section answers for the plan in the form as the CLI does, and follo
   assert.match(await page.textContent('#rl-status'), /Host memory per node: [\d.,]+ GiB in the (log-probs|training) phase \(8 processes/);
   assert.equal(Number(await shown('time.step_seconds')), want.time.step_seconds);
   assert.match(await page.textContent('#rl-launch'), /actor_rollout_ref\.rollout\.n=8/);
+  // The range of gpu_memory_utilization that fits, the engine's.
+  assert.ok(want.limits.gpu_memory_utilization_max > want.limits.gpu_memory_utilization_min);
+  assert.ok((await page.textContent('#rl-limits')).includes(`(gpu_memory_utilization) that fits: ${want.limits.gpu_memory_utilization_min.toFixed(2)} ` +
+    `to ${want.limits.gpu_memory_utilization_max.toFixed(2)}.`));
   // A field changes the answer: rollout tp 2; the link carries it, and opens the section with it.
   await page.fill('#rl-rollout_tp', '2');
   await page.waitForFunction(() => document.querySelector('#rl-launch')?.textContent.includes('tensor_model_parallel_size=2'));

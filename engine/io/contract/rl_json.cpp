@@ -119,6 +119,8 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
           {"n", limits.n},
           {"n_unbounded", limits.n_unbounded},
           {"response_tokens", limits.response_tokens},
+          {"gpu_memory_utilization_min", limits.gpu_memory_utilization_min},
+          {"gpu_memory_utilization_max", limits.gpu_memory_utilization_max},
           {"rollout_tp", std::move(tp)}}},
         {"launch", std::move(launch)},
     };

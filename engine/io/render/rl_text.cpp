@@ -44,6 +44,11 @@ std::string format_rl_table(const nlohmann::json& rl) {
                                                          : thousands(lim["n"].get<int64_t>());
     out += "\nLargest that fit, each alone: micro-batch " + thousands(lim["micro_batch"].get<int64_t>()) + ", n " + n +
            ", response tokens " + thousands(lim["response_tokens"].get<int64_t>()) + "\n";
+    if (rl["algorithm"] != "dpo")
+        out += lim["gpu_memory_utilization_max"].get<double>() > 0
+                   ? "gpu_memory_utilization that fits: " + fixed(lim["gpu_memory_utilization_min"].get<double>(), 2) + " to " +
+                         fixed(lim["gpu_memory_utilization_max"].get<double>(), 2) + "\n"
+                   : "gpu_memory_utilization that fits: none\n";
     if (!lim["rollout_tp"].empty()) {
         std::vector<Row> tps{{"rollout tp", "fits", "rollout s"}};
         for (const auto& r : lim["rollout_tp"])

@@ -172,7 +172,9 @@ function draw(page, r, status, chart, phases, time, limits, launch) {
   limits.textContent = `Largest that fit, each alone: micro-batch ${count(l.micro_batch)}` +
     (r.algorithm === 'dpo' ? '' : `, responses per prompt ${l.n_unbounded ? `any (up to ${count(l.n)} tried)` : count(l.n)}`) +
     `, response tokens ${count(l.response_tokens)}` +
-    (l.rollout_tp.length ? `; rollout tensor parallel: ${l.rollout_tp.map((t) => `${t.rollout_tp} ${t.fits ? duration(t.rollout_seconds) : 'does not fit'}`).join(', ')}.` : '.');
+    (l.rollout_tp.length ? `; rollout tensor parallel: ${l.rollout_tp.map((t) => `${t.rollout_tp} ${t.fits ? duration(t.rollout_seconds) : 'does not fit'}`).join(', ')}.` : '.') +
+    (r.algorithm === 'dpo' ? '' : ` The rollout's share of each GPU (gpu_memory_utilization) that fits: ${l.gpu_memory_utilization_max > 0
+      ? `${l.gpu_memory_utilization_min.toFixed(2)} to ${l.gpu_memory_utilization_max.toFixed(2)}` : 'none'}.`);
   launch.replaceChildren(...r.launch.map((c) => h('div', { class: 'launch-tool', 'data-tool': c.tool },
     h('h4', null, c.tool), h('pre', null, `${c.lines.join('\n')}\n`))));
 }
