@@ -272,8 +272,8 @@ RlLimits rl_limits(const Scenario& actor, const RlSpec& rl) {
     if (rl.algorithm != RlAlgorithm::Dpo) {
         // gpu_memory_utilization (the usual cause of a colocated rollout's out-of-memory error, and the usual fix):
         // what fits is one range of hundredths, a larger share growing the rollout phase and a smaller one shrinking
-        // the KV cache. A point inside it (the given share, or the first of 5% steps that fits), then each edge by
-        // halving steps.
+        // the KV cache. A point inside it (the given share, or else the first hundredth that fits: a range may be
+        // narrow), then each edge by halving steps.
         const auto util_fits = [&](int64_t hundredths) {
             RlSpec q = rl;
             q.gpu_memory_utilization = static_cast<double>(hundredths) / 100;
@@ -282,7 +282,7 @@ RlLimits rl_limits(const Scenario& actor, const RlSpec& rl) {
         int64_t inside = static_cast<int64_t>(std::lround(rl.gpu_memory_utilization * 100));
         if (!util_fits(inside)) {
             inside = 0;
-            for (int64_t h = 5; h <= 100 && inside == 0; h += 5)
+            for (int64_t h = 1; h <= 100 && inside == 0; ++h)
                 if (util_fits(h)) inside = h;
         }
         if (inside > 0) {
