@@ -220,6 +220,12 @@ TEST_CASE("rl: the largest settings that fit are where fitting stops") {
             const bool inside = h >= std::lround(100 * lq.gpu_memory_utilization_min) && h <= std::lround(100 * lq.gpu_memory_utilization_max);
             CHECK_MESSAGE(rl_estimate(actor(), q).fits == inside, "gpu_memory_utilization " << h << "%, sleep " << sleep);
         }
+        // From a share that does not fit, the same range.
+        q.gpu_memory_utilization = 1;
+        REQUIRE_FALSE(rl_estimate(actor(), q).fits);
+        const RlLimits from_outside = rl_limits(actor(), q);
+        CHECK(from_outside.gpu_memory_utilization_min == lq.gpu_memory_utilization_min);
+        CHECK(from_outside.gpu_memory_utilization_max == lq.gpu_memory_utilization_max);
     }
 }
 
