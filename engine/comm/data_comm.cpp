@@ -41,6 +41,10 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double pa
 // Data parallelism: gradient reduction and the parameter gather, ZeRO-3's per-layer gathers, the experts'
 // own data-parallel group.
 void StageRules::data_parallel() const {
+    const int64_t n = c.d.replica_degree;
+    const int64_t n_experts = c.d.expert_replica_degree;
+    const bool experts_sync = expert_params > 0 && n_experts > 1;
+    if (n <= 1 && p.zero != 3 && !experts_sync) return;  // no gradient to sync: no pass to weigh either
     // A microbatch's backward pass, which gradient reductions may hide behind, and its forward pass, which the
     // overlapped parameter all-gather may hide behind: each as long as it holds the device, its kernels' time or the
     // host's issuing them where that is longer (a collective on its own stream runs while the host issues kernels).
@@ -48,7 +52,6 @@ void StageRules::data_parallel() const {
     const double backward_pass = backward_pass_seconds(backward_kernels(sc), b.out.bwd_calls, c);
     const double backward = backward_pass + b.out.bwd_exposed;
     const double forward = forward_pass + b.out.fwd_exposed;
-    const int64_t n = c.d.replica_degree;
     if (n > 1 || p.zero == 3) {
         const Group g = group_of(Dim::Dp, n, c);
         if (p.zero == 3) {
@@ -107,8 +110,7 @@ void StageRules::data_parallel() const {
                           "updated parameters after the optimizer step");
         }
     }
-    const int64_t n_experts = c.d.expert_replica_degree;
-    if (expert_params > 0 && n_experts > 1) {
+    if (experts_sync) {
         // The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert
         // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
         // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).

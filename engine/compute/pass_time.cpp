@@ -9,8 +9,9 @@ namespace {
 // PyTorch spends host time on every launch and every collective call, so a pass cannot be shorter than
 // (launches + calls) x host overhead (the device cannot run ahead of kernels not yet issued). Kernels a library
 // launches inside one op (cuDNN's RNN) cost the host only their launch, which their device time holds. Kernels
-// issued after a host-device synchronization (transformers' eager experts loop) overlap only with their own host
-// work: the rest of the pass cannot hide them, nor they it.
+// issued after a host-device synchronization (transformers' eager experts loop, Megatron-Core's alltoall dispatcher
+// waiting for the tokens per expert) overlap only with their own host work: the rest of the pass cannot hide them,
+// nor they it.
 double pass_seconds(const Kernel& k, double calls, double host_us) {
     const auto host = [&](double launches) { return launches * host_us * 1e-6; };
     const double free = std::max(k.seconds - k.synced_seconds, host(k.launches - k.library_launches - k.synced_launches + calls));

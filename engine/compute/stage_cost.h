@@ -21,7 +21,6 @@ struct TpLayerGemms {
 
 // The stage's MoE layers (not the multi-token prediction ones), whole and their experts alone, per microbatch: what
 // the expert-parallel overlap schedule pairs with the token exchanges (comm/expert_comm.cpp).
-// The stage's decoder MoE layers and their costs (the layers whose compute the expert-parallel overlap pairs).
 struct MoeCompute {
     int64_t layers = 0;
     OpCost layer;

@@ -115,7 +115,8 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     const double reference_resident = rl.reference_offload ? 0 : reference_bytes;
     const double critic_resident = ppo ? actor_resident : 0;
     // What is offloaded lives in the process's host memory meanwhile (verl's FSDP CPU offload of each rank's shard).
-    const double actor_offloaded = m.weights + m.gradients + m.optimizer - actor_resident;
+    const double actor_states = m.weights + m.gradients + m.optimizer;
+    const double actor_offloaded = actor_states - actor_resident;
     const double reference_offloaded = reference_bytes - reference_resident;
     const double critic_offloaded = ppo ? actor_offloaded : 0;
 
@@ -150,6 +151,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     e.rollout = r;
     const double overhead = m.other.overhead;
     const double kept_rollout_weights = rl.sleep ? 0 : r.weights;
+    const double sleeping_rollout_weights = r.weights - kept_rollout_weights;  // on the host (vLLM's sleep, level 1)
     const double kept_kv = rl.sleep ? 0 : r.kv_available;
 
     if (!dpo) {
@@ -180,8 +182,8 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         ph.logits = layers_in_dtype * static_cast<double>(lp) * static_cast<double>(c.d.seq_len) *
                     static_cast<double>(c.d.vocab_padded) / static_cast<double>(c.s.parallel.tp);
         ph.overhead = overhead;
-        // The forward needs the actor's weights back; vLLM's sleep (level 1) keeps the engine's weights on the host.
-        ph.host = (m.weights + m.optimizer + m.gradients - ph.actor) + critic_offloaded + (r.weights - kept_rollout_weights);
+        // The forward needs the actor's weights back.
+        ph.host = (actor_states - ph.actor) + critic_offloaded + sleeping_rollout_weights;
         e.phases.push_back(ph);
     }
     {
@@ -193,7 +195,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         ph.rollout_weights = kept_rollout_weights;
         ph.kv_cache = kept_kv;
         ph.overhead = overhead;
-        ph.host = reference_offloaded + critic_offloaded + (r.weights - kept_rollout_weights);
+        ph.host = reference_offloaded + critic_offloaded + sleeping_rollout_weights;
         e.phases.push_back(ph);
     }
     for (size_t i = 1; i < e.phases.size(); ++i) {
