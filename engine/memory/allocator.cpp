@@ -1,6 +1,9 @@
 #include "memory/allocator.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "core/units.h"
 
 namespace shardcalc {
 namespace {
@@ -57,6 +60,12 @@ MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, do
         decide(Verdict::Fits, VerdictReason::Fits, {v.margin});
     }
     return v;
+}
+
+double allocation_size(double bytes) {
+    if (bytes <= kMiB) return 2 * kMiB;         // kSmallSize, kSmallBuffer
+    if (bytes < 10 * kMiB) return 20 * kMiB;    // kMinLargeAlloc, kLargeBuffer
+    return std::ceil(bytes / (2 * kMiB)) * 2 * kMiB;  // kRoundLarge
 }
 
 }  // namespace shardcalc

@@ -52,4 +52,9 @@ std::string reason_text(const MemoryVerdict& v);
 MemoryVerdict memory_verdict(double allocated_peak, double outside_allocator, double capacity, double largest_request,
                              Allocator allocator, const Fragmentation& fragmentation);
 
+// The segment the caching allocator asks the device for to serve one request of `bytes` when no cached block holds it
+// (c10/cuda/CUDACachingAllocator.cpp get_allocation_size): the small pool's 2 MiB buffer up to 1 MiB, a 20 MiB buffer
+// below 10 MiB, else the request rounded up to 2 MiB. Its out-of-memory error's "Tried to allocate" is this size.
+double allocation_size(double bytes);
+
 }  // namespace shardcalc

@@ -9,6 +9,23 @@
 
 namespace shardcalc {
 
+// PyTorch's out-of-memory error as its caching allocator words it (c10/cuda/CUDACachingAllocator.cpp, the
+// TORCH_CHECK_WITH(OutOfMemoryError, ...) of malloc), in bytes: the request that failed and the device at that moment.
+// The allocator has already returned every wholly free cached segment to the device and retried before it raises, so
+// `cached` is memory held in segments that are partly in use.
+struct OutOfMemory {
+    double request = 0;          // "Tried to allocate"
+    double capacity = 0;         // the device's total as CUDA reports it (cudaMemGetInfo)
+    double free = 0;             // free on the device
+    double allocated = 0;        // allocated by PyTorch (with its CUDA graphs' private pools)
+    double cached = 0;           // reserved by PyTorch but unallocated
+    double allowed = -1;         // the process's limit (torch.cuda.set_per_process_memory_fraction); -1: none
+    double process_used = -1;    // this process's device memory, PyTorch's and not ("Including non-PyTorch memory, this
+                                 // process has ..."); -1: the message does not say
+    double other_processes = 0;  // what the processes the message names by PID hold ("Process 123 has ...")
+    int64_t named_processes = 0; // how many it names
+};
+
 // One rank's memory as a log reports it: PyTorch's caching-allocator counters (torch.cuda.memory_allocated,
 // max_memory_allocated, memory_reserved, max_memory_reserved), in bytes.
 struct MeasuredMemory {
@@ -19,6 +36,8 @@ struct MeasuredMemory {
     int64_t ooms = -1, alloc_retries = -1;
     bool allocator = true;    // the allocator's figures above are known (false: nvidia-smi only)
     double device_used = -1;  // nvidia-smi's memory in use on the device (allocator, CUDA context, libraries); -1: not known
+    bool has_oom = false;     // the rank's last out-of-memory error follows
+    OutOfMemory oom;
 };
 
 // Megatron-LM's own estimate as it prints it (megatron/training/theoretical_memory_usage.py), in bytes: the most
@@ -39,6 +58,15 @@ struct MeasuredRun {
     FrameworkEstimate framework_estimate;
 };
 
+// Why an allocation failed, from the message's figures alone.
+enum class OomCause {
+    Shortage,       // the request exceeded the device's free memory and the allocator's cache together
+    Fragmentation,  // the cache and the free memory together held the request, but no block of its size
+    Limit,          // the process's memory-fraction limit refused it
+    DeviceEdge,     // the device's free memory alone held it, yet the device refused it
+};
+const char* name_of(OomCause c);
+
 struct RankReconciliation {
     int64_t rank = 0, stage = 0;
     double measured_peak_allocated = 0, estimated_peak_allocated = 0;
@@ -52,6 +80,14 @@ struct RankReconciliation {
     // nvidia-smi's device memory in use against the stage's total (reserved + memory outside the allocator).
     bool has_device_used = false;
     double measured_device_used = 0, estimated_device_used = 0, device_used_gap = 0;
+    // The rank's out-of-memory error beside the stage's estimate: what the rank needed when it failed (allocated +
+    // request) against the estimated allocated peak, and the request against the stage's largest estimated request.
+    bool has_oom = false;
+    OutOfMemory oom;
+    OomCause oom_cause = OomCause::Shortage;
+    double oom_needed = 0, oom_needed_gap = 0;  // gap: the estimated allocated peak less what the rank needed
+    double oom_shortfall = 0;                   // Shortage: request - free - cached; Limit: reserved + request - allowed
+    double estimated_largest_request = 0;
 };
 
 struct Reconciliation {
@@ -73,6 +109,9 @@ struct Reconciliation {
     // allocator's reserved, where the log has both for a rank.
     bool has_overhead = false;
     double implied_overhead_gib = 0;
+    // And the device's capacity as CUDA reports it (hardware.memory_gib, in GiB), from an out-of-memory error.
+    bool has_capacity = false;
+    double implied_memory_gib = 0;
     std::vector<std::string> findings;  // what the log shows beyond the figures (out-of-memory errors), in words
     std::vector<std::string> unknowns;  // what the log cannot tell, in words
 };

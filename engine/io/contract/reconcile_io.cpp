@@ -21,6 +21,19 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
             rank["peak_reserved"] = term(x.measured_peak_reserved, x.estimated_peak_reserved, x.peak_reserved_gap);
         }
         if (x.has_device_used) rank["device_used"] = term(x.measured_device_used, x.estimated_device_used, x.device_used_gap);
+        if (x.has_oom) {
+            // The failed request and the device at that moment, why it failed, and what the rank needed then.
+            const OutOfMemory& o = x.oom;
+            nlohmann::json e = {{"request", o.request},      {"allocated", o.allocated}, {"cached", o.cached},
+                                {"free", o.free},            {"capacity", o.capacity},   {"cause", name_of(x.oom_cause)},
+                                {"shortfall", x.oom_shortfall},
+                                {"needed", term(x.oom_needed, x.estimated_peak_allocated, x.oom_needed_gap)},
+                                {"estimated_largest_request", x.estimated_largest_request},
+                                {"other_processes", o.other_processes}};
+            if (o.allowed >= 0) e["allowed"] = o.allowed;
+            if (o.process_used >= 0) e["process_used"] = o.process_used;
+            rank["out_of_memory"] = e;
+        }
         if (x.ooms >= 0) rank["ooms"] = x.ooms;
         if (x.alloc_retries >= 0) rank["alloc_retries"] = x.alloc_retries;
         ranks.push_back(rank);
@@ -30,6 +43,7 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     j["calibration"] = nlohmann::json::object();
     if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
     if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead_gib;
+    if (r.has_capacity) j["calibration"]["hardware.memory_gib"] = r.implied_memory_gib;
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
@@ -47,16 +61,16 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
     using text::fixed;
     using text::mib;
     std::string out = j["source"].get<std::string>() + " log against the estimate (MiB = 2^20 bytes; gap = estimate - log)\n";
-    if (!j["ranks"].empty()) {
-        // The terms some rank's log gives, each as log, estimate and gap; "-" where a rank's log lacks one.
-        const std::pair<const char*, const char*> all[] = {{"peak_allocated", "peak allocated"},
-                                                           {"allocator_reserve", "allocator reserve"},
-                                                           {"peak_reserved", "peak reserved"},
-                                                           {"device_used", "device in use"}};
-        std::vector<std::pair<const char*, const char*>> terms;
-        for (const auto& t : all)
-            if (std::any_of(j["ranks"].begin(), j["ranks"].end(), [&](const auto& r) { return r.contains(t.first); }))
-                terms.push_back(t);
+    // The terms some rank's log gives, each as log, estimate and gap; "-" where a rank's log lacks one.
+    const std::pair<const char*, const char*> all[] = {{"peak_allocated", "peak allocated"},
+                                                       {"allocator_reserve", "allocator reserve"},
+                                                       {"peak_reserved", "peak reserved"},
+                                                       {"device_used", "device in use"}};
+    std::vector<std::pair<const char*, const char*>> terms;
+    for (const auto& t : all)
+        if (std::any_of(j["ranks"].begin(), j["ranks"].end(), [&](const auto& r) { return r.contains(t.first); }))
+            terms.push_back(t);
+    if (!terms.empty()) {
         text::Row head{"rank", "stage"};
         for (const auto& [key, label] : terms) head.insert(head.end(), {std::string(label) + ": log", "estimate", "gap"});
         std::vector<text::Row> rows{head};
@@ -68,6 +82,17 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
         }
         out += text::aligned(rows);
     }
+    // Each out-of-memory error: the request, the allocator and the device when it failed, and what the rank needed.
+    std::vector<text::Row> failed{{"out of memory: rank", "request", "allocated", "cached", "free", "capacity", "cause",
+                                   "needed", "estimate", "gap"}};
+    for (const auto& r : j["ranks"])
+        if (r.contains("out_of_memory")) {
+            const auto& o = r["out_of_memory"];
+            failed.push_back({r["rank"].dump(), mib(o["request"]), mib(o["allocated"]), mib(o["cached"]), mib(o["free"]),
+                              mib(o["capacity"]), o["cause"].get<std::string>(), mib(o["needed"]["log"]),
+                              mib(o["needed"]["estimate"]), mib(o["needed"]["gap"])});
+        }
+    if (failed.size() > 1) out += text::aligned(failed);
     if (j.contains("framework_estimate")) {
         const auto& f = j["framework_estimate"]["framework"];
         const auto& o = j["framework_estimate"]["ours"];
@@ -89,7 +114,12 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
     if (j["calibration"].contains("hardware.overhead_gib"))
         out += "calibration for this cluster: hardware.overhead_gib = " +
                fixed(j["calibration"]["hardware.overhead_gib"].get<double>(), 2) +
-               " (nvidia-smi's memory in use less the allocator's reserved, the largest of its ranks)\n";
+               " (the device memory a process held beyond its allocator's reserved, by nvidia-smi or an out-of-memory "
+               "error, the largest of its ranks)\n";
+    if (j["calibration"].contains("hardware.memory_gib"))
+        out += "calibration for this cluster: hardware.memory_gib = " +
+               fixed(j["calibration"]["hardware.memory_gib"].get<double>(), 2) +
+               " (the device's capacity as CUDA reports it in the out-of-memory error)\n";
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
     return out;

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "io/import/log_text.h"
+#include "io/import/oom_message.h"
 
 namespace shardcalc {
 
@@ -145,12 +146,17 @@ MeasuredRun read_run_log(const std::string& text) {
     std::map<int64_t, double> smi;                // nvidia-smi's memory in use, by GPU index
     bool in_smi = false;                          // inside nvidia-smi's GPU table
     int64_t smi_gpu = -1;                         // the GPU whose memory row comes next
+    std::map<int64_t, std::pair<OutOfMemory, int64_t>> ooms;  // each rank's last out-of-memory error, and how many
     size_t line = 0, start = 0;
     while (start <= text.size()) {
         const size_t end = text.find('\n', start);
         const std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
         ++line;
-        if (l.find("NVIDIA-SMI ") != std::string::npos && l.find("Driver Version") != std::string::npos) {
+        if (const auto oom = read_oom_message(l, line)) {
+            auto& [last_oom, count] = ooms[oom->rank];
+            last_oom = oom->oom;
+            ++count;
+        } else if (l.find("NVIDIA-SMI ") != std::string::npos && l.find("Driver Version") != std::string::npos) {
             in_smi = true;  // nvidia-smi's table: GPUs until its process list
             smi_gpu = -1;
         } else if (in_smi && (l.find("Processes:") != std::string::npos || trim(l).empty())) {
@@ -245,18 +251,30 @@ MeasuredRun read_run_log(const std::string& text) {
             last[gpu] = m;
         }
     }
+    // An out-of-memory error completes its rank's report (the failure beside the peaks before it) or stands for it.
+    for (const auto& [rank, failed] : ooms) {
+        const bool reported = last.count(rank) > 0;
+        MeasuredMemory& m = last[rank];
+        m.rank = rank;
+        if (!reported) m.allocator = false;  // known by its error alone: no peaks
+        m.has_oom = true;
+        m.oom = failed.first;
+        m.ooms = std::max(m.ooms, failed.second);
+    }
     for (const auto& [rank, m] : last) run.memory.push_back(m);
     if (run.memory.empty() && run.step_seconds.empty() && run.samples_per_second.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
                                  "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, "
                                  "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), "
-                                 "torch.cuda.memory_summary() tables, nvidia-smi's GPU table and DeepSpeed's throughput "
+                                 "torch.cuda.memory_summary() tables, PyTorch's out-of-memory errors (\"CUDA out of "
+                                 "memory. Tried to allocate …\"), nvidia-smi's GPU table and DeepSpeed's throughput "
                                  "timer (\"CurrSamplesPerSec=…\")");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
     run.source = deepspeed ? "DeepSpeed" : megatron ? "Megatron-LM" : summary ? "PyTorch (memory_summary)"
+                 : !ooms.empty() && run.step_seconds.empty() ? "PyTorch (out-of-memory error)"
                  : timer && run.step_seconds.empty() ? "DeepSpeed"
                  : !smi.empty() && run.step_seconds.empty() && !run.has_framework_estimate ? "nvidia-smi" : "Megatron-LM";
     return run;

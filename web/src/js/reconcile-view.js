@@ -11,6 +11,15 @@ const TERMS = [
   ['device_used', 'Device in use', 'nvidia-smi\'s memory in use, against our total: reserved plus the memory outside the allocator'],
 ];
 
+// An out-of-memory error's figures, each with its column's label and title (the engine's out_of_memory object).
+const FAILED = [
+  ['request', 'Request', '"Tried to allocate": the segment the allocator asked the device for'],
+  ['allocated', 'Allocated', 'allocated by PyTorch when it failed'],
+  ['cached', 'Cached', 'reserved by PyTorch but unallocated: the cache left after the allocator freed what it could'],
+  ['free', 'Free', 'free on the device when it failed'],
+  ['capacity', 'Capacity', 'the device\'s total as CUDA reports it'],
+];
+
 let last = null; // the log of the last comparison, compared again when the plan or the unit changes
 
 // Builds the section's contents once (index.html holds its title only, the page's first download stays small) and
@@ -24,12 +33,14 @@ export function wireReconcile(page) {
   box.append(
     h('p', { class: 'muted' }, 'Paste the log of a run of this plan, or choose or drop its file: Megatron-LM\'s memory and ' +
       'iteration lines and its theoretical memory report, DeepSpeed\'s see_memory_usage lines, PyTorch\'s ' +
-      'torch.cuda.memory_summary() tables, nvidia-smi\'s GPU table, DeepSpeed\'s throughput timer. The engine sets each reported rank beside this ' +
+      'torch.cuda.memory_summary() tables, PyTorch\'s out-of-memory errors, nvidia-smi\'s GPU table, DeepSpeed\'s throughput timer. ' +
+      'The engine sets each reported rank beside this ' +
       'estimate, here in the browser: the log is sent nowhere.'),
     area,
     h('div', { class: 'reconcile-actions' }, h('label', null, 'Log file ', file), h('button', { type: 'button', id: 'reconcile-run' }, 'Compare')),
     h('p', { id: 'reconcile-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'The run against the estimate' }, h('table', { id: 'reconcile-table' })),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Out-of-memory errors' }, h('table', { id: 'reconcile-oom' })),
     h('ul', { id: 'reconcile-notes' }));
   const read = (f) => f && f.text().then((text) => { area.value = text; compare(page); });
   file.addEventListener('change', () => read(file.files[0]));
@@ -76,11 +87,13 @@ async function compare(page) {
 
 function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibrate }) {
   const table = box.querySelector('#reconcile-table');
+  const failedTable = box.querySelector('#reconcile-oom');
   const notes = box.querySelector('#reconcile-notes');
   const status = box.querySelector('#reconcile-status');
   if (!answer.ok) {
     status.textContent = `No comparison: ${answer.error.message}`;
     table.replaceChildren();
+    failedTable.replaceChildren();
     notes.replaceChildren();
     return;
   }
@@ -98,8 +111,22 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   const rows = r.ranks.map((x, i) => h('tr', null, h('td', { class: 'num' }, String(x.rank)), h('td', { class: 'num' }, String(x.stage)),
     ...terms.flatMap(([key]) => ['log', 'estimate', 'gap'].map((part) => x[key]
       ? cell(x[key][part], `ranks.${i}.${key}.${part}`) : h('td', { class: 'num' }, '—')))));
-  table.replaceChildren(h('caption', { class: 'sr-only' }, `${r.source} log against the estimate, per reported rank`),
-    h('thead', null, ...head), h('tbody', null, ...rows));
+  table.replaceChildren(...(terms.length ? [h('caption', { class: 'sr-only' }, `${r.source} log against the estimate, per reported rank`),
+    h('thead', null, ...head), h('tbody', null, ...rows)] : []));
+  // Each out-of-memory error: the device when it failed, why, and what the rank needed against the estimate's peak.
+  const failed = r.ranks.map((x, i) => [x, i]).filter(([x]) => x.out_of_memory);
+  failedTable.replaceChildren(...(failed.length ? [
+    h('caption', null, `Out-of-memory errors (${u})`),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Rank'),
+      ...FAILED.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)),
+      h('th', { scope: 'col', title: 'why the request failed, from these figures' }, 'Cause'),
+      ...[['Needed', 'allocated + request: the least the rank needed when it failed'], ['Estimate', 'the estimate\'s allocated peak for the rank\'s stage'],
+        ['Gap', 'estimate − needed']].map(([label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
+    h('tbody', null, ...failed.map(([x, i]) => h('tr', null, h('td', { class: 'num' }, String(x.rank)),
+      ...FAILED.map(([key]) => cell(x.out_of_memory[key], `ranks.${i}.out_of_memory.${key}`)),
+      h('td', { 'data-reconcile': `ranks.${i}.out_of_memory.cause` }, x.out_of_memory.cause.replace('_', ' ')),
+      ...['log', 'estimate', 'gap'].map((part) => cell(x.out_of_memory.needed[part], `ranks.${i}.out_of_memory.needed.${part}`))))),
+  ] : []));
   const lines = [];
   if (r.framework_estimate) {
     const f = r.framework_estimate.framework;
@@ -119,9 +146,11 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   // What the log implies for this cluster (scenario fields by path), kept in the plan (and its link) on request.
   const fraction = r.calibration['implementation.fragmentation'];
   const overhead = r.calibration['hardware.overhead_gib'];
+  const capacity = r.calibration['hardware.memory_gib'];
   const said = [];
   if (fraction !== undefined) said.push(`the caching allocator's reserve is ${percent(fraction)} of the allocated peak`);
   if (overhead !== undefined) said.push(`the memory outside the allocator is ${bytes(overhead * 2 ** 30, u)} ${u}`);
+  if (capacity !== undefined) said.push(`the device holds ${bytes(capacity * 2 ** 30, u)} ${u} as CUDA reports it`);
   if (said.length) {
     const use = h('button', { type: 'button', id: 'reconcile-calibrate' }, 'Use these figures for this cluster');
     use.addEventListener('click', () => calibrate(r.calibration));
@@ -129,7 +158,8 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
       'measured elsewhere unless you keep these. ', use));
   }
   notes.replaceChildren(...items);
+  const oom = failed.length ? ` ${failed.length === 1 ? 'One' : failed.length} ran out of memory.` : '';
   status.textContent = r.ranks.length
-    ? `${r.source} log: ${r.ranks.length === 1 ? 'one rank' : `${r.ranks.length} ranks`} reported memory.`
+    ? `${r.source} log: ${r.ranks.length === 1 ? 'one rank' : `${r.ranks.length} ranks`} reported memory.${oom}`
     : `${r.source} log: no rank reported memory.`;
 }
