@@ -96,3 +96,38 @@ test('a log chosen as a file is compared; a log with nothing to read says so; a 
   assert.equal(await page.locator('#reconcile-table tr').count(), 0);
   await close(page);
 });
+
+test('an out-of-memory error: its own table as the CLI reads it, and the device\'s capacity kept for the cluster', async () => {
+  // stanford_alpaca #223 (tests/data/logs/README.md): LLaMA-7B with FSDP on five V100-32GB.
+  const plan = {
+    framework: 'fsdp', model: { preset: 'llama-2-7b' }, hardware: { preset: 'v100-sxm-32gb' },
+    training: { seq_len: 512, micro_batch: 1, global_batch: 40, dtype: 'fp16' }, parallel: { dp: 5, zero: 3 },
+  };
+  const OOM = join(root, 'tests', 'data', 'logs', 'pytorch-oom-alpaca-issue223.log');
+  const page = await open(env, link(plan));
+  await page.click('#reconcile summary');
+  await page.waitForSelector('#reconcile[data-state="ready"]');
+  await page.fill('#run-log', readFileSync(OOM, 'utf8'));
+  await page.click('#reconcile-run');
+  await page.waitForSelector('#reconcile[data-state="drawn"]');
+  const expected = cliReconcile(plan, OOM).ranks[0].out_of_memory;
+  const shown = await page.$$eval('#reconcile-oom td[data-reconcile]', (tds) =>
+    Object.fromEntries(tds.map((td) => [td.dataset.reconcile, [td.dataset.value, td.textContent]])));
+  for (const key of ['request', 'allocated', 'cached', 'free', 'capacity'])
+    assert.equal(Number(shown[`ranks.0.out_of_memory.${key}`][0]), expected[key], key);
+  assert.equal(Number(shown['ranks.0.out_of_memory.needed.log'][0]), expected.needed.log);
+  assert.equal(Number(shown['ranks.0.out_of_memory.needed.gap'][0]), expected.needed.gap);
+  assert.equal(shown['ranks.0.out_of_memory.cause'][1], 'fragmentation');
+  assert.equal(shown['ranks.0.out_of_memory.request'][1], (388 / 1024).toFixed(2));  // GiB, the page's unit
+  assert.equal(await page.locator('#reconcile-table tr').count(), 0);  // no peaks: no rank table
+  assert.match(await page.textContent('#reconcile-status'), /^PyTorch \(out-of-memory error\) log: one rank reported memory\. One ran out of memory\.$/);
+  const notes = await page.$$eval('#reconcile-notes li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(notes.some((n) => /^Rank 3 ran out of memory asking for 388\.00 MiB/.test(n)), notes.join('\n'));
+  // The device's capacity as CUDA reported it, kept in the plan and its link.
+  await page.click('#reconcile-calibrate');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('hardware.memory_gib=31.75'));
+  const kept = structuredClone(plan);
+  kept.hardware.memory_gib = 31.75;
+  await expectMetric(page, 'memory.capacity', cliReport(kept).memory.capacity);
+  await close(page);
+});
