@@ -199,9 +199,11 @@ TEST_CASE("reconcile: a run that ran out of memory says so, whatever its peak") 
     CHECK(megatron["reconciliation"]["calibration"]["implementation.fragmentation"] == doctest::Approx((4.0 - 2.0) / 2.0));
     const auto real = nlohmann::json::parse(reconcile_text(scenario, test::repo_file("tests/data/logs/megatron-lm-pr5662.log")));
     CHECK(real["reconciliation"]["calibration"]["implementation.fragmentation"] == doctest::Approx((6406.0 - 5670.39) / 5670.39));
-    // A log with no memory line implies nothing.
+    // A log with no memory line implies nothing of memory (its step time implies the GEMM efficiency alone).
     const auto timed = nlohmann::json::parse(reconcile_text(scenario, "elapsed time per iteration (ms): 100\n"));
-    CHECK(timed["reconciliation"]["calibration"].empty());
+    for (const auto& [path, value] : timed["reconciliation"]["calibration"].items())
+        CHECK(path.rfind("hardware.matmul_efficiency", 0) == 0);  // and its fp8 twin, scaled alike
+    CHECK(timed["reconciliation"]["calibration"].contains("hardware.matmul_efficiency"));
     CHECK_FALSE(megatron["reconciliation"]["ranks"][0].contains("ooms"));
 }
 
@@ -265,4 +267,40 @@ TEST_CASE("reconcile_text: the API's answer, and its errors at the scenario's fi
     CHECK(bad_log["error"]["path"] == "/log");
     const nlohmann::json bad_plan = nlohmann::json::parse(reconcile_text(R"({"model": {"preset": "llama-3.1-8b"}, "parallel": {"tp": 3}})", "x"));
     CHECK(bad_plan["error"]["path"] == "/parallel/tp");
+}
+
+TEST_CASE("reconcile: the GEMM efficiency a log's step time implies, with which the estimate's step is the log's") {
+    // Llama-3.1-8B on 8 H100s under Megatron: its estimate's own step, then a run 30% slower and one 100 times faster.
+    const std::string scenario = R"({"framework":"megatron","model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "training":{"seq_len":4096,"micro_batch":1,"global_batch":64,"recompute":"selective"},"parallel":{"tp":2,"dp":4}})";
+    const nlohmann::json base = nlohmann::json::parse(evaluate_scenario_text(scenario));
+    REQUIRE(base["ok"] == true);
+    const double step = base["report"]["time"]["step_seconds"];
+    const double preset = base["report"]["scenario"]["hardware"]["matmul_efficiency"];
+    const auto implied = [&](double seconds) {
+        // Two iteration lines: the first (start-up) is dropped, the second is the run's step.
+        const std::string ms = std::to_string(seconds * 1e3);
+        return nlohmann::json::parse(reconcile_text(scenario, "elapsed time per iteration (ms): " + ms +
+                                                                  "\nelapsed time per iteration (ms): " + ms + "\n"))["reconciliation"];
+    };
+    // The estimate's own step implies the preset's efficiency.
+    CHECK(implied(step)["calibration"]["hardware.matmul_efficiency"].get<double>() == doctest::Approx(preset).epsilon(1e-3));
+    // A slower run implies slower GEMMs, and with them kept the estimate's step is the run's.
+    const auto slower = implied(1.3 * step);
+    const double efficiency = slower["calibration"]["hardware.matmul_efficiency"];
+    CHECK(efficiency < preset);
+    // The H100's fp8 GEMM efficiency (measured apart) is scaled alike.
+    const double fp8 = base["report"]["scenario"]["hardware"]["matmul_efficiency_fp8"];
+    REQUIRE(fp8 > 0);
+    CHECK(slower["calibration"]["hardware.matmul_efficiency_fp8"].get<double>() == doctest::Approx(efficiency * fp8 / preset));
+    nlohmann::json kept = nlohmann::json::parse(scenario);
+    kept["hardware"]["matmul_efficiency"] = efficiency;
+    const nlohmann::json again = nlohmann::json::parse(evaluate_scenario_text(kept.dump()));
+    CHECK(again["report"]["time"]["step_seconds"].get<double>() == doctest::Approx(1.3 * step).epsilon(1e-3));
+    // A run faster than any GEMM efficiency allows implies none, and says where the difference lies.
+    const auto faster = implied(step / 100);
+    CHECK_FALSE(faster["calibration"].contains("hardware.matmul_efficiency"));
+    bool said = false;
+    for (const auto& f : faster["findings"]) said |= f.get<std::string>().find("even with every GEMM at the device's peak") != std::string::npos;
+    CHECK(said);
 }

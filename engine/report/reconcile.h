@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/report.h"
+#include "report/time_calibration.h"
 
 namespace shardcalc {
 
@@ -109,6 +110,9 @@ struct Reconciliation {
     // allocator's reserved, where the log has both for a rank.
     bool has_overhead = false;
     double implied_overhead_gib = 0;
+    // And from the step time, the GEMM efficiency at which the estimate's step equals the log's (report/time_calibration.h).
+    bool has_gemm_calibration = false;
+    GemmCalibration gemm;
     // And the device's capacity as CUDA reports it (hardware.memory_gib, in GiB), from an out-of-memory error.
     bool has_capacity = false;
     double implied_memory_gib = 0;

@@ -131,3 +131,29 @@ test('an out-of-memory error: its own table as the CLI reads it, and the device\
   await expectMetric(page, 'memory.capacity', cliReport(kept).memory.capacity);
   await close(page);
 });
+
+test('a step time: the GEMM efficiency it implies, kept for the cluster, makes the page\'s step the log\'s', async () => {
+  const step = cliReport(PLAN).time.step_seconds;
+  const ms = (1.3 * step * 1e3).toFixed(3);
+  const log = `elapsed time per iteration (ms): ${ms}\nelapsed time per iteration (ms): ${ms}\n`;
+  const page = await open(env, link(PLAN));
+  await page.click('#reconcile summary');
+  await page.waitForSelector('#reconcile[data-state="ready"]');
+  await page.fill('#run-log', log);
+  await page.click('#reconcile-run');
+  await page.waitForSelector('#reconcile[data-state="drawn"]');
+  const calibration = JSON.parse(execFileSync(cli, ['reconcile', join(root, 'examples', 'llama-3.1-70b-h100.json'), '-', '--format', 'json'],
+    { input: log })).calibration;
+  const efficiency = calibration['hardware.matmul_efficiency'];
+  assert.ok(efficiency > 0 && efficiency < 1, String(efficiency));
+  const notes = await page.$$eval('#reconcile-notes li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(notes.some((n) => n.includes('its GEMMs reach')), notes.join('\n'));
+  await page.click('#reconcile-calibrate');
+  await page.waitForFunction((e) => decodeURIComponent(window.location.hash).includes(`hardware.matmul_efficiency=${e}`), efficiency);
+  const kept = structuredClone(PLAN);
+  kept.hardware = { ...kept.hardware, matmul_efficiency: efficiency, matmul_efficiency_fp8: calibration['hardware.matmul_efficiency_fp8'] };
+  const calibrated = cliReport(kept);
+  await expectMetric(page, 'time.step_seconds', calibrated.time.step_seconds);
+  assert.ok(Math.abs(calibrated.time.step_seconds - 1.3 * step) <= 1e-3 * step);
+  await close(page);
+});

@@ -44,6 +44,10 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
     if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead_gib;
     if (r.has_capacity) j["calibration"]["hardware.memory_gib"] = r.implied_memory_gib;
+    if (r.has_gemm_calibration && r.gemm.outcome == GemmCalibration::Outcome::Found) {
+        j["calibration"]["hardware.matmul_efficiency"] = r.gemm.matmul_efficiency;
+        if (r.gemm.matmul_efficiency_fp8 > 0) j["calibration"]["hardware.matmul_efficiency_fp8"] = r.gemm.matmul_efficiency_fp8;
+    }
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},
@@ -120,6 +124,10 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
         out += "calibration for this cluster: hardware.memory_gib = " +
                fixed(j["calibration"]["hardware.memory_gib"].get<double>(), 2) +
                " (the device's capacity as CUDA reports it in the out-of-memory error)\n";
+    if (j["calibration"].contains("hardware.matmul_efficiency"))
+        out += "calibration for this cluster: hardware.matmul_efficiency = " +
+               fixed(j["calibration"]["hardware.matmul_efficiency"].get<double>(), 3) +
+               " (the GEMM efficiency at which the estimate's step equals the log's, every other term as estimated)\n";
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
     return out;

@@ -147,10 +147,12 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   const fraction = r.calibration['implementation.fragmentation'];
   const overhead = r.calibration['hardware.overhead_gib'];
   const capacity = r.calibration['hardware.memory_gib'];
+  const gemms = r.calibration['hardware.matmul_efficiency'];
   const said = [];
   if (fraction !== undefined) said.push(`the caching allocator's reserve is ${percent(fraction)} of the allocated peak`);
   if (overhead !== undefined) said.push(`the memory outside the allocator is ${bytes(overhead * 2 ** 30, u)} ${u}`);
   if (capacity !== undefined) said.push(`the device holds ${bytes(capacity * 2 ** 30, u)} ${u} as CUDA reports it`);
+  if (gemms !== undefined) said.push(`its GEMMs reach ${percent(gemms)} of the peak (with which the estimate's step is the log's)`);
   if (said.length) {
     const use = h('button', { type: 'button', id: 'reconcile-calibrate' }, 'Use these figures for this cluster');
     use.addEventListener('click', () => calibrate(r.calibration));
