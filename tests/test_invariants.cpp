@@ -11,8 +11,9 @@
 //   allocated    a stage's allocated == its largest phase, and peak_phase names that phase
 //   time_sum     time.breakdown parts sum to time.step_seconds
 //   mfu          0 <= time.mfu <= time.hfu <= 1: no plan does more than its stated peak (time.peak_flops_per_device)
-//   floor        time.step_seconds >= model FLOPs / (devices x the fastest rate any kernel runs at): the bound by
-//                which the plan search leaves unlisted plans untimed (search/search_state.h)
+//   floor        time.step_seconds >= model FLOPs / (devices x the fastest rate any kernel runs at), times the
+//                pipeline's fill factor 1 + (pp - 1) / (microbatches x vpp): the bound by which the plan search
+//                leaves unlisted plans untimed (search/search_state.h)
 //   deterministic  evaluating the same text twice gives the identical text
 //   echo         report.scenario evaluated again gives the same report, notes aside
 // and on variants of the draw (monotonicity):
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "compute/roofline.h"
+#include "schedule/pipeline.h"
 #include "helpers.h"
 #include "io/contract/scenario_json.h"
 #include "io/presets.h"
@@ -369,8 +371,10 @@ void check_report(const json& report, const json& scenario, Tally& t) {
     const shardcalc::Config c = shardcalc::resolve(shardcalc::scenario_from_json(report["scenario"]));
     const double floor = report["flops"]["model_per_iteration"].get<double>() /
                          (report["derived"]["world_size"].get<double>() * shardcalc::fastest_peak_flops(c));
-    t.check(step >= floor * (1 - 1e-9), "floor", scenario,
-            "step_seconds " + json(step).dump() + " below the FLOPs' floor " + json(floor).dump());
+    // With the pipeline's fill and drain: the bound the search uses per plan (schedule/pipeline.h).
+    const double filled = floor * shardcalc::pipeline_fill_factor(c.s.parallel.pp, c.d.microbatches, c.s.parallel.vpp);
+    t.check(step >= filled * (1 - 1e-9), "floor", scenario,
+            "step_seconds " + json(step).dump() + " below the pipeline-filled floor " + json(filled).dump());
 }
 
 // Peak activations: the most activation memory any stage holds at any moment.

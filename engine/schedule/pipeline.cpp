@@ -106,4 +106,9 @@ std::vector<TimelineEvent> simulate_schedule(const std::vector<StageTime>& stage
     return events;
 }
 
+double pipeline_fill_factor(int64_t stages, int64_t microbatches, int64_t vpp) {
+    if (stages <= 1 || microbatches <= 0 || vpp <= 0) return 1;
+    return 1 + static_cast<double>(stages - 1) / (static_cast<double>(microbatches) * static_cast<double>(vpp));
+}
+
 }  // namespace shardcalc

@@ -24,6 +24,11 @@ struct PipelineTime {
 // (p - 1)(f + b)/v (Narayanan et al. 2021, sec. 2.2). GPipe has the same bubble as 1F1B.
 PipelineTime pipeline_time(const std::vector<StageTime>& stages, int64_t microbatches, int64_t vpp);
 
+// The least a pipeline's step can be as a multiple of its work spread evenly over its stages: with the slowest
+// stage's time max >= the mean, m * max + (p * mean - max) / v >= (m + (p - 1) / v) * mean, so 1 + (p - 1) / (m v).
+// The plan search's floor (search/search_state.h) multiplies by it.
+double pipeline_fill_factor(int64_t stages, int64_t microbatches, int64_t vpp);
+
 struct TimelineEvent {
     int64_t stage = 0;
     bool forward = true;

@@ -16,6 +16,7 @@
 #include "compute/roofline.h"
 #include "graph/build.h"
 #include "report/estimate.h"
+#include "schedule/pipeline.h"
 #include "search/search_memos.h"
 #include "scenario/dimension.h"
 #include "scenario/names.h"
@@ -44,8 +45,9 @@ struct Searcher::State {
     int64_t untimed = 0;                // plans that fit and could be neither listed nor on the Pareto front
 
     // A fitting plan is timed only if it could be listed or reach the Pareto front (best_plan). No plan's step is
-    // shorter than its model FLOPs at the fastest rate any of its kernels runs at (the invariant `floor`,
-    // tests/test_invariants.cpp): model FLOPs of a step over that rate, seconds x devices, per framework (0: no bound).
+    // shorter than its model FLOPs at the fastest rate any of its kernels runs at, stretched by its pipeline's fill
+    // (the invariant `floor`, tests/test_invariants.cpp): model FLOPs of a step over that rate, seconds x devices, per
+    // framework (0: no bound).
     std::map<Framework, double> floors;
     std::set<double> best_keys;         // the `top` smallest distinct ranking keys timed so far
     std::vector<std::pair<double, double>> front;  // timed plans' Pareto front: (step, peak bytes), step ascending
@@ -117,7 +119,9 @@ struct Searcher::State {
     // listing's equal-plan test does).
     bool needs_time(const PlanFigures& f, const Config& c) {
         if (spec.question != Question::BestPlan || spec.rank_by == RankBy::Headroom || spec.time_every_plan) return true;
-        const double floor = floor_of(f.framework), floor_step = floor / static_cast<double>(f.devices);
+        // Spread over the plan's devices and stretched by its pipeline's fill and drain (schedule/pipeline.h).
+        const double fill = pipeline_fill_factor(c.s.parallel.pp, c.d.microbatches, c.s.parallel.vpp);
+        const double floor = floor_of(f.framework) * fill, floor_step = floor / static_cast<double>(f.devices);
         if (!(floor > 0)) return true;
         // Device-seconds per million tokens: the floor (seconds x devices) over the step's tokens.
         const double floor_key = spec.rank_by == RankBy::StepTime ? floor_step : floor * 1e6 / static_cast<double>(c.d.tokens_per_step);
