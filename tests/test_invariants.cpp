@@ -11,9 +11,10 @@
 //   allocated    a stage's allocated == its largest phase, and peak_phase names that phase
 //   time_sum     time.breakdown parts sum to time.step_seconds
 //   mfu          0 <= time.mfu <= time.hfu <= 1: no plan does more than its stated peak (time.peak_flops_per_device)
-//   floor        time.step_seconds >= model FLOPs / (devices x the fastest rate any kernel runs at), times the
-//                pipeline's fill factor 1 + (pp - 1) / (microbatches x vpp): the bound by which the plan search
-//                leaves unlisted plans untimed (search/search_state.h)
+//   floor        time.step_seconds >= the floor of search/step_floor.h from the plan's one-device twin: its model
+//                FLOPs over the devices at the fastest rate any kernel runs at, stretched by the pipeline's fill
+//                1 + (pp - 1) / (microbatches x vpp), or the host's forward passes m + (pp - 1) / vpp times the
+//                stages' mean: the bound by which the plan search leaves unlisted plans untimed
 //   deterministic  evaluating the same text twice gives the identical text
 //   echo         report.scenario evaluated again gives the same report, notes aside
 // and on variants of the draw (monotonicity):
@@ -37,8 +38,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/roofline.h"
-#include "schedule/pipeline.h"
+#include "graph/build.h"
+#include "search/step_floor.h"
 #include "helpers.h"
 #include "io/contract/scenario_json.h"
 #include "io/presets.h"
@@ -368,13 +369,14 @@ void check_report(const json& report, const json& scenario, Tally& t) {
     const double mfu = time["mfu"].get<double>(), hfu = time["hfu"].get<double>();
     t.check(mfu >= 0 && mfu <= hfu * (1 + 1e-12) && hfu <= 1 + 1e-12, "mfu", scenario,
             "mfu " + json(mfu).dump() + ", hfu " + json(hfu).dump());
+    // The floor the plan search skips plans by (search/step_floor.h), from the plan's one-device twin.
     const shardcalc::Config c = shardcalc::resolve(shardcalc::scenario_from_json(report["scenario"]));
-    const double floor = report["flops"]["model_per_iteration"].get<double>() /
-                         (report["derived"]["world_size"].get<double>() * shardcalc::fastest_peak_flops(c));
-    // With the pipeline's fill and drain: the bound the search uses per plan (schedule/pipeline.h).
-    const double filled = floor * shardcalc::pipeline_fill_factor(c.s.parallel.pp, c.d.microbatches, c.s.parallel.vpp);
-    t.check(step >= filled * (1 - 1e-9), "floor", scenario,
-            "step_seconds " + json(step).dump() + " below the pipeline-filled floor " + json(filled).dump());
+    shardcalc::Config twin;
+    if (shardcalc::resolve_checked(shardcalc::one_device_twin(c.s), twin).empty()) {
+        const double floor = shardcalc::step_floor(c, shardcalc::twin_floor(twin, shardcalc::build_graph(twin)));
+        t.check(step >= floor, "floor", scenario,
+                "step_seconds " + json(step).dump() + " below its floor " + json(floor).dump());
+    }
 }
 
 // Peak activations: the most activation memory any stage holds at any moment.

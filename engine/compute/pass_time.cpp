@@ -12,6 +12,15 @@ namespace {
 // issued after a host-device synchronization (transformers' eager experts loop, Megatron-Core's alltoall dispatcher
 // waiting for the tokens per expert) overlap only with their own host work: the rest of the pass cannot hide them,
 // nor they it.
+double forward_host_us(const Config& c) {
+    const ImplementationSpec& im = c.s.implementation;
+    return im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_forward_us;
+}
+double backward_host_us(const Config& c) {
+    const ImplementationSpec& im = c.s.implementation;
+    return im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_backward_us;
+}
+
 double pass_seconds(const Kernel& k, double calls, double host_us) {
     const auto host = [&](double launches) { return launches * host_us * 1e-6; };
     const double free = std::max(k.seconds - k.synced_seconds, host(k.launches - k.library_launches - k.synced_launches + calls));
@@ -23,19 +32,18 @@ double pass_seconds(const Kernel& k, double calls, double host_us) {
 
 // A torch.compile'd pass issues its kernels from inductor's wrapper, or replays them as a CUDA graph
 // (implementation.host_compiled_us), whichever pass it is.
-double forward_pass_seconds(const Kernel& k, double calls, const Config& c) {
-    const ImplementationSpec& im = c.s.implementation;
-    return pass_seconds(k, calls, im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_forward_us);
-}
-double backward_pass_seconds(const Kernel& k, double calls, const Config& c) {
-    const ImplementationSpec& im = c.s.implementation;
-    return pass_seconds(k, calls, im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_backward_us);
-}
+double forward_pass_seconds(const Kernel& k, double calls, const Config& c) { return pass_seconds(k, calls, forward_host_us(c)); }
+double backward_pass_seconds(const Kernel& k, double calls, const Config& c) { return pass_seconds(k, calls, backward_host_us(c)); }
 
 Kernel backward_kernels(const StageCompute& sc) {
     Kernel k = sc.cost.bwd;
     k += sc.cost.recompute;
     return k;
+}
+
+double host_forward_seconds(const StageCompute& sc, const Config& c) {
+    const Kernel& f = sc.cost.fwd;
+    return (f.launches - f.library_launches) * forward_host_us(c) * 1e-6;
 }
 
 }  // namespace shardcalc

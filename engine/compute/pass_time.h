@@ -11,5 +11,9 @@ double forward_pass_seconds(const Kernel& k, double calls, const Config& c);
 double backward_pass_seconds(const Kernel& k, double calls, const Config& c);
 // A stage's backward kernels: its backward and, inside it, any recompute.
 Kernel backward_kernels(const StageCompute& sc);
+// The host's time issuing one microbatch's forward pass of a stage: its launches (not those a library makes inside
+// one op) at the host's cost per launch; no forward pass is shorter. (The backward's launches per microbatch include
+// gradient handling spread over the step's microbatches, which depends on the plan.)
+double host_forward_seconds(const StageCompute& sc, const Config& c);
 
 }  // namespace shardcalc

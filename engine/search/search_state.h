@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "core/decimal.h"
@@ -16,8 +17,8 @@
 #include "compute/roofline.h"
 #include "graph/build.h"
 #include "report/estimate.h"
-#include "schedule/pipeline.h"
 #include "search/search_memos.h"
+#include "search/step_floor.h"
 #include "scenario/dimension.h"
 #include "scenario/names.h"
 
@@ -44,11 +45,10 @@ struct Searcher::State {
     std::deque<PlanFigures> fitting;    // every plan that fits and was timed, numbers only
     int64_t untimed = 0;                // plans that fit and could be neither listed nor on the Pareto front
 
-    // A fitting plan is timed only if it could be listed or reach the Pareto front (best_plan). No plan's step is
-    // shorter than its model FLOPs at the fastest rate any of its kernels runs at, stretched by its pipeline's fill
-    // (the invariant `floor`, tests/test_invariants.cpp): model FLOPs of a step over that rate, seconds x devices, per
-    // framework (0: no bound).
-    std::map<Framework, double> floors;
+    // A fitting plan is timed only if it could be listed or reach the Pareto front (best_plan): no plan's step is
+    // shorter than its floor (search/step_floor.h), from its one-device twin's figures, by framework, micro-batch and
+    // recompute (zeros where the twin is not valid: no bound).
+    std::map<std::tuple<Framework, int64_t, Recompute>, TwinFloor> twins;
     std::set<double> best_keys;         // the `top` smallest distinct ranking keys timed so far
     std::vector<std::pair<double, double>> front;  // timed plans' Pareto front: (step, peak bytes), step ascending
 
@@ -70,29 +70,17 @@ struct Searcher::State {
         return s;
     }
 
-    // Model FLOPs of a step over the fastest rate (seconds x devices) under framework `f`: the one-device plan's, whose
-    // vocabulary is padded least (Megatron pads it to a multiple of 128 x tp); 0 where that plan is not valid.
-    double floor_of(Framework f) {
-        if (const auto it = floors.find(f); it != floors.end()) return it->second;
-        double floor = 0;
-        Scenario one = base;
-        one.framework = f;
-        one.parallel = ParallelSpec{};
-        one.parallel.schedule = base.parallel.schedule;
-        one.training.micro_batch = 1;
+    const TwinFloor& twin_of(const Config& plan) {
+        const auto key = std::make_tuple(plan.s.framework, plan.s.training.micro_batch, plan.s.training.recompute);
+        if (const auto it = twins.find(key); it != twins.end()) return it->second;
+        TwinFloor floor;
         Config c;
         try {
-            if (resolve_checked(one, c).empty()) {
-                const double rate = fastest_peak_flops(c);
-                const ModelGraph& g = graph_for(c);
-                const Estimate e = estimate(std::move(c), g, Detail::Numbers);
-                if (rate > 0) floor = e.perf.model_flops / rate * (1 - 1e-9);
-            }
+            if (resolve_checked(one_device_twin(plan.s), c).empty()) floor = twin_floor(c, graph_for(c));
         } catch (const InputError&) {
-            floor = 0;  // no bound: every fitting plan of this framework is timed
+            floor = TwinFloor{};
         }
-        floors.emplace(f, floor);
-        return floor;
+        return twins.emplace(key, floor).first->second;
     }
 
     // Why a plan was refused: the reason it was given, or for one refused on memory (which is worded only if it is
@@ -119,9 +107,7 @@ struct Searcher::State {
     // listing's equal-plan test does).
     bool needs_time(const PlanFigures& f, const Config& c) {
         if (spec.question != Question::BestPlan || spec.rank_by == RankBy::Headroom || spec.time_every_plan) return true;
-        // Spread over the plan's devices and stretched by its pipeline's fill and drain (schedule/pipeline.h).
-        const double fill = pipeline_fill_factor(c.s.parallel.pp, c.d.microbatches, c.s.parallel.vpp);
-        const double floor = floor_of(f.framework) * fill, floor_step = floor / static_cast<double>(f.devices);
+        const double floor_step = step_floor(c, twin_of(c)), floor = floor_step * static_cast<double>(f.devices);
         if (!(floor > 0)) return true;
         // Device-seconds per million tokens: the floor (seconds x devices) over the step's tokens.
         const double floor_key = spec.rank_by == RankBy::StepTime ? floor_step : floor * 1e6 / static_cast<double>(c.d.tokens_per_step);
