@@ -130,3 +130,36 @@ TEST_CASE("vLLM V1's KV cache lines: bytes per token, tokens and concurrency; wh
         R"({"framework":"pytorch","model":{"preset":"llama-3.1-8b"},"serving":{"engine":"transformers"}})", kV1));
     CHECK(generate["error"]["path"] == "/serving/engine");
 }
+
+// A worker's out-of-memory error (vllm-project/vllm#16712, tests/data/logs/vllm-oom-issue16712.log): Llama 4 Scout with
+// tp 2 on two H100 NVL at gpu_memory_utilization 0.99, max_model_len 1000 and an fp8 KV cache, as its description sets.
+TEST_CASE("vLLM log with a worker's out-of-memory error: its cause, what it needed against the budget, the device") {
+    const std::string scenario = R"({"model":{"preset":"llama-4-scout"},"hardware":{"preset":"h100-sxm-80gb","memory_gib":93.02},
+        "parallel":{"tp":2},"serving":{"prompt_tokens":500,"output_tokens":500,"max_prompt_tokens":500,"max_output_tokens":500,
+        "gpu_memory_utilization":0.99,"kv_cache_dtype":"fp8"}})";
+    const json r = reconcile(scenario, test::repo_file("tests/data/logs/vllm-oom-issue16712.log"));
+    const json& o = r["out_of_memory"];
+    CHECK(o["request"].get<double>() == doctest::Approx(1.25 * kGiB));
+    CHECK(o["allocated"].get<double>() == doctest::Approx(90.63 * kGiB));
+    // 1.25 GiB asked with 1.18 GiB free and 120.54 MiB cached: enough only together.
+    CHECK(o["cause"] == "fragmentation");
+    CHECK(o["needed"]["log"].get<double>() == doctest::Approx((90.63 + 1.25) * kGiB));
+    CHECK(o["needed"]["budget"].get<double>() == doctest::Approx(0.99 * 93.02 * kGiB).epsilon(1e-3));
+    CHECK(o["needed"]["gap"].get<double>() == doctest::Approx(o["needed"]["budget"].get<double>() - o["needed"]["log"].get<double>()));
+    // The one process the error names by PID holds more than PyTorch's reserve: this one, seen from outside its
+    // container, whose memory beyond the reserve is the memory outside PyTorch.
+    CHECK(o["process_used"].get<double>() == doctest::Approx(91.82 * kGiB));
+    CHECK(o["other_processes"] == 0);
+    REQUIRE(term(r, "non_torch_bytes"));
+    CHECK((*term(r, "non_torch_bytes"))["log"].get<double>() == doctest::Approx((91.82 - 90.63 - 120.54 / 1024) * kGiB));
+    REQUIRE(term(r, "device_bytes"));
+    CHECK((*term(r, "device_bytes"))["log"].get<double>() == doctest::Approx(93.02 * kGiB));
+    REQUIRE(r["findings"].size() == 2);
+    CHECK(r["findings"][0].get<std::string>().rfind("vLLM's worker on GPU 1 ran out of memory asking for 1.25 GiB", 0) == 0);
+    CHECK(r["findings"][1].get<std::string>().find("within the budget the estimate gives vLLM") != std::string::npos);
+    // An error alone is a log the reader knows; the error beside the start-up lines completes them.
+    CHECK_NOTHROW(shardcalc::read_vllm_log(test::repo_file("tests/data/logs/vllm-oom-issue16712.log")));
+    const shardcalc::MeasuredServing both = shardcalc::read_vllm_log(std::string(kV0) + test::repo_file("tests/data/logs/vllm-oom-issue16712.log"));
+    CHECK(both.has_oom);
+    CHECK(both.total_gpu_memory == doctest::Approx(23.58 * kGiB));  // the start-up line's, not replaced by the error's
+}

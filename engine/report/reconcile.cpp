@@ -18,80 +18,23 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// A size as PyTorch's allocator prints it (c10 format_size), so that a finding's figures are the log's own: "N bytes",
-// else two decimals of KiB, MiB or GiB.
-std::string size_text(double bytes) {
-    if (bytes <= 1024) return decimal(bytes, 0) + " bytes";
-    if (bytes <= kMiB) return decimal(bytes / 1024, 2) + " KiB";
-    if (bytes <= kGiB) return decimal(bytes / kMiB, 2) + " MiB";
-    return gib_text(bytes);
-}
-
-// An out-of-memory error beside its stage's estimate: why the request failed, what the rank needed, and the findings.
-// The process sentences name processes by PID as NVML lists them; inside a container NVML's PIDs are the host's, so
-// PyTorch does not recognise its own process and names it "Process N" (c10/cuda/CUDACachingAllocator.cpp
-// reportProcessMemoryInfo compares them with getpid()). One named process holding at least PyTorch's reserved, and no
-// "this process" sentence, is therefore this process.
+// An out-of-memory error beside its stage's estimate: why the request failed (memory/out_of_memory.h), what the rank
+// needed against the estimate's peak and largest request, and the findings.
 void failed_allocation(const MeasuredMemory& m, const StageMemory& s, const Report& report, RankReconciliation& r,
                        Reconciliation& out) {
-    OutOfMemory o = m.oom;
-    const double reserved = o.allocated + o.cached;
-    if (o.process_used < 0 && o.named_processes == 1 && o.other_processes >= reserved) {
-        o.process_used = o.other_processes;
-        o.other_processes = 0;
-        o.named_processes = 0;
-    }
+    const auto size_text = allocator_size_text;
     r.has_oom = true;
-    r.oom = o;
-    r.oom_needed = o.allocated + o.request;
-    r.oom_needed_gap = r.estimated_peak_allocated - r.oom_needed;
+    r.oom = diagnose(m.oom);
+    const OutOfMemory& o = r.oom.oom;
+    r.oom_needed_gap = r.estimated_peak_allocated - r.oom.needed;
     r.estimated_largest_request = s.largest_request;
-    // The allocator refuses past the process's limit before it asks the device (CUDACachingAllocator.cpp alloc_block).
-    // Otherwise a request is served by one cached block or by one new segment from the device's free memory, never by
-    // both: where the free memory and the cache left after the allocator freed every wholly free segment held it only
-    // together, it failed for want of one block its size (expandable segments map pages of both into one range).
-    if (o.allowed >= 0 && reserved + o.request > o.allowed) {
-        r.oom_cause = OomCause::Limit;
-        r.oom_shortfall = reserved + o.request - o.allowed;
-    } else if (o.request <= o.free) {
-        r.oom_cause = OomCause::DeviceEdge;
-    } else if (o.request <= o.free + o.cached) {
-        r.oom_cause = OomCause::Fragmentation;
-    } else {
-        r.oom_cause = OomCause::Shortage;
-        r.oom_shortfall = o.request - o.free - o.cached;
-    }
     const std::string rank = "rank " + std::to_string(m.rank);
-    const std::string asked = rank + " ran out of memory asking for " + size_text(o.request) + " with " +
-                              size_text(o.allocated) + " allocated by PyTorch, ";
-    switch (r.oom_cause) {
-        case OomCause::Limit:
-            out.findings.push_back(asked + "past the process's limit of " + size_text(o.allowed) +
-                                   " (torch.cuda.set_per_process_memory_fraction) by " + size_text(r.oom_shortfall));
-            break;
-        case OomCause::Fragmentation:
-            out.findings.push_back(asked + size_text(o.cached) + " cached by its allocator and " + size_text(o.free) +
-                                   " free on the device: enough in bytes, but in no block of the request's size "
-                                   "(fragmentation; implementation.allocator \"expandable_segments\", "
-                                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, maps the cached pages into one range)");
-            break;
-        case OomCause::DeviceEdge:
-            out.findings.push_back(asked + "and the device reported " + size_text(o.free) +
-                                   " free, more than the request, yet refused it: the free figure is read after the "
-                                   "failure, and the last of a device's memory is not all allocatable (other processes, "
-                                   "the driver's own use), so the run was at the device's edge");
-            break;
-        case OomCause::Shortage:
-            out.findings.push_back(asked + size_text(o.cached) + " cached by its allocator and " + size_text(o.free) +
-                                   " free on the device: " + size_text(r.oom_shortfall) +
-                                   " short even with the cache emptied, so no allocator setting saves this plan");
-            break;
-    }
+    out.findings.push_back(failure_words(rank, r.oom));
     // What the rank needed when it failed against the estimate of its stage: a plan the estimate passes that failed with
     // more than the estimate's peak is the estimate's error, said as such.
     const std::string verdict = std::string("\"") + verdict_name(report.verdict.verdict) + "\"";
-    const std::string needed = rank + " needed at least " + size_text(r.oom_needed) + " (allocated + request) when it failed, ";
-    if (r.oom_needed > r.estimated_peak_allocated)
+    const std::string needed = rank + " needed at least " + size_text(r.oom.needed) + " (allocated + request) when it failed, ";
+    if (r.oom.needed > r.estimated_peak_allocated)
         out.findings.push_back(needed + size_text(-r.oom_needed_gap) + " more than the estimate's allocated peak for stage " +
                                std::to_string(r.stage) + " (" + size_text(r.estimated_peak_allocated) + ")" +
                                (report.verdict.verdict == Verdict::DoesNotFit
@@ -129,23 +72,13 @@ void failed_allocation(const MeasuredMemory& m, const StageMemory& s, const Repo
     out.has_capacity = true;
     out.implied_memory_gib = std::max(out.implied_memory_gib, o.capacity / kGiB);
     // The process's own device memory beyond PyTorch's reserve: the CUDA context and the libraries' buffers.
-    if (o.process_used > reserved) {
+    if (const double reserved = o.allocated + o.cached; o.process_used > reserved) {
         out.has_overhead = true;
         out.implied_overhead_gib = std::max(out.implied_overhead_gib, (o.process_used - reserved) / kGiB);
     }
 }
 
 }  // namespace
-
-const char* name_of(OomCause c) {
-    switch (c) {
-        case OomCause::Shortage: return "shortage";
-        case OomCause::Fragmentation: return "fragmentation";
-        case OomCause::Limit: return "limit";
-        case OomCause::DeviceEdge: return "device_edge";
-    }
-    return "shortage";
-}
 
 Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
     Reconciliation out;

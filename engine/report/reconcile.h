@@ -5,27 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "memory/out_of_memory.h"
 #include "report/report.h"
 #include "report/time_calibration.h"
 
 namespace shardcalc {
-
-// PyTorch's out-of-memory error as its caching allocator words it (c10/cuda/CUDACachingAllocator.cpp, the
-// TORCH_CHECK_WITH(OutOfMemoryError, ...) of malloc), in bytes: the request that failed and the device at that moment.
-// The allocator has already returned every wholly free cached segment to the device and retried before it raises, so
-// `cached` is memory held in segments that are partly in use.
-struct OutOfMemory {
-    double request = 0;          // "Tried to allocate"
-    double capacity = 0;         // the device's total as CUDA reports it (cudaMemGetInfo)
-    double free = 0;             // free on the device
-    double allocated = 0;        // allocated by PyTorch (with its CUDA graphs' private pools)
-    double cached = 0;           // reserved by PyTorch but unallocated
-    double allowed = -1;         // the process's limit (torch.cuda.set_per_process_memory_fraction); -1: none
-    double process_used = -1;    // this process's device memory, PyTorch's and not ("Including non-PyTorch memory, this
-                                 // process has ..."); -1: the message does not say
-    double other_processes = 0;  // what the processes the message names by PID hold ("Process 123 has ...")
-    int64_t named_processes = 0; // how many it names
-};
 
 // One rank's memory as a log reports it: PyTorch's caching-allocator counters (torch.cuda.memory_allocated,
 // max_memory_allocated, memory_reserved, max_memory_reserved), in bytes.
@@ -59,15 +43,6 @@ struct MeasuredRun {
     FrameworkEstimate framework_estimate;
 };
 
-// Why an allocation failed, from the message's figures alone.
-enum class OomCause {
-    Shortage,       // the request exceeded the device's free memory and the allocator's cache together
-    Fragmentation,  // the cache and the free memory together held the request, but no block of its size
-    Limit,          // the process's memory-fraction limit refused it
-    DeviceEdge,     // the device's free memory alone held it, yet the device refused it
-};
-const char* name_of(OomCause c);
-
 struct RankReconciliation {
     int64_t rank = 0, stage = 0;
     double measured_peak_allocated = 0, estimated_peak_allocated = 0;
@@ -84,10 +59,8 @@ struct RankReconciliation {
     // The rank's out-of-memory error beside the stage's estimate: what the rank needed when it failed (allocated +
     // request) against the estimated allocated peak, and the request against the stage's largest estimated request.
     bool has_oom = false;
-    OutOfMemory oom;
-    OomCause oom_cause = OomCause::Shortage;
-    double oom_needed = 0, oom_needed_gap = 0;  // gap: the estimated allocated peak less what the rank needed
-    double oom_shortfall = 0;                   // Shortage: request - free - cached; Limit: reserved + request - allowed
+    OomDiagnosis oom;
+    double oom_needed_gap = 0;  // the estimated allocated peak less what the rank needed (oom.needed)
     double estimated_largest_request = 0;
 };
 

@@ -7,8 +7,41 @@
 
 namespace shardcalc {
 
-ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstimate& e, const MeasuredServing& m) {
+namespace {
+
+// A worker's out-of-memory error: its cause, and what it needed against the budget the estimate gives vLLM. The error
+// also tells the device's total and, where it names this process, the memory outside PyTorch, where the log's own
+// lines do not.
+void failed_allocation(const ServingEstimate& e, MeasuredServing& m, ServingReconciliation& r) {
+    r.has_oom = true;
+    r.oom = diagnose(m.oom);
+    const OutOfMemory& o = r.oom.oom;
+    const std::string who = "vLLM's worker on GPU " + std::to_string(m.oom_gpu);
+    r.findings.push_back(failure_words(who, r.oom));
+    r.oom_needed_gap = e.budget - r.oom.needed;
+    const auto size = allocator_size_text;
+    r.findings.push_back(who + " needed at least " + size(r.oom.needed) + " (allocated + request) when it failed, " +
+                         (r.oom.needed > e.budget
+                              ? size(-r.oom_needed_gap) + " more than the budget the estimate gives vLLM (" + size(e.budget) +
+                                    ", gpu_memory_utilization of the device): it allocated past its budget (CUDA graph "
+                                    "capture, the sampler) or its budget holds less than its weights and activations"
+                              : "within the budget the estimate gives vLLM (" + size(e.budget) +
+                                    "): what else holds the device left it less than that budget"));
+    if (o.other_processes > 0)
+        r.findings.push_back("other processes held " + size(o.other_processes) + " of GPU " + std::to_string(m.oom_gpu) +
+                             " (the error names " + std::to_string(o.named_processes) +
+                             " by PID): the device was shared, where vLLM's budget assumes all of it");
+    if (m.total_gpu_memory < 0) m.total_gpu_memory = o.capacity;
+    if (const double reserved = o.allocated + o.cached; m.non_torch < 0 && o.process_used > reserved)
+        m.non_torch = o.process_used - reserved;
+}
+
+}  // namespace
+
+ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstimate& e, const MeasuredServing& logged) {
     ServingReconciliation r;
+    MeasuredServing m = logged;
+    if (m.has_oom) failed_allocation(e, m, r);
     const auto term = [&](const char* key, const char* label, double log, double estimate, bool bytes = true) {
         if (log >= 0) r.terms.push_back({key, label, log, estimate, estimate - log, bytes});
     };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "memory/out_of_memory.h"
 #include "serve/serving.h"
 
 namespace shardcalc {
@@ -17,6 +18,10 @@ struct MeasuredServing {
     double kv_tokens = -1;                      // "GPU KV cache size: N tokens"
     double max_concurrency = -1;                // "Maximum concurrency for L tokens per request: X x"
     double concurrency_request_tokens = -1;     // that L
+    // PyTorch's out-of-memory error where a worker printed one (the last), and the GPU it names.
+    bool has_oom = false;
+    OutOfMemory oom;
+    int64_t oom_gpu = 0;
 };
 
 struct ServingTerm {
@@ -34,9 +39,13 @@ struct ServingReconciliation {
     // share of the device the run was given (serving.gpu_memory_utilization).
     bool has_overhead = false, has_utilization = false;
     double implied_overhead_gib = 0, implied_utilization = 0;
+    // The out-of-memory error: why it failed, and what the worker needed against the budget the estimate gives vLLM.
+    bool has_oom = false;
+    OomDiagnosis oom;
+    double oom_needed_gap = 0;  // the estimate's budget less what the worker needed (oom.needed)
     std::vector<std::string> findings, unknowns;  // in words
 };
 
-ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstimate& e, const MeasuredServing& m);
+ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstimate& e, const MeasuredServing& logged);
 
 }  // namespace shardcalc

@@ -23,11 +23,11 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
         if (x.has_device_used) rank["device_used"] = term(x.measured_device_used, x.estimated_device_used, x.device_used_gap);
         if (x.has_oom) {
             // The failed request and the device at that moment, why it failed, and what the rank needed then.
-            const OutOfMemory& o = x.oom;
+            const OutOfMemory& o = x.oom.oom;
             nlohmann::json e = {{"request", o.request},      {"allocated", o.allocated}, {"cached", o.cached},
-                                {"free", o.free},            {"capacity", o.capacity},   {"cause", name_of(x.oom_cause)},
-                                {"shortfall", x.oom_shortfall},
-                                {"needed", term(x.oom_needed, x.estimated_peak_allocated, x.oom_needed_gap)},
+                                {"free", o.free},            {"capacity", o.capacity},   {"cause", name_of(x.oom.cause)},
+                                {"shortfall", x.oom.shortfall},
+                                {"needed", term(x.oom.needed, x.estimated_peak_allocated, x.oom_needed_gap)},
                                 {"estimated_largest_request", x.estimated_largest_request},
                                 {"other_processes", o.other_processes}};
             if (o.allowed >= 0) e["allowed"] = o.allowed;

@@ -188,6 +188,17 @@ nlohmann::json serving_reconciliation_json(const ServingReconciliation& r) {
     if (r.has_utilization) calibration["serving.gpu_memory_utilization"] = r.implied_utilization;
     json out = {{"source", "vLLM"}, {"terms", std::move(terms)}, {"calibration", std::move(calibration)},
                 {"findings", r.findings}, {"unknowns", r.unknowns}};
+    if (r.has_oom) {
+        const OutOfMemory& o = r.oom.oom;
+        json failed = {{"request", o.request},  {"allocated", o.allocated},        {"cached", o.cached},
+                       {"free", o.free},        {"capacity", o.capacity},          {"cause", name_of(r.oom.cause)},
+                       {"shortfall", r.oom.shortfall},
+                       {"needed", {{"log", r.oom.needed}, {"budget", r.oom.needed + r.oom_needed_gap}, {"gap", r.oom_needed_gap}}},
+                       {"other_processes", o.other_processes}};
+        if (o.allowed >= 0) failed["allowed"] = o.allowed;
+        if (o.process_used >= 0) failed["process_used"] = o.process_used;
+        out["out_of_memory"] = std::move(failed);
+    }
     if (r.has_kv_per_token)
         out["kv_bytes_per_token"] = {{"log", r.log_kv_bytes_per_token}, {"estimate", r.estimated_kv_bytes_per_token}};
     return out;

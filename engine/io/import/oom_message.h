@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "report/reconcile.h"
+#include "memory/out_of_memory.h"
 
 namespace shardcalc {
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "io/import/log_text.h"
+#include "io/import/oom_message.h"
 
 namespace shardcalc {
 
@@ -31,11 +32,20 @@ bool take(double& into, const std::optional<double>& value) {
 MeasuredServing read_vllm_log(const std::string& text) {
     MeasuredServing m;
     bool known = false;
+    size_t number = 0;
     // Line by line, without iostreams (whose static initialisation would join the page's core engine).
     for (size_t start = 0; start < text.size();) {
         const size_t end = std::min(text.find('\n', start), text.size());
         const std::string line = text.substr(start, end - start);
         start = end + 1;
+        ++number;
+        // A worker's out-of-memory error (io/import/oom_message.h), its GPU as the message names it: the last one.
+        if (const auto oom = read_oom_message(line, number)) {
+            m.has_oom = known = true;
+            m.oom = oom->oom;
+            m.oom_gpu = oom->rank;
+            continue;
+        }
         bool any = false;
         // V0's one-line budget, or the 0.6.5 table's lines: of a key's two spellings ("total_gpu_memory (23.58GiB)",
         // "total_gpu_memory     79.22GiB"; "non_torch_memory takes 0.20GiB", "non_torch_memory     1.79GiB") only the
@@ -72,7 +82,8 @@ MeasuredServing read_vllm_log(const std::string& text) {
     }
     if (!known)
         throw InputError("/log", "no line of vLLM's start-up log was found: it reads the memory profile (\"model weights take "
-                                 "…\", \"Available KV cache memory: …\"), the KV cache size and the maximum concurrency lines");
+                                 "…\", \"Available KV cache memory: …\"), the KV cache size and the maximum concurrency lines, and PyTorch's "
+                                 "out-of-memory error");
     return m;
 }
 
