@@ -163,3 +163,19 @@ TEST_CASE("vLLM log with a worker's out-of-memory error: its cause, what it need
     CHECK(both.has_oom);
     CHECK(both.total_gpu_memory == doctest::Approx(23.58 * kGiB));  // the start-up line's, not replaced by the error's
 }
+
+// vLLM's CUDA-graph capture line (vllm-project/vllm#11349, tests/data/logs/vllm-graphs-pr11349.log: Llama 3.2 1B).
+TEST_CASE("vLLM log: the CUDA graphs' pool, on top of the budget the KV cache was sized to") {
+    const shardcalc::MeasuredServing m = shardcalc::read_vllm_log(test::repo_file("tests/data/logs/vllm-graphs-pr11349.log"));
+    CHECK(m.cuda_graphs == doctest::Approx(0.21 * kGiB));
+    const json r = reconcile(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "serving":{"prompt_tokens":1024,"output_tokens":256}})", test::repo_file("tests/data/logs/vllm-graphs-pr11349.log"));
+    REQUIRE(r["findings"].size() == 1);
+    CHECK(r["findings"][0].get<std::string>().rfind("vLLM's CUDA graphs took 215.04 MiB, captured after its KV cache", 0) == 0);
+    for (const auto& u : r["unknowns"]) CHECK(u.get<std::string>().find("CUDA graphs") == std::string::npos);
+    // Without the line, the pool is what the log cannot tell.
+    bool unknown = false;
+    const json without = reconcile(R"({"model":{"preset":"llama-3.1-8b"}})", kV1);
+    for (const auto& u : without["unknowns"]) unknown |= u.get<std::string>().find("CUDA graphs") != std::string::npos;
+    CHECK(unknown);
+}

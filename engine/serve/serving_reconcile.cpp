@@ -84,7 +84,19 @@ ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstim
     if (m.kv_available >= 0 && m.activation_peak < 0 && m.weights >= 0)
         r.unknowns.push_back("the profile run's activation peak and the memory outside PyTorch: the log gives the weights "
                              "and the KV cache only");
-    r.unknowns.push_back("the CUDA graphs' memory pool: these lines do not report it");
+    // vLLM allocates the KV cache for its budget, then captures the CUDA graphs (V0 worker.py initialize_cache then
+    // _warm_up_model; V1 initialize_from_config then compile_or_warm_up_model): where it sizes the cache so, the
+    // graphs' pool comes on top of the budget. The estimate does not size the pool.
+    if (m.cuda_graphs >= 0) {
+        const double whole = e.budget + m.cuda_graphs;
+        r.findings.push_back("vLLM's CUDA graphs took " + allocator_size_text(m.cuda_graphs) + ", captured after its KV cache "
+                             "was sized to its budget (" + allocator_size_text(e.budget) + "): together " +
+                             allocator_size_text(whole) + " of the device's " + allocator_size_text(e.capacity) +
+                             (whole > e.capacity ? ", more than it holds," : "") +
+                             " before what is outside PyTorch (the estimate does not size the graphs' pool)");
+    } else {
+        r.unknowns.push_back("the CUDA graphs' memory pool: these lines do not report it");
+    }
     return r;
 }
 

@@ -18,6 +18,7 @@ struct MeasuredServing {
     double kv_tokens = -1;                      // "GPU KV cache size: N tokens"
     double max_concurrency = -1;                // "Maximum concurrency for L tokens per request: X x"
     double concurrency_request_tokens = -1;     // that L
+    double cuda_graphs = -1;                    // "Graph capturing finished in N secs, took X GiB": the graphs' pool
     // PyTorch's out-of-memory error where a worker printed one (the last), and the GPU it names.
     bool has_oom = false;
     OutOfMemory oom;

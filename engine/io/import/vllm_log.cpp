@@ -69,6 +69,10 @@ MeasuredServing read_vllm_log(const std::string& text) {
         any |= take(m.weights, gib_after(line, "Loading model weights took "));
         any |= take(m.kv_available, gib_after(line, "Available KV cache memory: "));
         any |= take(m.kv_tokens, number_after(line, "GPU KV cache size: ", 0, true));
+        // The CUDA graphs' capture (vllm/worker/model_runner.py, v1/worker/gpu_model_runner.py capture_model): the device
+        // memory it took, measured as the free memory before less after.
+        if (const size_t at = line.find("Graph capturing finished in "); at != std::string::npos)
+            any |= take(m.cuda_graphs, gib_after(line.substr(at), ", took "));
         if (line.find("Maximum concurrency for ") != std::string::npos) {
             const auto tokens = number_after(line, "Maximum concurrency for ", 0, true);
             const auto times = number_after(line, "tokens per request: ");
@@ -82,8 +86,8 @@ MeasuredServing read_vllm_log(const std::string& text) {
     }
     if (!known)
         throw InputError("/log", "no line of vLLM's start-up log was found: it reads the memory profile (\"model weights take "
-                                 "…\", \"Available KV cache memory: …\"), the KV cache size and the maximum concurrency lines, and PyTorch's "
-                                 "out-of-memory error");
+                                 "…\", \"Available KV cache memory: …\"), the KV cache size and the maximum concurrency lines, the CUDA graphs' "
+                                 "capture line and PyTorch's out-of-memory error");
     return m;
 }
 

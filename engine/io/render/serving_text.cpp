@@ -147,7 +147,7 @@ std::string format_serving_reconciliation_table(const nlohmann::json& r) {
         };
         rows.push_back({t["label"].get<std::string>(), cell(t["log"]), cell(t["estimate"]), cell(t["gap"])});
     }
-    out += aligned(rows);
+    if (rows.size() > 1) out += aligned(rows);
     if (r.contains("kv_bytes_per_token"))
         out += "KV cache per token: " + thousands(static_cast<int64_t>(r["kv_bytes_per_token"]["log"].get<double>() + 0.5)) +
                " bytes in the log (its KV memory over its tokens), " +
