@@ -315,3 +315,64 @@ TEST_CASE("rl: the answer's request, read back with the actor, reproduces the an
     CHECK(f.phases[f.peak_phase].total() == e.phases[e.peak_phase].total());
     CHECK(answer["request"]["mean_response_tokens"] == 200);
 }
+
+TEST_CASE("rl: verl's dynamic batch size: micro-batches balanced by tokens, the passes and the launch lines") {
+    // 128 sequences per update over 8 ranks: 16 a GPU of 768 tokens, 12,288 tokens. A budget of 5,000 tokens splits
+    // them into ceil(12,288 / 5,000) = 3 micro-batches of ceil(16 / 3) = 6 sequences, the update rounded up to 18 a GPU.
+    RlSpec rl = grpo();
+    rl.max_token_len_per_gpu = 5000;
+    const RlEstimate e = rl_estimate(actor(), rl);
+    CHECK(e.training.config.s.training.micro_batch == 6);
+    CHECK(e.training.config.d.microbatches == 3);
+    CHECK(e.training.config.d.samples_per_step == 6 * 8 * 3);
+    // The responses' mean (300 of 512 tokens: 556 a sequence, 8,896 a GPU) packs into 2 micro-batches of 8 for the time.
+    rl.mean_response_tokens = 300;
+    const RlEstimate mean = rl_estimate(actor(), rl);
+    CHECK(mean.timed.config.s.training.micro_batch == 8);
+    CHECK(mean.timed.config.d.microbatches == 2);
+    CHECK(mean.training.config.s.training.micro_batch == 6);  // memory at the longest, as before
+    // The log-probability passes take the same budget: their logits are the update's micro-batch's.
+    rl.mean_response_tokens = 0;
+    const RlEstimate fixed = rl_estimate(actor(), grpo());
+    CHECK(phase(e, "log_probs").logits == doctest::Approx(phase(fixed, "log_probs").logits * 6 / 2));
+    // A larger budget holds more tokens at once: the update's peak does not fall.
+    rl.max_token_len_per_gpu = 12288;
+    CHECK(rl_estimate(actor(), rl).training.peak().allocated() >= e.training.peak().allocated());
+    // verl's overrides name the budget; TRL, which has no token budget, gets the micro-batch it amounts to.
+    rl.max_token_len_per_gpu = 5000;
+    const std::vector<LaunchCommand> launch = rl_launch(e.training.config, rl);
+    const auto has = [&](const LaunchCommand& l, const std::string& line) {
+        return std::find(l.lines.begin(), l.lines.end(), line) != l.lines.end();
+    };
+    CHECK(has(launch[0], "actor_rollout_ref.actor.use_dynamic_bsz=True"));
+    CHECK(has(launch[0], "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=5000"));
+    CHECK(has(launch[0], "actor_rollout_ref.model.use_remove_padding=True"));
+    for (const std::string& line : launch[0].lines) CHECK(line.find("micro_batch_size_per_gpu") == std::string::npos);
+    CHECK(has(launch[1], "--per_device_train_batch_size 6"));
+    // The largest budget that fits is whole sequences at the longest.
+    const RlLimits limits = rl_limits(actor(), rl);
+    CHECK(limits.max_token_len_per_gpu == limits.micro_batch * 768);
+    CHECK(limits.micro_batch >= 1);
+    // A budget below one sequence, or under DPO (TRL's), is refused at its field.
+    RlSpec small = grpo();
+    small.max_token_len_per_gpu = 700;
+    CHECK_THROWS_WITH_AS(rl_estimate(actor(), small), doctest::Contains("at least one whole sequence"), InputError);
+    try {
+        rl_estimate(actor(), small);
+    } catch (const InputError& err) {
+        CHECK(err.path() == "/rl/max_token_len_per_gpu");
+    }
+}
+
+TEST_CASE("rl: verl's dynamic-batch GRPO example for Qwen2-7B fits (examples/rl/verl-grpo-qwen2-7b-seq-balance.json)") {
+    // verl examples/grpo_trainer/run_qwen2-7b_seq_balance.sh: 1,024 prompts x 5 responses of 512 + 1,024 tokens, 4
+    // mini-batches, use_dynamic_bsz with ppo_max_token_len_per_gpu 24,000 on 8 GPUs: 160 sequences a GPU an update,
+    // ceil(160 x 1,536 / 24,000) = 11 micro-batches of 15.
+    nlohmann::json s = nlohmann::json::parse(test::repo_file("examples/rl/verl-grpo-qwen2-7b-seq-balance.json"));
+    const RlSpec rl = rl_spec_from_json(&s["rl"]);
+    s.erase("rl");
+    const RlEstimate e = rl_estimate(scenario_from_json(s), rl);
+    CHECK(e.fits);
+    CHECK(e.training.config.s.training.micro_batch == 15);
+    CHECK(e.training.config.d.microbatches == 11);
+}

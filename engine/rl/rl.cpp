@@ -22,10 +22,21 @@ int64_t samples_of(const RlSpec& rl) { return rl.prompts * (rl.algorithm == RlAl
 // The actor's training plan for one optimizer update: the scenario with the RL sequence (prompt and a response of
 // `response` tokens) and the samples of one mini-batch as its global batch (verl splits train_batch_size x n into
 // ppo_mini_batch_size updates).
+//
+// Under verl's dynamic batch size each GPU's S sequences of L tokens split into k = ceil(S L / T) micro-batches
+// balanced by tokens (verl/utils/seqlen_balancing.py rearrange_micro_batches: ceil(total tokens / max_token_len)
+// partitions of near-equal sums): micro-batches of ceil(S / k) sequences, the update rounded up to k of them.
 Scenario actor_plan(const Scenario& actor, const RlSpec& rl, int64_t response) {
     Scenario s = actor;
-    s.training.seq_len = rl.prompt_tokens + response;
-    s.training.global_batch = samples_of(rl) / rl.mini_batches;
+    const int64_t sequence = rl.prompt_tokens + response, per_update = samples_of(rl) / rl.mini_batches;
+    s.training.seq_len = sequence;
+    s.training.global_batch = per_update;
+    if (rl.max_token_len_per_gpu > 0) {
+        const int64_t dp = actor.parallel.dp, per_gpu = per_update / dp;
+        const int64_t splits = (per_gpu * sequence + rl.max_token_len_per_gpu - 1) / rl.max_token_len_per_gpu;
+        s.training.micro_batch = (per_gpu + splits - 1) / splits;
+        s.training.global_batch = s.training.micro_batch * dp * splits;
+    }
     return s;
 }
 
@@ -75,9 +86,18 @@ void validate_rl(const Scenario& actor, const RlSpec& rl) {
     require(samples % rl.mini_batches == 0, "/rl/mini_batches",
             "must divide the step's " + str(samples) + " sequences (prompts x n) into equal updates");
     const int64_t micro = actor.training.micro_batch * p.dp;
-    require(samples % rl.mini_batches != 0 || per_update % micro == 0, "/rl/prompts",
+    const bool dynamic = rl.max_token_len_per_gpu > 0;
+    require(samples % rl.mini_batches != 0 || dynamic || per_update % micro == 0, "/rl/prompts",
             "each update's " + str(per_update) + " sequences must split into micro-batches of training.micro_batch (" +
                 str(actor.training.micro_batch) + ") on each of the " + str(p.dp) + " data-parallel ranks");
+    require(samples % rl.mini_batches != 0 || !dynamic || per_update % p.dp == 0, "/rl/prompts",
+            "each update's " + str(per_update) + " sequences must split evenly over the " + str(p.dp) +
+                " data-parallel ranks (verl balances each rank's tokens into micro-batches)");
+    require(!dynamic || rl.max_token_len_per_gpu >= rl.prompt_tokens + rl.response_tokens, "/rl/max_token_len_per_gpu",
+            "at least one whole sequence, prompt_tokens + response_tokens (" + str(rl.prompt_tokens + rl.response_tokens) +
+                "), as verl requires; 0 for micro-batches of training.micro_batch");
+    require(!dynamic || rl.algorithm != RlAlgorithm::Dpo, "/rl/max_token_len_per_gpu",
+            "verl's dynamic batch size: DPO here is TRL's, whose micro-batches count pairs; 0");
     require(rl.algorithm != RlAlgorithm::Dpo || rl.n == 2, "/rl/n", "DPO trains on a chosen and a rejected response per prompt: 2");
     require(rl.algorithm != RlAlgorithm::Dpo || actor.training.micro_batch % 2 == 0, "/training/micro_batch",
             "DPO's micro-batch holds whole preference pairs (a chosen and a rejected sequence each): an even number of sequences");
@@ -171,7 +191,9 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         // A log-probability forward keeps no activations for backward; the logits of one micro-batch in the compute
         // dtype are its largest temporary (verl's logprobs_from_logits takes the log-softmax blockwise with flash-attn's
         // Triton cross entropy, keeping one fp32 value per token).
-        const int64_t lp = rl.log_prob_micro_batch > 0 ? rl.log_prob_micro_batch : c.s.training.micro_batch;
+        // Under the dynamic batch size the passes take the actor's token budget (verl rollout.yaml
+        // log_prob_max_token_len_per_gpu: the actor's ppo_max_token_len_per_gpu), so the update's micro-batches.
+        const int64_t lp = rl.log_prob_micro_batch > 0 && rl.max_token_len_per_gpu == 0 ? rl.log_prob_micro_batch : c.s.training.micro_batch;
         RlPhase ph;
         ph.name = "log_probs";
         ph.actor = m.weights + (rl.optimizer_offload ? 0 : m.optimizer) + (rl.param_offload ? 0 : m.gradients);
@@ -246,11 +268,20 @@ RlLimits rl_limits(const Scenario& actor, const RlSpec& rl) {
         for (int64_t v = 1; v <= limit && with(v); v *= 2) best = v;
         return best;
     };
+    // Under the dynamic batch size the micro-batch is the token budget's: the largest budget of v whole sequences at
+    // the longest.
+    const int64_t sequence = rl.prompt_tokens + rl.response_tokens;
     out.micro_batch = largest(1024, [&](int64_t v) {
+        if (rl.max_token_len_per_gpu > 0) {
+            RlSpec q = rl;
+            q.max_token_len_per_gpu = v * sequence;
+            return fits(actor, q);
+        }
         Scenario s = actor;
         s.training.micro_batch = v;
         return fits(s, rl);
     });
+    if (rl.max_token_len_per_gpu > 0) out.max_token_len_per_gpu = out.micro_batch * sequence;
     // Responses per prompt: generation runs in waves and updates in micro-batches, so memory need not grow with n;
     // up to 1,024 is tried.
     constexpr int64_t kMostN = 1024;

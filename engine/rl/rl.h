@@ -30,6 +30,11 @@ struct RlSpec {
     int64_t epochs = 1;              // verl ppo_epochs, TRL num_iterations
     bool reference = true;           // a frozen reference policy for the KL term (verl use_kl_loss, TRL beta > 0)
     int64_t log_prob_micro_batch = 0;  // samples per GPU of a log-probability forward (0: training.micro_batch)
+    // verl's dynamic batch size (actor.use_dynamic_bsz with ppo_max_token_len_per_gpu, which the log-probability passes
+    // inherit): each GPU's sequences of an update split into ceil(tokens / this) micro-batches balanced by tokens
+    // (verl/utils/seqlen_balancing.py rearrange_micro_batches), training.micro_batch and log_prob_micro_batch unused;
+    // 0: micro-batches of training.micro_batch sequences.
+    int64_t max_token_len_per_gpu = 0;
     int64_t rollout_tp = 1;          // verl rollout.tensor_model_parallel_size, TRL vllm_tensor_parallel_size
     double gpu_memory_utilization = 0.5;  // the rollout engine's share of each GPU (verl rollout.gpu_memory_utilization)
     // Between rollouts the engine frees its KV cache and moves its weights to the host (vLLM's sleep mode: verl
@@ -88,6 +93,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl);
 // tensor-parallel size that divides the GPUs with its verdict and rollout time.
 struct RlLimits {
     int64_t micro_batch = 0, n = 0, response_tokens = 0;
+    int64_t max_token_len_per_gpu = 0;  // under the dynamic batch size: micro_batch whole sequences at the longest
     bool n_unbounded = false;  // every n tried fits: the step's memory does not grow with it (its time does)
     // The rollout engine's share of each GPU that fits, in hundredths (0 and 0 where none does): above the range the
     // rollout phase overflows the GPU, below it the KV cache cannot hold one sequence.

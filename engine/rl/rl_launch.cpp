@@ -32,22 +32,38 @@ LaunchCommand verl(const Config& c, const RlSpec& rl) {
     l.push_back("data.max_response_length=" + n(rl.response_tokens));
     l.push_back("actor_rollout_ref.rollout.n=" + n(rl.n));
     l.push_back("actor_rollout_ref.actor.ppo_mini_batch_size=" + n(rl.prompts / rl.mini_batches));
-    l.push_back("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=" + n(c.s.training.micro_batch));
+    // verl's dynamic batch size packs sequences (use_remove_padding) into micro-batches of at most a token budget,
+    // which the log-probability passes inherit (rollout.yaml, ref: log_prob_max_token_len_per_gpu).
+    const bool dynamic = rl.max_token_len_per_gpu > 0;
+    if (dynamic) {
+        l.push_back("actor_rollout_ref.model.use_remove_padding=True");
+        l.push_back("actor_rollout_ref.actor.use_dynamic_bsz=True");
+        l.push_back("actor_rollout_ref.actor.ppo_max_token_len_per_gpu=" + n(rl.max_token_len_per_gpu));
+    } else {
+        l.push_back("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=" + n(c.s.training.micro_batch));
+    }
     l.push_back("actor_rollout_ref.actor.ppo_epochs=" + n(rl.epochs));
     l.push_back("actor_rollout_ref.actor.use_kl_loss=" + flag(rl.reference));
     l.push_back("actor_rollout_ref.model.enable_gradient_checkpointing=" + flag(c.s.training.recompute != Recompute::None));
     l.push_back("actor_rollout_ref.actor.fsdp_config.param_offload=" + flag(rl.param_offload));
     l.push_back("actor_rollout_ref.actor.fsdp_config.optimizer_offload=" + flag(rl.optimizer_offload));
     if (rl.reference) l.push_back("actor_rollout_ref.ref.fsdp_config.param_offload=" + flag(rl.reference_offload));
-    const int64_t lp = rl.log_prob_micro_batch > 0 ? rl.log_prob_micro_batch : c.s.training.micro_batch;
-    l.push_back("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=" + n(lp));
-    if (rl.reference) l.push_back("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=" + n(lp));
+    if (!dynamic) {
+        const int64_t lp = rl.log_prob_micro_batch > 0 ? rl.log_prob_micro_batch : c.s.training.micro_batch;
+        l.push_back("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=" + n(lp));
+        if (rl.reference) l.push_back("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=" + n(lp));
+    }
     l.push_back("actor_rollout_ref.rollout.name=vllm");
     l.push_back("actor_rollout_ref.rollout.tensor_model_parallel_size=" + n(rl.rollout_tp));
     l.push_back("actor_rollout_ref.rollout.gpu_memory_utilization=" + fraction(rl.gpu_memory_utilization));
     l.push_back("actor_rollout_ref.rollout.free_cache_engine=" + flag(rl.sleep));
     if (ppo) {
-        l.push_back("critic.ppo_micro_batch_size_per_gpu=" + n(c.s.training.micro_batch));
+        if (dynamic) {
+            l.push_back("critic.use_dynamic_bsz=True");
+            l.push_back("critic.ppo_max_token_len_per_gpu=" + n(rl.max_token_len_per_gpu));
+        } else {
+            l.push_back("critic.ppo_micro_batch_size_per_gpu=" + n(c.s.training.micro_batch));
+        }
         l.push_back("critic.model.fsdp_config.param_offload=" + flag(rl.param_offload));
         l.push_back("critic.model.fsdp_config.optimizer_offload=" + flag(rl.optimizer_offload));
     }

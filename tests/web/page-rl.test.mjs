@@ -81,3 +81,20 @@ test('the phases are drawn as bars against the capacity, a segment for each part
   await (await page.$('#rl')).screenshot({ path: 'artifacts/screenshots/rl-section.png' });
   await close(page);
 });
+
+test('verl\'s dynamic batch size: a token budget changes the launch and the limits as the CLI gives them', async () => {
+  const page = await open(env, link(plan));
+  await openRl(page);
+  await page.fill('#rl-max_token_len_per_gpu', '24000');
+  await page.waitForFunction(() => document.querySelector('#rl-launch')?.textContent.includes('ppo_max_token_len_per_gpu=24000'));
+  assert.match(await page.textContent('#rl-launch'), /actor_rollout_ref\.actor\.use_dynamic_bsz=True/);
+  const actor = structuredClone(cliReport(plan).scenario);
+  delete actor.training.seq_len;
+  delete actor.training.global_batch;
+  const want = rlOf({ ...actor, rl: { max_token_len_per_gpu: 24000 } });
+  assert.ok(want.limits.max_token_len_per_gpu > 0);
+  assert.ok((await page.textContent('#rl-limits')).includes(`token budget ${want.limits.max_token_len_per_gpu.toLocaleString('en-US')}`),
+    await page.textContent('#rl-limits'));
+  assert.equal(await page.getAttribute('[data-rl="training.actor_bytes"]', 'data-value'), String(want.memory.phases[2].actor_bytes));
+  await close(page);
+});

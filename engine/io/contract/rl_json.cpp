@@ -34,6 +34,7 @@ RlSpec rl_spec_from_json(const nlohmann::json* j) {
     assign(rl.epochs, r.integer("epochs", 1, 1 << 10));
     assign(rl.reference, r.boolean("reference"));
     assign(rl.log_prob_micro_batch, r.integer("log_prob_micro_batch", 0, 1 << 16));
+    assign(rl.max_token_len_per_gpu, r.integer("max_token_len_per_gpu", 0, kTokens));
     assign(rl.rollout_tp, r.integer("rollout_tp", 1, 1 << 16));
     assign(rl.gpu_memory_utilization, r.number("gpu_memory_utilization", 0.01, 1));
     assign(rl.sleep, r.boolean("sleep"));
@@ -76,6 +77,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
                           {"epochs", rl.epochs},
                           {"reference", rl.reference},
                           {"log_prob_micro_batch", rl.log_prob_micro_batch},
+                          {"max_token_len_per_gpu", rl.max_token_len_per_gpu},
                           {"rollout_tp", rl.rollout_tp},
                           {"gpu_memory_utilization", rl.gpu_memory_utilization},
                           {"sleep", rl.sleep},
@@ -116,6 +118,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
           {"response_tokens_per_second", e.response_tokens_per_second}}},
         {"limits",
          {{"micro_batch", limits.micro_batch},
+          {"max_token_len_per_gpu", limits.max_token_len_per_gpu},
           {"n", limits.n},
           {"n_unbounded", limits.n_unbounded},
           {"response_tokens", limits.response_tokens},

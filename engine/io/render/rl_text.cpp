@@ -42,7 +42,12 @@ std::string format_rl_table(const nlohmann::json& rl) {
     const std::string n = rl["algorithm"] == "dpo"              ? std::string("2 (DPO's pair)")
                           : lim["n_unbounded"].get<bool>() ? "any up to " + thousands(lim["n"].get<int64_t>()) + " (memory does not grow with it)"
                                                          : thousands(lim["n"].get<int64_t>());
-    out += "\nLargest that fit, each alone: micro-batch " + thousands(lim["micro_batch"].get<int64_t>()) + ", n " + n +
+    // Under verl's dynamic batch size the micro-batch is a token budget.
+    const int64_t budget = lim["max_token_len_per_gpu"].get<int64_t>();
+    const std::string micro = budget > 0 ? "token budget " + thousands(budget) + " (" + thousands(lim["micro_batch"].get<int64_t>()) +
+                                               " sequences at the longest)"
+                                         : "micro-batch " + thousands(lim["micro_batch"].get<int64_t>());
+    out += "\nLargest that fit, each alone: " + micro + ", n " + n +
            ", response tokens " + thousands(lim["response_tokens"].get<int64_t>()) + "\n";
     if (rl["algorithm"] != "dpo")
         out += lim["gpu_memory_utilization_max"].get<double>() > 0

@@ -15,6 +15,7 @@ const NUMBERS = [
   ['response_tokens', 'Response tokens (longest)', { min: 1, value: 1024 }],
   ['mean_response_tokens', 'Mean response tokens (0: all at the longest)', { min: 0, value: 0 }],
   ['mini_batches', 'Updates per step (mini-batches)', { min: 1, value: 1 }],
+  ['max_token_len_per_gpu', 'Token budget per micro-batch (verl dynamic batch size; 0: off)', { min: 0, value: 0 }],
   ['rollout_tp', 'Rollout tensor parallel', { min: 1, value: 1 }],
   ['gpu_memory_utilization', 'Rollout GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.5 }],
 ];
@@ -169,7 +170,9 @@ function draw(page, r, status, chart, phases, time, limits, launch) {
     h('tbody', null, ...TIMES.map(([key, label]) => h('tr', null, h('th', { scope: 'row' }, label),
       h('td', { 'data-rl': `time.${key}`, 'data-value': String(r.time[key]) }, duration(r.time[key]))))));
   const l = r.limits;
-  limits.textContent = `Largest that fit, each alone: micro-batch ${count(l.micro_batch)}` +
+  const micro = l.max_token_len_per_gpu > 0
+    ? `token budget ${count(l.max_token_len_per_gpu)} (${count(l.micro_batch)} sequences at the longest)` : `micro-batch ${count(l.micro_batch)}`;
+  limits.textContent = `Largest that fit, each alone: ${micro}` +
     (r.algorithm === 'dpo' ? '' : `, responses per prompt ${l.n_unbounded ? `any (up to ${count(l.n)} tried)` : count(l.n)}`) +
     `, response tokens ${count(l.response_tokens)}` +
     (l.rollout_tp.length ? `; rollout tensor parallel: ${l.rollout_tp.map((t) => `${t.rollout_tp} ${t.fits ? duration(t.rollout_seconds) : 'does not fit'}`).join(', ')}.` : '.') +
