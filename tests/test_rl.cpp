@@ -38,6 +38,14 @@ const RlPhase& phase(const RlEstimate& e, const std::string& name) {
     return e.phases.front();
 }
 
+// An example of examples/rl: its scenario as the actor, its rl object.
+RlEstimate example(const std::string& path) {
+    nlohmann::json s = nlohmann::json::parse(test::repo_file(path));
+    const RlSpec rl = rl_spec_from_json(&s["rl"]);
+    s.erase("rl");
+    return rl_estimate(scenario_from_json(s), rl);
+}
+
 }  // namespace
 
 TEST_CASE("rl: the actor's update is the scenario with the RL sequence and one mini-batch of sequences") {
@@ -274,10 +282,7 @@ TEST_CASE("rl: verl's overrides and TRL's GRPO arguments, by their own names") {
 TEST_CASE("rl: verl's published GRPO example for Qwen2-7B on 8 GPUs of 80 GB fits (examples/rl/verl-grpo-qwen2-7b-gsm8k.json)") {
     // verl examples/grpo_trainer/run_qwen2-7b.sh: 1,024 prompts x 5 responses of 512 + 512 tokens, 4 mini-batches, 128
     // sequences per micro-batch over 8 GPUs, rollout tp 2 at 0.6 of each GPU, the reference offloaded; it runs.
-    nlohmann::json s = nlohmann::json::parse(test::repo_file("examples/rl/verl-grpo-qwen2-7b-gsm8k.json"));
-    const RlSpec rl = rl_spec_from_json(&s["rl"]);
-    s.erase("rl");
-    const RlEstimate e = rl_estimate(scenario_from_json(s), rl);
+    const RlEstimate e = example("examples/rl/verl-grpo-qwen2-7b-gsm8k.json");
     CHECK(e.fits);
     CHECK(e.samples == 5120);
     CHECK(e.replicas == 4);
@@ -368,10 +373,7 @@ TEST_CASE("rl: verl's dynamic-batch GRPO example for Qwen2-7B fits (examples/rl/
     // verl examples/grpo_trainer/run_qwen2-7b_seq_balance.sh: 1,024 prompts x 5 responses of 512 + 1,024 tokens, 4
     // mini-batches, use_dynamic_bsz with ppo_max_token_len_per_gpu 24,000 on 8 GPUs: 160 sequences a GPU an update,
     // ceil(160 x 1,536 / 24,000) = 11 micro-batches of 15.
-    nlohmann::json s = nlohmann::json::parse(test::repo_file("examples/rl/verl-grpo-qwen2-7b-seq-balance.json"));
-    const RlSpec rl = rl_spec_from_json(&s["rl"]);
-    s.erase("rl");
-    const RlEstimate e = rl_estimate(scenario_from_json(s), rl);
+    const RlEstimate e = example("examples/rl/verl-grpo-qwen2-7b-seq-balance.json");
     CHECK(e.fits);
     CHECK(e.training.config.s.training.micro_batch == 15);
     CHECK(e.training.config.d.microbatches == 11);

@@ -111,23 +111,24 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
                (t["error"].get<double>() >= 0 ? "+" : "") + fixed(100 * t["error"].get<double>(), 1) + "%)\n";
     }
     for (const auto& f : j["findings"]) out += f.get<std::string>() + "\n";
-    if (j["calibration"].contains("implementation.fragmentation"))
-        out += "calibration for this cluster: implementation.fragmentation = " +
-               fixed(j["calibration"]["implementation.fragmentation"].get<double>(), 3) +
-               " (the log's allocator reserve over its allocated peak, the largest of its ranks)\n";
-    if (j["calibration"].contains("hardware.overhead_gib"))
-        out += "calibration for this cluster: hardware.overhead_gib = " +
-               fixed(j["calibration"]["hardware.overhead_gib"].get<double>(), 2) +
-               " (the device memory a process held beyond its allocator's reserved, by nvidia-smi or an out-of-memory "
-               "error, the largest of its ranks)\n";
-    if (j["calibration"].contains("hardware.memory_gib"))
-        out += "calibration for this cluster: hardware.memory_gib = " +
-               fixed(j["calibration"]["hardware.memory_gib"].get<double>(), 2) +
-               " (the device's capacity as CUDA reports it in the out-of-memory error)\n";
-    if (j["calibration"].contains("hardware.matmul_efficiency"))
-        out += "calibration for this cluster: hardware.matmul_efficiency = " +
-               fixed(j["calibration"]["hardware.matmul_efficiency"].get<double>(), 3) +
-               " (the GEMM efficiency at which the estimate's step equals the log's, every other term as estimated)\n";
+    // Each calibration the log implies: its scenario field, its digits and where it comes from.
+    const struct {
+        const char* path;
+        int digits;
+        const char* from;
+    } calibrations[] = {
+        {"implementation.fragmentation", 3, "the log's allocator reserve over its allocated peak, the largest of its ranks"},
+        {"hardware.overhead_gib", 2,
+         "the device memory a process held beyond its allocator's reserved, by nvidia-smi or an out-of-memory error, the "
+         "largest of its ranks"},
+        {"hardware.memory_gib", 2, "the device's capacity as CUDA reports it in the out-of-memory error"},
+        {"hardware.matmul_efficiency", 3,
+         "the GEMM efficiency at which the estimate's step equals the log's, every other term as estimated"},
+    };
+    for (const auto& k : calibrations)
+        if (j["calibration"].contains(k.path))
+            out += std::string("calibration for this cluster: ") + k.path + " = " +
+                   fixed(j["calibration"][k.path].get<double>(), k.digits) + " (" + k.from + ")\n";
     out += "the log cannot tell:\n";
     for (const auto& u : j["unknowns"]) out += "  - " + u.get<std::string>() + "\n";
     return out;
