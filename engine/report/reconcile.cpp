@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/decimal.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "memory/allocator.h"

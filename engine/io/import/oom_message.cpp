@@ -1,7 +1,7 @@
 #include "io/import/oom_message.h"
 
+#include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cstring>
 
 #include "core/units.h"
