@@ -304,3 +304,34 @@ TEST_CASE("reconcile: the GEMM efficiency a log's step time implies, with which 
     for (const auto& f : faster["findings"]) said |= f.get<std::string>().find("even with every GEMM at the device's peak") != std::string::npos;
     CHECK(said);
 }
+
+TEST_CASE("reconcile: a host-bound step implies the host's time per launch, with which the estimate's step is the log's") {
+    // GPT-2 at micro-batch 1 of 128 tokens on an H100: its passes wait on the host's launches more than they compute.
+    const std::string scenario = R"({"model":{"preset":"gpt2"},"hardware":{"preset":"h100-sxm-80gb"},
+        "training":{"seq_len":128,"micro_batch":1,"global_batch":1}})";
+    const nlohmann::json base = nlohmann::json::parse(evaluate_scenario_text(scenario));
+    const auto& parts = base["report"]["time"]["breakdown"];
+    REQUIRE(parts["forward_host_wait"].get<double>() + parts["backward_host_wait"].get<double>() >
+            parts["forward_compute"].get<double>() + parts["backward_compute"].get<double>());
+    const double step = base["report"]["time"]["step_seconds"];
+    const std::string ms = std::to_string(2 * step * 1e3);
+    const auto r = nlohmann::json::parse(reconcile_text(scenario, "elapsed time per iteration (ms): " + ms +
+                                                                      "\nelapsed time per iteration (ms): " + ms + "\n"))["reconciliation"];
+    CHECK_FALSE(r["calibration"].contains("hardware.matmul_efficiency"));
+    const double f = r["calibration"]["implementation.host_forward_us"], b = r["calibration"]["implementation.host_backward_us"];
+    const auto& im = base["report"]["scenario"]["implementation"];
+    CHECK(f / b == doctest::Approx(im["host_forward_us"].get<double>() / im["host_backward_us"].get<double>()));  // scaled alike
+    CHECK(f > im["host_forward_us"].get<double>());
+    nlohmann::json kept = nlohmann::json::parse(scenario);
+    kept["implementation"] = {{"host_forward_us", f}, {"host_backward_us", b}};
+    const nlohmann::json again = nlohmann::json::parse(evaluate_scenario_text(kept.dump()));
+    CHECK(again["report"]["time"]["step_seconds"].get<double>() == doctest::Approx(2 * step).epsilon(1e-4));
+    // A run faster than the estimate with its launches free: none implied, and said.
+    const std::string fast = std::to_string(step * 1e3 / 100);
+    const auto faster = nlohmann::json::parse(reconcile_text(scenario, "elapsed time per iteration (ms): " + fast +
+                                                                           "\nelapsed time per iteration (ms): " + fast + "\n"))["reconciliation"];
+    CHECK(faster["calibration"].empty());
+    bool said = false;
+    for (const auto& x : faster["findings"]) said |= x.get<std::string>().find("the host's launches free") != std::string::npos;
+    CHECK(said);
+}

@@ -147,16 +147,19 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         out.step_reports = static_cast<int64_t>(steady.size());
         out.estimated_step_seconds = report.perf.step_seconds;
         out.step_error = (out.estimated_step_seconds - out.measured_step_seconds) / out.measured_step_seconds;
-        out.has_gemm_calibration = true;
-        out.gemm = implied_gemm_efficiency(c, out.measured_step_seconds);
-        if (out.gemm.outcome == GemmCalibration::Outcome::FasterThanAnyGemms)
-            out.findings.push_back("the log's step is shorter than the estimate's even with every GEMM at the device's "
-                                   "peak: the difference lies in the terms the estimate adds to its GEMMs "
-                                   "(communication, host launches, memory-bound kernels), or the scenario is not the "
-                                   "run's plan");
-        else if (out.gemm.outcome == GemmCalibration::Outcome::SlowerThanAnyGemms)
-            out.findings.push_back("the log's step is longer than the estimate's even with GEMMs at a thousandth of the "
-                                   "device's peak: is the scenario the run's plan?");
+        out.has_time_calibration = true;
+        out.time = implied_time_calibration(c, out.measured_step_seconds);
+        const bool host = out.time.term == TimeCalibration::Term::Host;
+        if (out.time.outcome == TimeCalibration::Outcome::FasterThanAny)
+            out.findings.push_back(std::string("the log's step is shorter than the estimate's even with ") +
+                                   (host ? "the host's launches free" : "every GEMM at the device's peak") +
+                                   ": the difference lies in the other terms the estimate adds (communication, " +
+                                   (host ? "the kernels themselves" : "host launches, memory-bound kernels") +
+                                   "), or the scenario is not the run's plan");
+        else if (out.time.outcome == TimeCalibration::Outcome::SlowerThanAny)
+            out.findings.push_back(std::string("the log's step is longer than the estimate's even with ") +
+                                   (host ? "a second per launch" : "GEMMs at a thousandth of the device's peak") +
+                                   ": is the scenario the run's plan?");
     }
     if (run.has_framework_estimate) {
         // Megatron's theoretical memory is that of the first pipeline stage (its embedding and first layers).

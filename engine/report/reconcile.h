@@ -83,9 +83,10 @@ struct Reconciliation {
     // allocator's reserved, where the log has both for a rank.
     bool has_overhead = false;
     double implied_overhead_gib = 0;
-    // And from the step time, the GEMM efficiency at which the estimate's step equals the log's (report/time_calibration.h).
-    bool has_gemm_calibration = false;
-    GemmCalibration gemm;
+    // And from the step time, the bounding term's fields at which the estimate's step equals the log's
+    // (report/time_calibration.h): the GEMM efficiency, or the host's time per launch.
+    bool has_time_calibration = false;
+    TimeCalibration time;
     // And the device's capacity as CUDA reports it (hardware.memory_gib, in GiB), from an out-of-memory error.
     bool has_capacity = false;
     double implied_memory_gib = 0;

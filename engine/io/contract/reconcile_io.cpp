@@ -44,9 +44,14 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
     if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead_gib;
     if (r.has_capacity) j["calibration"]["hardware.memory_gib"] = r.implied_memory_gib;
-    if (r.has_gemm_calibration && r.gemm.outcome == GemmCalibration::Outcome::Found) {
-        j["calibration"]["hardware.matmul_efficiency"] = r.gemm.matmul_efficiency;
-        if (r.gemm.matmul_efficiency_fp8 > 0) j["calibration"]["hardware.matmul_efficiency_fp8"] = r.gemm.matmul_efficiency_fp8;
+    if (r.has_time_calibration && r.time.outcome == TimeCalibration::Outcome::Found) {
+        if (r.time.term == TimeCalibration::Term::Host) {
+            j["calibration"]["implementation.host_forward_us"] = r.time.host_forward_us;
+            j["calibration"]["implementation.host_backward_us"] = r.time.host_backward_us;
+        } else {
+            j["calibration"]["hardware.matmul_efficiency"] = r.time.matmul_efficiency;
+            if (r.time.matmul_efficiency_fp8 > 0) j["calibration"]["hardware.matmul_efficiency_fp8"] = r.time.matmul_efficiency_fp8;
+        }
     }
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
@@ -124,6 +129,9 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
         {"hardware.memory_gib", 2, "the device's capacity as CUDA reports it in the out-of-memory error"},
         {"hardware.matmul_efficiency", 3,
          "the GEMM efficiency at which the estimate's step equals the log's, every other term as estimated"},
+        {"implementation.host_forward_us", 1,
+         "the host's time per launch, with host_backward_us scaled alike, at which the estimate's host-bound step equals "
+         "the log's"},
     };
     for (const auto& k : calibrations)
         if (j["calibration"].contains(k.path))

@@ -153,6 +153,11 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   if (overhead !== undefined) said.push(`the memory outside the allocator is ${bytes(overhead * 2 ** 30, u)} ${u}`);
   if (capacity !== undefined) said.push(`the device holds ${bytes(capacity * 2 ** 30, u)} ${u} as CUDA reports it`);
   if (gemms !== undefined) said.push(`its GEMMs reach ${percent(gemms)} of the peak (with which the estimate's step is the log's)`);
+  const launch = r.calibration['implementation.host_forward_us'];
+  if (launch !== undefined) {
+    said.push(`the host takes ${fixed(launch, 1)} µs a forward launch and ${fixed(r.calibration['implementation.host_backward_us'], 1)} µs ` +
+      'a backward one (with which the estimate\'s step is the log\'s)');
+  }
   if (said.length) {
     const use = h('button', { type: 'button', id: 'reconcile-calibrate' }, 'Use these figures for this cluster');
     use.addEventListener('click', () => calibrate(r.calibration));
