@@ -335,3 +335,21 @@ TEST_CASE("reconcile: a host-bound step implies the host's time per launch, with
     for (const auto& x : faster["findings"]) said |= x.get<std::string>().find("the host's launches free") != std::string::npos;
     CHECK(said);
 }
+
+TEST_CASE("Hugging Face's Trainer's final metrics: samples per second, a step being the plan's global batch over them") {
+    // stanford_alpaca #190 (tests/data/logs/README.md): LLaMA-7B, FSDP on 8 A100 40GB, micro-batch 1, 8 accumulation
+    // steps: 64 samples a step at 10.072 samples/s (its progress bar: 6.36 s/it).
+    const MeasuredRun run = read_run_log(test::repo_file("tests/data/logs/hf-trainer-alpaca-issue190.log"));
+    CHECK(run.source == "Hugging Face Trainer");
+    REQUIRE(run.samples_per_second.size() == 1);
+    CHECK(run.samples_per_second[0] == doctest::Approx(10.072));
+    const std::string plan = R"({"framework":"fsdp","model":{"preset":"llama-2-7b"},"hardware":{"preset":"a100-sxm-40gb"},
+        "training":{"seq_len":512,"micro_batch":1,"global_batch":64,"dtype":"bf16"},"implementation":{"model_code":"huggingface"},
+        "parallel":{"dp":8,"zero":3}})";
+    const auto j = nlohmann::json::parse(reconcile_text(plan, test::repo_file("tests/data/logs/hf-trainer-alpaca-issue190.log")));
+    const auto& t = j["reconciliation"]["step_seconds"];
+    CHECK(t["log"] == doctest::Approx(64 / 10.072));
+    CHECK(t["log_reports"] == 1);
+    CHECK(t["log_first_dropped"] == false);  // the only report is taken as it is
+    CHECK_THROWS_AS(read_run_log("{'train_runtime': 1.0, 'train_samples_per_second': 0, 'train_steps_per_second': 0.1}\n"), InputError);
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/decimal.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "memory/allocator.h"
@@ -145,6 +146,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         std::vector<double> steady(steps.begin() + (steps.size() > 1 ? 1 : 0), steps.end());
         out.measured_step_seconds = median(steady);
         out.step_reports = static_cast<int64_t>(steady.size());
+        out.step_first_dropped = steps.size() > 1;
         out.estimated_step_seconds = report.perf.step_seconds;
         out.step_error = (out.estimated_step_seconds - out.measured_step_seconds) / out.measured_step_seconds;
         out.has_time_calibration = true;
@@ -160,6 +162,12 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
             out.findings.push_back(std::string("the log's step is longer than the estimate's even with ") +
                                    (host ? "a second per launch" : "GEMMs at a thousandth of the device's peak") +
                                    ": is the scenario the run's plan?");
+        else if (!host && out.time.matmul_efficiency < c.s.hardware.matmul_efficiency / 2)
+            out.findings.push_back("the GEMM efficiency the log's step implies (" + decimal(100 * out.time.matmul_efficiency, 1) +
+                                   "%) is under half what this device's large GEMMs reach (" +
+                                   decimal(100 * c.s.hardware.matmul_efficiency, 1) + "%): the difference more likely lies "
+                                   "in what the estimate adds to its GEMMs (communication, host launches, the framework's "
+                                   "own work) or in the scenario (sequence lengths, the plan) than in the GEMMs");
     }
     if (run.has_framework_estimate) {
         // Megatron's theoretical memory is that of the first pipeline stage (its embedding and first layers).

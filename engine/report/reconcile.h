@@ -69,6 +69,7 @@ struct Reconciliation {
     bool timed = false;                 // the log has iteration times
     double measured_step_seconds = 0;   // median over the reports after the first (which includes start-up)
     int64_t step_reports = 0;           // how many reports that median is over
+    bool step_first_dropped = false;    // the first report was left out (it also holds start-up); not when it is the only one
     double estimated_step_seconds = 0;
     double step_error = 0;              // (estimate - log) / log
     // The framework's own estimate beside ours for the same stage (the first pipeline stage, which Megatron's

@@ -62,6 +62,7 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     }
     if (r.timed)
         j["step_seconds"] = {{"log", r.measured_step_seconds}, {"log_reports", r.step_reports},
+                             {"log_first_dropped", r.step_first_dropped},
                              {"estimate", r.estimated_step_seconds}, {"error", r.step_error}};
     return j;
 }
@@ -111,8 +112,11 @@ std::string format_reconciliation_table(const nlohmann::json& j) {
     }
     if (j.contains("step_seconds")) {
         const auto& t = j["step_seconds"];
-        out += "step time: log " + fixed(t["log"].get<double>(), 3) + " s (median of " + t["log_reports"].dump() +
-               " reports after the first), estimate " + fixed(t["estimate"].get<double>(), 3) + " s (" +
+        const int64_t reports = t["log_reports"].get<int64_t>();
+        const std::string over = reports == 1 ? "one report" : "median of " + t["log_reports"].dump() + " reports";
+        out += "step time: log " + fixed(t["log"].get<double>(), 3) + " s (" + over +
+               (t["log_first_dropped"].get<bool>() ? " after the first" : "") + "), estimate " +
+               fixed(t["estimate"].get<double>(), 3) + " s (" +
                (t["error"].get<double>() >= 0 ? "+" : "") + fixed(100 * t["error"].get<double>(), 1) + "%)\n";
     }
     for (const auto& f : j["findings"]) out += f.get<std::string>() + "\n";

@@ -140,7 +140,7 @@ std::optional<double> smi_used(const std::string& text, size_t mib) {
 MeasuredRun read_run_log(const std::string& text) {
     MeasuredRun run;
     std::map<int64_t, MeasuredMemory> last;  // each rank's latest report
-    bool deepspeed = false, megatron = false, summary = false, timer = false;
+    bool deepspeed = false, megatron = false, summary = false, timer = false, trainer = false;
     std::map<int64_t, MeasuredMemory> summaries;  // torch.cuda.memory_summary's, by device
     int64_t device = -1;                          // the device of the memory_summary being read
     std::map<int64_t, double> smi;                // nvidia-smi's memory in use, by GPU index
@@ -215,6 +215,14 @@ MeasuredRun read_run_log(const std::string& text) {
             if (!sps || *sps <= 0) bad_line(line, "CurrSamplesPerSec is not a positive number");
             run.samples_per_second.push_back(*sps);
             timer = true;
+        } else if (l.find("'train_samples_per_second':") != std::string::npos) {
+            // Hugging Face's Trainer at the end of train() (transformers trainer_utils.py speed_metrics: the training's
+            // samples over its runtime, to three decimals; evaluation and checkpoints included): a step is the plan's
+            // global batch over it, as for DeepSpeed's timer.
+            const auto sps = number_after(l, "'train_samples_per_second':");
+            if (!sps || *sps <= 0) bad_line(line, "train_samples_per_second is not a positive number");
+            run.samples_per_second.push_back(*sps);
+            trainer = true;
         } else if (l.find("elapsed time per iteration (ms):") != std::string::npos) {
             const auto ms = number_after(l, "elapsed time per iteration (ms):");
             if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
@@ -268,14 +276,16 @@ MeasuredRun read_run_log(const std::string& text) {
                                  "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, "
                                  "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), "
                                  "torch.cuda.memory_summary() tables, PyTorch's out-of-memory errors (\"CUDA out of "
-                                 "memory. Tried to allocate …\"), nvidia-smi's GPU table and DeepSpeed's throughput "
-                                 "timer (\"CurrSamplesPerSec=…\")");
+                                 "memory. Tried to allocate …\"), nvidia-smi's GPU table, DeepSpeed's throughput "
+                                 "timer (\"CurrSamplesPerSec=…\") and Hugging Face's Trainer's final metrics "
+                                 "('train_samples_per_second': …)");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
     run.source = deepspeed ? "DeepSpeed" : megatron ? "Megatron-LM" : summary ? "PyTorch (memory_summary)"
                  : !ooms.empty() && run.step_seconds.empty() ? "PyTorch (out-of-memory error)"
                  : timer && run.step_seconds.empty() ? "DeepSpeed"
+                 : trainer && run.step_seconds.empty() ? "Hugging Face Trainer"
                  : !smi.empty() && run.step_seconds.empty() && !run.has_framework_estimate ? "nvidia-smi" : "Megatron-LM";
     return run;
 }

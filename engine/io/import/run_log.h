@@ -23,6 +23,9 @@
 //     | N/A   61C    P0   175W / 400W |  33717MiB / 81252MiB |     84%      Default |
 //   DeepSpeed's throughput timer, deepspeed/utils/timer.py (rank 0; the whole job's samples per second):
 //     [INFO] [timer.py:198:stop] 0/20, RunningAvgSamplesPerSec=232.73, CurrSamplesPerSec=227.48, MemAllocated=0.36GB, ...
+//   Hugging Face's Trainer's final metrics, transformers trainer_utils.py speed_metrics (the training's samples over its
+//   runtime):
+//     {'train_runtime': 5162.7837, 'train_samples_per_second': 10.072, 'train_steps_per_second': 0.157, ...}
 //   PyTorch's out-of-memory error, in each wording it has had (io/import/oom_message.h):
 //     [rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 2 has a total capacity of ...
 //   each rank's last one, beside its memory lines or alone.

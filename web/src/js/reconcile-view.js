@@ -33,7 +33,8 @@ export function wireReconcile(page) {
   box.append(
     h('p', { class: 'muted' }, 'Paste the log of a run of this plan, or choose or drop its file: Megatron-LM\'s memory and ' +
       'iteration lines and its theoretical memory report, DeepSpeed\'s see_memory_usage lines, PyTorch\'s ' +
-      'torch.cuda.memory_summary() tables, PyTorch\'s out-of-memory errors, nvidia-smi\'s GPU table, DeepSpeed\'s throughput timer. ' +
+      'torch.cuda.memory_summary() tables, PyTorch\'s out-of-memory errors, nvidia-smi\'s GPU table, DeepSpeed\'s throughput timer, ' +
+      'Hugging Face\'s Trainer\'s final metrics. ' +
       'The engine sets each reported rank beside this ' +
       'estimate, here in the browser: the log is sent nowhere.'),
     area,
@@ -137,7 +138,8 @@ function render(box, answer, { h, bytes, duration, fixed, percent, unit, calibra
   }
   if (r.step_seconds) {
     const t = r.step_seconds;
-    lines.push(`Step time: log ${duration(t.log)} (median of ${t.log_reports} reports after the first), estimate ` +
+    const over = t.log_reports === 1 ? 'one report' : `median of ${t.log_reports} reports`;
+    lines.push(`Step time: log ${duration(t.log)} (${over}${t.log_first_dropped ? ' after the first' : ''}), estimate ` +
       `${duration(t.estimate)} (${t.error >= 0 ? '+' : ''}${fixed(100 * t.error, 1)} %).`);
   }
   lines.push(...r.findings.map((x) => `${x[0].toUpperCase()}${x.slice(1)}.`));
