@@ -353,3 +353,32 @@ TEST_CASE("Hugging Face's Trainer's final metrics: samples per second, a step be
     CHECK(t["log_first_dropped"] == false);  // the only report is taken as it is
     CHECK_THROWS_AS(read_run_log("{'train_runtime': 1.0, 'train_samples_per_second': 0, 'train_steps_per_second': 0.1}\n"), InputError);
 }
+
+TEST_CASE("torchtitan's metrics lines: each rank's reserved peak, tokens per second per device after each rank's first") {
+    // torchtitan PR #1884 (tests/data/logs/README.md): Llama 3 8B on 4 GPUs, context parallel 2, full recompute; each
+    // rank's step 1, and rank 2's step 10.
+    const MeasuredRun run = read_run_log(test::repo_file("tests/data/logs/torchtitan-pr1884.log"));
+    CHECK(run.source == "torchtitan");
+    REQUIRE(run.memory.size() == 4);
+    CHECK(run.memory[2].max_reserved == doctest::Approx(44.84 * 1024 * kMiB));
+    CHECK(run.memory[0].max_reserved == doctest::Approx(33.21 * 1024 * kMiB));
+    CHECK_FALSE(run.memory[0].allocated_known);
+    REQUIRE(run.tokens_per_device_second.size() == 1);  // rank 2's step 10: "5,615"; the step 1 reports left out
+    CHECK(run.tokens_per_device_second[0] == 5615);
+    CHECK(run.tps_first_dropped);
+    // A step is the plan's tokens per device over them; only the reserved peak is compared (torchtitan prints no
+    // allocated figure), so no fragmentation is implied.
+    const std::string plan = R"({"framework":"fsdp","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,"micro_batch":1,
+        "global_batch":2,"recompute":"full"},"parallel":{"dp":2,"cp":2,"zero":3}})";
+    const auto j = nlohmann::json::parse(reconcile_text(plan, test::repo_file("tests/data/logs/torchtitan-pr1884.log")))["reconciliation"];
+    CHECK(j["step_seconds"]["log"] == doctest::Approx(2 * 8192.0 / 4 / 5615));
+    CHECK(j["step_seconds"]["log_first_dropped"] == true);
+    CHECK(j["ranks"][2]["peak_reserved"]["log"] == doctest::Approx(44.84 * 1024 * kMiB));
+    CHECK_FALSE(j["ranks"][2].contains("peak_allocated"));
+    CHECK_FALSE(j["calibration"].contains("implementation.fragmentation"));
+    // Every rank reported once: those reports are the run's.
+    const MeasuredRun once = read_run_log(
+        "[rank0]:[titan] 2025-10-15 10:37:01,391 - root - INFO - step:  1  loss: 12.2465  grad_norm:  4.5253  memory: 33.21GiB(34.95%)  tps: 87  tflops: 5.02  mfu: 0.51%\n");
+    CHECK(once.tokens_per_device_second == std::vector<double>{87});
+    CHECK_FALSE(once.tps_first_dropped);
+}

@@ -106,6 +106,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         r.ooms = m.ooms;
         r.alloc_retries = m.alloc_retries;
         r.allocator = m.allocator;
+        r.allocated_known = m.allocated_known;
         if (m.device_used >= 0) {
             r.has_device_used = true;
             r.measured_device_used = m.device_used;
@@ -131,7 +132,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
     }
     std::sort(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
     for (const RankReconciliation& r : out.ranks)
-        if (r.allocator && r.measured_peak_allocated > 0) {
+        if (r.allocator && r.allocated_known && r.measured_peak_allocated > 0) {
             out.has_fragmentation = true;
             out.implied_fragmentation =
                 std::max(out.implied_fragmentation, std::min(1.0, r.measured_reserve / r.measured_peak_allocated));
@@ -140,13 +141,19 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
     std::vector<double> steps = run.step_seconds;
     if (steps.empty())
         for (const double sps : run.samples_per_second) steps.push_back(static_cast<double>(c.d.samples_per_step) / sps);
+    // torchtitan's reports come with each rank's first already left out.
+    const bool from_tps = steps.empty() && !run.tokens_per_device_second.empty();
+    if (from_tps)
+        for (const double tps : run.tokens_per_device_second)
+            steps.push_back(static_cast<double>(c.d.tokens_per_step) / static_cast<double>(c.d.world_size) / tps);
     if (!steps.empty()) {
         out.timed = true;
         // Each report averages the iterations since the one before; the first also holds start-up and warm-up.
-        std::vector<double> steady(steps.begin() + (steps.size() > 1 ? 1 : 0), steps.end());
+        const bool drop = !from_tps && steps.size() > 1;
+        std::vector<double> steady(steps.begin() + (drop ? 1 : 0), steps.end());
         out.measured_step_seconds = median(steady);
         out.step_reports = static_cast<int64_t>(steady.size());
-        out.step_first_dropped = steps.size() > 1;
+        out.step_first_dropped = from_tps ? run.tps_first_dropped : drop;
         out.estimated_step_seconds = report.perf.step_seconds;
         out.step_error = (out.estimated_step_seconds - out.measured_step_seconds) / out.measured_step_seconds;
         out.has_time_calibration = true;

@@ -20,6 +20,7 @@ struct MeasuredMemory {
     // error, and cudaMalloc calls retried after the cache was freed; -1: not known.
     int64_t ooms = -1, alloc_retries = -1;
     bool allocator = true;    // the allocator's figures above are known (false: nvidia-smi only)
+    bool allocated_known = true;  // with them, the allocated ones (false: the reserved peak alone, as torchtitan prints)
     double device_used = -1;  // nvidia-smi's memory in use on the device (allocator, CUDA context, libraries); -1: not known
     bool has_oom = false;     // the rank's last out-of-memory error follows
     OutOfMemory oom;
@@ -39,6 +40,11 @@ struct MeasuredRun {
     // DeepSpeed's throughput timer instead: the whole job's samples per second of each report (CurrSamplesPerSec), in
     // order; a step is the plan's global batch over it.
     std::vector<double> samples_per_second;
+    // Or torchtitan's tokens per second per device (its `tps`), each rank's reports after its first (which also holds
+    // start-up and compilation; all of them where each rank reported once): a step is the plan's tokens per device
+    // over it.
+    std::vector<double> tokens_per_device_second;
+    bool tps_first_dropped = false;
     bool has_framework_estimate = false;
     FrameworkEstimate framework_estimate;
 };
@@ -53,6 +59,7 @@ struct RankReconciliation {
     double peak_allocated_gap = 0, reserve_gap = 0, peak_reserved_gap = 0;
     int64_t ooms = -1, alloc_retries = -1;  // as MeasuredMemory
     bool allocator = true;                  // the three allocator terms above are known
+    bool allocated_known = true;            // of them, the allocated peak and the reserve (else the reserved peak alone)
     // nvidia-smi's device memory in use against the stage's total (reserved + memory outside the allocator).
     bool has_device_used = false;
     double measured_device_used = 0, estimated_device_used = 0, device_used_gap = 0;

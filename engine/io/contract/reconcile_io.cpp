@@ -16,8 +16,10 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
             return nlohmann::json{{"log", log}, {"estimate", estimate}, {"gap", gap}};
         };
         if (x.allocator) {
-            rank["peak_allocated"] = term(x.measured_peak_allocated, x.estimated_peak_allocated, x.peak_allocated_gap);
-            rank["allocator_reserve"] = term(x.measured_reserve, x.estimated_reserve, x.reserve_gap);
+            if (x.allocated_known) {
+                rank["peak_allocated"] = term(x.measured_peak_allocated, x.estimated_peak_allocated, x.peak_allocated_gap);
+                rank["allocator_reserve"] = term(x.measured_reserve, x.estimated_reserve, x.reserve_gap);
+            }
             rank["peak_reserved"] = term(x.measured_peak_reserved, x.estimated_peak_reserved, x.peak_reserved_gap);
         }
         if (x.has_device_used) rank["device_used"] = term(x.measured_device_used, x.estimated_device_used, x.device_used_gap);

@@ -147,6 +147,8 @@ MeasuredRun read_run_log(const std::string& text) {
     bool in_smi = false;                          // inside nvidia-smi's GPU table
     int64_t smi_gpu = -1;                         // the GPU whose memory row comes next
     std::map<int64_t, std::pair<OutOfMemory, int64_t>> ooms;  // each rank's last out-of-memory error, and how many
+    std::map<int64_t, std::vector<double>> titan_tps;         // torchtitan's tokens per second per device, by rank
+    std::map<int64_t, double> titan_reserved;                 // and its largest reserved peak, by rank
     size_t line = 0, start = 0;
     while (start <= text.size()) {
         const size_t end = text.find('\n', start);
@@ -215,6 +217,20 @@ MeasuredRun read_run_log(const std::string& text) {
             if (!sps || *sps <= 0) bad_line(line, "CurrSamplesPerSec is not a positive number");
             run.samples_per_second.push_back(*sps);
             timer = true;
+        } else if (const size_t tps = l.find("tps: "); tps != std::string::npos && l.find("step:") != std::string::npos &&
+                                                               l.find("memory:") != std::string::npos) {
+            // torchtitan's metrics line (torchtitan/components/metrics.py MetricsProcessor.log): its reserved peak since
+            // the last report in GiB (device_memory_monitor, torch.cuda.memory_stats' reserved_bytes.all.peak over
+            // 2^30) and its tokens per second per device, with thousands separated by commas; torchrun's "[rankN]:".
+            const auto gib = number_after(l, "memory:");
+            const auto per_device = number_after(l, "tps: ", 0, true);
+            if (!gib || l.find("GiB", l.find("memory:")) == std::string::npos) bad_line(line, "torchtitan's memory is not a number of GiB");
+            if (!per_device || *per_device <= 0) bad_line(line, "torchtitan's tps is not a positive number");
+            int64_t rank = 0;
+            if (const size_t at = l.find("[rank"); at != std::string::npos && at < tps)
+                if (const auto r = number_at(l.substr(at + 5)); r && *r == std::floor(*r)) rank = static_cast<int64_t>(*r);
+            titan_tps[rank].push_back(*per_device);
+            titan_reserved[rank] = std::max(titan_reserved[rank], *gib * kGiB);
         } else if (l.find("'train_samples_per_second':") != std::string::npos) {
             // Hugging Face's Trainer at the end of train() (transformers trainer_utils.py speed_metrics: the training's
             // samples over its runtime, to three decimals; evaluation and checkpoints included): a step is the plan's
@@ -259,6 +275,23 @@ MeasuredRun read_run_log(const std::string& text) {
             last[gpu] = m;
         }
     }
+    // torchtitan: each rank's reserved peak; its tokens per second after each rank's first report (start-up and
+    // compilation), or every report where each rank reported once.
+    for (const auto& [rank, reserved] : titan_reserved) {
+        MeasuredMemory& m = last[rank];
+        m.rank = rank;
+        m.allocated_known = false;
+        m.max_reserved = std::max(m.max_reserved, reserved);
+        m.reserved = m.max_reserved;
+    }
+    for (const auto& [rank, series] : titan_tps)
+        if (series.size() > 1) {
+            run.tokens_per_device_second.insert(run.tokens_per_device_second.end(), series.begin() + 1, series.end());
+            run.tps_first_dropped = true;
+        }
+    if (run.tokens_per_device_second.empty())
+        for (const auto& [rank, series] : titan_tps)
+            run.tokens_per_device_second.insert(run.tokens_per_device_second.end(), series.begin(), series.end());
     // An out-of-memory error completes its rank's report (the failure beside the peaks before it) or stands for it.
     for (const auto& [rank, failed] : ooms) {
         const bool reported = last.count(rank) > 0;
@@ -270,15 +303,16 @@ MeasuredRun read_run_log(const std::string& text) {
         m.ooms = std::max(m.ooms, failed.second);
     }
     for (const auto& [rank, m] : last) run.memory.push_back(m);
-    if (run.memory.empty() && run.step_seconds.empty() && run.samples_per_second.empty() && !run.has_framework_estimate)
+    if (run.memory.empty() && run.step_seconds.empty() && run.samples_per_second.empty() &&
+        run.tokens_per_device_second.empty() && !run.has_framework_estimate)
         throw InputError("/log", "no line this reader knows: it reads Megatron-LM's memory lines (\"memory (MB) | "
                                  "allocated: … | max allocated: … | reserved: … | max reserved: …\"), iteration "
                                  "lines (\"elapsed time per iteration (ms): …\") and theoretical memory line, "
                                  "DeepSpeed's see_memory_usage lines (\"MA … GB Max_MA … GB CA … GB Max_CA … GB\"), "
                                  "torch.cuda.memory_summary() tables, PyTorch's out-of-memory errors (\"CUDA out of "
                                  "memory. Tried to allocate …\"), nvidia-smi's GPU table, DeepSpeed's throughput "
-                                 "timer (\"CurrSamplesPerSec=…\") and Hugging Face's Trainer's final metrics "
-                                 "('train_samples_per_second': …)");
+                                 "timer (\"CurrSamplesPerSec=…\"), Hugging Face's Trainer's final metrics "
+                                 "('train_samples_per_second': …) and torchtitan's metrics lines (\"memory: …GiB(…%)  tps: …\")");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
@@ -286,6 +320,7 @@ MeasuredRun read_run_log(const std::string& text) {
                  : !ooms.empty() && run.step_seconds.empty() ? "PyTorch (out-of-memory error)"
                  : timer && run.step_seconds.empty() ? "DeepSpeed"
                  : trainer && run.step_seconds.empty() ? "Hugging Face Trainer"
+                 : !titan_tps.empty() && run.step_seconds.empty() ? "torchtitan"
                  : !smi.empty() && run.step_seconds.empty() && !run.has_framework_estimate ? "nvidia-smi" : "Megatron-LM";
     return run;
 }
