@@ -382,3 +382,16 @@ TEST_CASE("torchtitan's metrics lines: each rank's reserved peak, tokens per sec
     CHECK(once.tokens_per_device_second == std::vector<double>{87});
     CHECK_FALSE(once.tps_first_dropped);
 }
+
+TEST_CASE("NeMo's progress lines: the step timer's seconds, the first report left out") {
+    // NVIDIA-BioNeMo/bionemo-recipes PR #740 (tests/data/logs/README.md): six iterations of a NeMo 2 run.
+    const MeasuredRun run = read_run_log(test::repo_file("tests/data/logs/nemo-bionemo-pr740.log"));
+    CHECK(run.source == "NeMo");
+    REQUIRE(run.step_seconds.size() == 6);
+    CHECK(run.step_seconds[4] == doctest::Approx(0.0317));
+    const auto j = nlohmann::json::parse(reconcile_text(R"({"model":{"preset":"gpt2"}})",
+                                                        test::repo_file("tests/data/logs/nemo-bionemo-pr740.log")))["reconciliation"];
+    CHECK(j["step_seconds"]["log_reports"] == 5);
+    CHECK(j["step_seconds"]["log"] == doctest::Approx(0.03163));  // the median of the five after the first
+    CHECK_THROWS_AS(read_run_log("Training epoch 0, iteration 1/9 | train_step_timing in s: -1\n"), InputError);
+}

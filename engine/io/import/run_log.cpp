@@ -140,7 +140,7 @@ std::optional<double> smi_used(const std::string& text, size_t mib) {
 MeasuredRun read_run_log(const std::string& text) {
     MeasuredRun run;
     std::map<int64_t, MeasuredMemory> last;  // each rank's latest report
-    bool deepspeed = false, megatron = false, summary = false, timer = false, trainer = false;
+    bool deepspeed = false, megatron = false, summary = false, timer = false, trainer = false, nemo = false;
     std::map<int64_t, MeasuredMemory> summaries;  // torch.cuda.memory_summary's, by device
     int64_t device = -1;                          // the device of the memory_summary being read
     std::map<int64_t, double> smi;                // nvidia-smi's memory in use, by GPU index
@@ -239,6 +239,13 @@ MeasuredRun read_run_log(const std::string& text) {
             if (!sps || *sps <= 0) bad_line(line, "train_samples_per_second is not a positive number");
             run.samples_per_second.push_back(*sps);
             trainer = true;
+        } else if (l.find("train_step_timing in s:") != std::string::npos) {
+            // NeMo 2's progress printer (nemo/lightning/pytorch/callbacks/progress_printer.py: each metric "key: value"
+            // between " | "), its step timer's "train_step_timing in s" (nemo/utils/exp_manager.py TimingCallback).
+            const auto s = number_after(l, "train_step_timing in s:");
+            if (!s || *s <= 0) bad_line(line, "train_step_timing is not a positive number of seconds");
+            run.step_seconds.push_back(*s);
+            nemo = true;
         } else if (l.find("elapsed time per iteration (ms):") != std::string::npos) {
             const auto ms = number_after(l, "elapsed time per iteration (ms):");
             if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
@@ -312,11 +319,12 @@ MeasuredRun read_run_log(const std::string& text) {
                                  "torch.cuda.memory_summary() tables, PyTorch's out-of-memory errors (\"CUDA out of "
                                  "memory. Tried to allocate …\"), nvidia-smi's GPU table, DeepSpeed's throughput "
                                  "timer (\"CurrSamplesPerSec=…\"), Hugging Face's Trainer's final metrics "
-                                 "('train_samples_per_second': …) and torchtitan's metrics lines (\"memory: …GiB(…%)  tps: …\")");
+                                 "('train_samples_per_second': …), torchtitan's metrics lines (\"memory: …GiB(…%)  tps: …\") and NeMo's "
+                                 "progress lines (\"train_step_timing in s: …\")");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
-    run.source = deepspeed ? "DeepSpeed" : megatron ? "Megatron-LM" : summary ? "PyTorch (memory_summary)"
+    run.source = deepspeed ? "DeepSpeed" : megatron ? "Megatron-LM" : summary ? "PyTorch (memory_summary)" : nemo ? "NeMo"
                  : !ooms.empty() && run.step_seconds.empty() ? "PyTorch (out-of-memory error)"
                  : timer && run.step_seconds.empty() ? "DeepSpeed"
                  : trainer && run.step_seconds.empty() ? "Hugging Face Trainer"

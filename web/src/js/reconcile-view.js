@@ -34,7 +34,7 @@ export function wireReconcile(page) {
     h('p', { class: 'muted' }, 'Paste the log of a run of this plan, or choose or drop its file: Megatron-LM\'s memory and ' +
       'iteration lines and its theoretical memory report, DeepSpeed\'s see_memory_usage lines, PyTorch\'s ' +
       'torch.cuda.memory_summary() tables, PyTorch\'s out-of-memory errors, nvidia-smi\'s GPU table, DeepSpeed\'s throughput timer, ' +
-      'Hugging Face\'s Trainer\'s final metrics, torchtitan\'s metrics lines. ' +
+      'Hugging Face\'s Trainer\'s final metrics, torchtitan\'s metrics lines, NeMo\'s progress lines. ' +
       'The engine sets each reported rank beside this ' +
       'estimate, here in the browser: the log is sent nowhere.'),
     area,
