@@ -224,7 +224,8 @@ MeasuredRun read_run_log(const std::string& text) {
             // 2^30) and its tokens per second per device, with thousands separated by commas; torchrun's "[rankN]:".
             const auto gib = number_after(l, "memory:");
             const auto per_device = number_after(l, "tps: ", 0, true);
-            if (!gib || l.find("GiB", l.find("memory:")) == std::string::npos) bad_line(line, "torchtitan's memory is not a number of GiB");
+            if (!gib || l.find("GiB", l.find("memory:")) == std::string::npos)
+                bad_line(line, "torchtitan's memory is not a number of GiB");
             if (!per_device || *per_device <= 0) bad_line(line, "torchtitan's tps is not a positive number");
             int64_t rank = 0;
             if (const size_t at = l.find("[rank"); at != std::string::npos && at < tps)
@@ -319,8 +320,8 @@ MeasuredRun read_run_log(const std::string& text) {
                                  "torch.cuda.memory_summary() tables, PyTorch's out-of-memory errors (\"CUDA out of "
                                  "memory. Tried to allocate …\"), nvidia-smi's GPU table, DeepSpeed's throughput "
                                  "timer (\"CurrSamplesPerSec=…\"), Hugging Face's Trainer's final metrics "
-                                 "('train_samples_per_second': …), torchtitan's metrics lines (\"memory: …GiB(…%)  tps: …\") and NeMo's "
-                                 "progress lines (\"train_step_timing in s: …\")");
+                                 "('train_samples_per_second': …), torchtitan's metrics lines (\"memory: …GiB(…%)  "
+                                 "tps: …\") and NeMo's progress lines (\"train_step_timing in s: …\")");
     if (megatron && deepspeed)
         throw InputError("/log", "the log mixes Megatron-LM's memory lines with DeepSpeed's see_memory_usage lines: "
                                  "give one run's log");
