@@ -73,16 +73,20 @@ inline constexpr Command kCommands[] = {
      "%EXIT%"
      "\n"
      "docs: docs/serving.md\n"},
-    {"rl", "rl FILE|- [--format table|json]",
+    {"rl", "rl FILE|- [VERL_LOG] [--format table|json]",
      "Estimates RL post-training (GRPO, PPO) or DPO of the scenario's model, from its \"rl\" object (prompts per\n"
      "step, responses per prompt, prompt and response tokens, mini-batches, the reference policy, the rollout's\n"
      "tensor parallelism and gpu_memory_utilization, sleep and offload), the actor's rollout engine colocated on\n"
      "its training GPUs as verl's hybrid engine and TRL run it: each phase's memory on a GPU (rollout, log-probs,\n"
      "training), the step's time (resharding, rollout, log-probability passes, updates), the largest micro-batch,\n"
-     "n and response length that fit, each rollout tensor-parallel size, and verl's and TRL's flags.\n"
+     "n and response length that fit, each rollout tensor-parallel size, and verl's and TRL's flags. With\n"
+     "VERL_LOG, verl's per-step metrics lines (\"step:N - ... - timing_s/gen:... - timing_s/step:...\") instead\n"
+     "set beside the estimate: each phase's seconds, the actor process's allocator peaks and the sequences'\n"
+     "lengths, the gap and what the log implies for the scenario (rl.mean_response_tokens).\n"
      "\n"
      "  FILE|-           the scenario file, or - to read it from standard input\n"
-     "  --format FORMAT  table (default); json (the \"rl\" object)\n"
+     "  VERL_LOG         verl's training log (its \"step:N - ...\" lines), or - for standard input\n"
+     "  --format FORMAT  table (default); json (the \"rl\" object, or \"rl_reconciliation\" with a log)\n"
      "  --help, -h       this text\n"
      "\n"
      "%EXIT%"

@@ -196,7 +196,7 @@ Options parse(int argc, char** argv) {
         else if (o.command.empty()) o.command = arg;
         else if (o.command == "help" && o.topic.empty()) o.topic = arg;
         else if (o.input.empty() && o.command != "presets" && o.command != "schema" && o.command != "help") o.input = arg;
-        else if ((o.command == "reconcile" || o.command == "serve") && o.log.empty()) o.log = arg;
+        else if ((o.command == "reconcile" || o.command == "serve" || o.command == "rl") && o.log.empty()) o.log = arg;
         else usage_error("unexpected argument: " + arg + "; see shardcalc --help");
     }
     return o;
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
     std::string text, error;
     if (!read_input(o.input, "scenario file", text, error)) return fail("", error);
     if (command == "export") return export_launch(text, o.tool, format);
-    // A run's log set beside the scenario's estimate: `reconcile`, and `serve` with a vLLM log.
+    // A run's log set beside the scenario's estimate: `reconcile`, `serve` with a vLLM log and `rl` with verl's.
     const auto against_log = [&](std::string (*api)(const std::string&, const std::string&), const char* key,
                                  std::string (*table)(const nlohmann::json&)) {
         std::string log;
@@ -294,6 +294,8 @@ int main(int argc, char** argv) {
     if (command == "serve")
         return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
                        .is_null() ? 2 : 0;
+    if (command == "rl" && !o.log.empty())
+        return against_log(shardcalc::rl_reconcile_text, "rl_reconciliation", shardcalc::format_rl_reconciliation_table);
     if (command == "rl")
         return print_answer(shardcalc::rl_scenario_text(text), "rl", format, {shardcalc::format_rl_table, nullptr, nullptr}).is_null() ? 2 : 0;
     if (command == "search")

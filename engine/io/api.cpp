@@ -13,6 +13,7 @@
 #include "io/contract/reconcile_io.h"
 #include "io/contract/rl_json.h"
 #include "io/import/run_log.h"
+#include "io/import/verl_log.h"
 #include "io/import/vllm_log.h"
 #include "io/contract/report_json.h"
 #include "io/contract/scenario_json.h"
@@ -243,6 +244,14 @@ std::string rl_scenario_text(const std::string& scenario_json) {
         const auto [scenario, rl] = read_with(scenario_json, "rl", rl_spec_from_json);
         const RlEstimate e = rl_estimate(scenario, rl);
         return to_text({{"ok", true}, {"rl", rl_to_json(rl, e, rl_limits(scenario, rl))}});
+    });
+}
+
+std::string rl_reconcile_text(const std::string& scenario_json, const std::string& log_text) {
+    return guarded_text([&] {
+        const auto [scenario, rl] = read_with(scenario_json, "rl", rl_spec_from_json);
+        const MeasuredRl run = read_verl_log(log_text);
+        return to_text({{"ok", true}, {"rl_reconciliation", rl_reconciliation_json(reconcile_rl(rl, rl_estimate(scenario, rl), run))}});
     });
 }
 

@@ -24,6 +24,9 @@ std::string search_scenario_text(const std::string& scenario_json);
 std::string serve_scenario_text(const std::string& scenario_json);
 // RL post-training of the scenario's model (its "rl" object; rl/rl.h): {"ok": true, "rl": {...}} (io/contract/rl_json.h).
 std::string rl_scenario_text(const std::string& scenario_json);
+// verl's per-step metrics lines (io/import/verl_log.h) set against the scenario's RL estimate (rl/rl_reconcile.h):
+// {"ok": true, "rl_reconciliation": {...}} (io/contract/rl_json.h), or the error value (the log's at "/log").
+std::string rl_reconcile_text(const std::string& scenario_json, const std::string& log_text);
 // A vLLM server's start-up log (io/import/vllm_log.h) set against the scenario's serving estimate
 // (serve/serving_reconcile.h): {"ok": true, "serving_reconciliation": {...}} (io/contract/serving_json.h), or the
 // error value (the log's at "/log"). A "search" object in the serving object is not allowed here.

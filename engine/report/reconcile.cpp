@@ -5,18 +5,13 @@
 
 #include "core/decimal.h"
 #include "core/error.h"
+#include "core/median.h"
 #include "core/units.h"
 #include "memory/allocator.h"
 
 namespace shardcalc {
 
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // An out-of-memory error beside its stage's estimate: why the request failed (memory/out_of_memory.h), what the rank
 // needed against the estimate's peak and largest request, and the findings.

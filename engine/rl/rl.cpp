@@ -246,8 +246,10 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     // forward computes it), the reference, PPO's critic values; each costs the training plan's forward.
     const double passes = (dpo ? 0 : 1) + (reference ? 1 : 0) + (ppo ? 1 : 0);
     const double updates = static_cast<double>(rl.mini_batches * rl.epochs);
-    e.log_prob_seconds = passes * static_cast<double>(rl.mini_batches) * forward_seconds(e.timed);
-    e.training_seconds = (ppo ? 2 : 1) * updates * e.timed.perf.step_seconds;
+    e.log_prob_pass_seconds = static_cast<double>(rl.mini_batches) * forward_seconds(e.timed);
+    e.log_prob_seconds = passes * e.log_prob_pass_seconds;
+    e.actor_update_seconds = updates * e.timed.perf.step_seconds;
+    e.training_seconds = (ppo ? 2 : 1) * e.actor_update_seconds;
     if (!dpo && e.step_seconds() > 0)
         e.response_tokens_per_second = static_cast<double>(e.samples * rl.mean_response()) / e.step_seconds();
     return e;

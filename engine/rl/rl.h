@@ -80,6 +80,8 @@ struct RlEstimate {
     size_t host_peak_phase = 0;
     // Seconds per step, in the order they run.
     double reshard_seconds = 0, rollout_seconds = 0, log_prob_seconds = 0, training_seconds = 0;
+    double log_prob_pass_seconds = 0;  // one log-probability pass over the step's sequences (old policy, reference or values)
+    double actor_update_seconds = 0;   // the actor's updates of the step (PPO's critic takes as long again)
     double step_seconds() const { return reshard_seconds + rollout_seconds + log_prob_seconds + training_seconds; }
     double response_tokens_per_second = 0;  // tokens generated per step over the step
 };

@@ -42,8 +42,8 @@ ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstim
     ServingReconciliation r;
     MeasuredServing m = logged;
     if (m.has_oom) failed_allocation(e, m, r);
-    const auto term = [&](const char* key, const char* label, double log, double estimate, bool bytes = true) {
-        if (log >= 0) r.terms.push_back({key, label, log, estimate, estimate - log, bytes});
+    const auto term = [&](const char* key, const char* label, double log, double estimate, LoggedUnit unit = LoggedUnit::Bytes) {
+        if (log >= 0) r.terms.push_back({key, label, log, estimate, estimate - log, unit});
     };
     // The KV cache in tokens as vLLM counts it: whole blocks of block_size tokens, each holding every layer's K and V
     // (vllm/v1/core/kv_cache_utils.py: num_blocks x block_size); its maximum concurrency is those tokens over the
@@ -57,10 +57,10 @@ ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstim
     term("activation_peak_bytes", "activation peak (profile run)", m.activation_peak, e.activation_peak);
     term("non_torch_bytes", "outside PyTorch", m.non_torch, e.non_torch);
     term("kv_available_bytes", "KV cache", m.kv_available, e.kv_available);
-    term("kv_tokens", "KV cache size (tokens)", m.kv_tokens, tokens, false);
+    term("kv_tokens", "KV cache size (tokens)", m.kv_tokens, tokens, LoggedUnit::Count);
     if (m.max_concurrency >= 0 && m.concurrency_request_tokens > 0)
         term("max_concurrency", "maximum concurrency at the log's request length", m.max_concurrency,
-             tokens / m.concurrency_request_tokens, false);
+             tokens / m.concurrency_request_tokens, LoggedUnit::Count);
     if (m.kv_available > 0 && m.kv_tokens > 0) {
         r.has_kv_per_token = true;
         r.log_kv_bytes_per_token = m.kv_available / m.kv_tokens;

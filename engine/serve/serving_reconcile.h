@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/logged_term.h"
 #include "memory/out_of_memory.h"
 #include "serve/serving.h"
 
@@ -25,14 +26,8 @@ struct MeasuredServing {
     int64_t oom_gpu = 0;
 };
 
-struct ServingTerm {
-    std::string key, label;  // the JSON key and its words
-    double log = 0, estimate = 0, gap = 0;  // gap: estimate - log (negative: the estimate is short)
-    bool bytes = true;       // a byte count (else tokens or requests)
-};
-
 struct ServingReconciliation {
-    std::vector<ServingTerm> terms;  // those the log reports, in vLLM's order
+    std::vector<LoggedTerm> terms;  // those the log reports, in vLLM's order
     // The KV cache per token the log implies (its KV memory over its tokens) against the estimate's.
     bool has_kv_per_token = false;
     double log_kv_bytes_per_token = 0, estimated_kv_bytes_per_token = 0;

@@ -2,6 +2,7 @@
 
 #include "io/codec/json_reader.h"
 #include "io/codec/json_writer.h"
+#include "io/contract/logged_term_json.h"
 #include "rl/rl_launch.h"
 #include "scenario/names.h"
 
@@ -127,6 +128,17 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
           {"rollout_tp", std::move(tp)}}},
         {"launch", std::move(launch)},
     };
+}
+
+nlohmann::json rl_reconciliation_json(const RlReconciliation& r) {
+    nlohmann::json calibration = nlohmann::json::object();
+    if (r.has_mean_response) calibration["rl.mean_response_tokens"] = r.implied_mean_response_tokens;
+    return {{"source", "verl"},
+            {"steps", {{"read", r.steps_read}, {"used", r.steps_used}, {"first_dropped", r.first_dropped}}},
+            {"terms", logged_terms_json(r.terms)},
+            {"calibration", std::move(calibration)},
+            {"findings", r.findings},
+            {"unknowns", r.unknowns}};
 }
 
 }  // namespace shardcalc

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "io/codec/json_reader.h"
 #include "io/codec/json_writer.h"
+#include "io/contract/logged_term_json.h"
 #include "scenario/names.h"
 #include "serve/serving_launch.h"
 
@@ -178,15 +179,10 @@ nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingS
 
 nlohmann::json serving_reconciliation_json(const ServingReconciliation& r) {
     using nlohmann::json;
-    json terms = json::array();
-    for (const ServingTerm& t : r.terms)
-        terms.push_back({{"key", t.key}, {"label", t.label}, {"log", t.bytes ? json(whole(t.log)) : json(t.log)},
-                         {"estimate", t.bytes ? json(whole(t.estimate)) : json(t.estimate)},
-                         {"gap", t.bytes ? json(whole(t.gap)) : json(t.gap)}, {"unit", t.bytes ? "bytes" : "count"}});
     json calibration = json::object();
     if (r.has_overhead) calibration["hardware.overhead_gib"] = r.implied_overhead_gib;
     if (r.has_utilization) calibration["serving.gpu_memory_utilization"] = r.implied_utilization;
-    json out = {{"source", "vLLM"}, {"terms", std::move(terms)}, {"calibration", std::move(calibration)},
+    json out = {{"source", "vLLM"}, {"terms", logged_terms_json(r.terms)}, {"calibration", std::move(calibration)},
                 {"findings", r.findings}, {"unknowns", r.unknowns}};
     if (r.has_oom) {
         const OutOfMemory& o = r.oom.oom;

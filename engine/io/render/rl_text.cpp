@@ -64,4 +64,29 @@ std::string format_rl_table(const nlohmann::json& rl) {
     return out;
 }
 
+std::string format_rl_reconciliation_table(const nlohmann::json& r) {
+    using namespace text;
+    const auto& steps = r["steps"];
+    std::string out = "verl's log against the RL estimate (GiB = 2^30 bytes; gap = estimate - log; each the median over " +
+                      thousands(steps["used"].get<int64_t>()) + " of its " + thousands(steps["read"].get<int64_t>()) + " steps" +
+                      (steps["first_dropped"].get<bool>() ? ", the first left out" : "") + ")\n";
+    std::vector<Row> rows{{"term", "log", "estimate", "gap"}};
+    for (const auto& t : r["terms"]) {
+        const std::string unit = t["unit"].get<std::string>();
+        const auto cell = [&](const nlohmann::json& v) {
+            return unit == "bytes" ? gib(v) + " GiB" : unit == "seconds" ? fixed(v.get<double>(), 2) + " s" : fixed(v.get<double>(), 0);
+        };
+        rows.push_back({t["label"].get<std::string>(), cell(t["log"]), cell(t["estimate"]), cell(t["gap"])});
+    }
+    out += aligned(rows);
+    for (const auto& f : r["findings"]) out += "- " + f.get<std::string>() + "\n";
+    if (!r["calibration"].empty()) {
+        out += "What the log implies for the scenario:";
+        for (const auto& [key, value] : r["calibration"].items()) out += " " + key + " = " + std::to_string(value.get<int64_t>()) + ";";
+        out += "\n";
+    }
+    for (const auto& u : r["unknowns"]) out += "- not in the log: " + u.get<std::string>() + "\n";
+    return out;
+}
+
 }  // namespace shardcalc

@@ -27,6 +27,8 @@ std::string format_serving_reconciliation_table(const nlohmann::json& reconcilia
 
 // The RL post-training estimate (the "rl" object of `shardcalc rl`; io/render/rl_text.cpp).
 std::string format_rl_table(const nlohmann::json& rl);
+// verl's log against the RL estimate (the "rl_reconciliation" object; io/render/rl_text.cpp).
+std::string format_rl_reconciliation_table(const nlohmann::json& reconciliation);
 
 // The per-kernel table (the "kernels" object; io/render/kernels_text.cpp).
 std::string format_kernels_table(const nlohmann::json& kernels);
