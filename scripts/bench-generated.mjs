@@ -33,7 +33,7 @@ function answer(engine, command, input, slice) {
     case 'estimate': return engine.evaluate(input);
     case 'serve': return engine.serve(input, '');
     case 'kernels': return engine.kernels(input, -1);
-    case 'rl': return engine.rl(input);
+    case 'rl': return engine.rl(input, '');
     case 'import': return engine.importConfig(input);
     case 'search': {
       const session = new engine.SearchSession(input);

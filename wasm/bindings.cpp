@@ -51,6 +51,12 @@ std::string serve(const std::string& text, const std::string& log) {
     return never_throws([&] { return log.empty() ? shardcalc::serve_scenario_text(text) : shardcalc::serve_reconcile_text(text, log); });
 }
 
+// RL post-training of the scenario's model (io/api.h rl_scenario_text, docs/rl.md); with verl's log, that log set
+// against the estimate (rl_reconcile_text): {"ok":true,"rl"|"rl_reconciliation":{...}} or the error value.
+std::string rl(const std::string& text, const std::string& log) {
+    return never_throws([&] { return log.empty() ? shardcalc::rl_scenario_text(text) : shardcalc::rl_reconcile_text(text, log); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
@@ -65,8 +71,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("launch", &launch);
     emscripten::function("reconcile", &reconcile);
     emscripten::function("serve", &serve);
-    // RL post-training of the scenario's model (io/api.h rl_scenario_text, docs/rl.md).
-    emscripten::function("rl", &guarded<&shardcalc::rl_scenario_text>);
+    emscripten::function("rl", &rl);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

@@ -5,7 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cli, cliReport, close, link, open, useBrowser } from './harness.mjs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli, cliReport, close, link, open, root, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -96,5 +99,40 @@ test('verl\'s dynamic batch size: a token budget changes the launch and the limi
   assert.ok((await page.textContent('#rl-limits')).includes(`token budget ${want.limits.max_token_len_per_gpu.toLocaleString('en-US')}`),
     await page.textContent('#rl-limits'));
   assert.equal(await page.getAttribute('[data-rl="training.actor_bytes"]', 'data-value'), String(want.memory.phases[2].actor_bytes));
+  await close(page);
+});
+
+test('a pasted verl log is set against the estimate phase by phase as `shardcalc rl FILE LOG` does, and its mean response kept', async () => {
+  const page = await open(env, link(plan));
+  await openRl(page);
+  // verl-project/verl#1208's step line (tests/data/logs): the page's own scenario against it, through the CLI too.
+  const log = readFileSync(join(root, 'tests', 'data', 'logs', 'verl-issue1208.log'), 'utf8');
+  const actor = structuredClone(cliReport(plan).scenario);
+  delete actor.training.seq_len;
+  delete actor.training.global_batch;
+  const scenario = { ...actor, rl: { algorithm: 'grpo', prompts: 256, n: 8, prompt_tokens: 512, response_tokens: 1024, mean_response_tokens: 0,
+    mini_batches: 1, max_token_len_per_gpu: 0, rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false,
+    reference_offload: false, optimizer_offload: false } };
+  const dir = mkdtempSync(join(tmpdir(), 'rl-log-'));
+  writeFileSync(join(dir, 'verl.log'), log);
+  const want = JSON.parse(execFileSync(cli, ['rl', '-', join(dir, 'verl.log'), '--format', 'json'], { input: JSON.stringify(scenario) }));
+  await page.fill('#rl-log', log);
+  await page.click('#rl-log-run');
+  await page.waitForSelector('#rl[data-log="drawn"], #rl[data-log="error"]');
+  assert.equal(await page.getAttribute('#rl', 'data-log'), 'drawn', await page.textContent('#rl-log-status'));
+  const shown = await page.$$eval('#rl-log-table tbody tr', (rows) => rows.map((row) => [row.dataset.term, Number(row.cells[3].dataset.value)]));
+  assert.deepEqual(shown, want.terms.map((t) => [t.key, t.gap]));
+  assert.ok(shown.some(([key]) => key === 'generation_seconds'));
+  assert.match(await page.textContent('#rl-log-status'), /What the log implies for the scenario: rl\.mean_response_tokens = 325/);
+  // Kept: the field takes the log's mean, the link carries it, and the log then implies nothing more.
+  await page.click('#rl-log-keep');
+  await page.waitForFunction(() => document.querySelector('#rl-log-keep').hidden && document.querySelector('#rl').dataset.log === 'drawn');
+  assert.equal(await page.inputValue('#rl-mean_response_tokens'), '325');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('"mean_response_tokens":325'));
+  // A log that is not verl's is refused in words.
+  await page.fill('#rl-log', 'not a verl line');
+  await page.click('#rl-log-run');
+  await page.waitForSelector('#rl[data-log="error"]');
+  assert.match(await page.textContent('#rl-log-status'), /^Not compared: \/log: no verl metrics line was found/);
   await close(page);
 });

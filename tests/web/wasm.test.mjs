@@ -256,7 +256,7 @@ test('on the inputs the schema-driven generator draws, the wasm engine answers e
     estimate: { args: ['estimate', '--format', 'json'], wasm: (text) => engine.evaluate(text), key: 'report' },
     serve: { args: ['serve', '--format', 'json'], wasm: (text) => engine.serve(text, ''), key: 'serving' },
     kernels: { args: ['kernels', '--format', 'json'], wasm: (text) => engine.kernels(text, -1), key: 'kernels' },
-    rl: { args: ['rl', '--format', 'json'], wasm: (text) => engine.rl(text), key: 'rl' },
+    rl: { args: ['rl', '--format', 'json'], wasm: (text) => engine.rl(text, ''), key: 'rl' },
     import: { args: ['import'], wasm: (text) => engine.importConfig(text), key: null },
   };
   const answered = Object.fromEntries(Object.keys(commands).map((name) => [name, 0]));

@@ -16,7 +16,8 @@
 //                               (how to launch the plan with its framework's tools; engine/io/api.h launch_scenario_text)
 //   await engine.reconcile(scenario, logText) -> {ok: true, reconciliation} | {ok: false, error} (a run's log against
 //                               the plan's estimate; engine/io/api.h reconcile_text)
-//   await engine.rl(scenarioWithRl) -> {ok: true, rl} | the error value (docs/rl.md)
+//   await engine.rl(scenarioWithRl, verlLog = '') -> {ok: true, rl} | {ok: true, rl_reconciliation} | the error value
+//                               (docs/rl.md; with verl's log, that log against the estimate)
 //   await engine.serve(scenarioWithServing, vllmLog = '') -> {ok: true, serving} | {ok: true, serving_reconciliation} |
 //                               {ok: false, error} (serving the model; with a vLLM log, that log against the estimate)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
@@ -81,8 +82,8 @@ async function mainThreadEngine() {
     async serve(scenario, log = '') {
       return JSON.parse(module.serve(JSON.stringify(scenario), log));
     },
-    async rl(scenario) {
-      return JSON.parse(module.rl(JSON.stringify(scenario)));
+    async rl(scenario, log = '') {
+      return JSON.parse(module.rl(JSON.stringify(scenario), log));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -165,8 +166,8 @@ async function workerEngine() {
     async serve(scenario, log = '') {
       return JSON.parse(await call('serve', { text: JSON.stringify(scenario), log }));
     },
-    async rl(scenario) {
-      return JSON.parse(await call('rl', { text: JSON.stringify(scenario) }));
+    async rl(scenario, log = '') {
+      return JSON.parse(await call('rl', { text: JSON.stringify(scenario), log }));
     },
     search(scenario, onProgress) {
       const id = next;

@@ -106,7 +106,7 @@ self.onmessage = async (event) => {
     else if (op === 'launch') result = (await whole()).launch(text, event.data.tool ?? 'all');
     else if (op === 'reconcile') result = (await whole()).reconcile(text, event.data.log ?? '');
     else if (op === 'serve') result = (await whole()).serve(text, event.data.log ?? '');
-    else if (op === 'rl') result = (await whole()).rl(text);
+    else if (op === 'rl') result = (await whole()).rl(text, event.data.log ?? '');
     else throw new Error(`unknown op ${op}`);
     self.postMessage(prepared ? { id, result, prepared: true } : { id, result }); // `prepared`: for tests and traces
   } catch (error) {

@@ -56,11 +56,21 @@ export function wireRl(page) {
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Memory per GPU by phase' }, h('table', { id: 'rl-phases' })),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Step time' }, h('table', { id: 'rl-time' })),
     h('p', { id: 'rl-limits' }),
-    h('div', { id: 'rl-launch' }));
+    h('div', { id: 'rl-launch' }),
+    h('h4', null, 'Compare with my verl log'),
+    h('p', { class: 'muted' }, 'Paste verl\'s step lines ("step:N - … - timing_s/gen:… - timing_s/step:…"): each phase beside ' +
+      'the estimate of the settings above. Nothing leaves the page.'),
+    h('textarea', { id: 'rl-log', rows: 6, cols: 80, 'aria-label': 'verl log' }),
+    h('button', { id: 'rl-log-run', type: 'button' }, 'Compare'),
+    h('button', { id: 'rl-log-keep', type: 'button', hidden: '' }, 'Keep what the log implies'),
+    h('p', { id: 'rl-log-status', role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'verl log against the estimate' }, h('table', { id: 'rl-log-table' })));
   fields.addEventListener('input', () => {
     page.saved(request());
     refreshRl(page);
   });
+  box.querySelector('#rl-log-run').addEventListener('click', () => compareLog(page));
+  box.querySelector('#rl-log-keep').addEventListener('click', () => keepImplied(page));
   box.dataset.state = 'ready';
   restoreRl(page);
 }
@@ -181,3 +191,59 @@ function draw(page, r, status, chart, phases, time, limits, launch) {
   launch.replaceChildren(...r.launch.map((c) => h('div', { class: 'launch-tool', 'data-tool': c.tool },
     h('h4', null, c.tool), h('pre', null, `${c.lines.join('\n')}\n`))));
 }
+
+// verl's log against the estimate of the settings above (the engine's reader and reconciliation, as `shardcalc rl FILE
+// LOG`): each phase the log times, the allocator peaks and the sequences' lengths beside the estimate, what the log
+// implies and what it cannot tell. #rl[data-log] is "running", then "drawn" or "error".
+let implied = {};
+async function compareLog(page) {
+  const report = page.report();
+  if (!report) return;
+  const { h, bytes, duration, count } = page;
+  const unit = page.unit();
+  const box = document.querySelector('#rl');
+  box.dataset.log = 'running';
+  let answer;
+  try {
+    answer = await page.engine.rl(rlScenario(report), document.querySelector('#rl-log').value);
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  const status = document.querySelector('#rl-log-status');
+  const table = document.querySelector('#rl-log-table');
+  const keep = document.querySelector('#rl-log-keep');
+  if (!answer.ok) {
+    status.textContent = `Not compared: ${reasons(answer)}.`;
+    table.replaceChildren();
+    keep.hidden = true;
+    box.dataset.log = 'error';
+    return;
+  }
+  const r = answer.rl_reconciliation;
+  const cell = (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.unit === 'seconds' ? duration(v) : count(Math.round(v)));
+  table.replaceChildren(
+    h('caption', null, `Each the median over ${count(r.steps.used)} of the log's ${count(r.steps.read)} steps` +
+      (r.steps.first_dropped ? ', the first left out' : '')),
+    h('thead', null, h('tr', null, ...['Term', 'Log', 'Estimate', 'Estimate − log'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', null, ...r.terms.map((t) => h('tr', { 'data-term': t.key },
+      h('th', { scope: 'row' }, t.label), h('td', null, cell(t, t.log)), h('td', null, cell(t, t.estimate)),
+      h('td', { 'data-value': String(t.gap) }, cell(t, t.gap))))));
+  implied = r.calibration;
+  const said = Object.entries(implied).map(([key, value]) => `${key} = ${value}`);
+  keep.hidden = said.length === 0;
+  status.textContent = [...r.findings, said.length ? `What the log implies for the scenario: ${said.join('; ')}` : '',
+    ...r.unknowns.map((u) => `Not in the log: ${u}`)].filter(Boolean).join('. ') + '.';
+  box.dataset.log = 'drawn';
+}
+
+// The figures the last comparison implied, kept in the RL fields (and so in the link), then both answers again.
+function keepImplied(page) {
+  for (const [key, value] of Object.entries(implied)) {
+    const input = document.querySelector(`#rl-${key.replace(/^rl\./, '')}`);
+    if (input) input.value = String(value);
+  }
+  page.saved(request());
+  refreshRl(page);
+  compareLog(page);
+}
+
