@@ -1,5 +1,6 @@
 #include "io/import/log_text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -8,6 +9,15 @@
 #include "core/error.h"
 
 namespace shardcalc::log_text {
+
+bool Lines::next(std::string& line) {
+    if (start_ >= text_.size()) return false;
+    const size_t end = std::min(text_.find('\n', start_), text_.size());
+    line = text_.substr(start_, end - start_);
+    start_ = end + 1;
+    ++number_;
+    return true;
+}
 
 std::string trim(const std::string& s) {
     const size_t a = s.find_first_not_of(" \t\r");

@@ -7,6 +7,19 @@
 
 namespace shardcalc::log_text {
 
+// A log's lines one by one, without their '\n', numbered from 1 (without iostreams, whose static initialisation would
+// join the page's core engine): while (lines.next(line)) { ... lines.number() ... }.
+class Lines {
+public:
+    explicit Lines(const std::string& text) : text_(text) {}
+    bool next(std::string& line);
+    size_t number() const { return number_; }
+
+private:
+    const std::string& text_;
+    size_t start_ = 0, number_ = 0;
+};
+
 std::string trim(const std::string& s);
 // A number from 0 to 10^12 at the start of `s` (after blanks), or nothing. 10^12 MB, ms or GB is beyond any run, and
 // the bound keeps every product finite and every rank a representable integer. `grouped`: digits may be grouped by

@@ -149,11 +149,10 @@ MeasuredRun read_run_log(const std::string& text) {
     std::map<int64_t, std::pair<OutOfMemory, int64_t>> ooms;  // each rank's last out-of-memory error, and how many
     std::map<int64_t, std::vector<double>> titan_tps;         // torchtitan's tokens per second per device, by rank
     std::map<int64_t, double> titan_reserved;                 // and its largest reserved peak, by rank
-    size_t line = 0, start = 0;
-    while (start <= text.size()) {
-        const size_t end = text.find('\n', start);
-        const std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        ++line;
+    log_text::Lines lines(text);
+    std::string l;
+    while (lines.next(l)) {
+        const size_t line = lines.number();
         if (const auto oom = read_oom_message(l, line)) {
             auto& [last_oom, count] = ooms[oom->rank];
             last_oom = oom->oom;
@@ -252,8 +251,6 @@ MeasuredRun read_run_log(const std::string& text) {
             if (!ms || *ms <= 0) bad_line(line, "the elapsed time per iteration is not a positive number of ms");
             run.step_seconds.push_back(*ms / 1e3);
         }
-        if (end == std::string::npos) break;
-        start = end + 1;
     }
     // A memory_summary completes its rank's report (Megatron's lines have no out-of-memory count) or stands for it.
     for (const auto& [rank, s] : summaries) {

@@ -58,12 +58,10 @@ constexpr Metric kMetrics[] = {
 
 MeasuredRl read_verl_log(const std::string& text) {
     MeasuredRl m;
-    size_t number = 0;
-    for (size_t start = 0; start < text.size();) {
-        const size_t end = std::min(text.find('\n', start), text.size());
-        const std::string line = text.substr(start, end - start);
-        start = end + 1;
-        ++number;
+    log_text::Lines lines(text);
+    std::string line;
+    while (lines.next(line)) {
+        const size_t number = lines.number();
         LoggedRlStep s;
         size_t at = metrics_start(line, s.step);
         if (at == std::string::npos) continue;

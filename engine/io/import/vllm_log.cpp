@@ -32,13 +32,10 @@ bool take(double& into, const std::optional<double>& value) {
 MeasuredServing read_vllm_log(const std::string& text) {
     MeasuredServing m;
     bool known = false;
-    size_t number = 0;
-    // Line by line, without iostreams (whose static initialisation would join the page's core engine).
-    for (size_t start = 0; start < text.size();) {
-        const size_t end = std::min(text.find('\n', start), text.size());
-        const std::string line = text.substr(start, end - start);
-        start = end + 1;
-        ++number;
+    log_text::Lines lines(text);
+    std::string line;
+    while (lines.next(line)) {
+        const size_t number = lines.number();
         // A worker's out-of-memory error (io/import/oom_message.h), its GPU as the message names it: the last one.
         if (const auto oom = read_oom_message(line, number)) {
             m.has_oom = known = true;

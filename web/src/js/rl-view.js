@@ -5,7 +5,7 @@
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it.
 
 import { svg } from './dom.js';
-import { askFor, reasons } from './section-answer.js';
+import { askFor, compareWithLog, reasons } from './section-answer.js';
 
 // The rl object's fields: key, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -194,46 +194,23 @@ function draw(page, r, status, chart, phases, time, limits, launch) {
 
 // verl's log against the estimate of the settings above (the engine's reader and reconciliation, as `shardcalc rl FILE
 // LOG`): each phase the log times, the allocator peaks and the sequences' lengths beside the estimate, what the log
-// implies and what it cannot tell. #rl[data-log] is "running", then "drawn" or "error".
+// implies and what it cannot tell; the button keeps what it implies.
 let implied = {};
 async function compareLog(page) {
   const report = page.report();
   if (!report) return;
   const { h, bytes, duration, count } = page;
   const unit = page.unit();
-  const box = document.querySelector('#rl');
-  box.dataset.log = 'running';
-  let answer;
-  try {
-    answer = await page.engine.rl(rlScenario(report), document.querySelector('#rl-log').value);
-  } catch (err) {
-    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
-  }
-  const status = document.querySelector('#rl-log-status');
-  const table = document.querySelector('#rl-log-table');
   const keep = document.querySelector('#rl-log-keep');
-  if (!answer.ok) {
-    status.textContent = `Not compared: ${reasons(answer)}.`;
-    table.replaceChildren();
-    keep.hidden = true;
-    box.dataset.log = 'error';
-    return;
-  }
-  const r = answer.rl_reconciliation;
-  const cell = (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.unit === 'seconds' ? duration(v) : count(Math.round(v)));
-  table.replaceChildren(
-    h('caption', null, `Each the median over ${count(r.steps.used)} of the log's ${count(r.steps.read)} steps` +
-      (r.steps.first_dropped ? ', the first left out' : '')),
-    h('thead', null, h('tr', null, ...['Term', 'Log', 'Estimate', 'Estimate − log'].map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', null, ...r.terms.map((t) => h('tr', { 'data-term': t.key },
-      h('th', { scope: 'row' }, t.label), h('td', null, cell(t, t.log)), h('td', null, cell(t, t.estimate)),
-      h('td', { 'data-value': String(t.gap) }, cell(t, t.gap))))));
-  implied = r.calibration;
-  const said = Object.entries(implied).map(([key, value]) => `${key} = ${value}`);
-  keep.hidden = said.length === 0;
-  status.textContent = [...r.findings, said.length ? `What the log implies for the scenario: ${said.join('; ')}` : '',
-    ...r.unknowns.map((u) => `Not in the log: ${u}`)].filter(Boolean).join('. ') + '.';
-  box.dataset.log = 'drawn';
+  const r = await compareWithLog({ h, box: document.querySelector('#rl'), table: document.querySelector('#rl-log-table'),
+    status: document.querySelector('#rl-log-status'),
+    caption: (c) => `Each the median over ${count(c.steps.used)} of the log's ${count(c.steps.read)} steps` +
+      (c.steps.first_dropped ? ', the first left out' : ''),
+    cell: (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.unit === 'seconds' ? duration(v) : count(Math.round(v))),
+    implied: (v) => String(v) },
+  () => page.engine.rl(rlScenario(report), document.querySelector('#rl-log').value));
+  implied = r?.calibration ?? {};
+  keep.hidden = Object.keys(implied).length === 0;
 }
 
 // The figures the last comparison implied, kept in the RL fields (and so in the link), then both answers again.

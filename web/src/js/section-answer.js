@@ -1,5 +1,6 @@
 // What the page's lazily built sections that ask the whole engine share ("Serve this model", "Post-train with RL"):
-// asking for a section's answer so that only the newest question is drawn, and an answer's errors in words.
+// asking for a section's answer so that only the newest question is drawn, an answer's errors in words, and a pasted
+// log's comparison with the estimate.
 
 const latest = new WeakMap();
 
@@ -20,3 +21,35 @@ export async function askFor(box, ask) {
 
 // An answer's errors in words, each with its field's path.
 export const reasons = (answer) => (answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
+
+// A pasted log against the estimate (the engine's serving or RL reconciliation, whose JSON shares its shape): asks
+// `ask()`, then draws each term as a row of log, estimate and gap (`cell(term, value)` formats a figure) in `table`, and
+// its findings, what it implies (`implied(value)` formats a field's value) and what it cannot tell in `status`. box[data-log] is "running", then "drawn" or
+// "error". Resolves to the reconciliation, or null when the engine refused the log.
+export async function compareWithLog({ h, box, table, status, caption = null, cell, implied }, ask) {
+  box.dataset.log = 'running';
+  let answer;
+  try {
+    answer = await ask();
+  } catch (err) {
+    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
+  if (!answer.ok) {
+    status.textContent = `Not compared: ${reasons(answer)}.`;
+    table.replaceChildren();
+    box.dataset.log = 'error';
+    return null;
+  }
+  const r = answer.serving_reconciliation ?? answer.rl_reconciliation;
+  table.replaceChildren(...(caption ? [h('caption', null, caption(r))] : []),
+    h('thead', null, h('tr', null, ...['Term', 'Log', 'Estimate', 'Estimate − log'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', null, ...r.terms.map((t) => h('tr', { 'data-term': t.key },
+      h('th', { scope: 'row' }, t.label), h('td', null, cell(t, t.log)), h('td', null, cell(t, t.estimate)),
+      h('td', { 'data-value': String(t.gap) }, cell(t, t.gap))))));
+  const fields = Object.entries(r.calibration).map(([key, value]) => `${key} = ${implied(value)}`);
+  status.textContent = [...r.findings, fields.length ? `What the log implies for the scenario: ${fields.join('; ')}` : '',
+    ...r.unknowns.map((u) => `Not in the log: ${u}`)].filter(Boolean).join('. ') + '.';
+  box.dataset.log = 'drawn';
+  return r;
+}
+

@@ -6,7 +6,7 @@
 
 import { linearTicks, tickLabel } from './axis.js';
 import { svg } from './dom.js';
-import { askFor, reasons } from './section-answer.js';
+import { askFor, compareWithLog, reasons } from './section-answer.js';
 
 // The request and its formats: field, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -314,30 +314,9 @@ async function compareLog(page) {
   if (!report) return;
   const { h, bytes, fixed, count } = page;
   const unit = page.unit();
-  const box = document.querySelector('#serving');
-  box.dataset.log = 'running';
-  let answer;
-  try {
-    answer = await page.engine.serve(servingScenario(report), document.querySelector('#serving-log').value);
-  } catch (err) {
-    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
-  }
-  const status = document.querySelector('#serving-log-status');
-  const table = document.querySelector('#serving-log-table');
-  if (!answer.ok) {
-    status.textContent = `Not compared: ${reasons(answer)}.`;
-    table.replaceChildren();
-    box.dataset.log = 'error';
-    return;
-  }
-  const r = answer.serving_reconciliation;
-  const cell = (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.key === 'kv_tokens' ? count(v) : fixed(v, 2));
-  table.replaceChildren(h('thead', null, h('tr', null, ...['Term', 'Log', 'Estimate', 'Estimate − log'].map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', null, ...r.terms.map((t) => h('tr', { 'data-term': t.key },
-      h('th', { scope: 'row' }, t.label), h('td', null, cell(t, t.log)), h('td', null, cell(t, t.estimate)),
-      h('td', { 'data-value': String(t.gap) }, cell(t, t.gap))))));
-  const implied = Object.entries(r.calibration).map(([key, value]) => `${key} = ${fixed(value, 2)}`);
-  status.textContent = [...r.findings, implied.length ? `What the log implies for the scenario: ${implied.join('; ')}` : '',
-    ...r.unknowns.map((u) => `Not in the log: ${u}`)].filter(Boolean).join('. ') + '.';
-  box.dataset.log = 'drawn';
+  await compareWithLog({ h, box: document.querySelector('#serving'), table: document.querySelector('#serving-log-table'),
+    status: document.querySelector('#serving-log-status'),
+    cell: (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.key === 'kv_tokens' ? count(v) : fixed(v, 2)),
+    implied: (v) => fixed(v, 2) },
+  () => page.engine.serve(servingScenario(report), document.querySelector('#serving-log').value));
 }
