@@ -10,13 +10,17 @@ export async function askFor(box, ask) {
   const id = (latest.get(box) ?? 0) + 1;
   latest.set(box, id);
   box.dataset.state = 'loading';
-  let answer;
-  try {
-    answer = await ask();
-  } catch (err) {
-    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
-  }
+  const answer = await answerOf(ask);
   return latest.get(box) === id ? answer : null;
+}
+
+// The engine's answer to `ask()`, or a failure of the engine itself as the error value.
+async function answerOf(ask) {
+  try {
+    return await ask();
+  } catch (err) {
+    return { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
+  }
 }
 
 // An answer's errors in words, each with its field's path.
@@ -28,12 +32,7 @@ export const reasons = (answer) => (answer.errors ?? [answer.error]).map((e) => 
 // "error". Resolves to the reconciliation, or null when the engine refused the log.
 export async function compareWithLog({ h, box, table, status, caption = null, cell, implied }, ask) {
   box.dataset.log = 'running';
-  let answer;
-  try {
-    answer = await ask();
-  } catch (err) {
-    answer = { ok: false, error: { path: '', message: `engine failure: ${err.message}` } };
-  }
+  const answer = await answerOf(ask);
   if (!answer.ok) {
     status.textContent = `Not compared: ${reasons(answer)}.`;
     table.replaceChildren();
