@@ -112,7 +112,7 @@ TEST_CASE("verl log: lines that are not verl's step lines, and metrics that are 
     CHECK(bad["error"]["path"] == "/log");
 }
 
-TEST_CASE("verl reconciliation: a log with the estimate's own figures has no gap and implies nothing") {
+TEST_CASE("verl reconciliation: a log with the estimate's own figures has no gap and implies the scenario's own figures") {
     const Example x = example();
     const std::string line = "step:1" + metric("timing_s/gen", x.e.rollout_seconds + x.e.reshard_seconds) +
                              metric("timing_s/old_log_prob", x.e.log_prob_pass_seconds) +
@@ -125,7 +125,15 @@ TEST_CASE("verl reconciliation: a log with the estimate's own figures has no gap
         REQUIRE_MESSAGE(term(r, key) != nullptr, key);
         CHECK_MESSAGE((*term(r, key))["gap"].get<double>() == doctest::Approx(0).epsilon(1e-5).scale(x.e.step_seconds()), key);
     }
-    CHECK(r["calibration"].empty());
+    // The updates imply the scenario's own GEMM efficiency (or host time), nothing else.
+    const auto& hw = x.e.timed.config.s.hardware;
+    const auto& im = x.e.timed.config.s.implementation;
+    REQUIRE(r["calibration"].size() >= 1);
+    if (r["calibration"].contains("hardware.matmul_efficiency"))
+        CHECK(r["calibration"]["hardware.matmul_efficiency"].get<double>() == doctest::Approx(hw.matmul_efficiency).epsilon(1e-4));
+    else
+        CHECK(r["calibration"]["implementation.host_forward_us"].get<double>() == doctest::Approx(*im.host_forward_us).epsilon(1e-4));
+    CHECK_FALSE(r["calibration"].contains("rl.mean_response_tokens"));
     CHECK(r["steps"]["first_dropped"] == false);
     CHECK(r["findings"].empty());  // the step is its phases, the responses within the scenario's
 }

@@ -69,7 +69,8 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
     out.add(Pass::BackwardData, name, gemm_kernel(m, n, k, c, p, g), {m, n, k, p, g});
     if (fp8) out.add(Pass::BackwardData, "fp8 quantize (output gradient)", fp8_quantize(g * m * n / (gathered_out ? tp(c) : 1), a, c));
     // A frozen weight has no gradient (graph/adapter.cpp).
-    if (!w.frozen) out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p, g), {k, m, n, p, g});
+    if (!w.frozen)
+        out.add(Pass::BackwardWeight, name, gemm_kernel(k, m, n, c, p, g, GemmLayout::TransposedA), {k, m, n, p, g});
 }
 
 // An expert GEMM over the busiest rank's routed tokens (its time) with 1/etp of each expert's width: one group per
@@ -125,7 +126,7 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
             PassKernel& pk = out.list[i];
             if (pk.pass != Pass::BackwardWeight) continue;
             const double rows = m * runs(w);
-            pk.kernel = gemm_kernel(k, rows, n, c, pk.gemm.precision);
+            pk.kernel = gemm_kernel(k, rows, n, c, pk.gemm.precision, 1, GemmLayout::TransposedA);
             pk.gemm.k = rows;
             pk.whole = true;
         }

@@ -138,7 +138,7 @@ GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrec
     return g;
 }
 
-Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision, double groups) {
+Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision, double groups, GemmLayout layout) {
     const double a = operand_bytes(precision, c);
     const GemmTraffic traffic = gemm_traffic(m, k, n, c, precision);
     // Each group reads its own operands (an expert's weight) and writes its own output.
@@ -152,7 +152,7 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     // table: H100 70.9% in fp8 against 80.3% in bf16).
     const HardwareSpec& h = c.s.hardware;
     const double large = precision == GemmPrecision::Fp8 && h.matmul_efficiency_fp8 > 0 ? h.matmul_efficiency_fp8 : h.matmul_efficiency;
-    const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units, groups);
+    const double efficiency = large * device_of(h).shape_efficiency(h, m, k, n, a, matrix_units, groups, layout);
     const double peak = precision == GemmPrecision::Fp8 ? fp8_peak_flops(c) : peak_flops(c, dtype, tf32);
     Kernel kernel = finish(groups * 2 * m * k * n, bytes, peak * efficiency, c);
     kernel.l2_bytes = groups * traffic.l2_bytes;

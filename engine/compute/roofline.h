@@ -69,9 +69,10 @@ struct GemmTraffic {
 enum class GemmPrecision { Training, Fp8, Fp32, Cudnn };
 
 GemmTraffic gemm_traffic(double m, double k, double n, const Config& c, GemmPrecision precision);
-// `groups`: one grouped kernel over that many [m, k] x [k, n] problems (torch._grouped_mm, CUTLASS grouped GEMM).
+// `groups`: one grouped kernel over that many [m, k] x [k, n] problems (torch._grouped_mm, CUTLASS grouped GEMM);
+// `layout`: which dimensions are leading ones (device/device.h GemmLayout: a weight gradient's first operand is transposed).
 Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision precision = GemmPrecision::Training,
-                   double groups = 1);
+                   double groups = 1, GemmLayout layout = GemmLayout::RowMajor);
 Kernel attention_kernel(double flops, double bytes, const Config& c);
 // Memory-bound work moving `bytes` through HBM in `kernels` launches.
 Kernel memory_kernel(double bytes, const Config& c, int kernels = 1);

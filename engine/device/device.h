@@ -32,6 +32,12 @@ struct Link {
     double call_latency_s = 0;  // once per ring or tree collective, whatever its steps (NCCL's baseLat)
 };
 
+// Which of a GEMM's dimensions are its operands' leading dimensions, the rows cuBLAS's loads run along (row-major
+// tensors, PyTorch's): [m, k] by [k, n] reads along k and writes along n; a weight gradient reads its first operand as a
+// transposed activation [k, m] whose rows run along m (the activation's features). The tokens a GEMM sums over or
+// produces are never one (cuBLAS's leading-dimension rule, cublasLtMatmul).
+enum class GemmLayout { RowMajor, TransposedA };
+
 class Device {
 public:
     virtual ~Device() = default;
@@ -40,7 +46,7 @@ public:
     // `matrix_units`: the dtype runs on the matrix units (not an fp32 fallback onto vector cores); `groups`: one
     // grouped kernel runs that many such problems at once (a MoE layer's experts), their tiles sharing the waves.
     virtual double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
-                                    bool matrix_units, double groups = 1) const = 0;
+                                    bool matrix_units, double groups = 1, GemmLayout layout = GemmLayout::RowMajor) const = 0;
     virtual ArrayLayout layout(const std::vector<int64_t>& shape, Dtype dtype) const = 0;
     // A group inside one scale-up fabric (NVLink domain) or leaving it (`scale_out`); `members_per_domain`: how many of
     // its members share one domain's network.
@@ -53,6 +59,7 @@ const Device& device_of(const HardwareSpec& h);
 
 // The one rule of each kind, exposed for tests.
 MatmulUnit matmul_unit(const HardwareSpec& h, Dtype dtype, bool tf32);
-double alignment_factor(double m, double k, double n, double elem_bytes);  // GPU: loads narrower than 16 bytes
+// GPU: loads narrower than 16 bytes where a leading dimension (`lead_a`, `lead_b`: GemmLayout's) is not a multiple of it.
+double alignment_factor(double lead_a, double lead_b, double elem_bytes);
 
 }  // namespace shardcalc

@@ -48,7 +48,7 @@ public:
     // 128 x 128 output tiles, one per SM at a time; the last wave and partial tiles waste work. A dimension under
     // one tile gets a narrower kernel instead. Tensor-core kernels also need 16-byte-aligned dimensions.
     double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
-                            bool matrix_units, double groups) const override {
+                            bool matrix_units, double groups, GemmLayout layout) const override {
         double efficiency = 1;
         if (h.sm_count > 0) {
             const double sms = static_cast<double>(h.sm_count);
@@ -59,7 +59,8 @@ public:
             auto used = [](double d) { return d < kCtaTile ? 1.0 : d / (std::ceil(d / kCtaTile) * kCtaTile); };
             efficiency *= tiles / (waves * sms) * used(m) * used(n);
         }
-        if (matrix_units) efficiency *= alignment_factor(m, k, n, elem_bytes) * pipeline_fill(k, h.gemm_fill_k);
+        const double lead_a = layout == GemmLayout::TransposedA ? m : k;
+        if (matrix_units) efficiency *= alignment_factor(lead_a, n, elem_bytes) * pipeline_fill(k, h.gemm_fill_k);
         return efficiency;
     }
 
@@ -89,12 +90,12 @@ public:
 // cuBLAS runs its fast kernels only when every leading dimension is a multiple of 16 bytes; otherwise it
 // falls back to kernels loading 2, 4 or 8 bytes at a time (CUTLASS ..._align1/2/4 in the profiles of
 // validation/measured: GPT-2's unpadded 50257-row vocabulary), whose throughput scales with the load width.
-double alignment_factor(double m, double k, double n, double elem_bytes) {
+double alignment_factor(double lead_a, double lead_b, double elem_bytes) {
     auto pow2 = [](double d) {
         const auto v = static_cast<int64_t>(std::llround(d));
         return v > 0 ? static_cast<double>(v & -v) : 1.0;  // largest power of two dividing v
     };
-    const double width = std::min({pow2(m), pow2(k), pow2(n)}) * elem_bytes;
+    const double width = std::min(pow2(lead_a), pow2(lead_b)) * elem_bytes;
     return std::min(16.0, width) / 16.0;
 }
 

@@ -29,7 +29,7 @@ public:
 
     // XLA pads a matmul to the MXU: the contracted and output feature dimensions to its side (128; 256 on v6e),
     // the streamed rows to the 8 sublanes of a vector register (Cloud TPU performance guide, "Padding").
-    double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double, bool, double) const override {
+    double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double, bool, double, GemmLayout) const override {
         const double unit = h.matrix_unit > 0 ? static_cast<double>(h.matrix_unit) : 128;
         if (m <= 0 || k <= 0 || n <= 0) return 1;
         return m / round_up(m, 8) * k / round_up(k, unit) * n / round_up(n, unit);

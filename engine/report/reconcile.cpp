@@ -153,23 +153,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
         out.step_error = (out.estimated_step_seconds - out.measured_step_seconds) / out.measured_step_seconds;
         out.has_time_calibration = true;
         out.time = implied_time_calibration(c, out.measured_step_seconds);
-        const bool host = out.time.term == TimeCalibration::Term::Host;
-        if (out.time.outcome == TimeCalibration::Outcome::FasterThanAny)
-            out.findings.push_back(std::string("the log's step is shorter than the estimate's even with ") +
-                                   (host ? "the host's launches free" : "every GEMM at the device's peak") +
-                                   ": the difference lies in the other terms the estimate adds (communication, " +
-                                   (host ? "the kernels themselves" : "host launches, memory-bound kernels") +
-                                   "), or the scenario is not the run's plan");
-        else if (out.time.outcome == TimeCalibration::Outcome::SlowerThanAny)
-            out.findings.push_back(std::string("the log's step is longer than the estimate's even with ") +
-                                   (host ? "a second per launch" : "GEMMs at a thousandth of the device's peak") +
-                                   ": is the scenario the run's plan?");
-        else if (!host && out.time.matmul_efficiency < c.s.hardware.matmul_efficiency / 2)
-            out.findings.push_back("the GEMM efficiency the log's step implies (" + decimal(100 * out.time.matmul_efficiency, 1) +
-                                   "%) is under half what this device's large GEMMs reach (" +
-                                   decimal(100 * c.s.hardware.matmul_efficiency, 1) + "%): the difference more likely lies "
-                                   "in what the estimate adds to its GEMMs (communication, host launches, the framework's "
-                                   "own work) or in the scenario (sequence lengths, the plan) than in the GEMMs");
+        if (const std::string f = time_calibration_finding(out.time, c, "the log's step"); !f.empty()) out.findings.push_back(f);
     }
     if (run.has_framework_estimate) {
         // Megatron's theoretical memory is that of the first pipeline stage (its embedding and first layers).

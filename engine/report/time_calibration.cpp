@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/decimal.h"
 #include "graph/build.h"
 #include "report/estimate.h"
 #include "schedule/step_parts.h"
@@ -77,6 +78,24 @@ TimeCalibration implied_time_calibration(const Config& c, double measured_second
         if (c.s.hardware.matmul_efficiency_fp8 > 0) out.matmul_efficiency_fp8 = std::min(1.0, out.matmul_efficiency * fp8_share);
     }
     return out;
+}
+
+std::string time_calibration_finding(const TimeCalibration& t, const Config& c, const std::string& measured) {
+    const bool host = t.term == TimeCalibration::Term::Host;
+    if (t.outcome == TimeCalibration::Outcome::FasterThanAny)
+        return measured + " is shorter than the estimate's even with " +
+               (host ? "the host's launches free" : "every GEMM at the device's peak") +
+               ": the difference lies in the other terms the estimate adds (communication, " +
+               (host ? "the kernels themselves" : "host launches, memory-bound kernels") + "), or the scenario is not the run's plan";
+    if (t.outcome == TimeCalibration::Outcome::SlowerThanAny)
+        return measured + " is longer than the estimate's even with " +
+               (host ? "a second per launch" : "GEMMs at a thousandth of the device's peak") + ": is the scenario the run's plan?";
+    if (!host && t.matmul_efficiency < c.s.hardware.matmul_efficiency / 2)
+        return "the GEMM efficiency " + measured + " implies (" + decimal(100 * t.matmul_efficiency, 1) +
+               "%) is under half what this device's large GEMMs reach (" + decimal(100 * c.s.hardware.matmul_efficiency, 1) +
+               "%): the difference more likely lies in what the estimate adds to its GEMMs (communication, host launches, the "
+               "framework's own work) or in the scenario (sequence lengths, the plan) than in the GEMMs";
+    return "";
 }
 
 }  // namespace shardcalc

@@ -5,6 +5,8 @@
 // host_backward_us, scaled alike) where they wait on the host issuing them; each set so that the estimate's step equals
 // the measured one, every other term as estimated. A calibration the user keeps (shardcalc reconcile, the page's
 // "Compare with my run"), not a figure fitted into the presets.
+#include <string>
+
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -29,5 +31,9 @@ struct TimeCalibration {
 // bisection over the fields' ranges finds them. A torch.compile'd run is calibrated on its GEMMs only (its launches are
 // inductor's or a CUDA graph's).
 TimeCalibration implied_time_calibration(const Config& c, double measured_seconds);
+
+// What the reconciliations say of a calibration in words, where it found no figures or implies a GEMM rate under half
+// the device's (empty otherwise); `measured` names what the log timed ("the log's step").
+std::string time_calibration_finding(const TimeCalibration& t, const Config& c, const std::string& measured);
 
 }  // namespace shardcalc

@@ -299,6 +299,7 @@ RlLimits rl_limits(const Scenario& actor, const RlSpec& rl) {
     const auto response_fits = [&](int64_t v) {
         RlSpec q = rl;
         q.response_tokens = v;
+        q.mean_response_tokens = std::min(rl.mean_response_tokens, v);  // a mean is at most the longest
         return fits(actor, q);
     };
     out.response_tokens = largest(int64_t{1} << 20, response_fits);

@@ -115,6 +115,18 @@ RlReconciliation reconcile_rl(const RlSpec& rl, const RlEstimate& e, const Measu
             r.implied_mean_response_tokens = implied;
         }
     }
+    // What the actor's updates imply for its GEMMs or its host (report/time_calibration.h), as `shardcalc reconcile`
+    // reads a training step: one update is the log's updates over their count. Only at the log's mean response, which
+    // their time depends on.
+    if (actor > 0 && r.has_mean_response) {
+        r.unknowns.push_back("the GEMM efficiency or host time the actor's updates imply: keep rl.mean_response_tokens first "
+                             "(their time depends on it), then compare again");
+    } else if (actor > 0) {
+        const Config& c = e.timed.config;
+        r.has_time_calibration = true;
+        r.time = implied_time_calibration(c, actor / static_cast<double>(rl.mini_batches * rl.epochs));
+        if (const std::string f = time_calibration_finding(r.time, c, "the log's actor update"); !f.empty()) r.findings.push_back(f);
+    }
     if (longest > static_cast<double>(rl.response_tokens))
         r.findings.push_back("the log's longest response (" + decimal(longest, 0) + " tokens) is longer than rl.response_tokens (" +
                              std::to_string(rl.response_tokens) + "): every phase's memory is sized for shorter ones");

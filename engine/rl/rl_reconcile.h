@@ -2,12 +2,13 @@
 // verl's per-step metrics set against the RL estimate of their scenario: each phase's seconds (generation, the weight
 // sync, the log-probability passes, the updates, the whole step) and the actor process's allocator peaks beside the
 // estimate's, the responses' lengths against the scenario's, and what the log implies for the scenario
-// (rl.mean_response_tokens). Pure arithmetic on plain structs; io/import/verl_log.cpp reads the log.
+// (rl.mean_response_tokens, then the actor's GEMM efficiency or host time). Pure arithmetic on plain structs; io/import/verl_log.cpp reads the log.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/logged_term.h"
+#include "report/time_calibration.h"
 #include "rl/rl.h"
 
 namespace shardcalc {
@@ -33,6 +34,10 @@ struct RlReconciliation {
     // What the log implies for the scenario: the responses' mean length (rl.mean_response_tokens).
     bool has_mean_response = false;
     int64_t implied_mean_response_tokens = 0;
+    // And the GEMM efficiency or the host's time per launch at which the estimate's update takes the log's (the actor's
+    // updates over their count), once the responses' mean is the log's.
+    bool has_time_calibration = false;
+    TimeCalibration time;
     std::vector<std::string> findings, unknowns;  // in words
 };
 

@@ -136,3 +136,30 @@ test('a pasted verl log is set against the estimate phase by phase as `shardcalc
   assert.match(await page.textContent('#rl-log-status'), /^Not compared: \/log: no verl metrics line was found/);
   await close(page);
 });
+
+test('the GEMM efficiency the actor\'s logged updates imply is kept in the plan, and the RL estimate\'s updates then take the log\'s time', async () => {
+  const page = await open(env, link(plan));
+  await openRl(page);
+  // A log whose updates take 1.5 times the estimate's, its responses at the scenario's length (nothing else to keep).
+  const actor = structuredClone(cliReport(plan).scenario);
+  delete actor.training.seq_len;
+  delete actor.training.global_batch;
+  const estimate = rlOf({ ...actor, rl: {} });
+  const updates = 1.5 * estimate.time.training_seconds;
+  const log = `step:1 - timing_s/update_actor:${updates} - response_length/mean:1024\n`;
+  await page.fill('#rl-log', log);
+  await page.click('#rl-log-run');
+  await page.waitForSelector('#rl[data-log="drawn"]');
+  assert.equal(await page.isHidden('#rl-log-keep'), false);
+  const status = await page.textContent('#rl-log-status');
+  const efficiency = Number(/hardware\.matmul_efficiency = ([\d.]+)/.exec(status)?.[1]);
+  assert.ok(efficiency > 0 && efficiency < 1, status);
+  await page.click('#rl-log-keep');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('hardware.matmul_efficiency='));
+  // The plan now carries it; compared again with the new estimate, the updates take the log's time.
+  await page.waitForFunction((u) => {
+    const cell = document.querySelector('#rl-log-table tr[data-term="update_actor_seconds"] td[data-value]');
+    return document.querySelector('#rl').dataset.log === 'drawn' && cell && Math.abs(Number(cell.dataset.value)) <= 1e-3 * u;
+  }, updates);
+  await close(page);
+});

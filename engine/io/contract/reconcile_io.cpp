@@ -7,6 +7,17 @@
 
 namespace shardcalc {
 
+void add_time_calibration(const TimeCalibration& t, nlohmann::json& calibration) {
+    if (t.outcome != TimeCalibration::Outcome::Found) return;
+    if (t.term == TimeCalibration::Term::Host) {
+        calibration["implementation.host_forward_us"] = t.host_forward_us;
+        calibration["implementation.host_backward_us"] = t.host_backward_us;
+    } else {
+        calibration["hardware.matmul_efficiency"] = t.matmul_efficiency;
+        if (t.matmul_efficiency_fp8 > 0) calibration["hardware.matmul_efficiency_fp8"] = t.matmul_efficiency_fp8;
+    }
+}
+
 nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& source) {
     nlohmann::json ranks = nlohmann::json::array();
     for (const RankReconciliation& x : r.ranks) {
@@ -46,15 +57,7 @@ nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& s
     if (r.has_fragmentation) j["calibration"]["implementation.fragmentation"] = r.implied_fragmentation;
     if (r.has_overhead) j["calibration"]["hardware.overhead_gib"] = r.implied_overhead_gib;
     if (r.has_capacity) j["calibration"]["hardware.memory_gib"] = r.implied_memory_gib;
-    if (r.has_time_calibration && r.time.outcome == TimeCalibration::Outcome::Found) {
-        if (r.time.term == TimeCalibration::Term::Host) {
-            j["calibration"]["implementation.host_forward_us"] = r.time.host_forward_us;
-            j["calibration"]["implementation.host_backward_us"] = r.time.host_backward_us;
-        } else {
-            j["calibration"]["hardware.matmul_efficiency"] = r.time.matmul_efficiency;
-            if (r.time.matmul_efficiency_fp8 > 0) j["calibration"]["hardware.matmul_efficiency_fp8"] = r.time.matmul_efficiency_fp8;
-        }
-    }
+    if (r.has_time_calibration) add_time_calibration(r.time, j["calibration"]);
     if (r.has_framework_estimate) {
         auto split = [](const FrameworkEstimate& e) {
             return nlohmann::json{{"weights_and_optimizer", e.weights_and_optimizer}, {"activations", e.activations},

@@ -9,6 +9,8 @@
 namespace shardcalc {
 
 nlohmann::json reconciliation_json(const Reconciliation& r, const std::string& source);
+// The scenario fields a found time calibration sets (report/time_calibration.h), added to a "calibration" object.
+void add_time_calibration(const TimeCalibration& t, nlohmann::json& calibration);
 std::string format_reconciliation_table(const nlohmann::json& j);
 
 }  // namespace shardcalc

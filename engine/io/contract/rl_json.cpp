@@ -3,6 +3,7 @@
 #include "io/codec/json_reader.h"
 #include "io/codec/json_writer.h"
 #include "io/contract/logged_term_json.h"
+#include "io/contract/reconcile_io.h"
 #include "rl/rl_launch.h"
 #include "scenario/names.h"
 
@@ -133,6 +134,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
 nlohmann::json rl_reconciliation_json(const RlReconciliation& r) {
     nlohmann::json calibration = nlohmann::json::object();
     if (r.has_mean_response) calibration["rl.mean_response_tokens"] = r.implied_mean_response_tokens;
+    if (r.has_time_calibration) add_time_calibration(r.time, calibration);
     return {{"source", "verl"},
             {"steps", {{"read", r.steps_read}, {"used", r.steps_used}, {"first_dropped", r.first_dropped}}},
             {"terms", logged_terms_json(r.terms)},

@@ -82,7 +82,8 @@ std::string format_rl_reconciliation_table(const nlohmann::json& r) {
     for (const auto& f : r["findings"]) out += "- " + f.get<std::string>() + "\n";
     if (!r["calibration"].empty()) {
         out += "What the log implies for the scenario:";
-        for (const auto& [key, value] : r["calibration"].items()) out += " " + key + " = " + std::to_string(value.get<int64_t>()) + ";";
+        for (const auto& [key, value] : r["calibration"].items())
+            out += " " + key + " = " + (value.is_number_integer() ? std::to_string(value.get<int64_t>()) : fixed(value.get<double>(), 3)) + ";";
         out += "\n";
     }
     for (const auto& u : r["unknowns"]) out += "- not in the log: " + u.get<std::string>() + "\n";

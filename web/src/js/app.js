@@ -314,7 +314,7 @@ function refreshServing() {
 // "Post-train with RL" (rl-view.js, fetched on the section's first opening): the plan as the actor of a GRPO, PPO or
 // DPO step with its rollout engine on the same GPUs.
 let rlView = null;
-const rlPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count,
+const rlPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, calibrate,
   request: () => app.rl, saved: (request) => { app.rl = request; changed(false); } });
 function openRl() {
   if (!$('#rl').open) return;

@@ -37,7 +37,7 @@ const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout']
   ['training_seconds', 'Updates'], ['step_seconds', 'Step']];
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #rl[data-state] is "ready",
-// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count,
+// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count, calibrate(fields),
 // request() (the link's RL settings), saved(request)}.
 export function wireRl(page) {
   const { h } = page;
@@ -114,6 +114,7 @@ export async function refreshRl(page) {
   if (!box.open || box.dataset.state === undefined || !report) return;
   const answer = await askFor(box, () => page.engine.rl(rlScenario(report)));
   if (!answer) return;
+  if (compared) compareLog(page);
   const status = document.querySelector('#rl-status');
   const parts = ['#rl-chart', '#rl-phases', '#rl-time', '#rl-limits', '#rl-launch'].map((s) => document.querySelector(s));
   if (!answer.ok) {
@@ -194,9 +195,11 @@ function draw(page, r, status, chart, phases, time, limits, launch) {
 
 // verl's log against the estimate of the settings above (the engine's reader and reconciliation, as `shardcalc rl FILE
 // LOG`): each phase the log times, the allocator peaks and the sequences' lengths beside the estimate, what the log
-// implies and what it cannot tell; the button keeps what it implies.
+// implies and what it cannot tell; the button keeps what it implies. Once compared, each new estimate compares again.
 let implied = {};
+let compared = false;
 async function compareLog(page) {
+  compared = true;
   const report = page.report();
   if (!report) return;
   const { h, bytes, duration, count } = page;
@@ -213,14 +216,17 @@ async function compareLog(page) {
   keep.hidden = Object.keys(implied).length === 0;
 }
 
-// The figures the last comparison implied, kept in the RL fields (and so in the link), then both answers again.
+// The figures the last comparison implied, kept: the rl object's in the RL fields, the plan's (the actor's GEMM
+// efficiency or host time) in the form, both in the link; the answers follow (refreshRl compares again).
 function keepImplied(page) {
+  const plan = {};
   for (const [key, value] of Object.entries(implied)) {
-    const input = document.querySelector(`#rl-${key.replace(/^rl\./, '')}`);
-    if (input) input.value = String(value);
+    if (!key.startsWith('rl.')) plan[key] = value;
+    const input = document.querySelector(`#rl-${key.slice(3)}`);
+    if (key.startsWith('rl.') && input) input.value = String(value);
   }
   page.saved(request());
-  refreshRl(page);
-  compareLog(page);
+  if (Object.keys(plan).length) page.calibrate(plan);
+  else refreshRl(page);
 }
 
