@@ -198,6 +198,13 @@ TEST_CASE("rl: responses of a mean length shorter than the longest take less tim
     CHECK_THROWS_AS(rl_estimate(actor(), rl), InputError);
 }
 
+TEST_CASE("rl: a responses' mean does not stop the longest response from being searched (it is capped at each length tried)") {
+    RlSpec rl = grpo();
+    const int64_t without = rl_limits(actor(), rl).response_tokens;
+    rl.mean_response_tokens = 300;
+    CHECK(rl_limits(actor(), rl).response_tokens == without);  // memory is sized by the longest alone
+}
+
 TEST_CASE("rl: the largest settings that fit are where fitting stops") {
     const RlSpec rl = grpo();
     const RlLimits l = rl_limits(actor(), rl);
