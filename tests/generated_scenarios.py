@@ -112,7 +112,7 @@ def scenario():
 SERVING = {
     "prompt_tokens": [1, 100, 4096, 1 << 26], "output_tokens": [1, 64, 1 << 20], "concurrency": [1, 7, 256, 1 << 20],
     "weights": ["model", "fp8", "int8", "int4"], "group_size": [1, 128, 65536], "kv_cache_dtype": ["auto", "fp8"],
-    "gpu_memory_utilization": [0.01, 0.5, 0.9, 1], "block_size": [1, 16, 65536], "max_num_batched_tokens": [1, 8192, 1 << 26],
+    "gpu_memory_utilization": [0.01, 0.5, 0.9, 1], "cuda_graph_gib": [0, 0.36, 118.65, 1e6], "block_size": [1, 16, 65536], "max_num_batched_tokens": [1, 8192, 1 << 26],
     "max_num_seqs": [1, 256, 1 << 20], "shared_prefix_tokens": [0, 1, 100, 4096, 1 << 26],
     "speculative": [{"method": "ngram", "tokens": 1, "acceptance": 0}, {"method": "ngram", "tokens": 16, "acceptance": 0.999},
                     {"method": "mtp", "tokens": 3, "acceptance": 0.8}, {"method": "eagle", "tokens": 4, "acceptance": 0.7},

@@ -69,6 +69,16 @@ TEST_CASE("serving: a GPU's memory, what is left for the KV cache, and how many 
     const json q = serve(k8b, kTp1, R"({"weights":"int4"})");
     CHECK(q["memory"]["weights_bytes"].get<double>() < 0.45 * m["weights_bytes"].get<double>());
     CHECK(q["memory"]["max_concurrency"].get<int64_t>() > most);
+    // The CUDA graphs' pool vLLM 0.21 and later reserve in the budget comes out of the KV cache, byte for byte.
+    const json graphs = serve(k8b, kTp1, R"({"cuda_graph_gib":1.5})");
+    CHECK(graphs["memory"]["cuda_graphs_bytes"].get<double>() == 1.5 * 1073741824.0);
+    CHECK(m["kv_available_bytes"].get<double>() - graphs["memory"]["kv_available_bytes"].get<double>() == doctest::Approx(1.5 * 1073741824.0));
+    CHECK(m["cuda_graphs_bytes"].get<double>() == 0);
+    // A vLLM setting: transformers' generate has none.
+    const json refused = json::parse(shardcalc::serve_scenario_text(R"({"framework":"pytorch","model":{"preset":"llama-3.1-8b"},
+        "serving":{"engine":"transformers","cuda_graph_gib":1}})"));
+    CHECK(refused["ok"] == false);
+    CHECK(refused["error"]["path"] == "/serving/cuda_graph_gib");
 }
 
 TEST_CASE("serving: decode reads the weights and the KV cache; one request is bandwidth-bound, a batch amortises it") {

@@ -164,6 +164,63 @@ TEST_CASE("vLLM log with a worker's out-of-memory error: its cause, what it need
     CHECK(both.total_gpu_memory == doctest::Approx(23.58 * kGiB));  // the start-up line's, not replaced by the error's
 }
 
+// vLLM 0.21 and later reserve the CUDA graphs' estimated pool in the budget (gpustack/runner#251, vLLM 0.27.1; TP workers).
+TEST_CASE("vLLM log: the CUDA graphs' reserve in the budget, kept as serving.cuda_graph_gib, and the run's utilization") {
+    const std::string log = test::repo_file("tests/data/logs/vllm-graph-reserve-gpustack-pr251.log");
+    const shardcalc::MeasuredServing m = shardcalc::read_vllm_log(log);
+    CHECK(m.cuda_graphs_estimated == doctest::Approx(0.36 * kGiB));
+    CHECK(m.graphs_in_budget == 1);
+    CHECK(m.gpu_memory_utilization == doctest::Approx(0.82));  // "The current --gpu-memory-utilization=0.8200"
+    CHECK(m.kv_available == doctest::Approx(6.87 * kGiB));
+    const std::string scenario = R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "serving":{"prompt_tokens":1024,"output_tokens":256,"gpu_memory_utilization":0.82}})";
+    const json r = reconcile(scenario, log);
+    REQUIRE(term(r, "cuda_graphs_reserved_bytes") != nullptr);
+    CHECK((*term(r, "cuda_graphs_reserved_bytes"))["estimate"] == 0);
+    CHECK(r["calibration"]["serving.cuda_graph_gib"].get<double>() == doctest::Approx(0.36));
+    CHECK_FALSE(r["calibration"].contains("serving.gpu_memory_utilization"));
+    // Kept, the scenario reserves the same: the KV cache is 0.36 GiB smaller and nothing more is implied of the graphs.
+    const std::string kept = R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "serving":{"prompt_tokens":1024,"output_tokens":256,"gpu_memory_utilization":0.82,"cuda_graph_gib":0.36}})";
+    const json again = reconcile(kept, log);
+    CHECK_FALSE(again["calibration"].contains("serving.cuda_graph_gib"));
+    CHECK((*term(again, "kv_available_bytes"))["estimate"].get<double>() ==
+          doctest::Approx((*term(r, "kv_available_bytes"))["estimate"].get<double>() - 0.36 * kGiB));
+    // Where the profiling is off, the reserve is none.
+    const json off = reconcile(kept, "INFO 07-05 08:55:49 [gpu_worker.py:498] CUDA graph memory profiling is disabled "
+                                     "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0).\n");
+    CHECK(off["calibration"]["serving.cuda_graph_gib"] == 0);
+}
+
+// A reserve larger than the budget (vllm-project/vllm#53013) and vLLM's refusal to start.
+TEST_CASE("vLLM log: a CUDA-graph reserve that leaves no KV cache, and vLLM's refusal") {
+    const std::string log = test::repo_file("tests/data/logs/vllm-graph-reserve-issue53013.log");
+    const shardcalc::MeasuredServing m = shardcalc::read_vllm_log(log);
+    CHECK(m.cuda_graphs_estimated == doctest::Approx(118.65 * kGiB));
+    CHECK(m.no_kv_memory);
+    const json r = reconcile(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"}})", log);
+    CHECK(r["findings"].dump().find("vLLM refused to start") != std::string::npos);
+    CHECK(r["findings"].dump().find("does not say the profiling was on") != std::string::npos);
+    // Kept, the estimate agrees: nothing is left for the KV cache, and the plan does not fit.
+    const json s = json::parse(shardcalc::serve_scenario_text(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
+        "serving":{"cuda_graph_gib":118.65}})"));
+    CHECK(s["serving"]["memory"]["kv_available_bytes"] == 0);
+    CHECK(s["serving"]["memory"]["fits"] == false);
+}
+
+// The summary vLLM prints after capture with its --kv-cache-memory suggestion (vllm-project/vllm#21489, Gemma 3 4B).
+TEST_CASE("vLLM log: the --kv-cache-memory summary gives the device, budget, weights, activations, outside PyTorch and graphs") {
+    const shardcalc::MeasuredServing m = shardcalc::read_vllm_log(test::repo_file("tests/data/logs/vllm-kv-cache-memory-pr21489.log"));
+    CHECK(m.total_gpu_memory == doctest::Approx(178.36 * kGiB));
+    CHECK(m.gpu_memory_utilization == doctest::Approx(0.9));
+    CHECK(m.budget == doctest::Approx(160.53 * kGiB));
+    CHECK(m.weights == doctest::Approx(8.58 * kGiB));
+    CHECK(m.activation_peak == doctest::Approx(9.96 * kGiB));
+    CHECK(m.non_torch == doctest::Approx(0.07 * kGiB));
+    CHECK(m.cuda_graphs == doctest::Approx(0.65 * kGiB));
+    CHECK(m.graphs_in_budget == -1);
+}
+
 // vLLM's CUDA-graph capture line (vllm-project/vllm#11349, tests/data/logs/vllm-graphs-pr11349.log: Llama 3.2 1B).
 TEST_CASE("vLLM log: the CUDA graphs' pool, on top of the budget the KV cache was sized to") {
     const shardcalc::MeasuredServing m = shardcalc::read_vllm_log(test::repo_file("tests/data/logs/vllm-graphs-pr11349.log"));

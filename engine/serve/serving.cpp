@@ -101,7 +101,10 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double sampler = 2.0 * static_cast<double>(s.max_num_seqs) * static_cast<double>(c.d.vocab_padded) * 4;
     e.activation_peak = std::max(forward, sampler);
     e.non_torch = h.overhead_gib * 1073741824.0;
-    e.kv_available = std::max(0.0, e.budget - e.weights - e.activation_peak - e.non_torch);
+    // vLLM 0.21 and later also take the CUDA graphs' estimated pool out of the budget (gpu_worker.py
+    // determine_available_memory with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, vllm-project/vllm#30515).
+    e.cuda_graphs = s.cuda_graph_gib * 1073741824.0;
+    e.kv_available = std::max(0.0, e.budget - e.weights - e.activation_peak - e.non_torch - e.cuda_graphs);
 
     // Automatic prefix caching (vLLM's default): a prompt's leading full blocks whose content is cached are reused, not
     // computed, and running requests share them (vllm/v1/core/kv_cache_manager.py: blocks found by the hashes of full

@@ -53,6 +53,10 @@ struct ServingSpec {
     int64_t group_size = 128;          // weight-only quantization group
     KvCacheDtype kv_cache_dtype = KvCacheDtype::Auto;
     double gpu_memory_utilization = 0.9;  // vLLM --gpu-memory-utilization
+    // The CUDA graphs' pool vLLM reserves inside its budget before sizing the KV cache (0.21 and later, by default: its
+    // start-up estimate, "Estimated CUDA graph memory: X GiB total"), in GiB; 0: none reserved (vLLM before 0.21
+    // captures the graphs on top of its budget; --enforce-eager captures none). Not sized by the engine: the log's.
+    double cuda_graph_gib = 0;
     int64_t block_size = 16;              // vLLM --block-size: tokens per KV cache block
     int64_t max_num_batched_tokens = 8192;  // vLLM's profile run and prefill chunk
     int64_t max_num_seqs = 256;             // vLLM's sampler profile
@@ -70,6 +74,7 @@ struct ServingEstimate {
     double weights = 0;
     double activation_peak = 0;    // the profile run's forward of max_num_batched_tokens, and the sampler's logits
     double non_torch = 0;          // outside PyTorch's allocator: the CUDA context and library handles
+    double cuda_graphs = 0;        // the CUDA graphs' pool reserved in the budget (ServingSpec::cuda_graph_gib)
     double kv_available = 0;       // what is left for the KV cache (0 when nothing is)
     double kv_bytes_per_token = 0;  // every layer's K and V for one token (full-attention and windowed layers alike)
     double kv_bytes_per_request = 0;  // one request's own blocks of prompt + output tokens, windows kept short

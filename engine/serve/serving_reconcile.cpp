@@ -56,6 +56,9 @@ ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstim
     term("weights_bytes", "weights", m.weights, e.weights);
     term("activation_peak_bytes", "activation peak (profile run)", m.activation_peak, e.activation_peak);
     term("non_torch_bytes", "outside PyTorch", m.non_torch, e.non_torch);
+    // The graphs' estimated pool where vLLM took it out of the budget (not where it says the profiling is off).
+    const bool reserved = m.cuda_graphs_estimated >= 0 && m.graphs_in_budget != 0;
+    if (reserved) term("cuda_graphs_reserved_bytes", "CUDA graphs (reserved in the budget)", m.cuda_graphs_estimated, e.cuda_graphs);
     term("kv_available_bytes", "KV cache", m.kv_available, e.kv_available);
     term("kv_tokens", "KV cache size (tokens)", m.kv_tokens, tokens, LoggedUnit::Count);
     if (m.max_concurrency >= 0 && m.concurrency_request_tokens > 0)
@@ -84,17 +87,42 @@ ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstim
     if (m.kv_available >= 0 && m.activation_peak < 0 && m.weights >= 0)
         r.unknowns.push_back("the profile run's activation peak and the memory outside PyTorch: the log gives the weights "
                              "and the KV cache only");
-    // vLLM allocates the KV cache for its budget, then captures the CUDA graphs (V0 worker.py initialize_cache then
-    // _warm_up_model; V1 initialize_from_config then compile_or_warm_up_model): where it sizes the cache so, the
-    // graphs' pool comes on top of the budget. The estimate does not size the pool.
+    if (m.no_kv_memory)
+        r.findings.push_back(std::string("vLLM refused to start: its budget left nothing for the KV cache (\"No available memory "
+                                         "for the cache blocks\"); the estimate leaves it ") + allocator_size_text(e.kv_available));
+    // The CUDA graphs' pool. vLLM allocates the KV cache for its budget, then captures the graphs (V0 worker.py
+    // initialize_cache then _warm_up_model; V1 initialize_from_config then compile_or_warm_up_model); from 0.21 it first
+    // takes an estimate of their pool out of the budget (vllm-project/vllm#30515: "Estimated CUDA graph memory", "CUDA
+    // graph memory profiling is enabled"), so the pool is inside the budget; otherwise it comes on top. The engine does
+    // not size the pool: serving.cuda_graph_gib carries the log's.
+    const auto size = allocator_size_text;
+    if (reserved) {
+        r.findings.push_back("vLLM reserved " + size(m.cuda_graphs_estimated) + " of its budget for its CUDA graphs before sizing "
+                             "the KV cache (CUDA graph memory profiling, its default since 0.21), where the scenario reserves " +
+                             size(e.cuda_graphs) + " (serving.cuda_graph_gib)" +
+                             (m.graphs_in_budget < 0 ? "; the log does not say the profiling was on, as vLLM 0.21 and later do" : ""));
+        if (std::fabs(m.cuda_graphs_estimated - e.cuda_graphs) > 0.005 * kGiB) {
+            r.has_cuda_graphs = true;
+            r.implied_cuda_graph_gib = m.cuda_graphs_estimated / kGiB;
+        }
+    } else if (m.graphs_in_budget == 0 && e.cuda_graphs > 0) {
+        r.findings.push_back("vLLM's CUDA graph memory profiling was off (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0): it reserved "
+                             "nothing for its graphs in the budget, where the scenario reserves " + size(e.cuda_graphs));
+        r.has_cuda_graphs = true;
+        r.implied_cuda_graph_gib = 0;
+    }
     if (m.cuda_graphs >= 0) {
         const double whole = e.budget + m.cuda_graphs;
-        r.findings.push_back("vLLM's CUDA graphs took " + allocator_size_text(m.cuda_graphs) + ", captured after its KV cache "
-                             "was sized to its budget (" + allocator_size_text(e.budget) + "): together " +
-                             allocator_size_text(whole) + " of the device's " + allocator_size_text(e.capacity) +
-                             (whole > e.capacity ? ", more than it holds," : "") +
-                             " before what is outside PyTorch (the estimate does not size the graphs' pool)");
-    } else {
+        if (reserved)
+            r.findings.push_back("vLLM's CUDA graphs took " + size(m.cuda_graphs) + " when captured, against the " +
+                                 size(m.cuda_graphs_estimated) + " it reserved for them" +
+                                 (m.cuda_graphs > m.cuda_graphs_estimated ? ": the rest came on top of its budget" : ""));
+        else
+            r.findings.push_back("vLLM's CUDA graphs took " + size(m.cuda_graphs) + ", captured after its KV cache was sized to its "
+                                 "budget (" + size(e.budget) + "): together " + size(whole) + " of the device's " +
+                                 size(e.capacity) + (whole > e.capacity ? ", more than it holds," : "") +
+                                 " before what is outside PyTorch (the estimate does not size the graphs' pool)");
+    } else if (!reserved) {
         r.unknowns.push_back("the CUDA graphs' memory pool: these lines do not report it");
     }
     return r;

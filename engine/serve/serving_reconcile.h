@@ -19,7 +19,13 @@ struct MeasuredServing {
     double kv_tokens = -1;                      // "GPU KV cache size: N tokens"
     double max_concurrency = -1;                // "Maximum concurrency for L tokens per request: X x"
     double concurrency_request_tokens = -1;     // that L
-    double cuda_graphs = -1;                    // "Graph capturing finished in N secs, took X GiB": the graphs' pool
+    double cuda_graphs = -1;                    // the graphs' pool as captured ("Graph capturing finished in N secs, took X
+                                                // GiB", "CUDA graph pool memory: X GiB (actual)", "… GiB for CUDAGraph memory")
+    // vLLM 0.21 and later reserve an estimate of the pool in the budget before sizing the KV cache ("Estimated CUDA graph
+    // memory: X GiB total", then "CUDA graph memory profiling is enabled"; "… is disabled" where turned off).
+    double cuda_graphs_estimated = -1;
+    int graphs_in_budget = -1;                  // 1: enabled, 0: disabled, -1: the log does not say
+    bool no_kv_memory = false;                  // "No available memory for the cache blocks": vLLM refused to start
     // PyTorch's out-of-memory error where a worker printed one (the last), and the GPU it names.
     bool has_oom = false;
     OutOfMemory oom;
@@ -35,6 +41,9 @@ struct ServingReconciliation {
     // share of the device the run was given (serving.gpu_memory_utilization).
     bool has_overhead = false, has_utilization = false;
     double implied_overhead_gib = 0, implied_utilization = 0;
+    // And the CUDA graphs' pool vLLM reserved in its budget (serving.cuda_graph_gib, GiB; 0 where it reserved none).
+    bool has_cuda_graphs = false;
+    double implied_cuda_graph_gib = 0;
     // The out-of-memory error: why it failed, and what the worker needed against the budget the estimate gives vLLM.
     bool has_oom = false;
     OomDiagnosis oom;

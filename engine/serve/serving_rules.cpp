@@ -82,6 +82,7 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         const ServingSpec vllm;
         for (const auto& [path, given] : {std::pair<const char*, bool>{"/serving/gpu_memory_utilization",
                                                                        s.gpu_memory_utilization != vllm.gpu_memory_utilization},
+                                          {"/serving/cuda_graph_gib", s.cuda_graph_gib != vllm.cuda_graph_gib},
                                           {"/serving/block_size", s.block_size != vllm.block_size},
                                           {"/serving/max_num_batched_tokens", s.max_num_batched_tokens != vllm.max_num_batched_tokens},
                                           {"/serving/max_num_seqs", s.max_num_seqs != vllm.max_num_seqs},

@@ -67,6 +67,7 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     assign(s.group_size, r.integer("group_size", 1, 1 << 16));
     assign(s.kv_cache_dtype, r.choice<KvCacheDtype>("kv_cache_dtype"));
     assign(s.gpu_memory_utilization, r.number("gpu_memory_utilization", 0.01, 1));
+    assign(s.cuda_graph_gib, r.number("cuda_graph_gib", 0, 1e6));
     assign(s.block_size, r.integer("block_size", 1, 1 << 16));
     assign(s.max_num_batched_tokens, r.integer("max_num_batched_tokens", 1, kTokens));
     assign(s.max_num_seqs, r.integer("max_num_seqs", 1, int64_t{1} << 20));
@@ -109,6 +110,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"weights_bytes", whole(e.weights)},
           {"activation_peak_bytes", whole(e.activation_peak)},
           {"non_torch_bytes", whole(e.non_torch)},
+          {"cuda_graphs_bytes", whole(e.cuda_graphs)},
           {"kv_available_bytes", whole(e.kv_available)},
           {"kv_bytes_per_token", whole(e.kv_bytes_per_token)},
           {"kv_bytes_per_request", whole(e.kv_bytes_per_request)},
@@ -138,6 +140,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"group_size", s.group_size},
           {"kv_cache_dtype", name_of(s.kv_cache_dtype)},
           {"gpu_memory_utilization", s.gpu_memory_utilization},
+          {"cuda_graph_gib", s.cuda_graph_gib},
           {"block_size", s.block_size},
           {"max_num_batched_tokens", s.max_num_batched_tokens},
           {"max_num_seqs", s.max_num_seqs},
@@ -182,6 +185,7 @@ nlohmann::json serving_reconciliation_json(const ServingReconciliation& r) {
     json calibration = json::object();
     if (r.has_overhead) calibration["hardware.overhead_gib"] = r.implied_overhead_gib;
     if (r.has_utilization) calibration["serving.gpu_memory_utilization"] = r.implied_utilization;
+    if (r.has_cuda_graphs) calibration["serving.cuda_graph_gib"] = r.implied_cuda_graph_gib;
     json out = {{"source", "vLLM"}, {"terms", logged_terms_json(r.terms)}, {"calibration", std::move(calibration)},
                 {"findings", r.findings}, {"unknowns", r.unknowns}};
     if (r.has_oom) {

@@ -1,6 +1,7 @@
 #include "io/import/vllm_log.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "core/error.h"
@@ -17,6 +18,16 @@ using log_text::number_after;
 // The GiB figure right after `key` (vLLM prints every memory figure in GiB, some labelled GB), in bytes.
 std::optional<double> gib_after(const std::string& line, const char* key) {
     const auto v = number_after(line, key);
+    return v ? std::optional<double>(*v * kGiB) : std::nullopt;
+}
+
+// The GiB figure right before `key` ("8.58 GiB for weight"), in bytes.
+std::optional<double> gib_before(const std::string& line, const char* key) {
+    const size_t k = line.find(key);
+    if (k == std::string::npos) return std::nullopt;
+    size_t start = k;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(line[start - 1])) || line[start - 1] == '.')) --start;
+    const auto v = log_text::number_at(line.substr(start, k - start));
     return v ? std::optional<double>(*v * kGiB) : std::nullopt;
 }
 
@@ -67,9 +78,35 @@ MeasuredServing read_vllm_log(const std::string& text) {
         any |= take(m.kv_available, gib_after(line, "Available KV cache memory: "));
         any |= take(m.kv_tokens, number_after(line, "GPU KV cache size: ", 0, true));
         // The CUDA graphs' capture (vllm/worker/model_runner.py, v1/worker/gpu_model_runner.py capture_model): the device
-        // memory it took, measured as the free memory before less after.
+        // memory it took, measured as the free memory before less after; and the pool after capture beside the reserve.
         if (const size_t at = line.find("Graph capturing finished in "); at != std::string::npos)
             any |= take(m.cuda_graphs, gib_after(line.substr(at), ", took "));
+        if (const size_t at = line.find("CUDA graph pool memory: "); at != std::string::npos) {
+            any |= take(m.cuda_graphs, gib_after(line, "CUDA graph pool memory: "));
+            if (const size_t comma = line.find("(actual), ", at); comma != std::string::npos && m.cuda_graphs_estimated < 0)
+                take(m.cuda_graphs_estimated, gib_after(line.substr(comma), "(actual), "));
+        }
+        // vLLM 0.21 and later (gpu_model_runner.py profile_cudagraph_memory, gpu_worker.py determine_available_memory):
+        // the pool estimated by a dummy capture at start-up, and whether it was taken out of the KV cache's budget.
+        any |= take(m.cuda_graphs_estimated, gib_after(line, "Estimated CUDA graph memory: "));
+        if (line.find("CUDA graph memory profiling is enabled") != std::string::npos) m.graphs_in_budget = 1, any = true;
+        any |= take(m.gpu_memory_utilization, number_after(line, "The current --gpu-memory-utilization="));
+        // The engine's refusal to start when nothing of the budget is left for the KV cache (v1/core/kv_cache_utils.py).
+        if (line.find("No available memory for the cache blocks") != std::string::npos) m.no_kv_memory = true, any = true;
+        if (line.find("CUDA graph memory profiling is disabled") != std::string::npos) m.graphs_in_budget = 0, any = true;
+        // The summary after capture that suggests --kv-cache-memory (gpu_worker.py, vllm-project/vllm#21489): "Free memory
+        // on device (F/T GiB) on startup. Desired GPU memory utilization is (u, B GiB). Actual usage is W GiB for weight,
+        // P GiB for peak activation, N GiB for non-torch memory, and G GiB for CUDAGraph memory."
+        if (const size_t at = line.find("Free memory on device ("); at != std::string::npos) {
+            if (const size_t slash = line.find('/', at); slash != std::string::npos) any |= take(m.total_gpu_memory, gib_after(line.substr(slash), "/"));
+            any |= take(m.gpu_memory_utilization, number_after(line, "Desired GPU memory utilization is ("));
+            if (const size_t u = line.find("Desired GPU memory utilization is ("); u != std::string::npos)
+                any |= take(m.budget, gib_after(line.substr(u), ", "));
+            any |= take(m.weights, gib_before(line, " GiB for weight"));
+            any |= take(m.activation_peak, gib_before(line, " GiB for peak activation"));
+            any |= take(m.non_torch, gib_before(line, " GiB for non-torch memory"));
+            any |= take(m.cuda_graphs, gib_before(line, " GiB for CUDAGraph memory"));
+        }
         if (line.find("Maximum concurrency for ") != std::string::npos) {
             const auto tokens = number_after(line, "Maximum concurrency for ", 0, true);
             const auto times = number_after(line, "tokens per request: ");

@@ -13,6 +13,16 @@
 //     Available KV cache memory: 112.61 GiB
 //     GPU KV cache size: 922,496 tokens
 //     Maximum concurrency for 40,000 tokens per request: 23.06x
+//   The CUDA graphs (vllm-project/vllm#11349, #30515, #21489; gpustack/runner#251):
+//     Graph capturing finished in 14 secs, took 0.21 GiB       (the pool as captured; V0 and V1)
+//     Estimated CUDA graph memory: 0.36 GiB total               (0.21 and later: reserved in the budget ...)
+//     CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8200 …
+//     CUDA graph memory profiling is disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). …  (... or not)
+//     CUDA graph pool memory: X GiB (actual), Y GiB (estimated)
+//     Free memory on device (177.66/178.36 GiB) on startup. Desired GPU memory utilization is (0.9, 160.53 GiB). Actual
+//       usage is 8.58 GiB for weight, 9.96 GiB for peak activation, 0.07 GiB for non-torch memory, and 0.65 GiB for
+//       CUDAGraph memory. …
+//   and the refusal to start: ValueError: No available memory for the cache blocks. …
 // vLLM's "GB" in "Loading model weights took … GB" is bytes / 2^30 (a GiB figure), as its code divides. A log of
 // several workers repeats the lines; the last of each is read. Other lines are skipped. Throws InputError at "/log"
 // when no line of a known format is found.

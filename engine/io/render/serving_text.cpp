@@ -87,6 +87,7 @@ std::string format_serving_table(const nlohmann::json& s) {
     parts.push_back({"weights", gib(m["weights_bytes"])});
     parts.push_back({generate ? "activation peak (the batch's prefill)" : "activation peak (profile run)", gib(m["activation_peak_bytes"])});
     parts.push_back({"outside PyTorch", gib(m["non_torch_bytes"])});
+    if (m["cuda_graphs_bytes"].get<int64_t>() > 0) parts.push_back({"CUDA graphs (reserved in the budget)", gib(m["cuda_graphs_bytes"])});
     parts.push_back({generate ? "left for the KV cache" : "KV cache", gib(m["kv_available_bytes"])});
     if (generate && m["cache_transient_bytes"].get<int64_t>() > 0)
         parts.push_back({"of which DynamicCache's copy of one layer", gib(m["cache_transient_bytes"])});

@@ -17,6 +17,7 @@ const NUMBERS = [
   ['concurrency', 'Requests at once', { min: 1, value: 64 }],
   ['request_rate', 'Requests/s (0: use requests at once)', { min: 0, step: 'any', value: 0 }],
   ['gpu_memory_utilization', 'GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.9 }],
+  ['cuda_graph_gib', 'CUDA graphs reserved in the budget, GiB (vLLM 0.21+)', { min: 0, step: 'any', value: 0 }],
   ['shared_prefix_tokens', 'Shared prefix tokens', { min: 0, value: 0 }],
 ];
 // Speculative decoding (the "speculative" object): its drafter, and the draft tokens and their acceptance it needs.
