@@ -237,3 +237,31 @@ test('Serving mode: the switch puts the plan\'s model served first, with an answ
   assert.doesNotMatch(await again.evaluate(() => window.location.hash), /mode=/);
   await close(again);
 });
+
+test('what a vLLM log implies is kept: the CUDA graphs\' reserve in the request, the memory outside PyTorch in the plan', async () => {
+  const page = await openServing();
+  // vLLM 0.27's reserve lines (gpustack/runner#251): 0.36 GiB for the graphs, the run at 0.82 of the device.
+  const log = readFileSync(new URL('../data/logs/vllm-graph-reserve-gpustack-pr251.log', import.meta.url), 'utf8');
+  await page.fill('#serving-log', log);
+  await page.click('#serving-log-run');
+  await page.waitForSelector('#serving[data-log="drawn"]');
+  assert.equal(await page.isHidden('#serving-log-keep'), false);
+  assert.match(await page.textContent('#serving-log-status'), /serving\.cuda_graph_gib = 0\.36/);
+  await page.click('#serving-log-keep');
+  // The request takes both, the link carries them, and compared again the log implies nothing more.
+  await page.waitForFunction(() => document.querySelector('#sv-cuda_graph_gib').value === '0.36' &&
+    document.querySelector('#sv-gpu_memory_utilization').value === '0.82');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('"cuda_graph_gib":0.36'));
+  await page.waitForFunction(() => document.querySelector('#serving').dataset.log === 'drawn' &&
+    document.querySelector('#serving-log-keep').hidden);
+  const reserve = await page.getAttribute('#serving-log-table tr[data-term="cuda_graphs_reserved_bytes"] td[data-value]', 'data-value');
+  assert.ok(Math.abs(Number(reserve)) < 0.01 * 1073741824, reserve);
+  // The plan's own field: vLLM 0.6.5's table implies the memory outside PyTorch, kept in the form.
+  const table = readFileSync(new URL('../data/logs/vllm-0.6.5-pr10511.log', import.meta.url), 'utf8');
+  await page.fill('#serving-log', table);
+  await page.click('#serving-log-run');
+  await page.waitForFunction(() => !document.querySelector('#serving-log-keep').hidden);
+  await page.click('#serving-log-keep');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('hardware.overhead_gib=1.79'));
+  await close(page);
+});

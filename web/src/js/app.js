@@ -298,7 +298,7 @@ function refreshReconcile() {
 
 // "Serve this model" (serving-view.js, fetched on the section's first opening): the plan's model served as vLLM runs it.
 let servingView = null;
-const servingPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, fixed,
+const servingPage = () => ({ engine: app.engine, report: () => app.report, unit: () => app.unit, h, bytes, duration, count, fixed, calibrate,
   model: () => modelName(app.report, app.presets),
   request: () => app.serve, saved: (request) => { app.serve = request; changed(false); } });
 function openServing() {

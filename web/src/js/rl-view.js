@@ -5,7 +5,7 @@
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it.
 
 import { svg } from './dom.js';
-import { askFor, compareWithLog, reasons } from './section-answer.js';
+import { askFor, compareWithLog, keepImplied, reasons } from './section-answer.js';
 
 // The rl object's fields: key, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -70,7 +70,7 @@ export function wireRl(page) {
     refreshRl(page);
   });
   box.querySelector('#rl-log-run').addEventListener('click', () => compareLog(page));
-  box.querySelector('#rl-log-keep').addEventListener('click', () => keepImplied(page));
+  box.querySelector('#rl-log-keep').addEventListener('click', () => keep(page));
   box.dataset.state = 'ready';
   restoreRl(page);
 }
@@ -218,15 +218,7 @@ async function compareLog(page) {
 
 // The figures the last comparison implied, kept: the rl object's in the RL fields, the plan's (the actor's GEMM
 // efficiency or host time) in the form, both in the link; the answers follow (refreshRl compares again).
-function keepImplied(page) {
-  const plan = {};
-  for (const [key, value] of Object.entries(implied)) {
-    if (!key.startsWith('rl.')) plan[key] = value;
-    const input = document.querySelector(`#rl-${key.slice(3)}`);
-    if (key.startsWith('rl.') && input) input.value = String(value);
-  }
-  page.saved(request());
-  if (Object.keys(plan).length) page.calibrate(plan);
-  else refreshRl(page);
+function keep(page) {
+  keepImplied(implied, 'rl.', (field) => document.querySelector(`#rl-${field}`), page, request, () => refreshRl(page));
 }
 

@@ -52,3 +52,18 @@ export async function compareWithLog({ h, box, table, status, caption = null, ce
   return r;
 }
 
+// What a compared log implies (its "calibration"), kept: the section's own fields (keys starting with `prefix`, as
+// "rl." or "serving.") in its inputs (`inputOf(field)`) and, through `page.saved(request())`, the link; the plan's
+// (hardware., implementation.) in the form through `page.calibrate`, whose new estimate refreshes the section; else
+// `refresh()` does.
+export function keepImplied(implied, prefix, inputOf, page, request, refresh) {
+  const plan = {};
+  for (const [key, value] of Object.entries(implied)) {
+    if (!key.startsWith(prefix)) plan[key] = value;
+    else if (inputOf(key.slice(prefix.length))) inputOf(key.slice(prefix.length)).value = String(value);
+  }
+  page.saved(request());
+  if (Object.keys(plan).length) page.calibrate(plan);
+  else refresh();
+}
+

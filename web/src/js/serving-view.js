@@ -6,7 +6,7 @@
 
 import { linearTicks, tickLabel } from './axis.js';
 import { svg } from './dom.js';
-import { askFor, compareWithLog, reasons } from './section-answer.js';
+import { askFor, compareWithLog, keepImplied, reasons } from './section-answer.js';
 
 // The request and its formats: field, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -43,7 +43,7 @@ let searchSeq = 0;
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #serving[data-state] is
 // "ready", then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes,
-// duration, count, fixed}.
+// duration, count, fixed, calibrate(fields), request(), saved(request)}.
 export function wireServing(page) {
   const { h } = page;
   const box = document.querySelector('#serving');
@@ -78,6 +78,7 @@ export function wireServing(page) {
       'size", "Maximum concurrency for"): the engine reads them and sets each beside this estimate. Nothing is sent anywhere.'),
     h('textarea', { id: 'serving-log', rows: 6, cols: 80, 'aria-label': 'vLLM log' }),
     h('button', { id: 'serving-log-run', type: 'button' }, 'Compare'),
+    h('button', { id: 'serving-log-keep', type: 'button', hidden: '' }, 'Keep what the log implies'),
     h('p', { id: 'serving-log-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'vLLM log against the estimate' }, h('table', { id: 'serving-log-table' })));
   fields.addEventListener('input', () => {
@@ -86,6 +87,8 @@ export function wireServing(page) {
   });
   box.querySelector('#serving-search-run').addEventListener('click', () => searchServing(page));
   box.querySelector('#serving-log-run').addEventListener('click', () => compareLog(page));
+  box.querySelector('#serving-log-keep').addEventListener('click', () => keepImplied(implied, 'serving.',
+    (field) => document.querySelector(`#sv-${field}`), page, request, () => refreshServing(page)));
   box.dataset.state = 'ready';
   restoreServing(page);
 }
@@ -148,6 +151,7 @@ export async function refreshServing(page) {
   if (!box.open || box.dataset.state === undefined || !report) return;
   const answer = await askFor(box, () => page.engine.serve(servingScenario(report)));
   if (!answer) return;
+  if (compared) compareLog(page);
   const status = document.querySelector('#serving-status');
   const table = document.querySelector('#serving-table');
   const launch = document.querySelector('#serving-launch');
@@ -309,15 +313,21 @@ async function searchServing(page) {
 }
 
 // A vLLM log against the estimate of the request above (the engine's reader and reconciliation, as `shardcalc serve
-// FILE LOG`): each term the log reports, the estimate and the gap, what the log implies and what it cannot tell.
+// FILE LOG`): each term the log reports, the estimate and the gap, what the log implies (its button keeps it) and what
+// it cannot tell. Once compared, each new estimate compares again.
+let implied = {};
+let compared = false;
 async function compareLog(page) {
   const report = page.report();
   if (!report) return;
+  compared = true;
   const { h, bytes, fixed, count } = page;
   const unit = page.unit();
-  await compareWithLog({ h, box: document.querySelector('#serving'), table: document.querySelector('#serving-log-table'),
+  const r = await compareWithLog({ h, box: document.querySelector('#serving'), table: document.querySelector('#serving-log-table'),
     status: document.querySelector('#serving-log-status'),
     cell: (t, v) => (t.unit === 'bytes' ? `${bytes(v, unit)} ${unit}` : t.key === 'kv_tokens' ? count(v) : fixed(v, 2)),
     implied: (v) => fixed(v, 2) },
   () => page.engine.serve(servingScenario(report), document.querySelector('#serving-log').value));
+  implied = r?.calibration ?? {};
+  document.querySelector('#serving-log-keep').hidden = Object.keys(implied).length === 0;
 }
