@@ -135,7 +135,7 @@ def serving(i):
 # The rl object's fields (docs/rl.md) with their ranges' ends and values inside them.
 RL = {
     "algorithm": ["grpo", "ppo", "dpo"], "prompts": [1, 16, 256, 1 << 24], "n": [1, 2, 8, 1 << 16],
-    "prompt_tokens": [1, 512, 1 << 20], "response_tokens": [1, 1024, 1 << 20], "mean_response_tokens": [0, 1, 300],
+    "prompt_tokens": [1, 512, 1 << 20], "response_tokens": [1, 1024, 1 << 20], "mean_response_tokens": [0, 1, 300], "mean_prompt_tokens": [0, 1, 100],
     "mini_batches": [1, 2, 4, 1 << 24], "epochs": [1, 2], "reference": [True, False], "log_prob_micro_batch": [0, 1, 64],
     "max_token_len_per_gpu": [0, 1, 2048, 24000, 1 << 26],
     "rollout_tp": [1, 2, 8, 65536], "gpu_memory_utilization": [0.01, 0.5, 1], "sleep": [True, False],

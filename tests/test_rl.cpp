@@ -198,6 +198,25 @@ TEST_CASE("rl: responses of a mean length shorter than the longest take less tim
     CHECK_THROWS_AS(rl_estimate(actor(), rl), InputError);
 }
 
+TEST_CASE("rl: prompts of a mean length shorter than the longest: less time in prefill and updates, the same memory") {
+    RlSpec rl = grpo();
+    const RlEstimate full = rl_estimate(actor(), rl);
+    rl.mean_prompt_tokens = 64;
+    const RlEstimate mean = rl_estimate(actor(), rl);
+    CHECK(mean.phases[mean.peak_phase].total() == full.phases[full.peak_phase].total());
+    CHECK(mean.timed.config.d.seq_len == 64 + 512);
+    CHECK(mean.timed.perf.model_flops < full.training.perf.model_flops);
+    CHECK(mean.rollout_seconds < full.rollout_seconds);  // each prompt's prefill at 64 tokens, not 256
+    CHECK(mean.rollout_seconds >= 512 * mean.rollout.decode_step_seconds);
+    rl.mean_prompt_tokens = 257;
+    try {
+        rl_estimate(actor(), rl);
+        FAIL("a mean above the longest was taken");
+    } catch (const InputError& e) {
+        CHECK(e.path() == "/rl/mean_prompt_tokens");
+    }
+}
+
 TEST_CASE("rl: a responses' mean does not stop the longest response from being searched (it is capped at each length tried)") {
     RlSpec rl = grpo();
     const int64_t without = rl_limits(actor(), rl).response_tokens;

@@ -68,6 +68,11 @@ TEST_CASE("verl log: a step line of verl 0.3 (three decimals, Ray's prefix) is r
     CHECK(s.response_mean == doctest::Approx(324.958));
     CHECK(s.response_max == doctest::Approx(1024));
     CHECK(s.prompt_mean == doctest::Approx(102.534));
+    // Against verl's seq-balance example (prompts and responses at their longest): both means are implied.
+    const json r = reconcile(test::repo_file(kExample), test::repo_file("tests/data/logs/verl-issue1208.log"));
+    CHECK(r["calibration"]["rl.mean_prompt_tokens"] == 103);
+    CHECK(r["calibration"]["rl.mean_response_tokens"] == 325);
+    CHECK_FALSE(r["calibration"].contains("hardware.matmul_efficiency"));  // only once the means are kept
 }
 
 TEST_CASE("verl log: newer verl's full-precision values and actor/-prefixed memory, a line without its timings") {

@@ -19,16 +19,16 @@ std::string str(int64_t v) { return std::to_string(v); }
 // Sequences per step: n responses to each prompt (DPO trains on a chosen and a rejected response per prompt).
 int64_t samples_of(const RlSpec& rl) { return rl.prompts * (rl.algorithm == RlAlgorithm::Dpo ? 2 : rl.n); }
 
-// The actor's training plan for one optimizer update: the scenario with the RL sequence (prompt and a response of
-// `response` tokens) and the samples of one mini-batch as its global batch (verl splits train_batch_size x n into
-// ppo_mini_batch_size updates).
+// The actor's training plan for one optimizer update: the scenario with the RL sequence (a prompt of `prompt` tokens and
+// a response of `response`) and the samples of one mini-batch as its global batch (verl splits train_batch_size x n
+// into ppo_mini_batch_size updates).
 //
 // Under verl's dynamic batch size each GPU's S sequences of L tokens split into k = ceil(S L / T) micro-batches
 // balanced by tokens (verl/utils/seqlen_balancing.py rearrange_micro_batches: ceil(total tokens / max_token_len)
 // partitions of near-equal sums): micro-batches of ceil(S / k) sequences, the update rounded up to k of them.
-Scenario actor_plan(const Scenario& actor, const RlSpec& rl, int64_t response) {
+Scenario actor_plan(const Scenario& actor, const RlSpec& rl, int64_t prompt, int64_t response) {
     Scenario s = actor;
-    const int64_t sequence = rl.prompt_tokens + response, per_update = samples_of(rl) / rl.mini_batches;
+    const int64_t sequence = prompt + response, per_update = samples_of(rl) / rl.mini_batches;
     s.training.seq_len = sequence;
     s.training.global_batch = per_update;
     if (rl.max_token_len_per_gpu > 0) {
@@ -103,6 +103,8 @@ void validate_rl(const Scenario& actor, const RlSpec& rl) {
             "DPO's micro-batch holds whole preference pairs (a chosen and a rejected sequence each): an even number of sequences");
     require(rl.mean_response_tokens <= rl.response_tokens, "/rl/mean_response_tokens",
             "at most response_tokens (" + str(rl.response_tokens) + "), the longest; 0 for every response at that length");
+    require(rl.mean_prompt_tokens <= rl.prompt_tokens, "/rl/mean_prompt_tokens",
+            "at most prompt_tokens (" + str(rl.prompt_tokens) + "), the longest; 0 for every prompt at that length");
     require(world % rl.rollout_tp == 0, "/rl/rollout_tp",
             "must divide the " + str(world) + " GPUs the actor trains on (the rollout runs on the same GPUs)");
     problems.raise();
@@ -112,8 +114,9 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     validate_rl(actor, rl);
     RlEstimate e;
     e.samples = samples_of(rl);
-    e.training = evaluate(actor_plan(actor, rl, rl.response_tokens));
-    e.timed = rl.mean_response() < rl.response_tokens ? evaluate(actor_plan(actor, rl, rl.mean_response())) : e.training;
+    e.training = evaluate(actor_plan(actor, rl, rl.prompt_tokens, rl.response_tokens));
+    const bool means = rl.mean_prompt() < rl.prompt_tokens || rl.mean_response() < rl.response_tokens;
+    e.timed = means ? evaluate(actor_plan(actor, rl, rl.mean_prompt(), rl.mean_response())) : e.training;
     const Config& c = e.training.config;
     const StageMemory& m = e.training.peak();
     const int64_t world = c.d.world_size;
@@ -164,9 +167,16 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         // Every prompt's prefill (compute-bound: one prompt's time each), then decode steps at that concurrency: as many
         // as its sequences' tokens need with a finished sequence's slot refilled at once, and at least the longest
         // response's (the step waits for it).
+        // Each prompt's prefill at the prompts' mean length; the decode steps at the longest context (the KV cache as sized).
+        double prefill = r.prefill_seconds;
+        if (rl.mean_prompt() < rl.prompt_tokens) {
+            ServingSpec mean = spec;
+            mean.prompt_tokens = rl.mean_prompt();
+            prefill = serving_estimate(rc, rg, mean).prefill_seconds;
+        }
         const double tokens = static_cast<double>(per_replica) * static_cast<double>(rl.mean_response());
         const double steps = std::max(static_cast<double>(rl.response_tokens), std::ceil(tokens / static_cast<double>(e.concurrency)));
-        e.rollout_seconds = static_cast<double>(per_replica) * r.prefill_seconds + steps * r.decode_step_seconds;
+        e.rollout_seconds = static_cast<double>(per_replica) * prefill + steps * r.decode_step_seconds;
     }
     e.rollout = r;
     const double overhead = m.other.overhead;

@@ -26,6 +26,10 @@ struct RlSpec {
     // the longest (response_tokens).
     int64_t mean_response_tokens = 0;
     int64_t mean_response() const { return mean_response_tokens > 0 ? mean_response_tokens : response_tokens; }
+    // The prompts' mean length (0: every prompt at prompt_tokens), which sets the time likewise: each prompt's prefill,
+    // and the real tokens the log-probability passes and updates process.
+    int64_t mean_prompt_tokens = 0;
+    int64_t mean_prompt() const { return mean_prompt_tokens > 0 ? mean_prompt_tokens : prompt_tokens; }
     int64_t mini_batches = 1;        // optimizer updates per epoch: train_batch_size / ppo_mini_batch_size
     int64_t epochs = 1;              // verl ppo_epochs, TRL num_iterations
     bool reference = true;           // a frozen reference policy for the KL term (verl use_kl_loss, TRL beta > 0)

@@ -101,12 +101,12 @@ RlReconciliation reconcile_rl(const RlSpec& rl, const RlEstimate& e, const Measu
                                  allocator_size_text(rollout->rollout_weights + rollout->rollout_activations + rollout->kv_cache));
     }
 
-    // The sequences' lengths: the responses' mean sets the estimate's time, their longest and the prompts its memory.
+    // The sequences' lengths: their means set the estimate's time, the longest its memory.
     const double response = of(&LoggedRlStep::response_mean), longest = of(&LoggedRlStep::response_max);
     const double prompt = of(&LoggedRlStep::prompt_mean);
     term("response_mean_tokens", "responses' mean length (response_length/mean)", response,
          static_cast<double>(rl.mean_response()), LoggedUnit::Count);
-    term("prompt_mean_tokens", "prompts' mean length (prompt_length/mean)", prompt, static_cast<double>(rl.prompt_tokens),
+    term("prompt_mean_tokens", "prompts' mean length (prompt_length/mean)", prompt, static_cast<double>(rl.mean_prompt()),
          LoggedUnit::Count);
     if (response >= 0) {
         const int64_t implied = std::clamp<int64_t>(std::llround(response), 1, rl.response_tokens);
@@ -118,9 +118,16 @@ RlReconciliation reconcile_rl(const RlSpec& rl, const RlEstimate& e, const Measu
     // What the actor's updates imply for its GEMMs or its host (report/time_calibration.h), as `shardcalc reconcile`
     // reads a training step: one update is the log's updates over their count. Only at the log's mean response, which
     // their time depends on.
-    if (actor > 0 && r.has_mean_response) {
-        r.unknowns.push_back("the GEMM efficiency or host time the actor's updates imply: keep rl.mean_response_tokens first "
-                             "(their time depends on it), then compare again");
+    if (prompt >= 0) {
+        const int64_t implied = std::clamp<int64_t>(std::llround(prompt), 1, rl.prompt_tokens);
+        if (implied != rl.mean_prompt()) {
+            r.has_mean_prompt = true;
+            r.implied_mean_prompt_tokens = implied;
+        }
+    }
+    if (actor > 0 && (r.has_mean_response || r.has_mean_prompt)) {
+        r.unknowns.push_back("the GEMM efficiency or host time the actor's updates imply: keep the sequences' mean lengths "
+                             "first (their time depends on them), then compare again");
     } else if (actor > 0) {
         const Config& c = e.timed.config;
         r.has_time_calibration = true;
@@ -130,10 +137,6 @@ RlReconciliation reconcile_rl(const RlSpec& rl, const RlEstimate& e, const Measu
     if (longest > static_cast<double>(rl.response_tokens))
         r.findings.push_back("the log's longest response (" + decimal(longest, 0) + " tokens) is longer than rl.response_tokens (" +
                              std::to_string(rl.response_tokens) + "): every phase's memory is sized for shorter ones");
-    if (prompt >= 0 && prompt < 0.9 * static_cast<double>(rl.prompt_tokens))
-        r.findings.push_back("the prompts averaged " + decimal(prompt, 0) + " tokens where the estimate takes each at rl.prompt_tokens (" +
-                             std::to_string(rl.prompt_tokens) + "): its log-probability passes and updates process more tokens "
-                             "than the run's");
     if (gen < 0 && step < 0)
         r.unknowns.push_back("the phases' times: the log's step lines have no timing_s metrics (cut short?)");
     return r;

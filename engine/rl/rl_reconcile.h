@@ -34,6 +34,8 @@ struct RlReconciliation {
     // What the log implies for the scenario: the responses' mean length (rl.mean_response_tokens).
     bool has_mean_response = false;
     int64_t implied_mean_response_tokens = 0;
+    bool has_mean_prompt = false;  // and the prompts' (rl.mean_prompt_tokens)
+    int64_t implied_mean_prompt_tokens = 0;
     // And the GEMM efficiency or the host's time per launch at which the estimate's update takes the log's (the actor's
     // updates over their count), once the responses' mean is the log's.
     bool has_time_calibration = false;

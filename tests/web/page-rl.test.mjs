@@ -111,7 +111,7 @@ test('a pasted verl log is set against the estimate phase by phase as `shardcalc
   delete actor.training.seq_len;
   delete actor.training.global_batch;
   const scenario = { ...actor, rl: { algorithm: 'grpo', prompts: 256, n: 8, prompt_tokens: 512, response_tokens: 1024, mean_response_tokens: 0,
-    mini_batches: 1, max_token_len_per_gpu: 0, rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false,
+    mean_prompt_tokens: 0, mini_batches: 1, max_token_len_per_gpu: 0, rollout_tp: 1, gpu_memory_utilization: 0.5, reference: true, sleep: true, param_offload: false,
     reference_offload: false, optimizer_offload: false } };
   const dir = mkdtempSync(join(tmpdir(), 'rl-log-'));
   writeFileSync(join(dir, 'verl.log'), log);
@@ -123,12 +123,16 @@ test('a pasted verl log is set against the estimate phase by phase as `shardcalc
   const shown = await page.$$eval('#rl-log-table tbody tr', (rows) => rows.map((row) => [row.dataset.term, Number(row.cells[3].dataset.value)]));
   assert.deepEqual(shown, want.terms.map((t) => [t.key, t.gap]));
   assert.ok(shown.some(([key]) => key === 'generation_seconds'));
-  assert.match(await page.textContent('#rl-log-status'), /What the log implies for the scenario: rl\.mean_response_tokens = 325/);
-  // Kept: the field takes the log's mean, the link carries it, and the log then implies nothing more.
+  assert.match(await page.textContent('#rl-log-status'), /What the log implies for the scenario: rl\.mean_prompt_tokens = 103; rl\.mean_response_tokens = 325/);
+  // Kept: the fields take the log's means, the link carries them, and compared again the log implies no mean but, now
+  // that the updates are timed at the run's lengths, the GEMM rate they took (its own keep, a test below).
   await page.click('#rl-log-keep');
-  await page.waitForFunction(() => document.querySelector('#rl-log-keep').hidden && document.querySelector('#rl').dataset.log === 'drawn');
+  await page.waitForFunction(() => document.querySelector('#rl').dataset.log === 'drawn' &&
+    !document.querySelector('#rl-log-status').textContent.includes('rl.mean_') &&
+    document.querySelector('#rl-log-status').textContent.includes('hardware.matmul_efficiency'));
   assert.equal(await page.inputValue('#rl-mean_response_tokens'), '325');
-  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('"mean_response_tokens":325'));
+  assert.equal(await page.inputValue('#rl-mean_prompt_tokens'), '103');
+  await page.waitForFunction(() => decodeURIComponent(window.location.hash).includes('"mean_response_tokens":325,"mean_prompt_tokens":103'));
   // A log that is not verl's is refused in words.
   await page.fill('#rl-log', 'not a verl line');
   await page.click('#rl-log-run');

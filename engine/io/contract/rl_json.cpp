@@ -32,6 +32,7 @@ RlSpec rl_spec_from_json(const nlohmann::json* j) {
     assign(rl.prompt_tokens, r.integer("prompt_tokens", 1, kTokens));
     assign(rl.response_tokens, r.integer("response_tokens", 1, kTokens));
     assign(rl.mean_response_tokens, r.integer("mean_response_tokens", 0, kTokens));
+    assign(rl.mean_prompt_tokens, r.integer("mean_prompt_tokens", 0, kTokens));
     assign(rl.mini_batches, r.integer("mini_batches", 1, kCount));
     assign(rl.epochs, r.integer("epochs", 1, 1 << 10));
     assign(rl.reference, r.boolean("reference"));
@@ -75,6 +76,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
                           {"prompt_tokens", rl.prompt_tokens},
                           {"response_tokens", rl.response_tokens},
                           {"mean_response_tokens", rl.mean_response_tokens},
+                          {"mean_prompt_tokens", rl.mean_prompt_tokens},
                           {"mini_batches", rl.mini_batches},
                           {"epochs", rl.epochs},
                           {"reference", rl.reference},
@@ -134,6 +136,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
 nlohmann::json rl_reconciliation_json(const RlReconciliation& r) {
     nlohmann::json calibration = nlohmann::json::object();
     if (r.has_mean_response) calibration["rl.mean_response_tokens"] = r.implied_mean_response_tokens;
+    if (r.has_mean_prompt) calibration["rl.mean_prompt_tokens"] = r.implied_mean_prompt_tokens;
     if (r.has_time_calibration) add_time_calibration(r.time, calibration);
     return {{"source", "verl"},
             {"steps", {{"read", r.steps_read}, {"used", r.steps_used}, {"first_dropped", r.first_dropped}}},

@@ -14,6 +14,7 @@ const NUMBERS = [
   ['prompt_tokens', 'Prompt tokens', { min: 1, value: 512 }],
   ['response_tokens', 'Response tokens (longest)', { min: 1, value: 1024 }],
   ['mean_response_tokens', 'Mean response tokens (0: all at the longest)', { min: 0, value: 0 }],
+  ['mean_prompt_tokens', 'Mean prompt tokens (0: all at the longest)', { min: 0, value: 0 }],
   ['mini_batches', 'Updates per step (mini-batches)', { min: 1, value: 1 }],
   ['max_token_len_per_gpu', 'Token budget per micro-batch (verl dynamic batch size; 0: off)', { min: 0, value: 0 }],
   ['rollout_tp', 'Rollout tensor parallel', { min: 1, value: 1 }],
