@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the JSON API (evaluate_scenario_text) under ASan + UBSan for SECONDS (default 60):
-# fuzz_api (byte-level mutations, guided by a dictionary of the scenario's keys and spellings: tests/fuzz/make_dict.py)
-# and fuzz_scenario (structure-aware JSON mutator),
+# fuzz_api (byte-level mutations, guided by a dictionary of the scenario's keys and spellings: tests/fuzz/make_dict.py),
+# fuzz_scenario (structure-aware JSON mutator) and fuzz_logs (the log readers, a log against fixed scenarios),
 # side by side on two cores or more, one after the other (half the time each) otherwise.
 # Installs clang if missing, builds build-fuzz/ (clang, -DSHARDCALC_FUZZ=ON), seeds from
 # tests/fuzz/corpus (never written: new inputs go to build-fuzz/corpus/<target>), prints executions/s,
@@ -27,24 +27,27 @@ CXX=clang++-14 cmake -S . -B build-fuzz -DSHARDCALC_FUZZ=ON -DCMAKE_BUILD_TYPE=D
 # The dictionary is asked of the CLI: the native build's where scripts/test.sh made it, else one built here.
 cli=build/engine/shardcalc
 [ -x "$cli" ] || cli=build-fuzz/engine/shardcalc
-targets_to_build=(fuzz_api fuzz_scenario)
+targets_to_build=(fuzz_api fuzz_scenario fuzz_logs)
 [ "$cli" = build/engine/shardcalc ] || targets_to_build+=(shardcalc)
 cmake --build build-fuzz --target "${targets_to_build[@]}" -j"$jobs" >build-fuzz/build.log 2>&1 ||
   { tail -50 build-fuzz/build.log; exit 1; }
-echo "fuzz: built build-fuzz/tests/fuzz/{fuzz_api,fuzz_scenario} in $(($(date +%s) - start)) s"
+echo "fuzz: built build-fuzz/tests/fuzz/{fuzz_api,fuzz_scenario,fuzz_logs} in $(($(date +%s) - start)) s"
 python3 tests/fuzz/make_dict.py "$cli" . build-fuzz/scenario.dict
 
 [ "$seconds" -gt 0 ] || { echo "fuzz: 0 s: built only"; exit 0; }  # libFuzzer reads 0 as "forever"
-targets=(fuzz_api fuzz_scenario)
+targets=(fuzz_api fuzz_scenario fuzz_logs)
 if [ "$jobs" -ge 2 ]; then each=$seconds; else each=$(((seconds + 1) / 2)); fi
 mkdir -p build-fuzz/findings build-fuzz/logs
 touch build-fuzz/findings/.start  # what this run finds is newer
 run() {  # target
   mkdir -p "build-fuzz/corpus/$1"
+  # The logs target starts from the real log samples; the others from the scenarios.
+  local seeds=tests/fuzz/corpus
+  [ "$1" = fuzz_logs ] && seeds=tests/data/logs
   # -timeout: one input evaluating for longer is a finding (the page would hang on it). The slowest
   # legal input known, 4096 pipeline stages of 16 chunks, takes ~3 s natively and ~20 s here.
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "build-fuzz/tests/fuzz/$1" "build-fuzz/corpus/$1" tests/fuzz/corpus \
+    "build-fuzz/tests/fuzz/$1" "build-fuzz/corpus/$1" "$seeds" \
     -dict=build-fuzz/scenario.dict -max_len=65536 -rss_limit_mb=2048 -timeout=60 \
     -max_total_time="$each" -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$1-" \
     >"build-fuzz/logs/$1.log" 2>&1

@@ -70,9 +70,9 @@ inline void check_finite(const json& j, const std::string& path, const std::stri
         for (size_t i = 0; i < j.size(); ++i) check_finite(j[i], path + "/" + std::to_string(i), in, out);
 }
 
-inline void evaluate_and_check(const uint8_t* data, size_t size) {
-    const std::string in(reinterpret_cast<const char*>(data), size);
-    const std::string out = shardcalc::evaluate_scenario_text(in);
+// The envelope every answer of the API keeps: valid JSON with a boolean "ok"; ok false with an error's path and message
+// (never an internal error) and every problem listed. Returns the parsed answer when ok is true, else null.
+inline json checked_answer(const std::string& in, const std::string& out) {
     const json r = json::parse(out, nullptr, /*allow_exceptions=*/false);
     if (r.is_discarded()) fail("the output is not valid JSON", in, out);
     if (!r.is_object() || !r.contains("ok") || !r["ok"].is_boolean()) fail("the output has no boolean \"ok\"", in, out);
@@ -91,8 +91,25 @@ inline void evaluate_and_check(const uint8_t* data, size_t size) {
             if (!x.is_object() || !x.contains("path") || !x["path"].is_string() || !x.contains("message") ||
                 !x["message"].is_string() || x["message"].get<std::string>().rfind("internal error", 0) == 0)
                 fail("an entry of \"errors\" is not a path and a message, or is an internal error", in, out);
-        return;
+        return json();
     }
+    return r;
+}
+
+// A log set against a scenario (shardcalc reconcile, serve FILE LOG, rl FILE LOG): the envelope, and on success an
+// object under `key` whose every number is finite.
+inline void check_log_answer(const std::string& in, const std::string& out, const char* key) {
+    const json r = checked_answer(in, out);
+    if (r.is_null()) return;
+    if (!r.contains(key) || !r[key].is_object()) fail(std::string("ok true without a ") + key + " object", in, out);
+    check_finite(r[key], std::string("/") + key, in, out);
+}
+
+inline void evaluate_and_check(const uint8_t* data, size_t size) {
+    const std::string in(reinterpret_cast<const char*>(data), size);
+    const std::string out = shardcalc::evaluate_scenario_text(in);
+    const json r = checked_answer(in, out);
+    if (r.is_null()) return;
     if (!r.contains("report") || !r["report"].is_object()) fail("ok true without a report object", in, out);
     const json& report = r["report"];
     if (!report.contains("memory") || !report["memory"].is_object()) fail("report without a memory object", in, out);
