@@ -112,6 +112,9 @@ TEST_CASE("verl log: lines that are not verl's step lines, and metrics that are 
     }
     CHECK_THROWS_AS(read_verl_log("step:1 - perf/max_memory_allocated_gb:-3\n"), InputError);
     CHECK_THROWS_AS(read_verl_log("step:1 - timing_s/step:12s\n"), InputError);
+    CHECK_THROWS_AS(read_verl_log("step:1 - timing_s/step:12-3\n"), InputError);
+    // Python's repr of a small float is read whole.
+    CHECK(read_verl_log("step:1 - timing_s/ref:2.5e-05\n").steps[0].ref == doctest::Approx(2.5e-05));
     const json bad = json::parse(rl_reconcile_text(test::repo_file(kExample), "no metrics here\n"));
     CHECK(bad["ok"] == false);
     CHECK(bad["error"]["path"] == "/log");

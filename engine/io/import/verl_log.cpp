@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "core/error.h"
 #include "core/units.h"
@@ -28,6 +29,16 @@ size_t metrics_start(const std::string& line, int64_t& step) {
         return i + 3;
     }
     return std::string::npos;
+}
+
+// A metric's value: the whole of it one number from 0 to 10^12 (Python's repr: "74.020", "2.129909887280346e-05").
+std::optional<double> value_of(const std::string& text) {
+    const std::string t = log_text::trim(text);
+    if (t.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end != t.c_str() + t.size() || !std::isfinite(v) || v < 0 || v > 1e12) return std::nullopt;
+    return v;
 }
 
 // The metric each key of interest fills, with its scale (GiB to bytes for the allocator peaks).
@@ -76,9 +87,8 @@ MeasuredRl read_verl_log(const std::string& text) {
             const std::string key = field.substr(0, colon);
             for (const Metric& metric : kMetrics) {
                 if (key != metric.key) continue;
-                const auto v = log_text::number_at(field.substr(colon + 1));
-                if (!v || log_text::trim(field.substr(colon + 1)).find_first_not_of("0123456789.eE+") != std::string::npos)
-                    log_text::bad_line(number, std::string(metric.key) + " is not a number of at least zero");
+                const auto v = value_of(field.substr(colon + 1));
+                if (!v) log_text::bad_line(number, std::string(metric.key) + " is not a number of at least zero");
                 s.*metric.field = *v * metric.scale;
                 known = true;
             }
