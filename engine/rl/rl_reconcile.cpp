@@ -108,23 +108,17 @@ RlReconciliation reconcile_rl(const RlSpec& rl, const RlEstimate& e, const Measu
          static_cast<double>(rl.mean_response()), LoggedUnit::Count);
     term("prompt_mean_tokens", "prompts' mean length (prompt_length/mean)", prompt, static_cast<double>(rl.mean_prompt()),
          LoggedUnit::Count);
-    if (response >= 0) {
-        const int64_t implied = std::clamp<int64_t>(std::llround(response), 1, rl.response_tokens);
-        if (implied != rl.mean_response()) {
-            r.has_mean_response = true;
-            r.implied_mean_response_tokens = implied;
-        }
-    }
+    // The means the log implies (rl.mean_response_tokens, rl.mean_prompt_tokens), rounded within the longest.
+    const auto implied_mean = [](double logged, int64_t longest, int64_t current, bool& has, int64_t& value) {
+        if (logged < 0) return;
+        const int64_t mean = std::clamp<int64_t>(std::llround(logged), 1, longest);
+        if (mean != current) has = true, value = mean;
+    };
+    implied_mean(response, rl.response_tokens, rl.mean_response(), r.has_mean_response, r.implied_mean_response_tokens);
+    implied_mean(prompt, rl.prompt_tokens, rl.mean_prompt(), r.has_mean_prompt, r.implied_mean_prompt_tokens);
     // What the actor's updates imply for its GEMMs or its host (report/time_calibration.h), as `shardcalc reconcile`
-    // reads a training step: one update is the log's updates over their count. Only at the log's mean response, which
+    // reads a training step: one update is the log's updates over their count. Only at the log's mean lengths, which
     // their time depends on.
-    if (prompt >= 0) {
-        const int64_t implied = std::clamp<int64_t>(std::llround(prompt), 1, rl.prompt_tokens);
-        if (implied != rl.mean_prompt()) {
-            r.has_mean_prompt = true;
-            r.implied_mean_prompt_tokens = implied;
-        }
-    }
     if (actor > 0 && (r.has_mean_response || r.has_mean_prompt)) {
         r.unknowns.push_back("the GEMM efficiency or host time the actor's updates imply: keep the sequences' mean lengths "
                              "first (their time depends on them), then compare again");
