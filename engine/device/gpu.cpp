@@ -46,7 +46,8 @@ public:
 
     // Wave and tile quantization (NVIDIA, "Matrix Multiplication Background User's Guide"): a GEMM runs in
     // 128 x 128 output tiles, one per SM at a time; the last wave and partial tiles waste work. A dimension under
-    // one tile gets a narrower kernel instead. Tensor-core kernels also need 16-byte-aligned dimensions.
+    // one tile gets a narrower kernel instead. Tensor-core kernels also need 16-byte-aligned leading dimensions
+    // (device.h GemmLayout: never the token count).
     double shape_efficiency(const HardwareSpec& h, double m, double k, double n, double elem_bytes,
                             bool matrix_units, double groups, GemmLayout layout) const override {
         double efficiency = 1;
