@@ -38,8 +38,8 @@ const TIMES = [['reshard_seconds', 'Resharding'], ['rollout_seconds', 'Rollout']
   ['training_seconds', 'Updates'], ['step_seconds', 'Step']];
 
 // Builds the section's contents once (index.html holds its title only) and wires them: #rl[data-state] is "ready",
-// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration, count, calibrate(fields),
-// request() (the link's RL settings), saved(request)}.
+// then "loading" and "drawn" (or "error") for each estimate. `page`: {engine, report(), unit(), h, bytes, duration,
+// count, calibrate(fields), request() (the link's RL settings), saved(request)}.
 export function wireRl(page) {
   const { h } = page;
   const box = document.querySelector('#rl');
@@ -222,4 +222,3 @@ async function compareLog(page) {
 function keep(page) {
   keepImplied(implied, 'rl.', (field) => document.querySelector(`#rl-${field}`), page, request, () => refreshRl(page));
 }
-

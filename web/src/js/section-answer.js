@@ -27,9 +27,10 @@ async function answerOf(ask) {
 export const reasons = (answer) => (answer.errors ?? [answer.error]).map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
 
 // A pasted log against the estimate (the engine's serving or RL reconciliation, whose JSON shares its shape): asks
-// `ask()`, then draws each term as a row of log, estimate and gap (`cell(term, value)` formats a figure) in `table`, and
-// its findings, what it implies (`implied(value)` formats a field's value) and what it cannot tell in `status`. box[data-log] is "running", then "drawn" or
-// "error". Resolves to the reconciliation, or null when the engine refused the log.
+// `ask()`, then draws each term as a row of log, estimate and gap (`cell(term, value)` formats a figure) in `table`,
+// and its findings, what it implies (`implied(value)` formats a field's value) and what it cannot tell in `status`.
+// box[data-log] is "running", then "drawn" or "error". Resolves to the reconciliation, or null when the engine
+// refused the log.
 export async function compareWithLog({ h, box, table, status, caption = null, cell, implied }, ask) {
   box.dataset.log = 'running';
   const answer = await answerOf(ask);
@@ -66,4 +67,3 @@ export function keepImplied(implied, prefix, inputOf, page, request, refresh) {
   if (Object.keys(plan).length) page.calibrate(plan);
   else refresh();
 }
-
