@@ -150,6 +150,9 @@ TEST_CASE("rl: the step is resharding, rollout in waves, log-probability passes 
     // longest response's).
     const double steps = std::max(512.0, std::ceil(64.0 * 512 / e.concurrency));
     CHECK(e.rollout_seconds == doctest::Approx(64 * e.rollout.prefill_seconds + steps * e.rollout.decode_step_seconds));
+    // Without means the rollout is timed as sized.
+    CHECK(e.decode_step_seconds == e.rollout.decode_step_seconds);
+    CHECK(e.prefill_seconds == e.rollout.prefill_seconds);
     double forward = 0;
     for (const auto& [key, s] : e.training.perf.breakdown)
         if (key == "forward_compute" || key == "forward_host_wait") forward += s;
@@ -192,8 +195,10 @@ TEST_CASE("rl: responses of a mean length shorter than the longest take less tim
     CHECK(mean.timed.perf.model_flops < 0.6 * full.training.perf.model_flops);
     CHECK(mean.training_seconds <= full.training_seconds);
     // The rollout still waits for the longest response: 512 decode steps at least.
-    CHECK(mean.rollout_seconds >= 512 * mean.rollout.decode_step_seconds);
+    CHECK(mean.rollout_seconds >= 512 * mean.decode_step_seconds);
     CHECK(mean.rollout_seconds <= full.rollout_seconds);
+    // Its decode steps read the mean context, not the longest: no slower than the rollout sized at the longest.
+    CHECK(mean.decode_step_seconds <= mean.rollout.decode_step_seconds);
     rl.mean_response_tokens = 513;
     CHECK_THROWS_AS(rl_estimate(actor(), rl), InputError);
 }
@@ -207,7 +212,8 @@ TEST_CASE("rl: prompts of a mean length shorter than the longest: less time in p
     CHECK(mean.timed.config.d.seq_len == 64 + 512);
     CHECK(mean.timed.perf.model_flops < full.training.perf.model_flops);
     CHECK(mean.rollout_seconds < full.rollout_seconds);  // each prompt's prefill at 64 tokens, not 256
-    CHECK(mean.rollout_seconds >= 512 * mean.rollout.decode_step_seconds);
+    CHECK(mean.prefill_seconds < mean.rollout.prefill_seconds);
+    CHECK(mean.rollout_seconds >= 512 * mean.decode_step_seconds);
     rl.mean_prompt_tokens = 257;
     try {
         rl_estimate(actor(), rl);

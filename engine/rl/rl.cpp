@@ -167,16 +167,20 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         // Every prompt's prefill (compute-bound: one prompt's time each), then decode steps at that concurrency: as many
         // as its sequences' tokens need with a finished sequence's slot refilled at once, and at least the longest
         // response's (the step waits for it).
-        // Each prompt's prefill at the prompts' mean length; the decode steps at the longest context (the KV cache as sized).
-        double prefill = r.prefill_seconds;
-        if (rl.mean_prompt() < rl.prompt_tokens) {
+        // Timed at the sequences' mean lengths (each prompt's prefill, the context each decode step reads), at the
+        // concurrency the KV cache sized at the longest holds.
+        ServingEstimate timed = r;
+        if (rl.mean_prompt() < rl.prompt_tokens || rl.mean_response() < rl.response_tokens) {
             ServingSpec mean = spec;
             mean.prompt_tokens = rl.mean_prompt();
-            prefill = serving_estimate(rc, rg, mean).prefill_seconds;
+            mean.output_tokens = rl.mean_response();
+            timed = serving_estimate(rc, rg, mean);
         }
+        e.prefill_seconds = timed.prefill_seconds;
+        e.decode_step_seconds = timed.decode_step_seconds;
         const double tokens = static_cast<double>(per_replica) * static_cast<double>(rl.mean_response());
         const double steps = std::max(static_cast<double>(rl.response_tokens), std::ceil(tokens / static_cast<double>(e.concurrency)));
-        e.rollout_seconds = static_cast<double>(per_replica) * prefill + steps * r.decode_step_seconds;
+        e.rollout_seconds = static_cast<double>(per_replica) * e.prefill_seconds + steps * e.decode_step_seconds;
     }
     e.rollout = r;
     const double overhead = m.other.overhead;

@@ -69,7 +69,10 @@ struct RlPhase {
 struct RlEstimate {
     Report training;           // one optimizer update of the actor: the scenario with the RL batch and longest sequence
     Report timed;              // the same at the mean sequence, which sets the log-probability passes' and updates' time
-    ServingEstimate rollout;   // one rollout replica (rollout_tp GPUs) at the concurrency it runs
+    ServingEstimate rollout;   // one rollout replica (rollout_tp GPUs) at the concurrency it runs, sized at the longest sequence
+    // Its prefill of one prompt and its decode step at the sequences' mean lengths (the rollout's time; the same as the
+    // rollout's own where no mean is given).
+    double prefill_seconds = 0, decode_step_seconds = 0;
     int64_t samples = 0;       // sequences per step: prompts x n
     int64_t replicas = 0;      // rollout replicas on the actor's GPUs
     int64_t concurrency = 0;   // sequences one replica generates at once

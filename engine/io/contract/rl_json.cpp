@@ -102,7 +102,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
           {"waves", e.waves},
           {"kv_cache_bytes", whole(e.rollout.kv_available)},
           {"max_concurrency", e.rollout.max_concurrency},
-          {"decode_step_seconds", e.rollout.decode_step_seconds}}},
+          {"decode_step_seconds", e.decode_step_seconds}}},
         {"memory",
          {{"capacity_bytes", whole(e.capacity)},
           {"fits", e.fits},
