@@ -197,8 +197,19 @@ TEST_CASE("rl: responses of a mean length shorter than the longest take less tim
     // The rollout still waits for the longest response: 512 decode steps at least.
     CHECK(mean.rollout_seconds >= 512 * mean.decode_step_seconds);
     CHECK(mean.rollout_seconds <= full.rollout_seconds);
-    // Its decode steps read the mean context, not the longest: no slower than the rollout sized at the longest.
+    // Its decode steps read the mean context, not the longest: no slower than the rollout sized at the longest; and
+    // shorter sequences share the KV cache among at least as many at once.
     CHECK(mean.decode_step_seconds <= mean.rollout.decode_step_seconds);
+    CHECK(mean.concurrency >= full.concurrency);
+    // Where the KV cache binds (64 responses a prompt: 1,024 sequences a replica), the mean lengths' hold more at once.
+    RlSpec many = grpo();
+    many.n = 64;
+    const RlEstimate many_full = rl_estimate(actor(), many);
+    many.mean_response_tokens = 128;
+    const RlEstimate many_mean = rl_estimate(actor(), many);
+    REQUIRE(many_full.concurrency == many_full.rollout.max_concurrency);  // the cache binds at the longest
+    CHECK(many_mean.concurrency > many_full.concurrency);
+    CHECK(many_mean.waves <= many_full.waves);
     rl.mean_response_tokens = 513;
     CHECK_THROWS_AS(rl_estimate(actor(), rl), InputError);
 }

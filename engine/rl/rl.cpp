@@ -158,24 +158,23 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         spec.concurrency = 1;
         validate_serving(rc, spec);
         const ModelGraph rg = build_graph(rc);
-        const ServingEstimate one = serving_estimate(rc, rg, spec);
-        // Continuous batching holds as many sequences as the KV cache (and max_num_seqs) allows; the rest wait.
+        // Continuous batching holds as many sequences as the KV cache (and max_num_seqs) allows; the rest wait. vLLM gives
+        // a sequence its blocks as its tokens grow (its scheduler admits one while blocks are free), so sequences
+        // shorter than the longest fit more of them: the concurrency and the time are the mean lengths', the memory the
+        // longest's (the KV cache is the budget's either way).
+        const bool means = rl.mean_prompt() < rl.prompt_tokens || rl.mean_response() < rl.response_tokens;
+        ServingSpec timing = spec;
+        timing.prompt_tokens = rl.mean_prompt();
+        timing.output_tokens = rl.mean_response();
+        const ServingEstimate one = serving_estimate(rc, rg, means ? timing : spec);
         e.concurrency = std::max<int64_t>(1, std::min({per_replica, one.max_concurrency, spec.max_num_seqs}));
         e.waves = (per_replica + e.concurrency - 1) / e.concurrency;
-        spec.concurrency = e.concurrency;
+        spec.concurrency = timing.concurrency = e.concurrency;
         r = serving_estimate(rc, rg, spec);
         // Every prompt's prefill (compute-bound: one prompt's time each), then decode steps at that concurrency: as many
         // as its sequences' tokens need with a finished sequence's slot refilled at once, and at least the longest
-        // response's (the step waits for it).
-        // Timed at the sequences' mean lengths (each prompt's prefill, the context each decode step reads), at the
-        // concurrency the KV cache sized at the longest holds.
-        ServingEstimate timed = r;
-        if (rl.mean_prompt() < rl.prompt_tokens || rl.mean_response() < rl.response_tokens) {
-            ServingSpec mean = spec;
-            mean.prompt_tokens = rl.mean_prompt();
-            mean.output_tokens = rl.mean_response();
-            timed = serving_estimate(rc, rg, mean);
-        }
+        // response's (the step waits for it); each at the mean lengths (a prompt's prefill, a step's context).
+        const ServingEstimate timed = means ? serving_estimate(rc, rg, timing) : r;
         e.prefill_seconds = timed.prefill_seconds;
         e.decode_step_seconds = timed.decode_step_seconds;
         const double tokens = static_cast<double>(per_replica) * static_cast<double>(rl.mean_response());

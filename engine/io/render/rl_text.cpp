@@ -21,7 +21,7 @@ std::string format_rl_table(const nlohmann::json& rl) {
     if (ro["tp"].get<int64_t>() > 0 && ro["replicas"].get<int64_t>() > 0)
         out += "rollout: tp " + std::to_string(ro["tp"].get<int64_t>()) + ", " + thousands(ro["replicas"].get<int64_t>()) +
                " replica(s), " + thousands(ro["concurrency"].get<int64_t>()) + " sequences at once in " +
-               thousands(ro["waves"].get<int64_t>()) + " wave(s) (its KV cache holds " + thousands(ro["max_concurrency"].get<int64_t>()) + ")\n";
+               thousands(ro["waves"].get<int64_t>()) + " wave(s) (its KV cache holds " + thousands(ro["max_concurrency"].get<int64_t>()) + " at the longest)\n";
     out += "\nMemory per GPU by phase (GiB = 2^30 bytes; host: what the GPU's process holds in the host's memory)\n";
     std::vector<Row> rows{{"phase", "actor", "reference", "critic", "rollout weights", "rollout activations", "KV cache", "logits",
                            "overhead", "total", "capacity", "host"}};
