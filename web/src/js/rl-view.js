@@ -5,7 +5,7 @@
 // own, fetched when the reader opens the section (app.js), with the whole engine behind it.
 
 import { svg } from './dom.js';
-import { askFor, compareWithLog, keepImplied, reasons } from './section-answer.js';
+import { askFor, compareWithLog, keepImplied, logBox, reasons } from './section-answer.js';
 
 // The rl object's fields: key, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -58,14 +58,8 @@ export function wireRl(page) {
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Step time' }, h('table', { id: 'rl-time' })),
     h('p', { id: 'rl-limits' }),
     h('div', { id: 'rl-launch' }),
-    h('h4', null, 'Compare with my verl log'),
-    h('p', { class: 'muted' }, 'Paste verl\'s step lines ("step:N - … - timing_s/gen:… - timing_s/step:…"): each phase beside ' +
-      'the estimate of the settings above. Nothing leaves the page.'),
-    h('textarea', { id: 'rl-log', rows: 6, cols: 80, 'aria-label': 'verl log' }),
-    h('button', { id: 'rl-log-run', type: 'button' }, 'Compare'),
-    h('button', { id: 'rl-log-keep', type: 'button', hidden: '' }, 'Keep what the log implies'),
-    h('p', { id: 'rl-log-status', role: 'status' }),
-    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'verl log against the estimate' }, h('table', { id: 'rl-log-table' })));
+    ...logBox(h, 'rl', 'Compare with my verl log', 'Paste verl\'s step lines ("step:N - … - timing_s/gen:… - ' +
+      'timing_s/step:…"): each phase beside the estimate of the settings above. Nothing leaves the page.', 'verl log'));
   fields.addEventListener('input', () => {
     page.saved(request());
     refreshRl(page);

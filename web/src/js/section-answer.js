@@ -67,3 +67,19 @@ export function keepImplied(implied, prefix, inputOf, page, request, refresh) {
   if (Object.keys(plan).length) page.calibrate(plan);
   else refresh();
 }
+
+// A section's "Compare with my … log" block: its title, a hint, the log's text box, the Compare and Keep buttons, the
+// status line and the table; ids from `prefix` (#prefix-log, -log-run, -log-keep, -log-status, -log-table), `what`
+// the log's name for the labels.
+export function logBox(h, prefix, title, hint, what) {
+  return [
+    h('h4', null, title),
+    h('p', { class: 'muted' }, hint),
+    h('textarea', { id: `${prefix}-log`, rows: 6, cols: 80, 'aria-label': what }),
+    h('button', { id: `${prefix}-log-run`, type: 'button' }, 'Compare'),
+    h('button', { id: `${prefix}-log-keep`, type: 'button', hidden: '' }, 'Keep what the log implies'),
+    h('p', { id: `${prefix}-log-status`, role: 'status' }),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': `${what} against the estimate` },
+      h('table', { id: `${prefix}-log-table` })),
+  ];
+}

@@ -6,7 +6,7 @@
 
 import { linearTicks, tickLabel } from './axis.js';
 import { svg } from './dom.js';
-import { askFor, compareWithLog, keepImplied, reasons } from './section-answer.js';
+import { askFor, compareWithLog, keepImplied, logBox, reasons } from './section-answer.js';
 
 // The request and its formats: field, label, input attributes (the engine checks every value and names the field).
 const NUMBERS = [
@@ -73,14 +73,9 @@ export function wireServing(page) {
       h('button', { id: 'serving-search-run', type: 'button' }, 'Find plans')),
     h('p', { id: 'serving-search-status', role: 'status' }),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Serving plans' }, h('table', { id: 'serving-plans' })),
-    h('h4', null, 'Compare with my vLLM log'),
-    h('p', { class: 'muted' }, 'Paste a vLLM server\'s start-up lines (its memory profile, "Available KV cache memory", "GPU KV cache ' +
-      'size", "Maximum concurrency for"): the engine reads them and sets each beside this estimate. Nothing is sent anywhere.'),
-    h('textarea', { id: 'serving-log', rows: 6, cols: 80, 'aria-label': 'vLLM log' }),
-    h('button', { id: 'serving-log-run', type: 'button' }, 'Compare'),
-    h('button', { id: 'serving-log-keep', type: 'button', hidden: '' }, 'Keep what the log implies'),
-    h('p', { id: 'serving-log-status', role: 'status' }),
-    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'vLLM log against the estimate' }, h('table', { id: 'serving-log-table' })));
+    ...logBox(h, 'serving', 'Compare with my vLLM log', 'Paste a vLLM server\'s start-up lines (its memory profile, ' +
+      '"Available KV cache memory", "GPU KV cache size", "Maximum concurrency for"): the engine reads them and sets each ' +
+      'beside this estimate. Nothing is sent anywhere.', 'vLLM log'));
   fields.addEventListener('input', () => {
     page.saved(request());
     refreshServing(page);
