@@ -171,11 +171,14 @@ TEST_CASE("vLLM log: the CUDA graphs' reserve in the budget, kept as serving.cud
     CHECK(m.cuda_graphs_estimated == doctest::Approx(0.36 * kGiB));
     CHECK(m.graphs_in_budget == 1);
     CHECK(m.gpu_memory_utilization == doctest::Approx(0.82));  // "The current --gpu-memory-utilization=0.8200"
+    CHECK(m.equivalent_utilization == doctest::Approx(0.8048));
     CHECK(m.kv_available == doctest::Approx(6.87 * kGiB));
     const std::string scenario = R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"},
         "serving":{"prompt_tokens":1024,"output_tokens":256,"gpu_memory_utilization":0.82}})";
     const json r = reconcile(scenario, log);
     REQUIRE(term(r, "cuda_graphs_reserved_bytes") != nullptr);
+    // 0.36 GiB over 0.82 − 0.8048 of the device: about 23.7 GiB (a 24 GB card), not the scenario's 80 GB H100.
+    CHECK(r["findings"].dump().find("the run's device holds about 23.") != std::string::npos);
     CHECK((*term(r, "cuda_graphs_reserved_bytes"))["estimate"] == 0);
     CHECK(r["calibration"]["serving.cuda_graph_gib"].get<double>() == doctest::Approx(0.36));
     CHECK_FALSE(r["calibration"].contains("serving.gpu_memory_utilization"));

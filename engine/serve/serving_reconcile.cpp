@@ -105,6 +105,15 @@ ServingReconciliation reconcile_serving(const ServingSpec& s, const ServingEstim
             r.has_cuda_graphs = true;
             r.implied_cuda_graph_gib = m.cuda_graphs_estimated / kGiB;
         }
+        // vLLM states the reserve as a share of the device too ("is equivalent to --gpu-memory-utilization=…"): the
+        // device's size follows where the log gives none, to the rounding of its figures (the shares to 1/10,000).
+        const double share = m.gpu_memory_utilization - m.equivalent_utilization;
+        if (m.total_gpu_memory < 0 && m.gpu_memory_utilization > 0 && m.equivalent_utilization >= 0 && share >= 0.001) {
+            const double device = m.cuda_graphs_estimated / share;
+            if (std::fabs(device - e.capacity) > 0.1 * e.capacity)
+                r.findings.push_back("the run's device holds about " + size(device) + " (vLLM's reserve over the share it says it "
+                                     "equals), the scenario's " + size(e.capacity) + ": is the scenario the run's device?");
+        }
     } else if (m.graphs_in_budget == 0 && e.cuda_graphs > 0) {
         r.findings.push_back("vLLM's CUDA graph memory profiling was off (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0): it reserved "
                              "nothing for its graphs in the budget, where the scenario reserves " + size(e.cuda_graphs));

@@ -25,6 +25,8 @@ struct MeasuredServing {
     // memory: X GiB total", then "CUDA graph memory profiling is enabled"; "… is disabled" where turned off).
     double cuda_graphs_estimated = -1;
     int graphs_in_budget = -1;                  // 1: enabled, 0: disabled, -1: the log does not say
+    double equivalent_utilization = -1;         // "… is equivalent to --gpu-memory-utilization=X without CUDA graph memory
+                                                // profiling": the run's share less the reserve's
     bool no_kv_memory = false;                  // "No available memory for the cache blocks": vLLM refused to start
     // PyTorch's out-of-memory error where a worker printed one (the last), and the GPU it names.
     bool has_oom = false;

@@ -91,6 +91,7 @@ MeasuredServing read_vllm_log(const std::string& text) {
         any |= take(m.cuda_graphs_estimated, gib_after(line, "Estimated CUDA graph memory: "));
         if (line.find("CUDA graph memory profiling is enabled") != std::string::npos) m.graphs_in_budget = 1, any = true;
         any |= take(m.gpu_memory_utilization, number_after(line, "The current --gpu-memory-utilization="));
+        any |= take(m.equivalent_utilization, number_after(line, "is equivalent to --gpu-memory-utilization="));
         // The engine's refusal to start when nothing of the budget is left for the KV cache (v1/core/kv_cache_utils.py).
         if (line.find("No available memory for the cache blocks") != std::string::npos) m.no_kv_memory = true, any = true;
         if (line.find("CUDA graph memory profiling is disabled") != std::string::npos) m.graphs_in_budget = 0, any = true;

@@ -16,7 +16,8 @@
 //   The CUDA graphs (vllm-project/vllm#11349, #30515, #21489; gpustack/runner#251):
 //     Graph capturing finished in 14 secs, took 0.21 GiB       (the pool as captured; V0 and V1)
 //     Estimated CUDA graph memory: 0.36 GiB total               (0.21 and later: reserved in the budget ...)
-//     CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8200 …
+//     CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8200 is
+//       equivalent to --gpu-memory-utilization=0.8048 without CUDA graph memory profiling. …
 //     CUDA graph memory profiling is disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). …  (... or not)
 //     CUDA graph pool memory: X GiB (actual), Y GiB (estimated)
 //     Free memory on device (177.66/178.36 GiB) on startup. Desired GPU memory utilization is (0.9, 160.53 GiB). Actual
