@@ -115,6 +115,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     RlEstimate e;
     e.samples = samples_of(rl);
     e.training = evaluate(actor_plan(actor, rl, rl.prompt_tokens, rl.response_tokens));
+    // Shorter means than the longest: the time is taken at them (the actor's update here, the rollout below).
     const bool means = rl.mean_prompt() < rl.prompt_tokens || rl.mean_response() < rl.response_tokens;
     e.timed = means ? evaluate(actor_plan(actor, rl, rl.mean_prompt(), rl.mean_response())) : e.training;
     const Config& c = e.training.config;
@@ -162,7 +163,6 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         // a sequence its blocks as its tokens grow (its scheduler admits one while blocks are free), so sequences
         // shorter than the longest fit more of them: the concurrency and the time are the mean lengths', the memory the
         // longest's (the KV cache is the budget's either way).
-        const bool means = rl.mean_prompt() < rl.prompt_tokens || rl.mean_response() < rl.response_tokens;
         ServingSpec timing = spec;
         timing.prompt_tokens = rl.mean_prompt();
         timing.output_tokens = rl.mean_response();

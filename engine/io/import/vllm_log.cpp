@@ -1,6 +1,5 @@
 #include "io/import/vllm_log.h"
 
-#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -90,16 +89,17 @@ MeasuredServing read_vllm_log(const std::string& text) {
         // the pool estimated by a dummy capture at start-up, and whether it was taken out of the KV cache's budget.
         any |= take(m.cuda_graphs_estimated, gib_after(line, "Estimated CUDA graph memory: "));
         if (line.find("CUDA graph memory profiling is enabled") != std::string::npos) m.graphs_in_budget = 1, any = true;
+        if (line.find("CUDA graph memory profiling is disabled") != std::string::npos) m.graphs_in_budget = 0, any = true;
         any |= take(m.gpu_memory_utilization, number_after(line, "The current --gpu-memory-utilization="));
         any |= take(m.equivalent_utilization, number_after(line, "is equivalent to --gpu-memory-utilization="));
         // The engine's refusal to start when nothing of the budget is left for the KV cache (v1/core/kv_cache_utils.py).
         if (line.find("No available memory for the cache blocks") != std::string::npos) m.no_kv_memory = true, any = true;
-        if (line.find("CUDA graph memory profiling is disabled") != std::string::npos) m.graphs_in_budget = 0, any = true;
         // The summary after capture that suggests --kv-cache-memory (gpu_worker.py, vllm-project/vllm#21489): "Free memory
         // on device (F/T GiB) on startup. Desired GPU memory utilization is (u, B GiB). Actual usage is W GiB for weight,
         // P GiB for peak activation, N GiB for non-torch memory, and G GiB for CUDAGraph memory."
         if (const size_t at = line.find("Free memory on device ("); at != std::string::npos) {
-            if (const size_t slash = line.find('/', at); slash != std::string::npos) any |= take(m.total_gpu_memory, gib_after(line.substr(slash), "/"));
+            if (const size_t slash = line.find('/', at); slash != std::string::npos)
+                any |= take(m.total_gpu_memory, gib_after(line.substr(slash), "/"));
             any |= take(m.gpu_memory_utilization, number_after(line, "Desired GPU memory utilization is ("));
             if (const size_t u = line.find("Desired GPU memory utilization is ("); u != std::string::npos)
                 any |= take(m.budget, gib_after(line.substr(u), ", "));
