@@ -32,6 +32,7 @@ XlaSaved xla_saved(const Config&, const ModelGraph&, const StagePlan&) { throw W
 MemoryVerdict xla_verdict(const XlaProgram&, double, const char*) { throw WholeEngineOnly(kTpu); }
 std::string xla_reason_words(const MemoryVerdict&) { throw WholeEngineOnly(kTpu); }
 void xla_program_json(JsonWriter&, const XlaProgram&) { throw WholeEngineOnly(kTpu); }
+std::string xla_shape(const XlaBuffer&) { throw WholeEngineOnly(kTpu); }
 // Reached first by any scenario with an adapter (its object is read before anything is resolved).
 void parse_adapter(const nlohmann::json&, Scenario&) { throw WholeEngineOnly(kAdapter); }
 FieldList adapter_fields() { return {}; }

@@ -302,11 +302,22 @@ int main(int argc, char** argv) {
         return print_answer(shardcalc::search_scenario_text(text), "search", format,
                             {shardcalc::format_search_table, shardcalc::format_search_markdown, shardcalc::format_search_csv})
                        .is_null() ? 2 : 0;
-    const nlohmann::json report = print_answer(shardcalc::evaluate_scenario_text(text), "report", format,
-                                               {shardcalc::format_table, shardcalc::format_markdown, shardcalc::format_csv});
-    if (report.is_null()) return 2;
+    std::string verdict;
+    if (format == "json") {
+        const nlohmann::json report = print_answer(shardcalc::evaluate_scenario_text(text), "report", format, {});
+        if (report.is_null()) return 2;
+        verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
+    } else {
+        // The table, Markdown and CSV are written by the engine from its report (io/render/report_text.h).
+        const nlohmann::json answer = nlohmann::json::parse(shardcalc::render_scenario_text(text, format));
+        if (!answer["ok"].get<bool>()) {
+            std::cerr << shardcalc::to_text(answer) << "\n";
+            return 2;
+        }
+        std::cout << answer["text"].get<std::string>();
+        verdict = answer["verdict"].get<std::string>();
+    }
     if (!o.check) return 0;
-    const std::string verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
     using shardcalc::Verdict;
     return verdict == verdict_name(Verdict::Fits) ? 0 : verdict == verdict_name(Verdict::Tight) ? 3 : 4;
 }

@@ -16,6 +16,7 @@
 #include "io/import/verl_log.h"
 #include "io/import/vllm_log.h"
 #include "io/contract/report_json.h"
+#include "io/render/report_text.h"
 #include "io/contract/scenario_json.h"
 #include "io/contract/scenario_schema.h"
 #include "io/contract/search_json.h"
@@ -87,6 +88,25 @@ nlohmann::json evaluate_scenario(const nlohmann::json& scenario) {
 
 std::string evaluate_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] { return answer_text(parse_json_text(scenario_json)); });
+}
+
+std::string render_scenario_text(const std::string& scenario_json, const std::string& format) {
+    return guarded_text([&] {
+        using Writer = std::string (*)(const Report&);
+        const Writer writer = format == "table" ? Writer{format_table}
+                              : format == "markdown" ? Writer{format_markdown}
+                              : format == "csv" ? Writer{format_csv} : nullptr;
+        if (!writer) throw InputError("/format", "allowed: table|markdown|csv");
+        const Report r = evaluate(scenario_from_json(parse_json_text(scenario_json)));
+        JsonWriter w;
+        w.begin_object()
+            .field("ok", true)
+            .field("format", format)
+            .field("verdict", verdict_name(r.verdict.verdict))
+            .field("text", writer(r))
+            .end_object();
+        return w.take();
+    });
 }
 
 std::string kernels_scenario_text(const std::string& scenario_json, int64_t stage) {

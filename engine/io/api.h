@@ -12,6 +12,9 @@ namespace shardcalc {
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": true, "report": {...}} or error
 std::string evaluate_scenario_text(const std::string& scenario_json);
+// The report for people (io/render/report_text.h), `format` table, markdown or csv:
+// {"ok": true, "format": "table", "verdict": "fits", "text": "..."} or the error value.
+std::string render_scenario_text(const std::string& scenario_json, const std::string& format);
 nlohmann::json error_value(const std::string& path, const std::string& message);
 nlohmann::json error_value(const std::vector<Problem>& problems);  // not empty
 std::string presets_text();  // all_presets() serialised

@@ -2,12 +2,14 @@
 // Per-device memory of every pipeline stage as a timeline over one training step: what is
 // allocated at each moment (start, end of forward, loss backward, layer backward, optimizer
 // step), the peak as the largest of those moments, and the classic lines at that moment.
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "graph/op.h"
 #include "memory/memory_memo.h"
+#include "memory/memory_terms.h"
 #include "memory/xla_program.h"
 #include "plan/plan.h"
 #include "scenario/resolve.h"
@@ -34,6 +36,17 @@ struct MemoryLines {
     double reserved() const { return allocated() + other.fragmentation; }
     double total() const { return reserved() + other.overhead; }  // device memory in use
 };
+
+// The lines in the order of kMemoryLines (memory/memory_terms.h): weights, gradients, optimizer, activations, then
+// the allocated parts of other (logits, comm buffers, cast weights, transient, workspace).
+inline constexpr size_t kMemoryLineCount = 9, kFirstOtherLine = 4;
+inline double line_bytes(const MemoryLines& m, size_t i) {
+    const double v[kMemoryLineCount] = {m.weights,           m.gradients,           m.optimizer,
+                                        m.activations,       m.other.logits,        m.other.comm_buffers,
+                                        m.other.cast_weights, m.other.transient,    m.other.workspace};
+    return i < kMemoryLineCount ? v[i] : 0.0;
+}
+static_assert(std::size(kMemoryLines) == kMemoryLineCount, "one value per memory line");
 
 // One moment of the step. Only allocated lines are filled (no fragmentation or overhead).
 struct MemoryPhase {

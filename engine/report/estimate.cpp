@@ -28,6 +28,12 @@ Estimate::HostMemory Estimate::host_memory() const {
     return h;
 }
 
+Fragmentation Estimate::fragmentation() const {
+    return peak().compiled ? Fragmentation{} : fragmentation_of(config.s.implementation);
+}
+
+const char* Estimate::reserve_name() const { return device_of(config.s.hardware).reserve_name(); }
+
 Estimate estimate(Config c, const ModelGraph& g, Detail detail, Memos memos) {
     Estimate e;
     e.config = std::move(c);

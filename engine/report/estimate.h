@@ -42,6 +42,14 @@ struct Estimate {
         double cpu_per_device = 0, nvme_per_device = 0, cpu_per_node = 0;
     };
     HostMemory host_memory() const;
+    // The caching allocator's measured fragmentation the verdict assumes, a fraction of the peak (typical and worst);
+    // none where XLA's compiler places the buffers.
+    Fragmentation fragmentation() const;
+    // A training run is priced (time to train, GPU-hours, cost) where training.train_tokens is given and the plan
+    // has a throughput.
+    bool priced_run() const { return config.s.training.train_tokens > 0 && metrics.tokens_per_second > 0; }
+    // What the device keeps outside the allocator, in words (device/device.h reserve_name).
+    const char* reserve_name() const;
 };
 
 // `g` must be build_graph(c) or a graph built for a config with the same model, training and

@@ -1,6 +1,6 @@
 #pragma once
 // Everything one evaluation produces, as plain data; io/contract/report_json.cpp and
-// io/render/text_format.cpp render it.
+// io/render/report_text.cpp render it.
 #include <string>
 #include <vector>
 

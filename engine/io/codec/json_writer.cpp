@@ -50,15 +50,17 @@ JsonWriter& JsonWriter::key(std::string_view k) {
     return *this;
 }
 
+std::string json_number(double v) {
+    if (!std::isfinite(v)) return "null";  // as nlohmann writes them
+    // nlohmann's own shortest form: Emscripten 3.1.6's libc++ has no std::to_chars for doubles (docs/toolchain.md).
+    char buf[64];
+    const char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
+    return std::string(static_cast<const char*>(buf), end);
+}
+
 JsonWriter& JsonWriter::value(double v) {
     separate();
-    if (!std::isfinite(v)) {
-        out_ += "null";  // as nlohmann writes them
-        return *this;
-    }
-    char buf[64];
-    char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);  // nlohmann's own shortest form
-    out_.append(buf, end);
+    out_ += json_number(v);
     return *this;
 }
 

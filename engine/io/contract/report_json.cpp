@@ -15,22 +15,9 @@ namespace {
 
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
-// The allocated parts of "other", in the order they stack up (a timeline moment's lines, other_detail).
-void other_allocated(JsonWriter& w, const OtherBytes& o) {
-    w.field("logits", whole(o.logits))
-        .field("comm_buffers", whole(o.comm_buffers))
-        .field("cast_weights", whole(o.cast_weights))
-        .field("transient", whole(o.transient))
-        .field("workspace", whole(o.workspace));
-}
-
 void lines(JsonWriter& w, const MemoryLines& m) {
-    w.begin_object()
-        .field("weights", whole(m.weights))
-        .field("gradients", whole(m.gradients))
-        .field("optimizer", whole(m.optimizer))
-        .field("activations", whole(m.activations));
-    other_allocated(w, m.other);
+    w.begin_object();
+    for (size_t i = 0; i < kMemoryLineCount; ++i) w.field(kMemoryLines[i].key, whole(line_bytes(m, i)));
     w.end_object();
 }
 
@@ -48,7 +35,7 @@ void stage(JsonWriter& w, const StageMemory& m) {
         .field("activations", whole(m.activations))
         .field("other", whole(o.sum()));
     w.key("other_detail").begin_object();
-    other_allocated(w, o);
+    for (size_t i = kFirstOtherLine; i < kMemoryLineCount; ++i) w.field(kMemoryLines[i].key, whole(line_bytes(m, i)));
     w.field("fragmentation", whole(o.fragmentation))
         .field("overhead", whole(o.overhead))
         .end_object();
@@ -217,11 +204,10 @@ void performance(JsonWriter& w, const Report& r) {
         .field("ridge_intensity", m.ridge_intensity)
         .end_object();
     communication(w, r);
-    const TrainingSpec& t = c.s.training;
-    if (t.train_tokens > 0 && m.tokens_per_second > 0)
+    if (r.priced_run())
         w.key("training_run")
             .begin_object()
-            .field("tokens", t.train_tokens)
+            .field("tokens", c.s.training.train_tokens)
             .field("seconds", m.run_seconds)
             .field("days", m.run_days)
             .field("gpu_hours", m.run_gpu_hours)
@@ -287,9 +273,9 @@ std::string report_json_text(const Report& r) {
     w.end_array()
         // Who places the buffers: PyTorch's caching allocator (its measured fragmentation) or XLA's compiler.
         .field("allocator", peak.compiled ? "xla" : name_of(r.config.s.implementation.allocator))
-        .field("fragmentation_median_fraction", peak.compiled ? 0.0 : fragmentation_of(r.config.s.implementation).typical)
-        .field("fragmentation_worst_fraction", peak.compiled ? 0.0 : fragmentation_of(r.config.s.implementation).worst)
-        .field("reserve", device_of(r.config.s.hardware).reserve_name())
+        .field("fragmentation_median_fraction", r.fragmentation().typical)
+        .field("fragmentation_worst_fraction", r.fragmentation().worst)
+        .field("reserve", r.reserve_name())
         .end_object();
     w.field("headroom", r.headroom_bytes());
     w.key("host")

@@ -19,6 +19,12 @@ const char* xla_type(Dtype d) {
 
 }  // namespace
 
+std::string xla_shape(const XlaBuffer& b) {
+    std::string shape = std::string(xla_type(b.dtype)) + "[";
+    for (size_t i = 0; i < b.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(b.shape[i]);
+    return shape + "]" + b.layout.text;
+}
+
 // The program as XLA's out-of-memory report gives it (XLA's BERT report, docs/sources.md), for a stage XLA compiles.
 void xla_program_json(JsonWriter& w, const XlaProgram& x) {
     w.key("xla")
@@ -34,13 +40,10 @@ void xla_program_json(JsonWriter& w, const XlaProgram& x) {
         .field("rematerialized_share", x.rematerialized_share);
     w.key("largest_allocations").begin_array();
     for (const XlaBuffer& b : x.largest) {
-        std::string shape = std::string(xla_type(b.dtype)) + "[";
-        for (size_t i = 0; i < b.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(b.shape[i]);
-        shape += "]" + b.layout.text;
         w.begin_object()
             .field("module", b.module)
             .field("tensor", b.tensor)
-            .field("shape", shape)
+            .field("shape", xla_shape(b))
             .array("dims", b.shape)
             .field("dtype", xla_type(b.dtype))
             .field("layout", b.layout.text)

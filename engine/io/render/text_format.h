@@ -1,15 +1,12 @@
 #pragma once
-// Human-readable renderings of a JSON report: the table for terminals (in the style of the
-// Megatron analysis tool's per-module report, docs/sources.md), Markdown for docs and CSV for
-// spreadsheets. They read only the public report fields.
+// Human-readable renderings of the JSON answers other than the report (whose are io/render/report_text.h): the
+// presets, the plan search, launch commands, serving, RL and the kernel table.
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace shardcalc {
 
-std::string format_table(const nlohmann::json& report);
-std::string format_markdown(const nlohmann::json& report);
-std::string format_csv(const nlohmann::json& report);
+// The presets (io/presets.h all_presets(); io/render/presets_text.cpp).
 std::string format_presets_table(const nlohmann::json& presets);
 
 // The plan search's result (the "search" object; io/render/search_text.cpp).

@@ -10,8 +10,10 @@ using nlohmann::json;
 
 std::string fixed(double v, int digits) { return decimal(v, digits); }
 
-std::string gib(const json& bytes) { return fixed(bytes.get<double>() / kGiB, 2); }
-std::string mib(const json& bytes) { return fixed(bytes.get<double>() / kMiB, 1); }
+std::string gib(double bytes) { return fixed(bytes / kGiB, 2); }
+std::string mib(double bytes) { return fixed(bytes / kMiB, 1); }
+std::string gib(const json& bytes) { return gib(bytes.get<double>()); }
+std::string mib(const json& bytes) { return mib(bytes.get<double>()); }
 
 std::string thousands(int64_t v) {
     std::string digits = std::to_string(v < 0 ? -v : v), out;

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the text renderings (io/render/text_format.cpp, io/render/search_text.cpp): number formatting and
+// Shared by the text renderings (io/render/report_text.cpp, io/render/search_text.cpp and the others): number formatting and
 // tables as aligned text, Markdown and CSV.
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,8 +11,10 @@ namespace shardcalc::text {
 
 // Fixed point, rounded half away from zero as the page writes numbers (core/decimal.h; js/number-text.js).
 std::string fixed(double v, int digits);
-std::string gib(const nlohmann::json& bytes);  // "12.34"
-std::string mib(const nlohmann::json& bytes);  // "12.3"
+std::string gib(double bytes);  // "12.34"
+std::string mib(double bytes);  // "12.3"
+std::string gib(const nlohmann::json& bytes);
+std::string mib(const nlohmann::json& bytes);
 std::string thousands(int64_t v);              // "1,234,567"
 std::string join(const nlohmann::json& arr, const char* sep);
 

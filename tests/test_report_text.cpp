@@ -1,0 +1,121 @@
+// The report for people (io/render/report_text.h, io/api.h render_scenario_text) is written from the engine's report
+// structs, not from its JSON: these tests hold the two to the same figures, byte for byte where the CSV gives raw
+// values, on plans that exercise every part (pipeline stages, offload, a TPU's XLA program, a plan that does not fit).
+
+#include <sstream>
+
+#include "helpers.h"
+#include "io/api.h"
+
+using nlohmann::json;
+
+namespace {
+
+json rendered(const std::string& scenario, const std::string& format) {
+    return json::parse(shardcalc::render_scenario_text(scenario, format));
+}
+
+json report_of(const std::string& scenario) { return json::parse(shardcalc::evaluate_scenario_text(scenario))["report"]; }
+
+// The CSV's sections (tables separated by a blank line), each a list of rows of cells (no cell here holds a comma
+// or a quote but the reason, which is checked apart).
+std::vector<std::vector<std::string>> section(const std::string& csv, size_t index) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(csv);
+    std::string line;
+    size_t at = 0;
+    while (std::getline(in, line)) {
+        if (line.empty()) {
+            ++at;
+            continue;
+        }
+        if (at != index) continue;
+        std::vector<std::string> cells;
+        std::string cell;
+        std::istringstream cols(line);
+        while (std::getline(cols, cell, ',')) cells.push_back(cell);
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+// Pipeline stages, offload, a TPU's XLA program and a plan that does not fit (read once the test runs: the
+// repository's root is known then).
+std::vector<std::string> plans() {
+    return {test::repo_file("examples/llama-3.1-70b-h100.json"),
+            test::repo_file("examples/llama-2-13b-deepspeed-offload.json"),
+            test::repo_file("examples/bert-base-tpu-v3-xla-report.json"),
+            R"({"model":{"preset":"llama-3.1-70b"},"hardware":{"preset":"a100-sxm-40gb"},"training":{"seq_len":4096}})"};
+}
+
+}  // namespace
+
+TEST_CASE("report text: the CSV's stage table is the JSON report's stages, byte for byte") {
+    for (const std::string& plan : plans()) {
+        const json csv = rendered(plan, "csv");
+        REQUIRE_MESSAGE(csv["ok"] == true, plan);
+        const json r = report_of(plan);
+        const auto stages = section(csv["text"].get<std::string>(), 0);
+        REQUIRE(stages.size() == r["memory"]["stages"].size() + 1);
+        for (size_t i = 0; i < r["memory"]["stages"].size(); ++i) {
+            const json& s = r["memory"]["stages"][i];
+            const auto& row = stages[i + 1];
+            CHECK(row[0] == s["stage"].dump());
+            CHECK(row[3] == s["weights"].dump());
+            CHECK(row[6] == s["activations"].dump());
+            CHECK(row[7] == s["other_detail"]["logits"].dump());
+            CHECK(row[12] == s["total"].dump());
+            CHECK(row[15] == s["allocated"].dump());
+            CHECK(row[16] == s["reserved"].dump());
+            CHECK(row[17] == s["peak_phase"].get<std::string>());
+        }
+        CHECK(csv["verdict"] == r["memory"]["verdict"]["verdict"]);
+    }
+}
+
+TEST_CASE("report text: the step time's parts and the communication are the JSON report's") {
+    for (const std::string& plan : plans()) {
+        const std::string csv = rendered(plan, "csv")["text"].get<std::string>();
+        const json r = report_of(plan);
+        const auto time = section(csv, 2);
+        const json& order = r["time"]["breakdown_order"];
+        REQUIRE(time.size() == order.size() + 2);
+        for (size_t i = 0; i < order.size(); ++i) {
+            CHECK(time[i + 1][0] == order[i].get<std::string>());
+            CHECK(time[i + 1][1] == r["time"]["breakdown"][order[i].get<std::string>()].dump());
+        }
+        CHECK(time.back()[1] == r["time"]["step_seconds"].dump());
+        const auto comm = section(csv, 3);
+        REQUIRE(comm.size() == r["communication"].size() + 1);
+        for (size_t i = 0; i < r["communication"].size(); ++i) {
+            const json& e = r["communication"][i];
+            CHECK(comm[i + 1][0] == e["dimension"].get<std::string>());
+            CHECK(comm[i + 1][1] == e["collective"].get<std::string>());
+            CHECK(comm[i + 1].back() == e["exposed_seconds"].dump());
+        }
+    }
+}
+
+TEST_CASE("report text: the table's headline and verdict follow the report; XLA's program where XLA compiles") {
+    const std::vector<std::string> p = plans();
+    const json r = report_of(p[3]);
+    const json table = rendered(p[3], "table");
+    const std::string text = table["text"].get<std::string>();
+    CHECK(r["memory"]["verdict"]["verdict"] == "does_not_fit");
+    CHECK(text.find("llama-3.1-70b on 1 x a100-sxm-40gb (") == 0);
+    CHECK(text.find(": DOES NOT FIT; " + r["memory"]["verdict"]["reason"].get<std::string>()) != std::string::npos);
+    CHECK(text.find("if it fitted, step: ") != std::string::npos);
+    const std::string tpu = rendered(p[2], "markdown")["text"].get<std::string>();
+    CHECK(tpu.find("**Largest program allocations (XLA, peak stage") != std::string::npos);
+    const json first = report_of(p[2])["memory"]["per_device"]["xla"]["largest_allocations"][0];
+    CHECK(tpu.find("| " + first["shape"].get<std::string>() + " |") != std::string::npos);
+}
+
+TEST_CASE("report text: a format it does not write, or a plan with an error, is the error value") {
+    const json bad = rendered(plans()[0], "yaml");
+    CHECK(bad["ok"] == false);
+    CHECK(bad["error"]["path"] == "/format");
+    const json invalid = rendered(R"({"model":{"preset":"gpt2"},"parallel":{"tp":5}})", "table");
+    CHECK(invalid["ok"] == false);
+    CHECK(invalid["error"]["path"] == "/parallel/tp");
+}
