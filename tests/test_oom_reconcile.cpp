@@ -2,6 +2,7 @@
 // (tests/data/logs/README.md), why each request failed, and what the rank needed against the estimate of its stage.
 #include <doctest/doctest.h>
 
+#include "core/units.h"
 #include "helpers.h"
 #include "io/api.h"
 #include "io/contract/reconcile_io.h"
@@ -13,8 +14,6 @@ using namespace shardcalc;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = 1024.0 * kMiB;
 
 // The one rank of `run`, which ran out of memory (a copy: `run` is often a temporary).
 MeasuredMemory only_rank(const MeasuredRun& run) {

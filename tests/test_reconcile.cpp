@@ -2,6 +2,7 @@
 // (tests/data/logs/README.md), and the comparison's arithmetic and rank-to-stage rule.
 #include <doctest/doctest.h>
 
+#include "core/units.h"
 #include "helpers.h"
 #include "io/api.h"
 #include "io/import/run_log.h"
@@ -11,7 +12,6 @@ using namespace shardcalc;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 }  // namespace
 

@@ -2,6 +2,9 @@
 // structs, not from its JSON: these tests hold the two to the same figures, byte for byte where the CSV gives raw
 // values, on plans that exercise every part (pipeline stages, offload, a TPU's XLA program, a plan that does not fit).
 
+#include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "helpers.h"
@@ -106,9 +109,9 @@ TEST_CASE("report text: the table's headline and verdict follow the report; XLA'
     CHECK(text.find(": DOES NOT FIT; " + r["memory"]["verdict"]["reason"].get<std::string>()) != std::string::npos);
     CHECK(text.find("if it fitted, step: ") != std::string::npos);
     const std::string tpu = rendered(p[2], "markdown")["text"].get<std::string>();
-    CHECK(tpu.find("**Largest program allocations (XLA, peak stage") != std::string::npos);
+    CHECK(tpu.find("**Largest program allocations** (XLA, peak stage") != std::string::npos);
     const json first = report_of(p[2])["memory"]["per_device"]["xla"]["largest_allocations"][0];
-    CHECK(tpu.find("| " + first["shape"].get<std::string>() + " |") != std::string::npos);
+    CHECK(tpu.find("| `" + first["shape"].get<std::string>() + "` |") != std::string::npos);
 }
 
 TEST_CASE("report text: a format it does not write, or a plan with an error, is the error value") {
@@ -118,4 +121,47 @@ TEST_CASE("report text: a format it does not write, or a plan with an error, is 
     const json invalid = rendered(R"({"model":{"preset":"gpt2"},"parallel":{"tp":5}})", "table");
     CHECK(invalid["ok"] == false);
     CHECK(invalid["error"]["path"] == "/parallel/tp");
+}
+
+TEST_CASE("report Markdown: the summary, in the reader's unit, the scenario's text escaped") {
+    const std::string plan = plans()[0];
+    const json r = report_of(plan);
+    const std::string gib = json::parse(shardcalc::render_scenario_text(plan, "markdown"))["text"].get<std::string>();
+    CHECK(gib.find("**shardcalc**: Llama 3.1 70B \u00b7 megatron \u00b7 dp 8 \u00d7 tp 8 \u00d7 pp 4 \u00b7 ") == 0);
+    // The reason is the report's own, as a sentence.
+    std::string reason = r["memory"]["verdict"]["reason"].get<std::string>();
+    reason[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(reason[0])));
+    CHECK(gib.find(": **Fits**. " + reason) != std::string::npos);
+    const std::string gb = json::parse(shardcalc::render_scenario_text(plan, "markdown", "GB"))["text"].get<std::string>();
+    CHECK(gb.find("GiB") == std::string::npos);
+    CHECK(gb.find("(GB = 10^9 bytes)") != std::string::npos);
+    const double total = r["memory"]["per_device"]["total"].get<double>();
+    char peak[64];
+    std::snprintf(peak, sizeof peak, "Per-device peak **%.2f GB**", total / 1e9);
+    CHECK(gb.find(peak) != std::string::npos);
+    CHECK(json::parse(shardcalc::render_scenario_text(plan, "markdown", "MB"))["error"]["path"] == "/unit");
+
+    // A device's name from a shared link shows as written: one line, no table break, no HTML, no emphasis.
+    json hostile = json::parse(plan);
+    hostile["hardware"]["name"] = "x|y<script>\n| a | b |\r\n*b* _i_ `c` [l](u)";
+    const std::string md = json::parse(shardcalc::render_scenario_text(hostile.dump(), "markdown"))["text"].get<std::string>();
+    const std::string first = md.substr(0, md.find('\n'));
+    CHECK(first.find("x\\|y&lt;script&gt; \\| a \\| b \\| \\*b\\* \\_i\\_ \\`c\\` \\[l\\](u)") != std::string::npos);
+    CHECK(md.find("<script") == std::string::npos);
+}
+
+TEST_CASE("report Markdown: a plan that does not fit has hypothetical times; a priced run its cost, dollars escaped") {
+    json plan = json::parse(plans()[3]);
+    const std::string oom = json::parse(shardcalc::render_scenario_text(plan.dump(), "markdown"))["text"].get<std::string>();
+    CHECK(oom.find("\n_Hypothetical, if it fitted (the plan does not fit)_: step time ") != std::string::npos);
+    CHECK(oom.find("\nStep time **") == std::string::npos);
+    json priced = json::parse(plans()[0]);
+    priced["training"]["train_tokens"] = 15e12;
+    priced["hardware"]["price_per_gpu_hour"] = 2.5;
+    const json r = report_of(priced.dump());
+    const std::string md = json::parse(shardcalc::render_scenario_text(priced.dump(), "markdown"))["text"].get<std::string>();
+    const double cost = r["training_run"]["cost"].get<double>();
+    std::string digits = std::to_string(static_cast<long long>(std::llround(cost)));
+    for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+    CHECK(md.find("cost \\$" + digits + " at \\$2.50 per GPU-hour") != std::string::npos);
 }

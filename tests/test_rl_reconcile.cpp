@@ -7,6 +7,7 @@
 #include "io/api.h"
 #include "io/contract/rl_json.h"
 #include "io/import/verl_log.h"
+#include "core/units.h"
 #include "rl/rl_reconcile.h"
 
 namespace {
@@ -14,7 +15,6 @@ namespace {
 using nlohmann::json;
 using namespace shardcalc;
 
-constexpr double kGiB = 1073741824.0;
 const char* const kExample = "examples/rl/verl-grpo-qwen2-7b-seq-balance.json";
 
 json reconcile(const std::string& scenario, const std::string& log) {

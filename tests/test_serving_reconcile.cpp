@@ -3,6 +3,7 @@
 // where it is used), and the reconciliation.
 #include <string>
 
+#include "core/units.h"
 #include "helpers.h"
 #include "io/api.h"
 #include "io/import/vllm_log.h"
@@ -10,6 +11,7 @@
 namespace {
 
 using nlohmann::json;
+using shardcalc::kGiB;
 
 // vLLM 0.8's V0 worker, one of four workers (vllm-project/vllm#14447, a 24 GB GPU).
 const char* const kV0 =
@@ -38,7 +40,6 @@ const char* const kV1 =
     "(EngineCore_0 pid=1399537) INFO 08-19 14:58:40 [kv_cache_utils.py:853] Maximum concurrency for 40,000 tokens per "
     "request: 23.06x\n";
 
-constexpr double kGiB = 1073741824.0;
 
 json reconcile(const std::string& scenario, const std::string& log) {
     const json r = json::parse(shardcalc::serve_reconcile_text(scenario, log));

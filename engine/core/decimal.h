@@ -27,7 +27,11 @@ inline std::string decimal(double v, int digits) {
     return (n == 0 ? "" : sign) + s;
 }
 
-// Bytes in GiB for messages: "21.42 GiB".
+// Bytes in GiB for messages: "21.42 GiB"; in the reader's unit: "23.00 GB".
 inline std::string gib_text(double bytes) { return decimal(bytes / kGiB, 2) + " GiB"; }
+inline std::string unit_text(double bytes, ByteUnit u) {
+    const ByteScale s = byte_scale(u, 0);
+    return decimal(bytes / s.bytes, 2) + " " + s.name;
+}
 
 }  // namespace shardcalc

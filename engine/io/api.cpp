@@ -90,20 +90,20 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] { return answer_text(parse_json_text(scenario_json)); });
 }
 
-std::string render_scenario_text(const std::string& scenario_json, const std::string& format) {
+std::string render_scenario_text(const std::string& scenario_json, const std::string& format, const std::string& unit) {
     return guarded_text([&] {
-        using Writer = std::string (*)(const Report&);
-        const Writer writer = format == "table" ? Writer{format_table}
-                              : format == "markdown" ? Writer{format_markdown}
-                              : format == "csv" ? Writer{format_csv} : nullptr;
-        if (!writer) throw InputError("/format", "allowed: table|markdown|csv");
+        if (format != "table" && format != "markdown" && format != "csv")
+            throw InputError("/format", "allowed: table|markdown|csv");
+        if (unit != "GiB" && unit != "GB") throw InputError("/unit", "allowed: GiB|GB");
+        const ByteUnit u = unit == "GB" ? ByteUnit::GB : ByteUnit::GiB;
         const Report r = evaluate(scenario_from_json(parse_json_text(scenario_json)));
+        const std::string text = format == "table" ? format_table(r) : format == "csv" ? format_csv(r) : format_markdown(r, u);
         JsonWriter w;
         w.begin_object()
             .field("ok", true)
             .field("format", format)
             .field("verdict", verdict_name(r.verdict.verdict))
-            .field("text", writer(r))
+            .field("text", text)
             .end_object();
         return w.take();
     });

@@ -12,9 +12,11 @@ namespace shardcalc {
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": true, "report": {...}} or error
 std::string evaluate_scenario_text(const std::string& scenario_json);
-// The report for people (io/render/report_text.h), `format` table, markdown or csv:
-// {"ok": true, "format": "table", "verdict": "fits", "text": "..."} or the error value.
-std::string render_scenario_text(const std::string& scenario_json, const std::string& format);
+// The report for people (io/render/report_text.h), `format` table, markdown or csv, the Markdown's amounts in `unit`
+// (GiB or GB; the table is in GiB, the CSV in bytes): {"ok": true, "format": "table", "verdict": "fits", "text": "..."}
+// or the error value.
+std::string render_scenario_text(const std::string& scenario_json, const std::string& format,
+                                 const std::string& unit = "GiB");
 nlohmann::json error_value(const std::string& path, const std::string& message);
 nlohmann::json error_value(const std::vector<Problem>& problems);  // not empty
 std::string presets_text();  // all_presets() serialised

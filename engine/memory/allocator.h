@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/term.h"
+#include "core/units.h"
 #include "scenario/resolve.h"
 
 namespace shardcalc {
@@ -43,8 +44,8 @@ constexpr char kAmount = '\x01';
 
 // The reason in words with one kAmount mark where each of its amounts (MemoryVerdict::amounts, in order) goes.
 std::string reason_words(const MemoryVerdict& v);
-// The reason with its amounts in GiB, as the CLI prints it.
-std::string reason_text(const MemoryVerdict& v);
+// The reason with its amounts in GiB, as the report's "reason" gives it, or in the reader's unit.
+std::string reason_text(const MemoryVerdict& v, ByteUnit unit = ByteUnit::GiB);
 
 // `allocated_peak`, `outside_allocator` (CUDA context, library handles) and `largest_request` (the largest single
 // tensor of the step, StageMemory::largest_request) in bytes. The caching allocator must find the largest request as

@@ -40,11 +40,11 @@ std::string reason_words(const MemoryVerdict& v) {
     return "";
 }
 
-std::string reason_text(const MemoryVerdict& v) {
+std::string reason_text(const MemoryVerdict& v, ByteUnit unit) {
     std::string text;
     const double* amount = v.amounts;
     for (const char c : reason_words(v)) {
-        if (c == kAmount) text += gib_text(*amount++);
+        if (c == kAmount) text += unit_text(*amount++, unit);
         else text += c;
     }
     return text;

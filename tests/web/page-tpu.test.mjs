@@ -41,7 +41,7 @@ test('XLA\'s BERT report from a link: XLA\'s program lines and largest allocatio
     assert.equal(overhead, 'outside the allocator: the TPU runtime\'s reserved HBM');
     // The Markdown export carries the list.
     const md = await markdownOutput(page);
-    assert.match(md, /Largest program allocations \(XLA/);
+    assert.match(md, /Largest program allocations\*\* \(XLA/);
     assert.match(md, /`f32\[64,12,512,512\]\{3,2,1,0:T\(8,128\)\}`/);
     await page.locator('#xla-section').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shots, `tpu-xla-bert-${viewport.width}.png`), fullPage: false });

@@ -1,6 +1,7 @@
 #include "io/render/text_table.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/decimal.h"
 
@@ -46,6 +47,30 @@ std::string aligned(const std::vector<Row>& rows) {
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();
         out += line + "\n";
+    }
+    return out;
+}
+
+std::string markdown_text(const std::string& text) {
+    std::string out;
+    bool space = false;  // a run of line breaks is one space
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        // U+2028 and U+2029 (line and paragraph separators) are E2 80 A8 and E2 80 A9 in UTF-8.
+        const bool separator = c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
+                               (text[i + 2] == '\xA8' || text[i + 2] == '\xA9');
+        if (c == '\n' || c == '\r' || separator) {
+            if (!space) out += ' ';
+            space = true;
+            if (separator) i += 2;
+            continue;
+        }
+        space = false;
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (std::string_view("\\|*_`[]~#!").find(c) != std::string_view::npos) out += std::string("\\") + c;
+        else out += c;
     }
     return out;
 }

@@ -18,6 +18,10 @@ std::string mib(const nlohmann::json& bytes);
 std::string thousands(int64_t v);              // "1,234,567"
 std::string join(const nlohmann::json& arr, const char* sep);
 
+// Text as Markdown that shows exactly that text: on one line, with no table cell break, emphasis, code, link or HTML
+// (line breaks become spaces, Markdown's characters get a backslash, HTML's become entities).
+std::string markdown_text(const std::string& text);
+
 using Row = std::vector<std::string>;
 std::string aligned(const std::vector<Row>& rows);   // columns after the first right-aligned
 std::string markdown(const std::vector<Row>& rows);  // the first row is the header
