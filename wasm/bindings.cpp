@@ -57,6 +57,12 @@ std::string rl(const std::string& text, const std::string& log) {
     return never_throws([&] { return log.empty() ? shardcalc::rl_scenario_text(text) : shardcalc::rl_reconcile_text(text, log); });
 }
 
+// The report as Markdown (io/api.h render_scenario_text), amounts in `unit` (GiB or GB): the page's "Copy Markdown"
+// exports the same document as `shardcalc estimate --format markdown`.
+std::string markdown(const std::string& text, const std::string& unit) {
+    return never_throws([&] { return shardcalc::render_scenario_text(text, "markdown", unit); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(shardcalc) {
@@ -72,6 +78,7 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("reconcile", &reconcile);
     emscripten::function("serve", &serve);
     emscripten::function("rl", &rl);
+    emscripten::function("markdown", &markdown);
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
         .function("done", &SearchSession::done)

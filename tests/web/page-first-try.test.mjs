@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
-import { DESKTOP, PHONE, cliReport, close, expectMetric, markdownOutput, open, root, scenario as plan, shots, useBrowser } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { DESKTOP, PHONE, cli, cliReport, close, expectMetric, markdownOutput, open, root, scenario as plan, shots, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 const ids = (kind) => readdirSync(join(root, 'presets', kind)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
@@ -215,6 +216,17 @@ test('a published plan\'s source names its addresses and arXiv papers as links',
   assert.match(links[1][1], /^https:\/\/github\.com\/microsoft\/Megatron-DeepSpeed\/blob\/main\/.*\.sh$/);
   assert.match(await page.textContent('#plan-source'), /^Source: DeepSpeed-Ulysses \(arXiv:2309\.14509\)/);
   await page.waitForSelector('#status[data-state="ready"]');
+  await close(page);
+});
+
+test('the Markdown export is the CLI\'s document, byte for byte, and follows the unit', async () => {
+  const page = await open(env);
+  const md = await markdownOutput(page);
+  const expected = execFileSync(cli, ['estimate', '--format', 'markdown', '-'], { input: JSON.stringify(plan()) }).toString();
+  assert.equal(md, expected);
+  await page.selectOption('#unit', 'GB');
+  await page.waitForFunction(() => (document.querySelector('#markdown-output')?.value || '').includes('(GB = 10^9 bytes)'));
+  assert.doesNotMatch(await page.inputValue('#markdown-output'), /GiB/);
   await close(page);
 });
 

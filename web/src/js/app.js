@@ -363,17 +363,32 @@ function drawLowerCharts(ganttWidth = $('#gantt').clientWidth, rooflineWidth = $
   $('#results').dataset.lowerCharts = 'drawn';
 }
 
-// The Markdown export comes in a file of its own (markdown.js), fetched once the Share block nears the screen or Copy
-// Markdown is pressed (at once in the embed view), then written with every result.
-let markdownModule = null;
-let markdownChunk = null;
-function writeMarkdown() {
-  if (markdownModule && app.report && !app.errors) $('#markdown-output').value = markdownModule.markdown(app.report, app.unit, app.presets);
+// The Markdown export is the engine's (engine/io/render/report_markdown.cpp: the document `shardcalc estimate --format
+// markdown` prints, in the page's unit), asked of the whole engine once the Share block nears the screen or Copy
+// Markdown is pressed (at once in the embed view), then with every result. An answer for a report or unit the page
+// has since left is dropped; the text box never shows a stale plan's Markdown.
+let markdownWanted = false;
+let markdownAsked = 0;
+async function writeMarkdown() {
+  const r = app.report;
+  const unit = app.unit;
+  if (!markdownWanted || !r || app.errors) return null;
+  const asked = ++markdownAsked;
+  let text;
+  try {
+    const answer = await app.engine.markdown(r.scenario, unit);
+    text = answer.ok ? answer.text : `No Markdown: ${answer.error?.message || 'the engine gave none'}`;
+  } catch (error) {
+    text = `No Markdown: ${error?.message || error}`;
+  }
+  if (asked !== markdownAsked || app.report !== r || app.unit !== unit || app.errors) return null;
+  $('#markdown-output').value = text;
+  return text;
 }
-const loadMarkdown = () => (markdownChunk ??= import('./markdown.js').then((module) => {
-  markdownModule = module;
-  writeMarkdown();
-}));
+const loadMarkdown = () => {
+  markdownWanted = true;
+  return writeMarkdown();
+};
 
 // Watched from the first result drawn on, when the sections above have their height.
 let markdownWatched = false;
@@ -741,8 +756,9 @@ function wireShare() {
       note.textContent = markdownRefusal();
       return;
     }
-    await loadMarkdown();
-    copyText(markdownModule.markdown(app.report, app.unit, app.presets), $('#markdown-output'), note);
+    const text = await loadMarkdown();
+    if (text) copyText(text, $('#markdown-output'), note);
+    else note.textContent = 'The plan changed while its Markdown was written: press Copy Markdown again.';
   });
 }
 

@@ -20,6 +20,8 @@
 //                               (docs/rl.md; with verl's log, that log against the estimate)
 //   await engine.serve(scenarioWithServing, vllmLog = '') -> {ok: true, serving} | {ok: true, serving_reconciliation} |
 //                               {ok: false, error} (serving the model; with a vLLM log, that log against the estimate)
+//   await engine.markdown(scenario, unit = 'GiB') -> {ok: true, format, verdict, text} | the error value (the report as
+//                               Markdown, amounts in GiB or GB: the same document as `shardcalc estimate --format markdown`)
 //   engine.search(scenarioWithSearch, onProgress) -> {result: Promise<{ok, search} | null>, cancel()}
 //                               (null when cancelled; onProgress(fraction) after each slice)
 //
@@ -84,6 +86,9 @@ async function mainThreadEngine() {
     },
     async rl(scenario, log = '') {
       return JSON.parse(module.rl(JSON.stringify(scenario), log));
+    },
+    async markdown(scenario, unit = 'GiB') {
+      return JSON.parse(module.markdown(JSON.stringify(scenario), unit));
     },
     search(scenario, onProgress) {
       let stop = false;
@@ -168,6 +173,9 @@ async function workerEngine() {
     },
     async rl(scenario, log = '') {
       return JSON.parse(await call('rl', { text: JSON.stringify(scenario), log }));
+    },
+    async markdown(scenario, unit = 'GiB') {
+      return JSON.parse(await call('markdown', { text: JSON.stringify(scenario), unit }));
     },
     search(scenario, onProgress) {
       const id = next;

@@ -1,4 +1,4 @@
-// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'reconcile'|'serve'|'rl'|'search'|'cancel', ...};
+// Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'reconcile'|'serve'|'rl'|'markdown'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each turn of slices (search-run.js) and answers null when cancelled ({op: 'cancel', target: id}).
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module, defaults, whole} before it (no answer): the engine then starts without waiting for the page's
@@ -7,7 +7,7 @@
 // page posts the module index.html compiled, or nothing and the worker fetches the file.
 // The hosted page starts with the core engine (no plan search, no config.json import, no glue: a smaller
 // download before the first result, wasm/CMakeLists.txt, core-engine.js) and loads the whole engine on
-// the first search, import, kernel table or launch lines. The single-file build starts the whole engine from the bytes it is given
+// the first search, import, kernel table, launch lines or Markdown. The single-file build starts the whole engine from the bytes it is given
 // (web/build.mjs bundles its glue into this worker), so it does both with the module it started.
 import createCore from './core-engine.js';
 import { runSearch } from './search-run.js';
@@ -107,6 +107,7 @@ self.onmessage = async (event) => {
     else if (op === 'reconcile') result = (await whole()).reconcile(text, event.data.log ?? '');
     else if (op === 'serve') result = (await whole()).serve(text, event.data.log ?? '');
     else if (op === 'rl') result = (await whole()).rl(text, event.data.log ?? '');
+    else if (op === 'markdown') result = (await whole()).markdown(text, event.data.unit ?? 'GiB');
     else throw new Error(`unknown op ${op}`);
     self.postMessage(prepared ? { id, result, prepared: true } : { id, result }); // `prepared`: for tests and traces
   } catch (error) {

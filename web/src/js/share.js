@@ -1,5 +1,5 @@
-// Sharing: the page URL with the state fragment and an iframe snippet for the embed view (the results as Markdown:
-// markdown.js). Copying falls back to selecting the text when the clipboard is refused.
+// Sharing: the page URL with the state fragment and an iframe snippet for the embed view (the results as Markdown are
+// the engine's: app.js writeMarkdown). Copying falls back to selecting the text when the clipboard is refused.
 import { RESIZE_MESSAGE } from './embed.js';
 
 export function pageUrl(fragment, embed) {
