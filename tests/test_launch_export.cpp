@@ -3,6 +3,7 @@
 // as `--stage` and `estimate` do.
 
 #include "helpers.h"
+#include "io/api.h"
 #include "io/render/text_format.h"
 #include "search/launch.h"
 
@@ -145,11 +146,14 @@ TEST_CASE("kernels: stages numbered from 0 in every format, as --stage and estim
     REQUIRE(slowest["ok"] == true);
     CHECK(slowest["kernels"]["stage"] == 3);  // the last of pp 4 (the loss)
     CHECK(slowest["kernels"]["stages"] == 4);
-    CHECK(shardcalc::format_kernels_table(slowest["kernels"]).rfind("Kernels of pipeline stage 3 (stages 0 to 3) on ", 0) == 0);
-    CHECK(shardcalc::format_kernels_markdown(slowest["kernels"]).rfind("**Kernels of pipeline stage 3 (stages 0 to 3) on ", 0) == 0);
+    const auto text_of = [&](const std::string& scenario, const char* format, int64_t stage) {
+        return json::parse(shardcalc::text_answer(scenario, {"kernels", format, "GiB", stage}))["text"].get<std::string>();
+    };
+    CHECK(text_of(text, "table", -1).rfind("Kernels of pipeline stage 3 (stages 0 to 3) on ", 0) == 0);
+    CHECK(text_of(text, "markdown", -1).rfind("**Kernels of pipeline stage 3 (stages 0 to 3) on ", 0) == 0);
     const json first = json::parse(shardcalc::kernels_scenario_text(text, 0));
     CHECK(first["kernels"]["stage"] == 0);
-    CHECK(shardcalc::format_kernels_table(first["kernels"]).rfind("Kernels of pipeline stage 0 (stages 0 to 3) on ", 0) == 0);
-    const json one = json::parse(shardcalc::kernels_scenario_text(example("gpt2-pytorch-1gpu.json"), 0));
-    CHECK(shardcalc::format_kernels_table(one["kernels"]).rfind("Kernels of pipeline stage 0 (the only stage) on ", 0) == 0);
+    CHECK(text_of(text, "table", 0).rfind("Kernels of pipeline stage 0 (stages 0 to 3) on ", 0) == 0);
+    CHECK(text_of(example("gpt2-pytorch-1gpu.json"), "table", 0).rfind("Kernels of pipeline stage 0 (the only stage) on ", 0) == 0);
+    CHECK(json::parse(shardcalc::text_answer(text, {"kernels", "table", "GiB", 4}))["error"]["path"] == "/stage");
 }

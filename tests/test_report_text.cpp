@@ -1,4 +1,4 @@
-// The report for people (io/render/report_text.h, io/api.h render_scenario_text) is written from the engine's report
+// The report for people (io/render/report_text.h, io/api.h text_answer) is written from the engine's report
 // structs, not from its JSON: these tests hold the two to the same figures, byte for byte where the CSV gives raw
 // values, on plans that exercise every part (pipeline stages, offload, a TPU's XLA program, a plan that does not fit).
 
@@ -14,8 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-json rendered(const std::string& scenario, const std::string& format) {
-    return json::parse(shardcalc::render_scenario_text(scenario, format));
+json rendered(const std::string& scenario, const std::string& format, const std::string& unit = "GiB") {
+    return json::parse(shardcalc::text_answer(scenario, {"estimate", format, unit}));
 }
 
 json report_of(const std::string& scenario) { return json::parse(shardcalc::evaluate_scenario_text(scenario))["report"]; }
@@ -126,25 +126,25 @@ TEST_CASE("report text: a format it does not write, or a plan with an error, is 
 TEST_CASE("report Markdown: the summary, in the reader's unit, the scenario's text escaped") {
     const std::string plan = plans()[0];
     const json r = report_of(plan);
-    const std::string gib = json::parse(shardcalc::render_scenario_text(plan, "markdown"))["text"].get<std::string>();
+    const std::string gib = rendered(plan, "markdown")["text"].get<std::string>();
     CHECK(gib.find("**shardcalc**: Llama 3.1 70B \u00b7 megatron \u00b7 dp 8 \u00d7 tp 8 \u00d7 pp 4 \u00b7 ") == 0);
     // The reason is the report's own, as a sentence.
     std::string reason = r["memory"]["verdict"]["reason"].get<std::string>();
     reason[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(reason[0])));
     CHECK(gib.find(": **Fits**. " + reason) != std::string::npos);
-    const std::string gb = json::parse(shardcalc::render_scenario_text(plan, "markdown", "GB"))["text"].get<std::string>();
+    const std::string gb = rendered(plan, "markdown", "GB")["text"].get<std::string>();
     CHECK(gb.find("GiB") == std::string::npos);
     CHECK(gb.find("(GB = 10^9 bytes)") != std::string::npos);
     const double total = r["memory"]["per_device"]["total"].get<double>();
     char peak[64];
     std::snprintf(peak, sizeof peak, "Per-device peak **%.2f GB**", total / 1e9);
     CHECK(gb.find(peak) != std::string::npos);
-    CHECK(json::parse(shardcalc::render_scenario_text(plan, "markdown", "MB"))["error"]["path"] == "/unit");
+    CHECK(rendered(plan, "markdown", "MB")["error"]["path"] == "/unit");
 
     // A device's name from a shared link shows as written: one line, no table break, no HTML, no emphasis.
     json hostile = json::parse(plan);
     hostile["hardware"]["name"] = "x|y<script>\n| a | b |\r\n*b* _i_ `c` [l](u)";
-    const std::string md = json::parse(shardcalc::render_scenario_text(hostile.dump(), "markdown"))["text"].get<std::string>();
+    const std::string md = rendered(hostile.dump(), "markdown")["text"].get<std::string>();
     const std::string first = md.substr(0, md.find('\n'));
     CHECK(first.find("x\\|y&lt;script&gt; \\| a \\| b \\| \\*b\\* \\_i\\_ \\`c\\` \\[l\\](u)") != std::string::npos);
     CHECK(md.find("<script") == std::string::npos);
@@ -152,14 +152,14 @@ TEST_CASE("report Markdown: the summary, in the reader's unit, the scenario's te
 
 TEST_CASE("report Markdown: a plan that does not fit has hypothetical times; a priced run its cost, dollars escaped") {
     json plan = json::parse(plans()[3]);
-    const std::string oom = json::parse(shardcalc::render_scenario_text(plan.dump(), "markdown"))["text"].get<std::string>();
+    const std::string oom = rendered(plan.dump(), "markdown")["text"].get<std::string>();
     CHECK(oom.find("\n_Hypothetical, if it fitted (the plan does not fit)_: step time ") != std::string::npos);
     CHECK(oom.find("\nStep time **") == std::string::npos);
     json priced = json::parse(plans()[0]);
     priced["training"]["train_tokens"] = 15e12;
     priced["hardware"]["price_per_gpu_hour"] = 2.5;
     const json r = report_of(priced.dump());
-    const std::string md = json::parse(shardcalc::render_scenario_text(priced.dump(), "markdown"))["text"].get<std::string>();
+    const std::string md = rendered(priced.dump(), "markdown")["text"].get<std::string>();
     const double cost = r["training_run"]["cost"].get<double>();
     std::string digits = std::to_string(static_cast<long long>(std::llround(cost)));
     for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");

@@ -57,10 +57,10 @@ std::string rl(const std::string& text, const std::string& log) {
     return never_throws([&] { return log.empty() ? shardcalc::rl_scenario_text(text) : shardcalc::rl_reconcile_text(text, log); });
 }
 
-// The report as Markdown (io/api.h render_scenario_text), amounts in `unit` (GiB or GB): the page's "Copy Markdown"
+// The report as Markdown (io/api.h text_answer), amounts in `unit` (GiB or GB): the page's "Copy Markdown"
 // exports the same document as `shardcalc estimate --format markdown`.
 std::string markdown(const std::string& text, const std::string& unit) {
-    return never_throws([&] { return shardcalc::render_scenario_text(text, "markdown", unit); });
+    return never_throws([&] { return shardcalc::text_answer(text, {"estimate", "markdown", unit}); });
 }
 
 }  // namespace

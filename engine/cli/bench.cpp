@@ -94,7 +94,7 @@ int main() {
     {
         const std::string deep = R"({"model":{"preset":"gpt2","layers":1024},"parallel":{"pp":512},"training":{"global_batch":1024}})";
         const auto start = std::chrono::steady_clock::now();
-        const size_t bytes = shardcalc::render_scenario_text(deep, "table").size();
+        const size_t bytes = shardcalc::text_answer(deep, {}).size();
         const double ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("%-48s %10.1f ms (%zu bytes of text)\n", "text report of a 512-stage pipeline (evaluated)", ms, bytes);
     }

@@ -136,6 +136,18 @@ int export_launch(const std::string& text, const std::string& tool, const std::s
     return 0;
 }
 
+// Prints a command's answer for people, written by the engine from its result (io/api.h text_answer), and returns the
+// answer; an error answer goes to stderr and null comes back.
+nlohmann::json print_text(const std::string& scenario, const shardcalc::TextRequest& request) {
+    nlohmann::json answer = nlohmann::json::parse(shardcalc::text_answer(scenario, request));
+    if (!answer["ok"].get<bool>()) {
+        std::cerr << shardcalc::to_text(answer) << "\n";
+        return nullptr;
+    }
+    std::cout << answer["text"].get<std::string>();
+    return answer;
+}
+
 // The text writers of one answer; null for a format the command does not offer (main checks --format first).
 struct Writers {
     std::string (*table)(const nlohmann::json&);
@@ -286,9 +298,8 @@ int main(int argc, char** argv) {
     if (command == "reconcile")
         return against_log(shardcalc::reconcile_text, "reconciliation", shardcalc::format_reconciliation_table);
     if (command == "kernels")
-        return print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format,
-                            {shardcalc::format_kernels_table, shardcalc::format_kernels_markdown, shardcalc::format_kernels_csv})
-                       .is_null() ? 2 : 0;
+        return format == "json" ? (print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format, {}).is_null() ? 2 : 0)
+                                : (print_text(text, {"kernels", format, "GiB", stage}).is_null() ? 2 : 0);
     if (command == "serve" && !o.log.empty())
         return against_log(shardcalc::serve_reconcile_text, "serving_reconciliation", shardcalc::format_serving_reconciliation_table);
     if (command == "serve")
@@ -308,13 +319,8 @@ int main(int argc, char** argv) {
         if (report.is_null()) return 2;
         verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
     } else {
-        // The table, Markdown and CSV are written by the engine from its report (io/render/report_text.h).
-        const nlohmann::json answer = nlohmann::json::parse(shardcalc::render_scenario_text(text, format));
-        if (!answer["ok"].get<bool>()) {
-            std::cerr << shardcalc::to_text(answer) << "\n";
-            return 2;
-        }
-        std::cout << answer["text"].get<std::string>();
+        const nlohmann::json answer = print_text(text, {"estimate", format});
+        if (answer.is_null()) return 2;
         verdict = answer["verdict"].get<std::string>();
     }
     if (!o.check) return 0;

@@ -16,7 +16,7 @@
 #include "io/import/verl_log.h"
 #include "io/import/vllm_log.h"
 #include "io/contract/report_json.h"
-#include "io/render/report_text.h"
+#include "io/render/answer_text.h"
 #include "io/contract/scenario_json.h"
 #include "io/contract/scenario_schema.h"
 #include "io/contract/search_json.h"
@@ -90,22 +90,38 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] { return answer_text(parse_json_text(scenario_json)); });
 }
 
-std::string render_scenario_text(const std::string& scenario_json, const std::string& format, const std::string& unit) {
+namespace {
+
+// The answer's envelope around its text (and the verdict, where the answer is an estimate's).
+std::string text_envelope(const std::string& format, const std::string& text, const char* verdict = nullptr) {
+    JsonWriter w;
+    w.begin_object().field("ok", true).field("format", format);
+    if (verdict) w.field("verdict", verdict);
+    w.field("text", text).end_object();
+    return w.take();
+}
+
+TextFormat text_format(const std::string& command, const std::string& format) {
+    if (format == "table") return TextFormat::Table;
+    if (format == "markdown") return TextFormat::Markdown;
+    if (format == "csv") return TextFormat::Csv;
+    throw InputError("/format", command + " writes table|markdown|csv (and json, its answer itself)");
+}
+
+}  // namespace
+
+std::string text_answer(const std::string& scenario_json, const TextRequest& q) {
     return guarded_text([&] {
-        if (format != "table" && format != "markdown" && format != "csv")
-            throw InputError("/format", "allowed: table|markdown|csv");
-        if (unit != "GiB" && unit != "GB") throw InputError("/unit", "allowed: GiB|GB");
-        const ByteUnit u = unit == "GB" ? ByteUnit::GB : ByteUnit::GiB;
-        const Report r = evaluate(scenario_from_json(parse_json_text(scenario_json)));
-        const std::string text = format == "table" ? format_table(r) : format == "csv" ? format_csv(r) : format_markdown(r, u);
-        JsonWriter w;
-        w.begin_object()
-            .field("ok", true)
-            .field("format", format)
-            .field("verdict", verdict_name(r.verdict.verdict))
-            .field("text", text)
-            .end_object();
-        return w.take();
+        const TextFormat f = text_format(q.command, q.format);
+        if (q.unit != "GiB" && q.unit != "GB") throw InputError("/unit", "allowed: GiB|GB");
+        const Scenario scenario = scenario_from_json(parse_json_text(scenario_json));
+        if (q.command == "kernels") return text_envelope(q.format, format_kernels(kernel_table(scenario, q.stage), f));
+        if (q.command != "estimate") throw InputError("/command", "allowed: estimate|kernels");
+        const Report r = evaluate(scenario);
+        const std::string text = f == TextFormat::Table ? format_table(r)
+                                 : f == TextFormat::Csv ? format_csv(r)
+                                                        : format_markdown(r, q.unit == "GB" ? ByteUnit::GB : ByteUnit::GiB);
+        return text_envelope(q.format, text, verdict_name(r.verdict.verdict));
     });
 }
 

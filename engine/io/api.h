@@ -12,11 +12,16 @@ namespace shardcalc {
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": true, "report": {...}} or error
 std::string evaluate_scenario_text(const std::string& scenario_json);
-// The report for people (io/render/report_text.h), `format` table, markdown or csv, the Markdown's amounts in `unit`
-// (GiB or GB; the table is in GiB, the CSV in bytes): {"ok": true, "format": "table", "verdict": "fits", "text": "..."}
-// or the error value.
-std::string render_scenario_text(const std::string& scenario_json, const std::string& format,
-                                 const std::string& unit = "GiB");
+// A command's answer for people, written by the engine from its result (io/render/): `format` table, markdown or csv
+// where the command writes it; estimate's Markdown in `unit` (GiB or GB: the table is in GiB, the CSV in bytes); `stage`
+// the pipeline rank of kernels. {"ok": true, "format", "text"} (estimate: and its "verdict") or the error value.
+struct TextRequest {
+    std::string command = "estimate";  // estimate | kernels
+    std::string format = "table";
+    std::string unit = "GiB";
+    int64_t stage = -1;
+};
+std::string text_answer(const std::string& scenario_json, const TextRequest& request);
 nlohmann::json error_value(const std::string& path, const std::string& message);
 nlohmann::json error_value(const std::vector<Problem>& problems);  // not empty
 std::string presets_text();  // all_presets() serialised

@@ -1,14 +1,14 @@
-// The per-kernel table as text: aligned for terminals, Markdown for docs, CSV for spreadsheets. Reads only the
-// JSON of io/contract/kernels_json.cpp.
+// The per-kernel table (report/kernel_table.h) as text: aligned for terminals, Markdown for docs, CSV for spreadsheets.
+// The JSON of the same table is io/contract/kernels_json.cpp.
 #include <string>
 
-#include "io/render/text_format.h"
+#include "io/render/answer_text.h"
 #include "io/render/text_table.h"
+#include "scenario/names.h"
 
 namespace shardcalc {
 namespace {
 
-using nlohmann::json;
 using namespace text;
 
 // Counts: with thousands separators for reading, plain in CSV.
@@ -18,64 +18,62 @@ std::string number(double v, bool machine = false) {
     return machine ? std::to_string(static_cast<int64_t>(v)) : thousands(static_cast<int64_t>(v));
 }
 
-std::string reloads(const json& row, const char* key) {
-    if (!row.contains(key)) return "-";
-    const json& r = row[key];
-    // DeepFlow's order: A, the output C, B
-    return number(r["a"].get<double>(), true) + "," + number(r["c"].get<double>(), true) + "," + number(r["b"].get<double>(), true);
+// A GEMM's reloads in DeepFlow's order: A's, the output's (written once), B's.
+std::string reloads(const KernelRow& r, double a, double b) {
+    if (r.gemm.m <= 0) return "-";
+    return number(a, true) + "," + number(1, true) + "," + number(b, true);
 }
 
-std::vector<Row> rows_of(const json& t, bool machine) {
+std::vector<Row> rows_of(const KernelTable& t, bool machine) {
     std::vector<Row> rows{{"module", "kernel", "pass", "count", "m", "k", "n", "gflop", machine ? "hbm_bytes" : "hbm_mb",
                            machine ? "l2_bytes" : "l2_mb", "hbm_reloads_acb", "l2_reloads_acb", "flop_per_byte", "bound",
                            "us_each", "ms_per_step"}};
-    for (const json& r : t["rows"]) {
-        const bool gemm = r.contains("gemm");
-        auto dim = [&](const char* d) { return gemm ? number(r["gemm"][d].get<double>(), machine) : std::string("-"); };
+    for (const KernelRow& r : t.rows) {
+        const Kernel& k = r.kernel;
+        const bool gemm = r.gemm.m > 0;
+        auto dim = [&](double d) { return gemm ? number(d, machine) : std::string("-"); };
         // A grouped GEMM's rows are per group: "8 x 2,048" for 8 experts' problems of 2,048 rows each (CSV: the
-        // group's rows; the JSON has the groups).
-        const double groups = gemm ? r["gemm"].value("groups", 1.0) : 1;
-        const std::string m = groups > 1 && !machine ? number(groups) + " x " + dim("m") : dim("m");
-        auto bytes = [&](const char* key) {
-            const double b = r[key].get<double>();
+        // group's rows).
+        const double groups = gemm ? static_cast<double>(r.gemm.groups) : 1;
+        const double m = static_cast<double>(r.gemm.m);
+        const std::string m_text = groups > 1 && !machine ? number(groups) + " x " + dim(m) : dim(m);
+        auto bytes = [&](double b) {
             if (machine) return fixed(b, 0);
             return b > 0 ? fixed(b / 1e6, 2) : std::string("-");
         };
-        rows.push_back({r["module"], r["kernel"], r["pass"], number(r["count"].get<double>(), machine), m, dim("k"), dim("n"),
-                        fixed(r["flops"].get<double>() / 1e9, 3), bytes("hbm_bytes"), bytes("l2_bytes"),
-                        reloads(r, "hbm_reloads"), reloads(r, "l2_reloads"), fixed(r["intensity"].get<double>(), 2),
-                        r["bound"], fixed(r["seconds"].get<double>() * 1e6, 1),
-                        fixed(r["step_seconds"].get<double>() * 1e3, 3)});
+        rows.push_back({r.module, r.name, pass_name(r.pass), number(r.count, machine), m_text,
+                        dim(static_cast<double>(r.gemm.k)), dim(static_cast<double>(r.gemm.n)), fixed(k.flops / 1e9, 3),
+                        bytes(k.bytes), bytes(k.l2_bytes), reloads(r, r.traffic.hbm_reload_a, r.traffic.hbm_reload_b),
+                        reloads(r, r.traffic.l2_reload_a, r.traffic.l2_reload_b), fixed(r.intensity(), 2),
+                        k.flops > 0 && k.compute_bound ? "compute" : "memory", fixed(k.seconds * 1e6, 1),
+                        fixed(r.step_seconds() * 1e3, 3)});
     }
     return rows;
 }
 
 // Stages are pipeline ranks from 0, as `--stage`, `estimate` and the report number them.
-std::string heading(const json& t) {
-    const int64_t stages = t["stages"].get<int64_t>();
-    return "Kernels of pipeline stage " + std::to_string(t["stage"].get<int64_t>()) +
-           (stages > 1 ? " (stages 0 to " + std::to_string(stages - 1) + ")" : std::string(" (the only stage)")) +
-           " on " + t["device"].get<std::string>() + " (" +
-           t["dtype"].get<std::string>() + "): one device, each kernel once per instance; count instances per " +
-           "microbatch, " + number(t["microbatches"].get<double>()) + " microbatches per step; inflection point " +
-           fixed(t["inflection_point"].get<double>(), 2) + " FLOP/byte";
+std::string heading(const KernelTable& t) {
+    return "Kernels of pipeline stage " + std::to_string(t.stage) +
+           (t.stages > 1 ? " (stages 0 to " + std::to_string(t.stages - 1) + ")" : std::string(" (the only stage)")) +
+           " on " + t.device + " (" + name_of(t.dtype) + "): one device, each kernel once per instance; count instances " +
+           "per microbatch, " + number(t.microbatches) + " microbatches per step; inflection point " +
+           fixed(t.inflection_point, 2) + " FLOP/byte";
 }
 
-std::string totals(const json& t) {
+std::string totals(const KernelTable& t) {
     std::string out = "per step:";
-    for (const char* pass : {"forward", "backward_data", "backward_weight", "recompute", "optimizer"}) {
-        const double s = t["pass_seconds"][pass].get<double>();
-        if (s > 0) out += std::string(" ") + pass + " " + fixed(s * 1e3, 3) + " ms,";
-    }
-    return out + " all kernels " + fixed(t["step_seconds"].get<double>() * 1e3, 3) + " ms\n";
+    for (int p = 0; p < kKernelPasses; ++p)
+        if (t.pass_seconds[p] > 0)
+            out += std::string(" ") + pass_name(static_cast<KernelPass>(p)) + " " + fixed(t.pass_seconds[p] * 1e3, 3) + " ms,";
+    return out + " all kernels " + fixed(t.seconds * 1e3, 3) + " ms\n";
 }
 
 }  // namespace
 
-std::string format_kernels_table(const json& t) { return heading(t) + "\n" + aligned(rows_of(t, false)) + totals(t); }
-std::string format_kernels_markdown(const json& t) {
-    return "**" + heading(t) + "**\n\n" + markdown(rows_of(t, false)) + "\n" + totals(t);
+std::string format_kernels(const KernelTable& t, TextFormat f) {
+    if (f == TextFormat::Csv) return csv(rows_of(t, true));
+    if (f == TextFormat::Markdown) return "**" + heading(t) + "**\n\n" + markdown(rows_of(t, false)) + "\n" + totals(t);
+    return heading(t) + "\n" + aligned(rows_of(t, false)) + totals(t);
 }
-std::string format_kernels_csv(const json& t) { return csv(rows_of(t, true)); }
 
 }  // namespace shardcalc

@@ -4,7 +4,7 @@
 // the tables (memory per stage and over the step, XLA's largest allocations, modules, the step's parts,
 // communication) and the notes. Text that comes from the scenario (a device's or model's name) is escaped so that it
 // shows as written and breaks no table.
-#include "io/render/report_text.h"
+#include "io/render/answer_text.h"
 
 #include <cctype>
 #include <cmath>

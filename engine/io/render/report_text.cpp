@@ -3,7 +3,7 @@
 // io/render/report_markdown.cpp. Every figure is the report's; these choose which to show and write them in words and
 // units, with the JSON report's amounts (bytes as whole numbers, seconds as written), so that the formats and the JSON
 // agree digit for digit.
-#include "io/render/report_text.h"
+#include "io/render/answer_text.h"
 
 #include <cctype>
 #include <cmath>

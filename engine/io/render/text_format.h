@@ -27,9 +27,5 @@ std::string format_rl_table(const nlohmann::json& rl);
 // verl's log against the RL estimate (the "rl_reconciliation" object; io/render/rl_text.cpp).
 std::string format_rl_reconciliation_table(const nlohmann::json& reconciliation);
 
-// The per-kernel table (the "kernels" object; io/render/kernels_text.cpp).
-std::string format_kernels_table(const nlohmann::json& kernels);
-std::string format_kernels_markdown(const nlohmann::json& kernels);
-std::string format_kernels_csv(const nlohmann::json& kernels);
 
 }  // namespace shardcalc
