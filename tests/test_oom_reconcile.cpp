@@ -184,7 +184,9 @@ TEST_CASE("reconcile an out-of-memory error: what the rank needed against its st
         "PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.");
     CHECK(has_finding(shared, "other processes held 7.40 GiB of rank 0's device (the error names 2 by PID)"));
     // The text format: a table of the errors, the calibration lines.
-    const std::string text = format_reconciliation_table(r);
+    TextRequest table{"reconcile", "table"};
+    table.log = test::repo_file("tests/data/logs/pytorch-oom-alpaca-issue223.log");
+    const std::string text = nlohmann::json::parse(text_answer(alpaca, table))["text"].get<std::string>();
     CHECK(text.find("out of memory: rank") != std::string::npos);
     CHECK(text.find("hardware.memory_gib = 31.75") != std::string::npos);
 }

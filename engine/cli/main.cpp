@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -289,26 +290,24 @@ int main(int argc, char** argv) {
     if (!read_input(o.input, "scenario file", text, error)) return fail("", error);
     if (command == "export") return export_launch(text, o.tool, format);
     // A run's log set beside the scenario's estimate: `reconcile`, `serve` with a vLLM log and `rl` with verl's.
-    const auto against_log = [&](std::string (*api)(const std::string&, const std::string&), const char* key,
-                                 std::string (*table)(const nlohmann::json&)) {
-        std::string log;
-        if (!read_input(o.log, "log file", log, error)) return fail("/log", error);
-        return print_answer(api(text, log), key, format, {table, nullptr, nullptr}).is_null() ? 2 : 0;
+    std::optional<std::string> log;
+    if (!o.log.empty() && !read_input(o.log, "log file", log.emplace(), error)) return fail("/log", error);
+    // The JSON answer (the API's own), or the engine's text of it (io/api.h text_answer).
+    const bool json = format == "json";
+    const auto answer = [&](const std::string& json_answer, const char* key) {
+        if (json) return print_answer(json_answer, key, format, {}).is_null() ? 2 : 0;
+        return print_text(text, {command, format, "GiB", stage, log}).is_null() ? 2 : 0;
     };
-    if (command == "reconcile")
-        return against_log(shardcalc::reconcile_text, "reconciliation", shardcalc::format_reconciliation_table);
-    if (command == "kernels")
-        return format == "json" ? (print_answer(shardcalc::kernels_scenario_text(text, stage), "kernels", format, {}).is_null() ? 2 : 0)
-                                : (print_text(text, {"kernels", format, "GiB", stage}).is_null() ? 2 : 0);
-    if (command == "serve" && !o.log.empty())
-        return against_log(shardcalc::serve_reconcile_text, "serving_reconciliation", shardcalc::format_serving_reconciliation_table);
+    const std::string log_text = log.value_or("");
+    if (command == "reconcile") return answer(json ? shardcalc::reconcile_text(text, log_text) : "", "reconciliation");
+    if (command == "kernels") return answer(json ? shardcalc::kernels_scenario_text(text, stage) : "", "kernels");
+    if (command == "serve" && log)
+        return answer(json ? shardcalc::serve_reconcile_text(text, log_text) : "", "serving_reconciliation");
     if (command == "serve")
         return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
                        .is_null() ? 2 : 0;
-    if (command == "rl" && !o.log.empty())
-        return against_log(shardcalc::rl_reconcile_text, "rl_reconciliation", shardcalc::format_rl_reconciliation_table);
-    if (command == "rl")
-        return print_answer(shardcalc::rl_scenario_text(text), "rl", format, {shardcalc::format_rl_table, nullptr, nullptr}).is_null() ? 2 : 0;
+    if (command == "rl" && log) return answer(json ? shardcalc::rl_reconcile_text(text, log_text) : "", "rl_reconciliation");
+    if (command == "rl") return answer(json ? shardcalc::rl_scenario_text(text) : "", "rl");
     if (command == "search")
         return print_answer(shardcalc::search_scenario_text(text), "search", format,
                             {shardcalc::format_search_table, shardcalc::format_search_markdown, shardcalc::format_search_csv})

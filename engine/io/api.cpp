@@ -7,6 +7,8 @@
 #include "io/contract/choices.h"
 #include "io/import/hf_config.h"
 #include "io/codec/json_text.h"
+#include "io/answers.h"
+#include "io/guarded_text.h"
 #include "io/codec/json_writer.h"
 #include "io/contract/kernels_json.h"
 #include "io/presets.h"
@@ -56,24 +58,6 @@ std::string answer_text(const nlohmann::json& scenario) {
     return "{\"ok\":true,\"report\":" + report_json_text(r) + "}";
 }
 
-// Runs `f`; every exception becomes the API's error value, so none leaves the API (the CLI and the
-// WebAssembly page get a value either way). Anything but an InputError is an engine defect.
-template <class F>
-std::string guarded_text(F&& f) {
-    try {
-        return f();
-    } catch (const InputError& e) {
-        return to_text(error_value(e.problems()));
-    } catch (const WholeEngineOnly& e) {
-        std::string answer = to_text(error_value("", e.what()));
-        return answer.insert(answer.size() - 1, ",\"whole_engine\":true");
-    } catch (const std::exception& e) {
-        return to_text(error_value("", std::string("internal error: ") + e.what()));
-    } catch (...) {
-        return to_text(error_value("", "internal error"));
-    }
-}
-
 }  // namespace
 
 std::string to_text(const nlohmann::json& j) {
@@ -90,41 +74,6 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] { return answer_text(parse_json_text(scenario_json)); });
 }
 
-namespace {
-
-// The answer's envelope around its text (and the verdict, where the answer is an estimate's).
-std::string text_envelope(const std::string& format, const std::string& text, const char* verdict = nullptr) {
-    JsonWriter w;
-    w.begin_object().field("ok", true).field("format", format);
-    if (verdict) w.field("verdict", verdict);
-    w.field("text", text).end_object();
-    return w.take();
-}
-
-TextFormat text_format(const std::string& command, const std::string& format) {
-    if (format == "table") return TextFormat::Table;
-    if (format == "markdown") return TextFormat::Markdown;
-    if (format == "csv") return TextFormat::Csv;
-    throw InputError("/format", command + " writes table|markdown|csv (and json, its answer itself)");
-}
-
-}  // namespace
-
-std::string text_answer(const std::string& scenario_json, const TextRequest& q) {
-    return guarded_text([&] {
-        const TextFormat f = text_format(q.command, q.format);
-        if (q.unit != "GiB" && q.unit != "GB") throw InputError("/unit", "allowed: GiB|GB");
-        const Scenario scenario = scenario_from_json(parse_json_text(scenario_json));
-        if (q.command == "kernels") return text_envelope(q.format, format_kernels(kernel_table(scenario, q.stage), f));
-        if (q.command != "estimate") throw InputError("/command", "allowed: estimate|kernels");
-        const Report r = evaluate(scenario);
-        const std::string text = f == TextFormat::Table ? format_table(r)
-                                 : f == TextFormat::Csv ? format_csv(r)
-                                                        : format_markdown(r, q.unit == "GB" ? ByteUnit::GB : ByteUnit::GiB);
-        return text_envelope(q.format, text, verdict_name(r.verdict.verdict));
-    });
-}
-
 std::string kernels_scenario_text(const std::string& scenario_json, int64_t stage) {
     return guarded_text([&] {
         const KernelTable t = kernel_table(scenario_from_json(parse_json_text(scenario_json)), stage);
@@ -138,9 +87,8 @@ std::string schema_text() { return schema_to_json().dump(); }
 
 std::string reconcile_text(const std::string& scenario_json, const std::string& log_text) {
     return guarded_text([&] {
-        const Report r = evaluate(scenario_from_json(parse_json_text(scenario_json)));
-        const MeasuredRun run = read_run_log(log_text);
-        return "{\"ok\":true,\"reconciliation\":" + to_text(reconciliation_json(reconcile(r, run), run.source)) + "}";
+        const RunReconciliation r = run_reconciliation(scenario_json, log_text);
+        return "{\"ok\":true,\"reconciliation\":" + to_text(reconciliation_json(r.reconciliation, r.source)) + "}";
     });
 }
 
@@ -223,85 +171,33 @@ std::string launch_text(const std::string& scenario_json, const std::string& too
     return to_text({{"ok", true}, {"framework", framework}, {"generator", g->name}, {"launch", std::move(launch)}});
 }
 
-// A scenario with a command's own object (`key`: "search", "serving"), read into the scenario and that object's spec
-// by `read_spec` (given nullptr when the object is absent); InputError if either cannot be.
-template <class Spec>
-std::pair<Scenario, Spec> read_with(const std::string& text, const char* key, Spec (*read_spec)(const nlohmann::json*)) {
-    nlohmann::json j = parse_json_text(text);
-    if (!j.is_object()) throw InputError("", "the scenario must be a JSON object");
-    nlohmann::json spec;
-    if (const auto it = j.find(key); it != j.end()) {
-        spec = std::move(*it);
-        j.erase(key);
-    }
-    // Both are read, so that the problems of each are reported together.
-    Problems problems;
-    Spec s;
-    Scenario scenario;
-    problems.collect([&] { s = read_spec(spec.is_null() ? nullptr : &spec); });
-    problems.collect([&] { scenario = scenario_from_json(j); });
-    problems.raise();
-    return {std::move(scenario), std::move(s)};
-}
-
-std::pair<Scenario, SearchSpec> read_search(const std::string& text) { return read_with(text, "search", search_spec_from_json); }
-
 }  // namespace
 
 std::string serve_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
-        auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
-        ServingSpec& s = in.spec;
-        if (in.search && s.request_rate > 0)
-            throw InputError("/serving/request_rate", "the plan search finds each replica's largest concurrency itself; give "
-                                                      "request_rate without a search object");
-        if (in.search && s.engine == ServingEngine::Transformers)
-            throw InputError("/serving/engine", "the serving plan search ranks vLLM plans; give transformers' generate without a "
-                                                "search object");
-        if (in.search) {
-            // The model, the device and the request, checked once with their own paths (the search chooses tp).
-            Scenario one = scenario;
-            one.parallel.tp = one.parallel.dp = 1;
-            validate_serving(resolve(one, Rules::ModelAndDevice), s);
-            return to_text({{"ok", true}, {"serving", serving_search_to_json(*in.search, serving_search(scenario, s, *in.search))}});
-        }
-        const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
-        validate_serving(c, s);
-        const ModelGraph g = build_graph(c);
-        const ServingEstimate e = serving_estimate(c, g, s);
-        // Under a request rate the answer is at the concurrency the rate settles at (its flags too).
-        if (s.request_rate > 0) s.concurrency = e.settled_concurrency;
-        return to_text({{"ok", true}, {"serving", serving_to_json(c, s, e, latency_throughput(c, g, s, e.max_concurrency))}});
+        const ServingAnswer a = serving_answer(scenario_json);
+        if (a.search) return to_text({{"ok", true}, {"serving", serving_search_to_json(*a.search, a.found)}});
+        return to_text({{"ok", true}, {"serving", serving_to_json(a.config, a.spec, a.estimate, a.curve)}});
     });
 }
 
 std::string rl_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
-        const auto [scenario, rl] = read_with(scenario_json, "rl", rl_spec_from_json);
-        const RlEstimate e = rl_estimate(scenario, rl);
-        return to_text({{"ok", true}, {"rl", rl_to_json(rl, e, rl_limits(scenario, rl))}});
+        const RlAnswer a = rl_answer(scenario_json);
+        return to_text({{"ok", true}, {"rl", rl_to_json(a.rl, a.estimate, a.limits)}});
     });
 }
 
 std::string rl_reconcile_text(const std::string& scenario_json, const std::string& log_text) {
     return guarded_text([&] {
-        const auto [scenario, rl] = read_with(scenario_json, "rl", rl_spec_from_json);
-        const MeasuredRl run = read_verl_log(log_text);
-        return to_text({{"ok", true}, {"rl_reconciliation", rl_reconciliation_json(reconcile_rl(rl, rl_estimate(scenario, rl), run))}});
+        return to_text({{"ok", true}, {"rl_reconciliation", rl_reconciliation_json(rl_reconciliation(scenario_json, log_text))}});
     });
 }
 
 std::string serve_reconcile_text(const std::string& scenario_json, const std::string& log_text) {
     return guarded_text([&] {
-        auto [scenario, in] = read_with(scenario_json, "serving", serving_input_from_json);
-        if (in.search) throw InputError("/serving/search", "a log is set against one served plan: leave the search object out");
-        if (in.spec.engine != ServingEngine::Vllm)
-            throw InputError("/serving/engine", "the log is vLLM's: it is set against a vLLM plan (serving.engine vllm)");
-        const Config c = resolve(std::move(scenario), Rules::ModelAndDevice);
-        validate_serving(c, in.spec);
-        const MeasuredServing run = read_vllm_log(log_text);
-        const ServingEstimate e = serving_estimate(c, build_graph(c), in.spec);
-        return to_text({{"ok", true}, {"serving_reconciliation", serving_reconciliation_json(reconcile_serving(in.spec, e, run))}});
+        return to_text({{"ok", true},
+                        {"serving_reconciliation", serving_reconciliation_json(serving_reconciliation(scenario_json, log_text))}});
     });
 }
 

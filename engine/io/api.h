@@ -3,6 +3,7 @@
 // as values: {"ok": false, "error": {"path": "/parallel/tp", "message": "..."}, "errors": [every problem]}.
 #include <nlohmann/json.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,14 +13,16 @@ namespace shardcalc {
 
 nlohmann::json evaluate_scenario(const nlohmann::json& scenario);  // {"ok": true, "report": {...}} or error
 std::string evaluate_scenario_text(const std::string& scenario_json);
-// A command's answer for people, written by the engine from its result (io/render/): `format` table, markdown or csv
-// where the command writes it; estimate's Markdown in `unit` (GiB or GB: the table is in GiB, the CSV in bytes); `stage`
-// the pipeline rank of kernels. {"ok": true, "format", "text"} (estimate: and its "verdict") or the error value.
+// A command's answer for people, written by the engine from its result (io/text_answer.cpp, io/render/): `format` table,
+// markdown or csv where the command writes it; estimate's Markdown in `unit` (GiB or GB: the table is in GiB, the CSV in
+// bytes); `stage` the pipeline rank of kernels; `log` set against the estimate.
+// {"ok": true, "format", "text"} (estimate: and its "verdict") or the error value.
 struct TextRequest {
-    std::string command = "estimate";  // estimate | kernels
-    std::string format = "table";
+    std::string command = "estimate";  // estimate | kernels | reconcile | rl | serve
+    std::string format = "table";      // reconcile, rl and a log against serve: table only
     std::string unit = "GiB";
     int64_t stage = -1;
+    std::optional<std::string> log;  // reconcile: the run's log; rl: verl's (optional); serve: vLLM's (optional)
 };
 std::string text_answer(const std::string& scenario_json, const TextRequest& request);
 nlohmann::json error_value(const std::string& path, const std::string& message);

@@ -134,14 +134,10 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
 }
 
 nlohmann::json rl_reconciliation_json(const RlReconciliation& r) {
-    nlohmann::json calibration = nlohmann::json::object();
-    if (r.has_mean_response) calibration["rl.mean_response_tokens"] = r.implied_mean_response_tokens;
-    if (r.has_mean_prompt) calibration["rl.mean_prompt_tokens"] = r.implied_mean_prompt_tokens;
-    if (r.has_time_calibration) add_time_calibration(r.time, calibration);
     return {{"source", "verl"},
             {"steps", {{"read", r.steps_read}, {"used", r.steps_used}, {"first_dropped", r.first_dropped}}},
             {"terms", logged_terms_json(r.terms)},
-            {"calibration", std::move(calibration)},
+            {"calibration", implied_fields_json(implied_fields(r))},
             {"findings", r.findings},
             {"unknowns", r.unknowns}};
 }

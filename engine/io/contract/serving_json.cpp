@@ -7,6 +7,7 @@
 #include "io/codec/json_reader.h"
 #include "io/codec/json_writer.h"
 #include "io/contract/logged_term_json.h"
+#include "io/contract/reconcile_io.h"
 #include "scenario/names.h"
 #include "serve/serving_launch.h"
 
@@ -182,11 +183,7 @@ nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingS
 
 nlohmann::json serving_reconciliation_json(const ServingReconciliation& r) {
     using nlohmann::json;
-    json calibration = json::object();
-    if (r.has_overhead) calibration["hardware.overhead_gib"] = r.implied_overhead_gib;
-    if (r.has_utilization) calibration["serving.gpu_memory_utilization"] = r.implied_utilization;
-    if (r.has_cuda_graphs) calibration["serving.cuda_graph_gib"] = r.implied_cuda_graph_gib;
-    json out = {{"source", "vLLM"}, {"terms", logged_terms_json(r.terms)}, {"calibration", std::move(calibration)},
+    json out = {{"source", "vLLM"}, {"terms", logged_terms_json(r.terms)}, {"calibration", implied_fields_json(implied_fields(r))},
                 {"findings", r.findings}, {"unknowns", r.unknowns}};
     if (r.has_oom) {
         const OutOfMemory& o = r.oom.oom;

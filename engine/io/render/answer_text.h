@@ -3,9 +3,16 @@
 // io/contract/'s): what `shardcalc` prints and the page's Markdown export.
 #include <string>
 
+#include <vector>
+
 #include "core/units.h"
 #include "report/kernel_table.h"
+#include "report/reconcile.h"
 #include "report/report.h"
+#include "rl/rl.h"
+#include "rl/rl_reconcile.h"
+#include "search/launch.h"
+#include "serve/serving_reconcile.h"
 
 namespace shardcalc {
 
@@ -19,5 +26,18 @@ std::string format_markdown(const Report& report, ByteUnit unit = ByteUnit::GiB)
 
 // The per-kernel table of one pipeline stage (io/render/kernels_text.cpp).
 std::string format_kernels(const KernelTable& table, TextFormat format);
+
+// The RL estimate: memory by phase, the step's time, the largest settings that fit, the launch (io/render/rl_text.cpp).
+std::string format_rl(const RlSpec& rl, const RlEstimate& estimate, const RlLimits& limits);
+
+// A log set against the estimate (io/render/reconcile_text.cpp): a training run's (its `source`, "Megatron-LM", ...),
+// vLLM's start-up log against the serving estimate, verl's steps against the RL estimate.
+std::string format_reconciliation(const Reconciliation& r, const std::string& source);
+std::string format_serving_reconciliation(const ServingReconciliation& r);
+std::string format_rl_reconciliation(const RlReconciliation& r);
+
+// Launch commands, each tool's name then its lines indented, each command between two `fence` lines (e.g. "```\n"
+// for Markdown) (io/render/search_text.cpp).
+std::string launch_text(const std::vector<LaunchCommand>& launch, const std::string& fence = "");
 
 }  // namespace shardcalc

@@ -2,6 +2,7 @@
 // Reads only the public JSON of the result (docs/search.md).
 #include <string>
 
+#include "io/render/answer_text.h"
 #include "io/render/text_format.h"
 #include "io/render/text_table.h"
 
@@ -128,14 +129,20 @@ std::string format_search_markdown(const json& s) {
 
 std::string format_search_csv(const json& s) { return csv(plan_rows(s)); }
 
-std::string format_launch_text(const json& launch, const std::string& fence) {
+std::string launch_text(const std::vector<LaunchCommand>& launch, const std::string& fence) {
     std::string out;
-    for (const auto& l : launch) {
-        out += l["tool"].get<std::string>() + ":\n" + fence;
-        for (const auto& line : l["lines"]) out += "  " + line.get<std::string>() + "\n";
+    for (const LaunchCommand& l : launch) {
+        out += l.tool + ":\n" + fence;
+        for (const std::string& line : l.lines) out += "  " + line + "\n";
         out += fence;
     }
     return out;
+}
+
+std::string format_launch_text(const json& launch, const std::string& fence) {
+    std::vector<LaunchCommand> commands;
+    for (const auto& l : launch) commands.push_back({l["tool"].get<std::string>(), l["lines"].get<std::vector<std::string>>()});
+    return launch_text(commands, fence);
 }
 
 }  // namespace shardcalc

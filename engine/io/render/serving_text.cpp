@@ -136,31 +136,4 @@ std::string format_serving_table(const nlohmann::json& s) {
     return out;
 }
 
-std::string format_serving_reconciliation_table(const nlohmann::json& r) {
-    using namespace text;
-    std::string out = "vLLM's start-up log against the serving estimate (GiB = 2^30 bytes; gap = estimate - log)\n";
-    std::vector<Row> rows{{"term", "log", "estimate", "gap"}};
-    for (const auto& t : r["terms"]) {
-        const bool bytes = t["unit"] == "bytes";
-        const bool tokens = t["key"] == "kv_tokens";
-        const auto cell = [&](const nlohmann::json& v) {
-            return bytes ? gib(v) + " GiB" : tokens ? thousands(std::llround(v.get<double>())) : fixed(v.get<double>(), 2);
-        };
-        rows.push_back({t["label"].get<std::string>(), cell(t["log"]), cell(t["estimate"]), cell(t["gap"])});
-    }
-    if (rows.size() > 1) out += aligned(rows);
-    if (r.contains("kv_bytes_per_token"))
-        out += "KV cache per token: " + thousands(static_cast<int64_t>(r["kv_bytes_per_token"]["log"].get<double>() + 0.5)) +
-               " bytes in the log (its KV memory over its tokens), " +
-               thousands(static_cast<int64_t>(r["kv_bytes_per_token"]["estimate"].get<double>() + 0.5)) + " estimated\n";
-    for (const auto& f : r["findings"]) out += "- " + f.get<std::string>() + "\n";
-    if (!r["calibration"].empty()) {
-        out += "What the log implies for the scenario:";
-        for (const auto& [key, value] : r["calibration"].items()) out += " " + key + " = " + fixed(value.get<double>(), 2) + ";";
-        out += "\n";
-    }
-    for (const auto& u : r["unknowns"]) out += "- not in the log: " + u.get<std::string>() + "\n";
-    return out;
-}
-
 }  // namespace shardcalc

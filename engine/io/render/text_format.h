@@ -19,13 +19,7 @@ std::string format_launch_text(const nlohmann::json& launch, const std::string& 
 
 // The serving estimate (the "serving" object of `shardcalc serve`; io/render/serving_text.cpp).
 std::string format_serving_table(const nlohmann::json& serving);
-// A vLLM log against the serving estimate (the "serving_reconciliation" object; io/render/serving_text.cpp).
-std::string format_serving_reconciliation_table(const nlohmann::json& reconciliation);
 
-// The RL post-training estimate (the "rl" object of `shardcalc rl`; io/render/rl_text.cpp).
-std::string format_rl_table(const nlohmann::json& rl);
-// verl's log against the RL estimate (the "rl_reconciliation" object; io/render/rl_text.cpp).
-std::string format_rl_reconciliation_table(const nlohmann::json& reconciliation);
 
 
 }  // namespace shardcalc
