@@ -149,25 +149,14 @@ nlohmann::json print_text(const std::string& scenario, const shardcalc::TextRequ
     return answer;
 }
 
-// The text writers of one answer; null for a format the command does not offer (main checks --format first).
-struct Writers {
-    std::string (*table)(const nlohmann::json&);
-    std::string (*markdown)(const nlohmann::json&);
-    std::string (*csv)(const nlohmann::json&);
-};
-
-// Prints the answer's `key` object in `format` and returns it; an error answer goes to stderr and null comes back.
-nlohmann::json print_answer(const std::string& answer, const char* key, const std::string& format, Writers w) {
+// Prints the answer's `key` object as JSON and returns it; an error answer goes to stderr and null comes back.
+nlohmann::json print_json(const std::string& answer, const char* key) {
     nlohmann::json result = nlohmann::json::parse(answer);
     if (!result["ok"].get<bool>()) {
         std::cerr << shardcalc::to_text(result) << "\n";
         return nullptr;
     }
-    const nlohmann::json& j = result[key];
-    if (format == "json") std::cout << j.dump(2) << "\n";
-    else if (format == "table") std::cout << w.table(j);
-    else if (format == "markdown") std::cout << w.markdown(j);
-    else std::cout << w.csv(j);
+    std::cout << result[key].dump(2) << "\n";
     return std::move(result[key]);
 }
 
@@ -295,7 +284,7 @@ int main(int argc, char** argv) {
     // The JSON answer (the API's own), or the engine's text of it (io/api.h text_answer).
     const bool json = format == "json";
     const auto answer = [&](const std::string& json_answer, const char* key) {
-        if (json) return print_answer(json_answer, key, format, {}).is_null() ? 2 : 0;
+        if (json) return print_json(json_answer, key).is_null() ? 2 : 0;
         return print_text(text, {command, format, "GiB", stage, log}).is_null() ? 2 : 0;
     };
     const std::string log_text = log.value_or("");
@@ -303,24 +292,19 @@ int main(int argc, char** argv) {
     if (command == "kernels") return answer(json ? shardcalc::kernels_scenario_text(text, stage) : "", "kernels");
     if (command == "serve" && log)
         return answer(json ? shardcalc::serve_reconcile_text(text, log_text) : "", "serving_reconciliation");
-    if (command == "serve")
-        return print_answer(shardcalc::serve_scenario_text(text), "serving", format, {shardcalc::format_serving_table, nullptr, nullptr})
-                       .is_null() ? 2 : 0;
+    if (command == "serve") return answer(json ? shardcalc::serve_scenario_text(text) : "", "serving");
     if (command == "rl" && log) return answer(json ? shardcalc::rl_reconcile_text(text, log_text) : "", "rl_reconciliation");
     if (command == "rl") return answer(json ? shardcalc::rl_scenario_text(text) : "", "rl");
-    if (command == "search")
-        return print_answer(shardcalc::search_scenario_text(text), "search", format,
-                            {shardcalc::format_search_table, shardcalc::format_search_markdown, shardcalc::format_search_csv})
-                       .is_null() ? 2 : 0;
+    if (command == "search") return answer(json ? shardcalc::search_scenario_text(text) : "", "search");
     std::string verdict;
     if (format == "json") {
-        const nlohmann::json report = print_answer(shardcalc::evaluate_scenario_text(text), "report", format, {});
+        const nlohmann::json report = print_json(shardcalc::evaluate_scenario_text(text), "report");
         if (report.is_null()) return 2;
         verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
     } else {
-        const nlohmann::json answer = print_text(text, {"estimate", format});
-        if (answer.is_null()) return 2;
-        verdict = answer["verdict"].get<std::string>();
+        const nlohmann::json printed = print_text(text, {"estimate", format});
+        if (printed.is_null()) return 2;
+        verdict = printed["verdict"].get<std::string>();
     }
     if (!o.check) return 0;
     using shardcalc::Verdict;

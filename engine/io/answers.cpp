@@ -42,6 +42,11 @@ Scenario scenario_of(const std::string& text) { return scenario_from_json(parse_
 
 std::pair<Scenario, SearchSpec> read_search(const std::string& text) { return read_with(text, "search", search_spec_from_json); }
 
+SearchResult search_of(const std::string& text) {
+    const auto [scenario, spec] = read_search(text);
+    return search(scenario, spec);
+}
+
 RunReconciliation run_reconciliation(const std::string& scenario_text, const std::string& log_text) {
     const Report r = evaluate(scenario_of(scenario_text));
     const MeasuredRun run = read_run_log(log_text);

@@ -21,6 +21,8 @@ namespace shardcalc {
 // The scenario of a request's text; with its "search" object read beside it (the problems of both reported together).
 Scenario scenario_of(const std::string& text);
 std::pair<Scenario, SearchSpec> read_search(const std::string& text);
+// The plan search of the scenario's "search" object.
+SearchResult search_of(const std::string& text);
 
 // A run's log against the scenario's estimate, with the log's source ("Megatron-LM", ...).
 struct RunReconciliation {

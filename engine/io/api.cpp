@@ -203,8 +203,7 @@ std::string serve_reconcile_text(const std::string& scenario_json, const std::st
 
 std::string search_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
-        const auto [scenario, spec] = read_search(scenario_json);
-        return to_text({{"ok", true}, {"search", search_result_to_json(search(scenario, spec))}});
+        return to_text({{"ok", true}, {"search", search_result_to_json(search_of(scenario_json))}});
     });
 }
 

@@ -18,7 +18,7 @@ std::string evaluate_scenario_text(const std::string& scenario_json);
 // bytes); `stage` the pipeline rank of kernels; `log` set against the estimate.
 // {"ok": true, "format", "text"} (estimate: and its "verdict") or the error value.
 struct TextRequest {
-    std::string command = "estimate";  // estimate | kernels | reconcile | rl | serve
+    std::string command = "estimate";  // estimate | kernels | reconcile | rl | search | serve
     std::string format = "table";      // reconcile, rl and a log against serve: table only
     std::string unit = "GiB";
     int64_t stage = -1;

@@ -50,12 +50,14 @@ std::string text_answer(const std::string& scenario_json, const TextRequest& q) 
             const RlAnswer a = rl_answer(scenario_json);
             return text_envelope(q.format, format_rl(a.rl, a.estimate, a.limits));
         }
-        if (q.command == "serve" && log) {
+        if (q.command == "serve") {
             table_only();
-            return text_envelope(q.format, format_serving_reconciliation(serving_reconciliation(scenario_json, log_text)));
+            if (log) return text_envelope(q.format, format_serving_reconciliation(serving_reconciliation(scenario_json, log_text)));
+            return text_envelope(q.format, format_serving(serving_answer(scenario_json)));
         }
+        if (q.command == "search") return text_envelope(q.format, format_search(search_of(scenario_json), f));
         if (q.command == "kernels") return text_envelope(q.format, format_kernels(kernel_table(scenario_of(scenario_json), q.stage), f));
-        if (q.command != "estimate") throw InputError("/command", "allowed: estimate|kernels|reconcile|rl|serve");
+        if (q.command != "estimate") throw InputError("/command", "allowed: estimate|kernels|reconcile|rl|search|serve");
         const Report r = evaluate(scenario_of(scenario_json));
         const std::string text = f == TextFormat::Table ? format_table(r)
                                  : f == TextFormat::Csv ? format_csv(r)

@@ -10,6 +10,7 @@
 //   - ok true: "report.memory" is an object in which every byte count is >= 0 (two fields are signed by
 //     definition, capacity minus use: memory.headroom and memory.verdict.margin), and every number of
 //     the report is finite (NaN and Infinity are written as null, so null is a failure too).
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -118,6 +119,20 @@ inline void evaluate_and_check(const uint8_t* data, size_t size) {
         if (!memory.contains(key)) fail(std::string("report.memory without ") + key, in, out);
     check_memory(memory, "", in, out);
     check_finite(report, "", in, out);
+    // The same plan for people, in each format the engine writes from its report: answered, every number a number.
+    for (const char* format : {"table", "markdown", "csv"}) {
+        const json text = json::parse(shardcalc::text_answer(in, {"estimate", format}));
+        if (!text.value("ok", false) || !text["text"].is_string()) fail(std::string("no ") + format + " for an answered plan", in, text.dump());
+        const std::string t = text["text"].get<std::string>();
+        // "nan" or "inf" as a word of its own: how a non-finite number would print (core/decimal.h); unless the input
+        // names it (a device called "inf" shows as written).
+        if (in.find("nan") != std::string::npos || in.find("inf") != std::string::npos) continue;
+        const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+        for (const char* bad : {"nan", "inf"})
+            for (size_t at = t.find(bad); at != std::string::npos; at = t.find(bad, at + 1))
+                if ((at == 0 || !letter(t[at - 1])) && (at + 3 >= t.size() || !letter(t[at + 3])))
+                    fail(std::string("a non-finite number in the ") + format, in, t);
+    }
 }
 
 }  // namespace fuzz

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "io/answers.h"
 #include "report/kernel_table.h"
 #include "report/reconcile.h"
 #include "report/report.h"
@@ -27,8 +28,15 @@ std::string format_markdown(const Report& report, ByteUnit unit = ByteUnit::GiB)
 // The per-kernel table of one pipeline stage (io/render/kernels_text.cpp).
 std::string format_kernels(const KernelTable& table, TextFormat format);
 
+// The plan search's ranking, its counts and rejections, and the first plan's launch (io/render/search_text.cpp).
+std::string format_search(const SearchResult& result, TextFormat format);
+
 // The RL estimate: memory by phase, the step's time, the largest settings that fit, the launch (io/render/rl_text.cpp).
 std::string format_rl(const RlSpec& rl, const RlEstimate& estimate, const RlLimits& limits);
+
+// Serving one plan (memory of a GPU, one replica's latency and throughput, the curve, the launch) or the serving plan
+// search's ranking (io/render/serving_text.cpp).
+std::string format_serving(const ServingAnswer& answer);
 
 // A log set against the estimate (io/render/reconcile_text.cpp): a training run's (its `source`, "Megatron-LM", ...),
 // vLLM's start-up log against the serving estimate, verl's steps against the RL estimate.

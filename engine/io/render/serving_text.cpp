@@ -1,138 +1,138 @@
-// The serving estimate (the "serving" object of `shardcalc serve`) as text: the verdict, a GPU's memory, the latency and
-// throughput. It formats what the engine computed.
-#include "io/render/text_format.h"
-
+// Serving (serve/serving.h) as text: the verdict, a GPU's memory, the latency and throughput of one replica and its
+// latency-throughput curve, or the serving plan search's ranking (serve/serving_search.h). It formats what the engine
+// computed.
 #include <cmath>
 
+#include "io/render/answer_text.h"
 #include "io/render/text_table.h"
+#include "scenario/names.h"
+#include "serve/serving_launch.h"
 
 namespace shardcalc {
-
 namespace {
 
+using namespace text;
+
+std::string gib_of(double bytes) { return gib(static_cast<double>(std::llround(bytes))); }
+std::string mib_of(double bytes) { return mib(static_cast<double>(std::llround(bytes))); }
+
 // The serving plan search: the plans ranked by output tokens per second per GPU, and why the others were left out.
-std::string format_serving_search(const nlohmann::json& s) {
-    using namespace text;
-    const auto& n = s["counts"];
-    const auto& t = s["targets"];
-    std::string out = "serving plans: " + thousands(n["tried"].get<int64_t>()) + " tried, " + thousands(n["listed"].get<int64_t>()) +
-                      " listed; left out: " + thousands(n["does_not_fit"].get<int64_t>()) + " do not fit one request, " +
-                      thousands(n["misses_target"].get<int64_t>()) + " miss a latency target alone, " +
-                      thousands(n["invalid"].get<int64_t>()) + " not allowed";
-    if (t["ttft_ms"].get<double>() > 0) out += "; time to first token <= " + fixed(t["ttft_ms"].get<double>(), 0) + " ms";
-    if (t["tpot_ms"].get<double>() > 0) out += "; time per output token <= " + fixed(t["tpot_ms"].get<double>(), 0) + " ms";
+std::string format_serving_search(const ServingSearchSpec& q, const ServingSearchResult& s) {
+    std::string out = "serving plans: " + thousands(s.tried) + " tried, " + thousands(static_cast<int64_t>(s.plans.size())) +
+                      " listed; left out: " + thousands(s.does_not_fit) + " do not fit one request, " +
+                      thousands(s.misses_target) + " miss a latency target alone, " + thousands(s.invalid) + " not allowed";
+    if (q.ttft_ms > 0) out += "; time to first token <= " + fixed(q.ttft_ms, 0) + " ms";
+    if (q.tpot_ms > 0) out += "; time per output token <= " + fixed(q.tpot_ms, 0) + " ms";
     out += "\n\n";
-    std::vector<Row> rows{{"rank", "tp", "pp", "dp attention", "weights", "KV cache", "concurrency", "TTFT ms", "TPOT ms", "tokens/s/GPU", "$/M tokens",
-                           "pareto"}};
-    for (const auto& p : s["plans"]) {
-        const double cost = p["cost_per_million_tokens"].get<double>();
-        rows.push_back({std::to_string(p["rank"].get<int64_t>()), std::to_string(p["replica"]["tp"].get<int64_t>()),
-                        std::to_string(p["replica"]["pp"].get<int64_t>()), std::to_string(p["replica"]["dp_attention_ranks"].get<int64_t>()),
-                        p["serving"]["weights"].get<std::string>(), p["serving"]["kv_cache_dtype"].get<std::string>(),
-                        thousands(p["request"]["concurrency"].get<int64_t>()), fixed(p["time"]["ttft_seconds"].get<double>() * 1e3, 1),
-                        fixed(p["time"]["tpot_seconds"].get<double>() * 1e3, 2), fixed(p["time"]["tokens_per_second_per_gpu"].get<double>(), 1),
-                        cost > 0 ? fixed(cost, 3) : "-", p["pareto"].get<bool>() ? "yes" : "no"});
+    std::vector<Row> rows{{"rank", "tp", "pp", "dp attention", "weights", "KV cache", "concurrency", "TTFT ms", "TPOT ms",
+                           "tokens/s/GPU", "$/M tokens", "pareto"}};
+    for (size_t i = 0; i < s.plans.size(); ++i) {
+        const ServingPlan& p = s.plans[i];
+        const ServingEstimate& e = p.estimate;
+        const double cost = e.cost_per_million_tokens;
+        rows.push_back({std::to_string(i + 1), std::to_string(p.config.s.parallel.tp), std::to_string(p.config.s.parallel.pp),
+                        std::to_string(e.attention_ranks), name_of(p.spec.weights), name_of(p.spec.kv_cache_dtype),
+                        thousands(p.spec.concurrency), fixed(e.prefill_seconds * 1e3, 1), fixed(e.tpot_seconds * 1e3, 2),
+                        fixed(e.tokens_per_second_per_gpu, 1), cost > 0 ? fixed(cost, 3) : "-", p.pareto ? "yes" : "no"});
     }
     out += aligned(rows);
-    if (!s["plans"].empty()) out += "\nLaunch (rank 1)\n" + format_launch_text(s["plans"][0]["launch"]);
+    if (!s.plans.empty()) {
+        const ServingPlan& first = s.plans.front();
+        out += "\nLaunch (rank 1)\n" + launch_text(serving_launch(first.config, first.spec, first.estimate));
+    }
     return out;
 }
 
 }  // namespace
 
-std::string format_serving_table(const nlohmann::json& s) {
-    using namespace text;
-    if (s.contains("plans")) return format_serving_search(s);
-    const auto& m = s["memory"];
-    const auto& t = s["time"];
-    const auto& r = s["request"];
-    const auto& rep = s["replica"];
+std::string format_serving(const ServingAnswer& a) {
+    if (a.search) return format_serving_search(*a.search, a.found);
+    const Config& c = a.config;
+    const ServingSpec& s = a.spec;
+    const ServingEstimate& e = a.estimate;
     const double ms = 1e3;
     std::string out;
-    const int64_t stages = rep["pp"].get<int64_t>(), dpa = rep["dp_attention_ranks"].get<int64_t>();
+    const int64_t tp = c.s.parallel.tp, stages = c.s.parallel.pp, dpa = e.attention_ranks;
+    const int64_t replicas = c.s.parallel.dp / e.attention_ranks;
+    const std::string& device = c.s.hardware.name;
+    const int64_t longest = s.longest_request();
     // transformers' generate: one static batch on the replica's GPUs, the memory its own (no reservation), the host's
     // launches.
-    const bool generate = s["serving"]["engine"] == "transformers";
-    const int64_t tp = rep["tp"].get<int64_t>();
+    const bool generate = s.engine == ServingEngine::Transformers;
     if (generate)
-        out += "transformers' generate (" + s["serving"]["cache"].get<std::string>() + " cache) on " + rep["device"].get<std::string>() +
-               ", " + (tp > 1 ? "tp " + std::to_string(tp) : std::string("one GPU")) + " per replica, " +
-               std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); a batch of " +
-               thousands(r["concurrency"].get<int64_t>()) + " requests of " + thousands(r["prompt_tokens"].get<int64_t>()) +
-               " prompt + " + thousands(r["output_tokens"].get<int64_t>()) + " output tokens, padded to the longest (" +
-               thousands(r["longest_request_tokens"].get<int64_t>()) + " tokens)\n";
-    else out += "serving on " + rep["device"].get<std::string>() + ": tp " + std::to_string(rep["tp"].get<int64_t>()) +
-           (stages > 1 ? " x pp " + std::to_string(stages) : "") +
-           (dpa > 1 ? " x " + std::to_string(dpa) + " data-parallel attention ranks (experts over all)" : "") + " per replica, " +
-           std::to_string(rep["replicas"].get<int64_t>()) + " replica(s); requests of " +
-           thousands(r["prompt_tokens"].get<int64_t>()) + " prompt + " + thousands(r["output_tokens"].get<int64_t>()) +
-           " output tokens" +
-           (r["longest_request_tokens"].get<int64_t>() > r["prompt_tokens"].get<int64_t>() + r["output_tokens"].get<int64_t>()
-                ? " (the longest " + thousands(r["longest_request_tokens"].get<int64_t>()) + ")"
-                : "") +
-           ", " + thousands(r["concurrency"].get<int64_t>()) + " at once\n";
-    if (r["request_rate"].get<double>() > 0)
-        out += r["keeps_up"].get<bool>()
-                   ? "at " + fixed(r["request_rate"].get<double>(), 2) + " requests/s the replica settles at " +
-                         thousands(r["concurrency"].get<int64_t>()) + " requests at once (Little's law)\n"
-                   : "DOES NOT KEEP UP with " + fixed(r["request_rate"].get<double>(), 2) + " requests/s: at most " +
-                         fixed(r["max_request_rate"].get<double>(), 2) + " with the " + thousands(r["concurrency"].get<int64_t>()) +
-                         " requests its KV cache holds; the queue grows\n";
-    out += std::string(m["fits"].get<bool>() ? "FITS" : "DOES NOT FIT") + (!generate ? ": the KV cache holds " : tp > 1 ? ": its GPUs hold a batch of " : ": the GPU holds a batch of ") +
-           thousands(m["max_concurrency"].get<int64_t>()) + " such requests at once; the longest single request: " +
-           thousands(m["max_model_len"].get<int64_t>()) + " tokens\n\n";
+        out += std::string("transformers' generate (") + name_of(s.cache) + " cache) on " + device + ", " +
+               (tp > 1 ? "tp " + std::to_string(tp) : std::string("one GPU")) + " per replica, " + std::to_string(replicas) +
+               " replica(s); a batch of " + thousands(s.concurrency) + " requests of " + thousands(s.prompt_tokens) +
+               " prompt + " + thousands(s.output_tokens) + " output tokens, padded to the longest (" + thousands(longest) +
+               " tokens)\n";
+    else
+        out += "serving on " + device + ": tp " + std::to_string(tp) + (stages > 1 ? " x pp " + std::to_string(stages) : "") +
+               (dpa > 1 ? " x " + std::to_string(dpa) + " data-parallel attention ranks (experts over all)" : "") +
+               " per replica, " + std::to_string(replicas) + " replica(s); requests of " + thousands(s.prompt_tokens) +
+               " prompt + " + thousands(s.output_tokens) + " output tokens" +
+               (longest > s.prompt_tokens + s.output_tokens ? " (the longest " + thousands(longest) + ")" : "") + ", " +
+               thousands(s.concurrency) + " at once\n";
+    if (s.request_rate > 0)
+        out += e.keeps_up ? "at " + fixed(s.request_rate, 2) + " requests/s the replica settles at " +
+                                thousands(s.concurrency) + " requests at once (Little's law)\n"
+                          : "DOES NOT KEEP UP with " + fixed(s.request_rate, 2) + " requests/s: at most " +
+                                fixed(e.max_request_rate, 2) + " with the " + thousands(s.concurrency) +
+                                " requests its KV cache holds; the queue grows\n";
+    out += std::string(e.fits ? "FITS" : "DOES NOT FIT") +
+           (!generate ? ": the KV cache holds " : tp > 1 ? ": its GPUs hold a batch of " : ": the GPU holds a batch of ") +
+           thousands(e.max_concurrency) + " such requests at once; the longest single request: " +
+           thousands(e.max_model_len) + " tokens\n\n";
     out += "Memory of one GPU (GiB = 2^30 bytes)\n";
-    std::vector<Row> parts{{"part", "GiB"}, {"device", gib(m["capacity_bytes"])}};
-    if (!generate) parts.push_back({"budget (gpu_memory_utilization)", gib(m["budget_bytes"])});
-    parts.push_back({"weights", gib(m["weights_bytes"])});
-    parts.push_back({generate ? "activation peak (the batch's prefill)" : "activation peak (profile run)", gib(m["activation_peak_bytes"])});
-    parts.push_back({"outside PyTorch", gib(m["non_torch_bytes"])});
-    if (m["cuda_graphs_bytes"].get<int64_t>() > 0) parts.push_back({"CUDA graphs (reserved in the budget)", gib(m["cuda_graphs_bytes"])});
-    parts.push_back({generate ? "left for the KV cache" : "KV cache", gib(m["kv_available_bytes"])});
-    if (generate && m["cache_transient_bytes"].get<int64_t>() > 0)
-        parts.push_back({"of which DynamicCache's copy of one layer", gib(m["cache_transient_bytes"])});
+    std::vector<Row> parts{{"part", "GiB"}, {"device", gib_of(e.capacity)}};
+    if (!generate) parts.push_back({"budget (gpu_memory_utilization)", gib_of(e.budget)});
+    parts.push_back({"weights", gib_of(e.weights)});
+    parts.push_back({generate ? "activation peak (the batch's prefill)" : "activation peak (profile run)", gib_of(e.activation_peak)});
+    parts.push_back({"outside PyTorch", gib_of(e.non_torch)});
+    if (std::llround(e.cuda_graphs) > 0) parts.push_back({"CUDA graphs (reserved in the budget)", gib_of(e.cuda_graphs)});
+    parts.push_back({generate ? "left for the KV cache" : "KV cache", gib_of(e.kv_available)});
+    if (generate && std::llround(e.cache_transient) > 0)
+        parts.push_back({"of which DynamicCache's copy of one layer", gib_of(e.cache_transient)});
     out += aligned(parts);
-    out += "KV cache per token: " + thousands(m["kv_bytes_per_token"].get<int64_t>()) + " bytes; per request: " +
-           mib(m["kv_bytes_per_request"]) + " MiB";
-    if (m["prefix_cached_tokens"].get<int64_t>() > 0)
-        out += " (its own blocks); the shared prefix: " + thousands(m["prefix_cached_tokens"].get<int64_t>()) +
-               " tokens of each prompt cached, " + mib(m["kv_shared_prefix_bytes"]) + " MiB held once";
+    out += "KV cache per token: " + thousands(std::llround(e.kv_bytes_per_token)) + " bytes; per request: " +
+           mib_of(e.kv_bytes_per_request) + " MiB";
+    const int64_t prefix = static_cast<int64_t>(e.prefix_cached_tokens);
+    if (prefix > 0)
+        out += " (its own blocks); the shared prefix: " + thousands(prefix) + " tokens of each prompt cached, " +
+               mib_of(e.kv_shared_prefix) + " MiB held once";
     out += "\n\n";
     out += "Time of one replica\n";
-    const double per_step = t["tokens_per_step"].get<double>();
+    const double per_step = e.tokens_per_step;
     std::vector<Row> rows{{"", "value"},
-                          {"time to first token", fixed(t["ttft_seconds"].get<double>() * ms, 2) + " ms"},
-                          {"time per output token", fixed(t["tpot_seconds"].get<double>() * ms, 2) + " ms (" +
-                                                        t["decode_bound"].get<std::string>() + "-bound)"}};
+                          {"time to first token", fixed(e.prefill_seconds * ms, 2) + " ms"},
+                          {"time per output token", fixed(e.tpot_seconds * ms, 2) + " ms (" +
+                                                        (e.decode_memory_bound ? "memory" : "compute") + "-bound)"}};
     // Speculative decoding: a step drafts, then verifies, and yields more than one token per request.
     if (per_step > 1) {
-        rows.push_back({"decode step (drafts and verification)", fixed(t["decode_step_seconds"].get<double>() * ms, 2) + " ms"});
-        rows.push_back({"of which drafting", fixed(t["draft_seconds"].get<double>() * ms, 2) + " ms"});
+        rows.push_back({"decode step (drafts and verification)", fixed(e.decode_step_seconds * ms, 2) + " ms"});
+        rows.push_back({"of which drafting", fixed(e.draft_seconds * ms, 2) + " ms"});
         rows.push_back({"output tokens per step and request", fixed(per_step, 2)});
     }
     if (generate)
         rows.push_back({"the host's launches per step (the longer of the two is the step)",
-                        fixed(t["decode_host_seconds"].get<double>() * ms, 2) + " ms"});
+                        fixed(e.decode_host_seconds * ms, 2) + " ms"});
     else
         rows.push_back({per_step > 1 ? "of the step, tensor-parallel all-reduces" : "of which tensor-parallel all-reduces",
-                        fixed(t["decode_tp_seconds"].get<double>() * ms, 2) + " ms"});
-    if (t["decode_all_to_all_seconds"].get<double>() > 0)
-        rows.push_back({"and the experts' dispatch and combine", fixed(t["decode_all_to_all_seconds"].get<double>() * ms, 2) + " ms"});
-    rows.push_back({"one request, end to end", fixed(t["request_seconds"].get<double>(), 3) + " s"});
-    rows.push_back({"output tokens/s (replica)", fixed(t["tokens_per_second"].get<double>(), 1)});
-    rows.push_back({"output tokens/s per GPU", fixed(t["tokens_per_second_per_gpu"].get<double>(), 1)});
-    if (t["cost_per_million_tokens"].get<double>() > 0)
-        rows.push_back({"cost per million output tokens", fixed(t["cost_per_million_tokens"].get<double>(), 3)});
+                        fixed(e.tp_seconds * ms, 2) + " ms"});
+    if (e.all_to_all_seconds > 0)
+        rows.push_back({"and the experts' dispatch and combine", fixed(e.all_to_all_seconds * ms, 2) + " ms"});
+    rows.push_back({"one request, end to end", fixed(e.request_seconds, 3) + " s"});
+    rows.push_back({"output tokens/s (replica)", fixed(e.tokens_per_second, 1)});
+    rows.push_back({"output tokens/s per GPU", fixed(e.tokens_per_second_per_gpu, 1)});
+    if (e.cost_per_million_tokens > 0) rows.push_back({"cost per million output tokens", fixed(e.cost_per_million_tokens, 3)});
     out += aligned(rows);
-    if (s.contains("curve")) {
+    if (!a.curve.empty()) {
         out += "\nLatency against throughput (this request shape)\n";
         std::vector<Row> points{{"requests at once", "time per output token ms", "output tokens/s per GPU"}};
-        for (const auto& p : s["curve"])
-            points.push_back({thousands(p["concurrency"].get<int64_t>()), fixed(p["tpot_seconds"].get<double>() * ms, 2),
-                              fixed(p["tokens_per_second_per_gpu"].get<double>(), 1)});
+        for (const CurvePoint& p : a.curve)
+            points.push_back({thousands(p.concurrency), fixed(p.tpot_seconds * ms, 2), fixed(p.tokens_per_second_per_gpu, 1)});
         out += aligned(points);
     }
-    out += "\nLaunch\n" + format_launch_text(s["launch"]);
+    out += "\nLaunch\n" + launch_text(serving_launch(c, s, e));
     return out;
 }
 
