@@ -15,14 +15,16 @@ inline constexpr const char* kExitCodes =
     "  {\"ok\":false,\"error\":{\"path\":\"/parallel/tp\",\"message\":\"...\"}}, path a JSON pointer or \"\")\n";
 
 inline constexpr Command kCommands[] = {
-    {"estimate", "estimate FILE|- [--format table|json|markdown|csv] [--check]",
+    {"estimate", "estimate FILE|- [--format table|json|markdown|csv] [--unit GiB|GB] [--check]",
      "Evaluates a scenario (a JSON object: framework, model, training, parallel, hardware) and prints its\n"
      "report: memory per device by pipeline stage and the verdict (FITS, TIGHT, DOES NOT FIT), memory over\n"
      "the step, the module tree, the step time (MFU, tokens/s) and every collective.\n"
      "\n"
      "  FILE|-           the scenario file, or - to read it from standard input\n"
      "  --format FORMAT  table (default): for a terminal; json: the report (the public contract);\n"
-     "                   markdown; csv: the tables with raw byte and second counts\n"
+     "                   markdown: a summary, then the tables (the page's Copy Markdown);\n"
+     "                   csv: the tables with raw byte and second counts\n"
+     "  --unit UNIT      GiB (default) or GB: the Markdown's amounts\n"
      "  --check          exit 3 when the plan is tight, 4 when it does not fit (the report is printed)\n"
      "  --help, -h       this text\n"
      "\n"

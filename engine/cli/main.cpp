@@ -161,8 +161,8 @@ nlohmann::json print_json(const std::string& answer, const char* key) {
 }
 
 struct Options {
-    std::string command, input, log, topic, format, stage, tool;
-    bool check = false, help = false, format_given = false, stage_given = false, tool_given = false;
+    std::string command, input, log, topic, format, stage, tool, unit;
+    bool check = false, help = false, format_given = false, stage_given = false, tool_given = false, unit_given = false;
     std::string usage_error;  // the first, reported unless --help asks for the usage instead
 };
 
@@ -191,6 +191,7 @@ Options parse(int argc, char** argv) {
         else if (valued(arg, i, "--format", o.format, o.format_given)) continue;
         else if (valued(arg, i, "--stage", o.stage, o.stage_given)) continue;
         else if (valued(arg, i, "--tool", o.tool, o.tool_given)) continue;
+        else if (valued(arg, i, "--unit", o.unit, o.unit_given)) continue;
         else if (arg == "--check") o.check = true;
         else if (arg.size() > 1 && arg[0] == '-' && !o.command.empty())
             usage_error("unknown option: " + arg + "; see shardcalc " + o.command + " --help");
@@ -238,6 +239,10 @@ int main(int argc, char** argv) {
     if (o.check && command != "estimate") return fail("", "--check belongs to estimate");
     if (o.stage_given && command != "kernels") return fail("", "--stage belongs to kernels");
     if (o.tool_given && command != "export") return fail("", "--tool belongs to export");
+    // The Markdown's amounts in GiB or GB, as the page's unit menu; the table is in GiB and the CSV in bytes.
+    if (o.unit_given && (command != "estimate" || o.format != "markdown"))
+        return fail("", "--unit belongs to estimate --format markdown (the table is in GiB, the CSV in bytes)");
+    if (o.unit_given && o.unit != "GiB" && o.unit != "GB") return fail("/unit", "--unit: allowed: GiB|GB");
 
     if (command == "schema") {
         if (!format.empty() && format != "json") return fail("", "--format for schema: allowed: json");
@@ -302,7 +307,7 @@ int main(int argc, char** argv) {
         if (report.is_null()) return 2;
         verdict = report["memory"]["verdict"]["verdict"].get<std::string>();
     } else {
-        const nlohmann::json printed = print_text(text, {"estimate", format});
+        const nlohmann::json printed = print_text(text, {"estimate", format, o.unit_given ? o.unit : "GiB"});
         if (printed.is_null()) return 2;
         verdict = printed["verdict"].get<std::string>();
     }
