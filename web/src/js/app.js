@@ -365,8 +365,9 @@ function drawLowerCharts(ganttWidth = $('#gantt').clientWidth, rooflineWidth = $
 
 // The Markdown export is the engine's (engine/io/render/report_markdown.cpp: the document `shardcalc estimate --format
 // markdown` prints, in the page's unit), asked of the whole engine once the Share block nears the screen or Copy
-// Markdown is pressed (at once in the embed view), then with every result. An answer for a report or unit the page
-// has since left is dropped; the text box never shows a stale plan's Markdown.
+// Markdown is pressed, then with every result; never in the embed view, which has no Share block (and so never fetches
+// the whole engine for it). An answer for a report or unit the page has since left is dropped; the text box never shows
+// a stale plan's Markdown.
 let markdownWanted = false;
 let markdownAsked = 0;
 async function writeMarkdown() {
@@ -395,10 +396,7 @@ let markdownWatched = false;
 function watchMarkdown() {
   if (markdownWatched) return;
   markdownWatched = true;
-  if (embed) {
-    loadMarkdown();
-    return;
-  }
+  if (embed) return;
   const observer = new IntersectionObserver((entries) => {
     if (!entries.some((e) => e.isIntersecting)) return;
     observer.disconnect();
