@@ -1,8 +1,8 @@
 // The report as Markdown for a wiki, an issue or a design doc: what `shardcalc estimate --format markdown` prints and
 // what the page's "Copy Markdown" copies (through the whole engine, web/src/js/engine-worker.js), in the reader's unit.
 // A summary first (the plan in one line, the memory verdict and its reason, the step time and the training run), then
-// the tables (memory per stage and over the step, XLA's largest allocations, modules, the step's parts,
-// communication) and the notes. Text that comes from the scenario (a device's or model's name) is escaped so that it
+// the tables (memory per stage, the peak stage's memory over the step, XLA's largest allocations, modules, the step's
+// parts, communication) and the notes. Text that comes from the scenario (a device's or model's name) is escaped so that it
 // shows as written and breaks no table.
 #include "io/render/answer_text.h"
 
@@ -161,9 +161,9 @@ std::string format_markdown(const Report& r, ByteUnit u) {
     std::string out = "**shardcalc**: " + markdown_text(plan_line(r)) + "\n\n" + verdict_paragraph(r, u) + "\n" +
                       time_paragraph(r);
     out += "\n" + heading(stage_title(u)) + "\n\n" + table(stage_rows(r, u));
-    const std::vector<size_t> lines = timeline_lines(r);
-    for (const StageMemory& s : r.stages)
-        out += "\n" + heading(timeline_title(s, u)) + "\n\n" + table(timeline_rows(lines, s, u));
+    // Over the step, the peak stage alone (the terminal's table gives every stage's): a document stays readable at
+    // hundreds of stages, and the stage table above has them all.
+    out += "\n" + heading(timeline_title(r.peak(), u)) + "\n\n" + table(timeline_rows(timeline_lines(r), r.peak(), u));
     if (r.peak().compiled) out += "\n" + heading(xla_title(u)) + "\n\n" + table(xla_rows(r, false, u), 4);
     out += "\n" + heading(module_title(u)) + "\n\n" + table(module_rows(r, false, false, u));
     out += "\n" + heading(std::string(r.fits() ? "Step time" : "Step time, if it fitted") + " (critical stage " +
