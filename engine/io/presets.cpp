@@ -16,14 +16,22 @@ const nlohmann::json& registry() {
     return all;
 }
 
-// Parses only the presets a scenario names, once each: evaluating must not wait for all of them.
+// Every model and hardware preset parsed once, by kind and id: an immutable table built at its first use (thread-safe
+// static initialization), so that a pointer handed out stays valid and nothing changes it afterwards.
+const std::map<std::string, nlohmann::json>& parsed_presets() {
+    static const std::map<std::string, nlohmann::json> table = [] {
+        std::map<std::string, nlohmann::json> out;
+        for (const auto& p : embedded_presets())
+            if (std::string(p.kind) != "plans") out.emplace(std::string(p.kind) + "/" + p.id, parse_json_text(p.json));
+        return out;
+    }();
+    return table;
+}
+
 const nlohmann::json* find(const char* kind, const std::string& id) {
-    static std::map<std::string, nlohmann::json> parsed;
-    const std::string key = std::string(kind) + "/" + id;
-    if (const auto it = parsed.find(key); it != parsed.end()) return &it->second;
-    for (const auto& p : embedded_presets())
-        if (kind == std::string(p.kind) && id == p.id) return &parsed.emplace(key, parse_json_text(p.json)).first->second;
-    return nullptr;
+    const auto& table = parsed_presets();
+    const auto it = table.find(std::string(kind) + "/" + id);
+    return it == table.end() ? nullptr : &it->second;
 }
 
 }  // namespace
