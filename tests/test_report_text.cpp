@@ -165,3 +165,30 @@ TEST_CASE("report Markdown: a plan that does not fit has hypothetical times; a p
     for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
     CHECK(md.find("cost \\$" + digits + " at \\$2.50 per GPU-hour") != std::string::npos);
 }
+
+TEST_CASE("text answers: each command's text from its result; the formats and inputs each takes") {
+    using shardcalc::TextRequest;
+    const auto answer = [](const std::string& scenario, TextRequest q) { return json::parse(shardcalc::text_answer(scenario, q)); };
+    const auto text_of = [&](const std::string& scenario, TextRequest q) {
+        const json a = answer(scenario, std::move(q));
+        REQUIRE_MESSAGE(a["ok"] == true, a.dump());
+        return a["text"].get<std::string>();
+    };
+    const std::string serve = test::repo_file("examples/serve/llama-3.1-8b-h100.json");
+    const std::string rl = test::repo_file("examples/rl/verl-grpo-qwen2-7b-seq-balance.json");
+    const std::string search = test::repo_file("examples/search/llama-3.1-8b-fewest-gpus.json");
+    CHECK(text_of(serve, {"serve"}).rfind("serving on NVIDIA H100 SXM5 80GB: tp 1 per replica", 0) == 0);
+    CHECK(text_of(rl, {"rl"}).rfind("grpo on 8 x ", 0) == 0);
+    CHECK(text_of(search, {"search"}).find("searched ") != std::string::npos);
+    CHECK(text_of(search, {"search", "markdown"}).rfind("## Plan search\n", 0) == 0);
+    TextRequest verl{"rl"};
+    verl.log = test::repo_file("tests/data/logs/verl-issue1208.log");
+    CHECK(text_of(rl, verl).rfind("verl's log against the RL estimate", 0) == 0);
+    TextRequest vllm{"serve"};
+    vllm.log = test::repo_file("tests/data/logs/vllm-0.6.5-pr10511.log");
+    CHECK(text_of(serve, vllm).rfind("vLLM's start-up log against the serving estimate", 0) == 0);
+    // The answers written only as a table, a reconciliation without its log, a command the API does not write.
+    CHECK(answer(rl, {"rl", "csv"})["error"]["path"] == "/format");
+    CHECK(answer(plans()[0], {"reconcile"})["error"]["path"] == "/log");
+    CHECK(answer(plans()[0], {"export"})["error"]["path"] == "/command");
+}

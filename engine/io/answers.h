@@ -18,10 +18,10 @@
 
 namespace shardcalc {
 
-// The scenario of a request's text; with its "search" object read beside it (the problems of both reported together).
+// The scenario of a request's text.
 Scenario scenario_of(const std::string& text);
+// The scenario and its "search" object, read side by side (the problems of both reported together), and its search.
 std::pair<Scenario, SearchSpec> read_search(const std::string& text);
-// The plan search of the scenario's "search" object.
 SearchResult search_of(const std::string& text);
 
 // A run's log against the scenario's estimate, with the log's source ("Megatron-LM", ...).

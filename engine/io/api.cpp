@@ -76,7 +76,7 @@ std::string evaluate_scenario_text(const std::string& scenario_json) {
 
 std::string kernels_scenario_text(const std::string& scenario_json, int64_t stage) {
     return guarded_text([&] {
-        const KernelTable t = kernel_table(scenario_from_json(parse_json_text(scenario_json)), stage);
+        const KernelTable t = kernel_table(scenario_of(scenario_json), stage);
         return "{\"ok\":true,\"kernels\":" + to_text(kernel_table_json(t)) + "}";
     });
 }
