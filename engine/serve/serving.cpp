@@ -198,7 +198,6 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     }
     e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.all_to_all_seconds + e.draft_seconds;
     e.tokens_per_step = tokens_per_step(s.speculative);
-    e.tpot_seconds = e.decode_step_seconds / e.tokens_per_step;
 
     // Prefill of one prompt's uncached tokens, in chunks of max_num_batched_tokens (vLLM's chunked prefill): each chunk
     // reads the weights again; the new tokens attend to the cached prefix and causally to each other. Through a
@@ -213,12 +212,17 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
                         chunks * (rank_tp_seconds(chunk, all_layers) + all_to_all_seconds(chunk) + (pp - 1) * hop(chunk));
 
     const double output = static_cast<double>(s.output_tokens);
-    e.request_seconds = e.prefill_seconds + output * e.tpot_seconds;
     // Continuous batching in its steady state: while the running requests decode their output_tokens (in
     // output_tokens / tokens_per_step steps), each of them is replaced by a new one whose prompt is prefilled on the same
     // GPUs (vLLM's chunked prefill shares the steps), so that cycle also holds `concurrency` prefills, each stage of a
     // pipeline doing its share of each, the data-parallel attention ranks theirs side by side.
-    e.tokens_per_second = batch * output / (output * e.tpot_seconds + batch * e.prefill_seconds / (pp * ranks));
+    const double prefill_share = e.prefill_seconds / (pp * ranks);
+    e.tokens_per_second = batch * output / (output * e.decode_step_seconds / e.tokens_per_step + batch * prefill_share);
+    // A request's time per output token as serving benchmarks measure it ((end to end - first token) / (output - 1),
+    // vLLM's benchmarks/serve): its decode steps, lengthened by the prefills of the other running requests' successors
+    // that the same steps carry, concurrency - 1 of them over its output (its own prefill is its time to first token).
+    e.tpot_seconds = e.decode_step_seconds / e.tokens_per_step + (batch - 1) * prefill_share / output;
+    e.request_seconds = e.prefill_seconds + output * e.tpot_seconds;
     e.attention_ranks = static_cast<int64_t>(ranks);
     e.replica_gpus = static_cast<int64_t>(tp * pp * ranks);
     e.tokens_per_second_per_gpu = e.tokens_per_second / static_cast<double>(e.replica_gpus);

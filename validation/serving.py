@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Serving against published measurements: runs the shardcalc engine (`shardcalc serve`) on every run of
+validation/measured/h100-vllm-gptoss-120b-serving.json (vLLM 0.15.1 serving gpt-oss-120b on H100s, tensor parallel 2 to
+8, prompts of 1k or 8k tokens and responses of 1k or 8k, 4 to 64 requests in flight; SemiAnalysis InferenceX) and
+prints, per run, the measured and predicted time per output token (TPOT), time to first token (TTFT) and output tokens
+per second per GPU, then the median and worst |error| of each.
+
+    python3 validation/serving.py                                       # the table
+    python3 validation/serving.py --check validation/bounds-serving.json   # what CI runs
+
+TPOT is the decode step at that many requests in flight; TTFT is the engine's prefill of one prompt, where the
+benchmark's also holds the server's own path (HTTP, tokenization, scheduling behind decode steps): said beside the
+figure, not added to it.
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from compare import check_result
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "validation" / "measured" / "h100-vllm-gptoss-120b-serving.json"
+
+
+def serve(engine, scenario):
+    out = subprocess.run([str(engine), "serve", "--format", "json", "-"], input=json.dumps(scenario),
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"shardcalc rejected the scenario {json.dumps(scenario)}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def evaluate(engine, runs):
+    def one(run):
+        s = serve(engine, run["scenario"])
+        t = s["time"]
+        predicted = {"tpot_ms": 1e3 * t["tpot_seconds"], "ttft_ms": 1e3 * t["ttft_seconds"],
+                     "output_per_gpu": t["tokens_per_second_per_gpu"]}
+        measured = {"tpot_ms": run["median_tpot_ms"], "ttft_ms": run["mean_ttft_ms"],
+                    "output_per_gpu": run["output_tokens_per_s_per_gpu"]}
+        errors = {k: (predicted[k] - measured[k]) / measured[k] for k in predicted}
+        return {**run, "predicted": predicted, "measured": measured, "errors": errors,
+                "fits": s["memory"]["fits"], "held": s["memory"]["max_concurrency"]}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(one, runs))
+
+
+def summary(done):
+    out = {"runs": len(done), "does_not_fit": sum(not r["fits"] for r in done)}
+    for key in ("tpot_ms", "ttft_ms", "output_per_gpu"):
+        errors = [abs(r["errors"][key]) for r in done]
+        out[f"{key}_median"] = statistics.median(errors)
+        out[f"{key}_worst"] = max(errors)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
+    ap.add_argument("--check", help="bounds file: fail if a median or worst |error| exceeds its bound")
+    args = ap.parse_args()
+    runs = json.loads(DATA.read_text())["runs"]
+    done = evaluate(args.engine, runs)
+    print(f"{'isl/osl':<10} {'tp':>2} {'conc':>4}   {'TPOT ms meas/pred':>18} {'error':>7}   {'TTFT ms meas/pred':>18} "
+          f"{'error':>7}   {'out tok/s/GPU meas/pred':>24} {'error':>7}")
+    for r in done:
+        m, p, e = r["measured"], r["predicted"], r["errors"]
+        shape = f"{r['isl'] // 1024}k/{r['osl'] // 1024}k"
+        note = "" if r["fits"] else "  (does not fit)"
+        print(f"{shape:<10} {r['tp']:>2} {r['concurrency']:>4}   {m['tpot_ms']:>8.2f} / {p['tpot_ms']:>7.2f} {e['tpot_ms']:>+7.1%}   "
+              f"{m['ttft_ms']:>8.1f} / {p['ttft_ms']:>7.1f} {e['ttft_ms']:>+7.1%}   "
+              f"{m['output_per_gpu']:>11,.1f} / {p['output_per_gpu']:>10,.1f} {e['output_per_gpu']:>+7.1%}{note}")
+    s = summary(done)
+    print(f"\nover {s['runs']} runs: TPOT median |error| {s['tpot_ms_median']:.1%} (worst {s['tpot_ms_worst']:.1%}), "
+          f"output tokens/s per GPU median |error| {s['output_per_gpu_median']:.1%} (worst {s['output_per_gpu_worst']:.1%}), "
+          f"TTFT median |error| {s['ttft_ms_median']:.1%} (worst {s['ttft_ms_worst']:.1%}: the benchmark's TTFT holds the "
+          f"server's path the engine does not price); called \"does not fit\": {s['does_not_fit']} (every run ran)")
+    if args.check:
+        bounds = json.loads(Path(args.check).read_text())["bounds"]
+        return check_result([f"{k}: {s[k]:.3g} > bound {b:.3g}" for k, b in bounds.items() if s[k] > b], args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
