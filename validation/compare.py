@@ -151,12 +151,31 @@ def predicted_of(report):
     }
 
 
-def evaluate(engine, scenario):
-    out = subprocess.run([str(engine), "estimate", "--format", "json", "-"], input=json.dumps(scenario),
+def run_engine(engine, command, scenario):
+    """The CLI's JSON answer of `command` (estimate, serve, ...) for a scenario; a refusal stops the program."""
+    out = subprocess.run([str(engine), command, "--format", "json", "-"], input=json.dumps(scenario),
                          capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"shardcalc rejected the scenario {json.dumps(scenario)}: {out.stderr.strip()}")
     return json.loads(out.stdout)
+
+
+def evaluate(engine, scenario):
+    return run_engine(engine, "estimate", scenario)
+
+
+def engine_arguments(doc, check_help):
+    """The command line of a comparison program: the engine to run and the bounds file to check against."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--engine", default=str(Path(__file__).resolve().parents[1] / "build/engine/shardcalc"))
+    ap.add_argument("--check", help=check_help)
+    return ap.parse_args()
+
+
+def check_bounds(summary, bounds_path):
+    """Each figure of `summary` against its bound in the bounds file; prints the outcome, returns the exit status."""
+    bounds = json.loads(Path(bounds_path).read_text())["bounds"]
+    return check_result([f"{k}: {summary[k]:.3g} > bound {b:.3g}" for k, b in bounds.items() if summary[k] > b], bounds_path)
 
 
 def check_result(failed, bounds_path):

@@ -9,14 +9,13 @@ the rows it cannot express, with the reason.
     python3 validation/recipes.py                                     # the table
     python3 validation/recipes.py --check validation/bounds-recipes.json   # what CI runs
 """
-import argparse
 import json
 import statistics
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from compare import check_result, evaluate as estimate
+from compare import check_bounds, engine_arguments, evaluate as estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "validation" / "measured" / "megatron-bridge-26.04.01.json"
@@ -50,10 +49,7 @@ def summary(done):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
-    ap.add_argument("--check", help="bounds file: fail if an error or the count of 'does not fit' exceeds its bound")
-    args = ap.parse_args()
+    args = engine_arguments(__doc__, "bounds file: fail if an error or the count of 'does not fit' exceeds its bound")
     runs = json.loads(DATA.read_text())["runs"]
     done = evaluate(args.engine, [r for r in runs if "scenario" in r])
     print(f"{'model':<16} {'system':<10} {'GPUs':>5} {'precision':<9} {'plan':<26} {'published':>9} {'predicted':>9} "
@@ -73,10 +69,7 @@ def main():
     for reason in sorted({r["not_expressible"] for r in missing}):
         which = [f"{r['model']} {r['system']}" for r in missing if r["not_expressible"] == reason]
         print(f"  {len(which)}: {reason} ({', '.join(which)})")
-    if args.check:
-        bounds = json.loads(Path(args.check).read_text())["bounds"]
-        return check_result([f"{k}: {s[k]:.3g} > bound {b:.3g}" for k, b in bounds.items() if s[k] > b], args.check)
-    return 0
+    return check_bounds(s, args.check) if args.check else 0
 
 
 if __name__ == "__main__":

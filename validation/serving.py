@@ -12,31 +12,21 @@ TPOT is the decode step at that many requests in flight; TTFT is the engine's pr
 benchmark's also holds the server's own path (HTTP, tokenization, scheduling behind decode steps): said beside the
 figure, not added to it.
 """
-import argparse
 import json
 import statistics
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from compare import check_result
+from compare import check_bounds, engine_arguments, run_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "validation" / "measured" / "h100-vllm-gptoss-120b-serving.json"
 
 
-def serve(engine, scenario):
-    out = subprocess.run([str(engine), "serve", "--format", "json", "-"], input=json.dumps(scenario),
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"shardcalc rejected the scenario {json.dumps(scenario)}: {out.stderr.strip()}")
-    return json.loads(out.stdout)
-
-
 def evaluate(engine, runs):
     def one(run):
-        s = serve(engine, run["scenario"])
+        s = run_engine(engine, "serve", run["scenario"])
         t = s["time"]
         predicted = {"tpot_ms": 1e3 * t["tpot_seconds"], "ttft_ms": 1e3 * t["ttft_seconds"],
                      "output_per_gpu": t["tokens_per_second_per_gpu"]}
@@ -59,10 +49,7 @@ def summary(done):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engine", default=str(ROOT / "build/engine/shardcalc"))
-    ap.add_argument("--check", help="bounds file: fail if a median or worst |error| exceeds its bound")
-    args = ap.parse_args()
+    args = engine_arguments(__doc__, "bounds file: fail if a median or worst |error| exceeds its bound")
     runs = json.loads(DATA.read_text())["runs"]
     done = evaluate(args.engine, runs)
     print(f"{'isl/osl':<10} {'tp':>2} {'conc':>4}   {'TPOT ms meas/pred':>18} {'error':>7}   {'TTFT ms meas/pred':>18} "
@@ -79,10 +66,7 @@ def main():
           f"output tokens/s per GPU median |error| {s['output_per_gpu_median']:.1%} (worst {s['output_per_gpu_worst']:.1%}), "
           f"TTFT median |error| {s['ttft_ms_median']:.1%} (worst {s['ttft_ms_worst']:.1%}: the benchmark's TTFT holds the "
           f"server's path the engine does not price); called \"does not fit\": {s['does_not_fit']} (every run ran)")
-    if args.check:
-        bounds = json.loads(Path(args.check).read_text())["bounds"]
-        return check_result([f"{k}: {s[k]:.3g} > bound {b:.3g}" for k, b in bounds.items() if s[k] > b], args.check)
-    return 0
+    return check_bounds(s, args.check) if args.check else 0
 
 
 if __name__ == "__main__":
