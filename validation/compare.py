@@ -172,6 +172,20 @@ def engine_arguments(doc, check_help):
     return ap.parse_args()
 
 
+def add_spread(out, key, errors):
+    """The median and worst |error| of `errors` as out[key_median] and out[key_worst]."""
+    magnitudes = [abs(e) for e in errors]
+    out[f"{key}_median"] = statistics.median(magnitudes)
+    out[f"{key}_worst"] = max(magnitudes)
+
+
+def spread_line(summary, parts):
+    """'over N runs: LABEL median |error| x% (worst y%), ...' for each (label, key) of `parts`."""
+    items = [f"{label} median |error| {summary[key + '_median']:.1%} (worst {summary[key + '_worst']:.1%})"
+             for label, key in parts]
+    return f"over {summary['runs']} runs: " + ", ".join(items)
+
+
 def check_bounds(summary, bounds_path):
     """Each figure of `summary` against its bound in the bounds file; prints the outcome, returns the exit status."""
     bounds = json.loads(Path(bounds_path).read_text())["bounds"]

@@ -13,12 +13,11 @@ benchmark's also holds the server's own path (HTTP, tokenization, scheduling beh
 figure, not added to it.
 """
 import json
-import statistics
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from compare import check_bounds, engine_arguments, run_engine
+from compare import add_spread, check_bounds, engine_arguments, run_engine, spread_line
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "validation" / "measured" / "h100-vllm-gptoss-120b-serving.json"
@@ -42,9 +41,7 @@ def evaluate(engine, runs):
 def summary(done):
     out = {"runs": len(done), "does_not_fit": sum(not r["fits"] for r in done)}
     for key in ("tpot_ms", "ttft_ms", "output_per_gpu"):
-        errors = [abs(r["errors"][key]) for r in done]
-        out[f"{key}_median"] = statistics.median(errors)
-        out[f"{key}_worst"] = max(errors)
+        add_spread(out, key, [r["errors"][key] for r in done])
     return out
 
 
@@ -62,10 +59,9 @@ def main():
               f"{m['ttft_ms']:>8.1f} / {p['ttft_ms']:>7.1f} {e['ttft_ms']:>+7.1%}   "
               f"{m['output_per_gpu']:>11,.1f} / {p['output_per_gpu']:>10,.1f} {e['output_per_gpu']:>+7.1%}{note}")
     s = summary(done)
-    print(f"\nover {s['runs']} runs: TPOT median |error| {s['tpot_ms_median']:.1%} (worst {s['tpot_ms_worst']:.1%}), "
-          f"output tokens/s per GPU median |error| {s['output_per_gpu_median']:.1%} (worst {s['output_per_gpu_worst']:.1%}), "
-          f"TTFT median |error| {s['ttft_ms_median']:.1%} (worst {s['ttft_ms_worst']:.1%}: the benchmark's TTFT holds the "
-          f"server's path the engine does not price); called \"does not fit\": {s['does_not_fit']} (every run ran)")
+    print("\n" + spread_line(s, [("TPOT", "tpot_ms"), ("output tokens/s per GPU", "output_per_gpu"), ("TTFT", "ttft_ms")]) +
+          f" (the benchmark's TTFT holds the server's path, which the engine does not price); called \"does not fit\": "
+          f"{s['does_not_fit']} (every run ran)")
     return check_bounds(s, args.check) if args.check else 0
 
 
