@@ -63,6 +63,25 @@ TEST_CASE("adapter: model states, the base's weights in bf16 and the adapters' w
     CHECK(z3.peak().weights == doctest::Approx((2 * base + 4 * trained) / 4));
 }
 
+// PEFT's modules_to_save (peft/utils/other.py ModulesToSaveWrapper): the module's original kept frozen and a deep copy
+// trained, in the base's dtype. Checked on the Qwen README's "LoRA (emb)" rows (validation/lora.py).
+TEST_CASE("adapter: train_embeddings trains copies of the embedding and the output layer in the base's dtype") {
+    const std::string lora = R"({"method":"lora","rank":16,"targets":["q","v"])";
+    const Report plain = test::report(scenario(lora + "}"));
+    const Report both = test::report(scenario(lora + R"(,"train_embeddings":true})"));
+    const double copies = 2 * 1000 * 512.0;  // the word embedding's [1000, 512] and the output layer's [1000, 512]
+    CHECK(both.parameters.trained == doctest::Approx(plain.parameters.trained + copies));
+    const StageMemory &a = plain.peak(), &b = both.peak();
+    CHECK(b.weights == doctest::Approx(a.weights + 2 * copies));    // the copies in bf16; the originals were there
+    CHECK(b.optimizer == doctest::Approx(a.optimizer + 4 * copies));  // AdamW's two states in the copies' bf16
+    CHECK(test::phase(b, "optimizer_step").gradients ==
+          doctest::Approx(test::phase(a, "optimizer_step").gradients + 2 * copies));
+    // One matrix for both (tied embeddings) is not modelled: refused at the field.
+    std::string tied = scenario(lora + R"(,"train_embeddings":true})");
+    tied.replace(tied.find("\"tied_embeddings\":false"), 23, "\"tied_embeddings\":true ");
+    CHECK(test::error_of(tied)["path"] == "/adapter/train_embeddings");
+}
+
 TEST_CASE("adapter: QLoRA stores the layers' linear weights in 4 bits with block scales (Dettmers et al. 2023, sec. 3)") {
     const double h = 512, kv = 256, f = 1024, vocab = 1000;
     const double linear = 2 * (h * h + 2 * h * kv + h * h + 3 * h * f);

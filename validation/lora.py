@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """LoRA fine-tuning against published measurements: runs the shardcalc engine on every run of
-validation/measured/a100-qwen-lora.json (LoRA r 64 on every linear of Qwen-1.8B, 7B and 14B, one A100 80GB, sequences of
-256 to 8,192 tokens, batch 1, gradient accumulation 8; the Qwen README's profile) and prints, per run, the published GPU
+validation/measured/a100-qwen-lora.json (LoRA r 64 on every linear of Qwen-1.8B, 7B and 14B, with and without the
+embedding and output layer trained too, one A100 80GB, sequences of 256 to 8,192 tokens, batch 1, gradient
+accumulation 8; the Qwen README's profile) and prints, per run, the published GPU
 memory against the device memory the engine says the run holds (its peak stage's total: reserved plus what the CUDA
 context keeps), and the published seconds per iteration against the step time; then the median and worst |error|.
 
@@ -49,9 +50,9 @@ def summary(done):
 def main():
     args = engine_arguments(__doc__, "bounds file: fail if a median or worst |error| exceeds its bound")
     done = evaluate(args.engine, json.loads(DATA.read_text())["runs"])
-    print(f"{'model':<16} {'seq':>5}   {'memory G':>8} {'as GB':>7} {'as GiB':>7}   {'s/iter':>6} {'predicted':>9} {'error':>7}")
+    print(f"{'model':<16} {'method':<11} {'seq':>5}   {'memory G':>8} {'as GB':>7} {'as GiB':>7}   {'s/iter':>6} {'predicted':>9} {'error':>7}")
     for r in done:
-        print(f"{r['model']:<16} {r['seq_len']:>5}   {r['memory_g']:>8.1f} {r['memory_error_gb']:>+7.1%} "
+        print(f"{r['model']:<16} {r['method']:<11} {r['seq_len']:>5}   {r['memory_g']:>8.1f} {r['memory_error_gb']:>+7.1%} "
               f"{r['memory_error_gib']:>+7.1%}   {r['seconds_per_iteration']:>6.1f} {r['step']:>9.2f} {r['time_error']:>+7.1%}")
     s = summary(done)
     print("\n" + spread_line(s, [("memory read as GB", "memory_error_gb"), ("memory read as GiB", "memory_error_gib"),

@@ -34,8 +34,9 @@ unsigned target_bits(const std::string& name) {
 // so autograd keeps no input for a weight gradient (PyTorch saves mm's input only when the weight requires grad:
 // VariableType's should_compute_output guards); a parameter's own gradient work (bias reductions, AccumulateGrad)
 // and the embedding's backward do not run.
-void freeze(Module& m, bool embedding, bool quantize) {
+void freeze(Module& m, bool embedding, bool quantize, const char* trained = nullptr) {
     for_each_op(m, [&](Op& op) {
+        if (trained && op.name == trained) return;
         const bool gemm = has_matmul(op);
         for (ParamTensor& p : op.params) {
             p.frozen = true;
@@ -127,6 +128,21 @@ void adapt_layer(const BuildContext& b, Module& m, const AdapterSpec& a, double 
     for (Module& child : m.children) adapt_layer(b, child, a, packed_bytes);
 }
 
+// PEFT's modules_to_save: the op trained whole, as a copy in the base's dtype beside the frozen original (its
+// parameters once more, frozen: ModulesToSaveWrapper keeps original_module and a deep copy it trains).
+void train_copy(Module& m, const char* name) {
+    for_each_op(m, [&](Op& op) {
+        if (op.name != name) return;
+        const std::vector<ParamTensor> trained = op.params;
+        for (ParamTensor& p : op.params) p.base_copy = true;
+        for (ParamTensor p : trained) {
+            p.name += " (original)";
+            p.frozen = true;
+            op.params.push_back(p);
+        }
+    });
+}
+
 }  // namespace
 
 void apply_adapter(ModelGraph& g, const Config& c) {
@@ -135,8 +151,14 @@ void apply_adapter(ModelGraph& g, const Config& c) {
     const bool qlora = a.method == AdapterMethod::Qlora;
     // bitsandbytes quantizes the transformer layers' linear layers; the embeddings and the output layer stay in
     // 16 bits (transformers' BitsAndBytesConfig llm_int8_skip_modules: the output embeddings).
-    freeze(g.pre, true, false);
-    freeze(g.post, false, false);
+    const char* embedding = a.train_embeddings ? "word_embeddings" : nullptr;
+    const char* output = a.train_embeddings ? "output_layer" : nullptr;
+    freeze(g.pre, true, false, embedding);
+    freeze(g.post, false, false, output);
+    if (a.train_embeddings) {
+        train_copy(g.pre, embedding);
+        train_copy(g.post, output);
+    }
     for (LayerGroup& grp : g.groups) {
         freeze(grp.layer, false, qlora);
         adapt_layer(b, grp.layer, a, qlora ? quantized_weight_bytes(a) : 0);

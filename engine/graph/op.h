@@ -25,6 +25,7 @@ struct ParamTensor {
     bool frozen = false;           // not trained (the base model under an adapter): no gradient, no optimizer state
     bool quantized = false;        // frozen and stored in 4 bits with block scales (QLoRA's base weights)
     bool split_last = false;       // Sharded along its last dimension (a row-parallel linear's input), not its first
+    bool base_copy = false;        // trained in the base's dtype beside the adapters (PEFT's modules_to_save copy)
 
     int64_t numel() const {
         int64_t n = 1;

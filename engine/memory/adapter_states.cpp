@@ -13,13 +13,19 @@ StateBytes adapter_state_bytes(const ParamTally& t, const Config& c) {
     const double n = static_cast<double>(c.d.replica_degree);
     auto partition = [&](double x, bool sharded) { return sharded ? x / n : x; };
     const double trained = t.params - t.frozen;
-    const double base = (t.frozen - t.quantized) * bytes_of(*c.s.training.param_dtype) +
-                        t.quantized * quantized_weight_bytes(c.s.adapter);
+    // PEFT's trained copies of whole modules (modules_to_save) keep the base's dtype: their weights, their gradients
+    // and (torch.optim) their states; the adapters theirs.
+    const double copies = t.base_copies, adapters = trained - copies;
+    const double base_bytes = bytes_of(*c.s.training.param_dtype);
+    const double base = (t.frozen - t.quantized) * base_bytes + t.quantized * quantized_weight_bytes(c.s.adapter);
+    const bool eight_bit = c.s.training.optimizer == Optimizer::AdamW8bit;
     StateBytes s;
-    s.weights = partition(base + adapter_bytes(c.s.adapter) * trained, zero >= 3);
-    s.gradients = partition(trained, zero >= 2) * bytes_of(*c.s.training.grad_dtype);
+    s.weights = partition(base + adapter_bytes(c.s.adapter) * adapters + base_bytes * copies, zero >= 3);
+    s.gradients = partition(adapters * bytes_of(*c.s.training.grad_dtype) + copies * base_bytes, zero >= 2);
     const double updated = partition(trained, zero >= 1);
-    s.optimizer = optimizer_state_element_bytes(c) * partition(t.optimizer_elems, zero >= 1);
+    s.optimizer = partition(optimizer_state_element_bytes(c) * (t.optimizer_elems - t.base_copy_optimizer_elems) +
+                                (eight_bit ? optimizer_state_element_bytes(c) : base_bytes) * t.base_copy_optimizer_elems,
+                            zero >= 1);
     s.step_transient = optimizer_temporaries(t, c, updated);
     return s;
 }

@@ -52,6 +52,10 @@ ParamTally tally_op(const Op& op, const Config& c, bool include_tied) {
         if (p.quantized) t.quantized += local;
         const double states = p.frozen ? 0 : optimizer_state_elems(p, local, c.s.training.optimizer, c.traits.flat_optimizer_params);
         t.optimizer_elems += states;
+        if (p.base_copy && !p.frozen) {
+            t.base_copies += local;
+            t.base_copy_optimizer_elems += states;
+        }
         if (p.split == ParamSplit::Expert) {
             t.expert_params += local;
             t.expert_optimizer_elems += states;

@@ -21,6 +21,9 @@ struct ParamTally {
     double fp8_weights = 0;       // elements of weights whose GEMMs run in fp8 under an fp8 recipe
     // Of `params`: the frozen ones (no gradient, no optimizer state) and, of those, the ones stored in 4 bits.
     double frozen = 0, quantized = 0;
+    // Of the trained ones, PEFT's trained copies of whole modules (modules_to_save), in the base's dtype, and their
+    // optimizer-state elements.
+    double base_copies = 0, base_copy_optimizer_elems = 0;
     // The trained tensors one by one, as an optimizer looping over them sees them: those of two or more dimensions
     // (which Adafactor factors) and their elements, and the vectors.
     double trained_matrices = 0, trained_matrix_elems = 0, trained_vectors = 0;
@@ -37,6 +40,8 @@ struct ParamTally {
         largest = std::max(largest, o.largest);
         expert_params += o.expert_params;
         expert_optimizer_elems += o.expert_optimizer_elems;
+        base_copies += o.base_copies;
+        base_copy_optimizer_elems += o.base_copy_optimizer_elems;
         return *this;
     }
     // n layers' worth (the largest tensor stays one tensor).
@@ -53,6 +58,8 @@ struct ParamTally {
         t.trained_matrices *= n;
         t.trained_matrix_elems *= n;
         t.trained_vectors *= n;
+        t.base_copies *= n;
+        t.base_copy_optimizer_elems *= n;
         return t;
     }
 };

@@ -30,6 +30,10 @@ struct AdapterSpec {
     // The adapters' weights, gradients and optimizer states: fp32 as get_peft_model keeps them
     // (autocast_adapter_dtype=True), or 16-bit where the training script casts them (QLoRA's qlora.py under --bf16).
     Dtype dtype = Dtype::Fp32;
+    // The word embedding and the output layer trained beside the adapters, as PEFT's modules_to_save trains them
+    // (peft/utils/other.py ModulesToSaveWrapper): a trainable copy of each in the base's dtype, the original kept frozen
+    // beside it (Qwen's finetune.py sets it for base models, whose new special tokens must be learned).
+    bool train_embeddings = false;
 };
 
 }  // namespace shardcalc

@@ -45,6 +45,10 @@ std::vector<Problem> adapter_problems(const Config& c) {
             "4-bit base weights under DeepSpeed's ZeRO-3 are not modelled: 2 or less, or framework fsdp (FSDP-QLoRA)");
     require(a.dtype != Dtype::Fp8, "/adapter/dtype", "adapters are trained in fp32, bf16 or fp16");
     require(qlora || !a.double_quant, "/adapter/double_quant", "quantizes QLoRA's block scales: set adapter.method to qlora");
+    // PEFT copies the embedding and the output layer apart; a tied pair (one matrix) is not modelled, nor an encoder's
+    // heads.
+    require(!a.train_embeddings || (s.model.arch == Arch::Decoder && !s.model.tied_embeddings), "/adapter/train_embeddings",
+            "the trained copies of the embedding and the output layer are modelled for decoders with untied embeddings");
     return list;
 }
 

@@ -47,6 +47,7 @@ constexpr Field kAdapterFields[] = {
      Applies::Always, Presence::Optional},
     adapter<&A::double_quant>("double_quant"),
     adapter<&A::dtype>("dtype"),
+    adapter<&A::train_embeddings>("train_embeddings"),
 };
 
 }  // namespace

@@ -120,6 +120,7 @@ export const SECTIONS = [
       num('dropout', 'Adapter dropout', true),
       bool('double_quant', 'QLoRA double quantization', true),
       pick('dtype', 'Adapter dtype', true),
+      bool('train_embeddings', 'Train the embedding and output layer too', true),
     ],
   },
   {
