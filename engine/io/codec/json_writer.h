@@ -14,6 +14,8 @@ namespace shardcalc {
 
 // A byte count as the reports write it: a whole number.
 inline int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
+// A figure as the reports write it where it is not finite: 0 (never NaN or Infinity).
+inline double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 // A double as the writer prints it (JsonWriter::value): its shortest round-trip form, null where it is not finite.
 std::string json_number(double v);
 

@@ -13,7 +13,6 @@
 namespace shardcalc {
 namespace {
 
-double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 void lines(JsonWriter& w, const MemoryLines& m) {
     w.begin_object();

@@ -13,9 +13,8 @@ namespace {
 
 using namespace text;
 
-// A byte count as the JSON writes it (a double, or a whole number of bytes), in MiB or GiB.
-std::string mib_of(double bytes) { return mib(bytes); }
-std::string gib_whole(double bytes) { return gib(static_cast<double>(std::llround(bytes))); }
+// A logged term's bytes as the JSON writes them: a whole number, in GiB.
+std::string gib_whole(double bytes) { return amount(bytes, ByteUnit::GiB); }
 
 // The terms of the serving and RL reconciliations (core/logged_term.h): bytes in GiB, seconds, counts.
 std::vector<Row> logged_rows(const std::vector<LoggedTerm>& terms, std::string (*cell)(const LoggedTerm&, double)) {
@@ -67,7 +66,7 @@ std::string format_reconciliation(const Reconciliation& r, const std::string& so
         for (const R& x : r.ranks) {
             Row row{std::to_string(x.rank), std::to_string(x.stage)};
             for (const Term* t : terms)
-                for (double R::*part : {t->log, t->estimate, t->gap}) row.push_back(t->given(x) ? mib_of(x.*part) : "-");
+                for (double R::*part : {t->log, t->estimate, t->gap}) row.push_back(t->given(x) ? mib(x.*part) : "-");
             rows.push_back(row);
         }
         out += aligned(rows);
@@ -78,17 +77,17 @@ std::string format_reconciliation(const Reconciliation& r, const std::string& so
     for (const R& x : r.ranks)
         if (x.has_oom) {
             const OutOfMemory& o = x.oom.oom;
-            failed.push_back({std::to_string(x.rank), mib_of(o.request), mib_of(o.allocated), mib_of(o.cached),
-                              mib_of(o.free), mib_of(o.capacity), name_of(x.oom.cause), mib_of(x.oom.needed),
-                              mib_of(x.estimated_peak_allocated), mib_of(x.oom_needed_gap)});
+            failed.push_back({std::to_string(x.rank), mib(o.request), mib(o.allocated), mib(o.cached),
+                              mib(o.free), mib(o.capacity), name_of(x.oom.cause), mib(x.oom.needed),
+                              mib(x.estimated_peak_allocated), mib(x.oom_needed_gap)});
         }
     if (failed.size() > 1) out += aligned(failed);
     if (r.has_framework_estimate) {
         const FrameworkEstimate& f = r.framework_estimate;
         const FrameworkEstimate& o = r.ours_same_split;
-        out += "the framework's own estimate (first stage), MiB: weights and optimizer " + mib_of(f.weights_and_optimizer) +
-               ", activations " + mib_of(f.activations) + ", total " + mib_of(f.total) + "; ours the same way: " +
-               mib_of(o.weights_and_optimizer) + ", " + mib_of(o.activations) + ", " + mib_of(o.total) + "\n";
+        out += "the framework's own estimate (first stage), MiB: weights and optimizer " + mib(f.weights_and_optimizer) +
+               ", activations " + mib(f.activations) + ", total " + mib(f.total) + "; ours the same way: " +
+               mib(o.weights_and_optimizer) + ", " + mib(o.activations) + ", " + mib(o.total) + "\n";
     }
     if (r.timed) {
         const std::string over = r.step_reports == 1 ? "one report" : "median of " + std::to_string(r.step_reports) + " reports";

@@ -10,16 +10,10 @@
 
 namespace shardcalc::report_rows {
 
+using text::amount;
 using text::fixed;
+using text::small_amount;
 
-double finite(double v) { return std::isfinite(v) ? v : 0.0; }
-
-std::string amount(double bytes, ByteUnit u) {
-    return fixed(static_cast<double>(whole(bytes)) / byte_scale(u, 0).bytes, 2);
-}
-std::string small_amount(double bytes, ByteUnit u) {
-    return fixed(static_cast<double>(whole(bytes)) / byte_scale(u, 1).bytes, 1);
-}
 std::string raw_bytes(double bytes) { return std::to_string(whole(bytes)); }
 
 std::string human_bytes(double bytes, ByteUnit u) {

@@ -14,9 +14,8 @@ namespace shardcalc::report_rows {
 
 using text::Row;
 
-double finite(double v);
-std::string amount(double bytes, ByteUnit u);        // "12.34" in GiB or GB, of the whole bytes
-std::string small_amount(double bytes, ByteUnit u);  // "12.3" in MiB or MB
+using text::amount;
+using text::small_amount;
 std::string raw_bytes(double bytes);                 // "13245" (the CSV's)
 std::string human_bytes(double bytes, ByteUnit u);   // "1.23 GiB", "64.0 MiB", "12.0 KiB" (or GB, MB, kB)
 std::string seconds_text(double s);                  // "1.234 s", "56.78 ms"

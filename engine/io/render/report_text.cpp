@@ -6,17 +6,12 @@
 #include "io/render/answer_text.h"
 
 #include <cctype>
-#include <cmath>
 
-#include "comm/collective_time.h"
 #include "io/codec/json_writer.h"
 #include "io/contract/scenario_schema.h"
-#include "io/contract/xla_json.h"
 #include "io/render/report_rows.h"
 #include "io/render/text_table.h"
 #include "memory/allocator.h"
-#include "memory/memory_terms.h"
-#include "scenario/dimension.h"
 #include "scenario/names.h"
 
 namespace shardcalc {

@@ -10,7 +10,7 @@ namespace shardcalc {
 std::string format_rl(const RlSpec& rl, const RlEstimate& e, const RlLimits& lim) {
     using namespace text;
     const Config& c = e.training.config;
-    const auto gib_of = [](double bytes) { return gib(static_cast<double>(std::llround(bytes))); };
+    const auto gib_of = [](double bytes) { return amount(bytes, ByteUnit::GiB); };
     const auto sec = [](double s) { return fixed(s, 2); };
     const bool dpo = rl.algorithm == RlAlgorithm::Dpo;
     std::string out = std::string(name_of(rl.algorithm)) + " on " + thousands(c.d.world_size) + " x " + c.s.hardware.name +

@@ -34,7 +34,7 @@ Row row(const PlanFigures& plan, const std::string& rank) {
           std::to_string(p.pp), std::to_string(p.vpp), p.sp ? "yes" : "no", std::to_string(p.cp), std::to_string(p.ulysses),
           std::to_string(p.ep), zero_label(p), offload_label(p), std::to_string(plan.micro_batch), name_of(plan.recompute)};
     if (plan.capacity > 0) {
-        r.push_back(gib(static_cast<double>(std::llround(plan.peak_bytes))));
+        r.push_back(amount(plan.peak_bytes, ByteUnit::GiB));
         r.push_back(verdict_name(plan.verdict.verdict));
     } else {
         r.insert(r.end(), {"-", "-"});

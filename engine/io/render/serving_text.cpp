@@ -13,8 +13,8 @@ namespace {
 
 using namespace text;
 
-std::string gib_of(double bytes) { return gib(static_cast<double>(std::llround(bytes))); }
-std::string mib_of(double bytes) { return mib(static_cast<double>(std::llround(bytes))); }
+std::string gib_of(double bytes) { return amount(bytes, ByteUnit::GiB); }
+std::string mib_of(double bytes) { return small_amount(bytes, ByteUnit::GiB); }
 
 // The serving plan search: the plans ranked by output tokens per second per GPU, and why the others were left out.
 std::string format_serving_search(const ServingSearchSpec& q, const ServingSearchResult& s) {

@@ -4,17 +4,20 @@
 #include <string_view>
 
 #include "core/decimal.h"
+#include "io/codec/json_writer.h"
 
 namespace shardcalc::text {
-
-using nlohmann::json;
 
 std::string fixed(double v, int digits) { return decimal(v, digits); }
 
 std::string gib(double bytes) { return fixed(bytes / kGiB, 2); }
 std::string mib(double bytes) { return fixed(bytes / kMiB, 1); }
-std::string gib(const json& bytes) { return gib(bytes.get<double>()); }
-std::string mib(const json& bytes) { return mib(bytes.get<double>()); }
+std::string amount(double bytes, ByteUnit u) {
+    return fixed(static_cast<double>(whole(bytes)) / byte_scale(u, 0).bytes, 2);
+}
+std::string small_amount(double bytes, ByteUnit u) {
+    return fixed(static_cast<double>(whole(bytes)) / byte_scale(u, 1).bytes, 1);
+}
 
 std::string thousands(int64_t v) {
     std::string digits = std::to_string(v < 0 ? -v : v), out;
@@ -23,12 +26,6 @@ std::string thousands(int64_t v) {
         out += digits[i];
     }
     return v < 0 ? "-" + out : out;
-}
-
-std::string join(const json& arr, const char* sep) {
-    std::string out;
-    for (const auto& v : arr) out += (out.empty() ? "" : sep) + (v.is_string() ? v.get<std::string>() : v.dump());
-    return out;
 }
 
 std::string aligned(const std::vector<Row>& rows) {

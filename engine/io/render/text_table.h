@@ -1,7 +1,6 @@
 #pragma once
 // Shared by the text renderings (io/render/report_text.cpp, io/render/search_text.cpp and the others): number formatting and
 // tables as aligned text, Markdown and CSV.
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -13,10 +12,11 @@ namespace shardcalc::text {
 std::string fixed(double v, int digits);
 std::string gib(double bytes);  // "12.34"
 std::string mib(double bytes);  // "12.3"
-std::string gib(const nlohmann::json& bytes);
-std::string mib(const nlohmann::json& bytes);
+// A byte count as the reports write it (a whole number of bytes) in the reader's unit: "12.34" GiB or GB, "12.3" MiB
+// or MB.
+std::string amount(double bytes, ByteUnit u);
+std::string small_amount(double bytes, ByteUnit u);
 std::string thousands(int64_t v);              // "1,234,567"
-std::string join(const nlohmann::json& arr, const char* sep);
 
 // Text as Markdown that shows exactly that text: on one line, with no table cell break, emphasis, code, link or HTML
 // (line breaks become spaces, Markdown's characters get a backslash, HTML's become entities).
