@@ -284,9 +284,9 @@ TEST_CASE("search: an overlapped parameter gather asked for goes with the plans 
 
 // The plans of a search share their layers' figures (plan/layer_memo.h: costs and memory): keyed by the few plan fields
 // a layer's kernels and saved tensors depend on. A key that missed one would give some plan another plan's figures
-// (dropping sp or the microbatches from the key fails this test: checked); here every plan of searches over
-// a dense and an fp8 MoE model, every framework and dimension (ZeRO stages and offload among them), two device counts,
-// has the same figures with the memo as without it.
+// (dropping sp from the key, or the microbatches from the costs of autograd-accumulating or fp8 plans, fails this
+// test: checked); here every plan of searches over a dense and an fp8 MoE model, every framework and dimension (ZeRO
+// stages and offload among them), two device counts, has the same figures with the memo as without it.
 TEST_CASE("search: the layer figures the plans share change no plan's figures") {
     const char* moe = R"({"framework":"megatron",
       "model":{"layers":4,"hidden":1024,"heads":16,"kv_heads":8,"vocab":32000,"mlp":"swiglu","norm":"rmsnorm",

@@ -262,6 +262,11 @@ Kernel grad_accumulation(const Op& op, const Config& c) {
     return scaled(total, share);
 }
 
+int64_t cost_microbatches(const Config& c) {
+    const bool per_step = c.traits.grad_accumulation == GradAccumulation::AutogradAdd || c.s.training.fp8 != Fp8Recipe::None;
+    return per_step ? c.d.microbatches : 0;
+}
+
 OpCost op_cost(const Op& op, const Config& c, bool in_layer) {
     OpCost cost;
     cost.bwd += grad_accumulation(op, c);

@@ -54,6 +54,10 @@ bool recomputed(const Op& op, const Config& c, bool in_layer);
 // (FrameworkTraits::grad_accumulation), averaged per microbatch: one memory-bound kernel per parameter tensor, an add
 // (read both, write one) or a copy into the bucket. Tied and shared tensors are another op's. Part of the backward.
 Kernel grad_accumulation(const Op& op, const Config& c);
+// The microbatches per step that an op's kernels depend on, or 0 where they depend on none: autograd's accumulation
+// adds on m - 1 of m microbatches (grad_accumulation) and an fp8 weight is quantized once per step (gemm_passes). A
+// search's layer costs are shared between plans that differ in nothing else (search/search_memos.h).
+int64_t cost_microbatches(const Config& c);
 
 OpCost op_cost(const Op& op, const Config& c, bool in_layer);
 OpCost module_cost(const Module& m, const Config& c, bool in_layer);

@@ -4,7 +4,7 @@
 
 namespace shardcalc {
 
-LayerKey layer_key(const Module& m, const Config& c, bool in_layer) {
+LayerKey layer_key(const Module& m, const Config& c, bool in_layer, int64_t microbatches) {
     const ParallelSpec& p = c.s.parallel;
     const FrameworkTraits& t = c.traits;
     return {&m,
@@ -25,7 +25,7 @@ LayerKey layer_key(const Module& m, const Config& c, bool in_layer) {
             c.s.training.micro_batch,
             static_cast<int>(c.s.training.recompute),
             c.s.training.recompute_modules,
-            c.d.microbatches,
+            microbatches,
             c.d.seq_len};
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 // Figures of a model module that the plans of one search share. A layer's kernels (compute/) and its saved tensors and
 // parameters (memory/) depend on the graph module and on a few fields of the plan — the framework and its traits,
-// tensor, sequence, context, Ulysses and expert parallelism, the micro-batch, the recompute choice, the microbatches
-// per step (an fp8 weight's per-step cast) and the sequence — and not on the rest (data parallelism, pipeline stages,
-// ZeRO's sharding, offload): the plan search costs 381,925 layer groups of an MoE model over three device counts that
-// hold 6,417 distinct ones (measured). Valid only for plans of one base scenario: the fields a search never varies
-// (dtypes, the device, the implementation) are not in the key. tests/test_search.cpp checks a search with the memos
-// against the same plans without them.
+// tensor, sequence, context, Ulysses and expert parallelism, the micro-batch, the recompute choice, the sequence and,
+// for some plans' kernels, the microbatches per step (the caller's `microbatches`, compute/op_cost.h
+// cost_microbatches: 0 where they matter not) — and not on the rest (data parallelism, pipeline stages, ZeRO's
+// sharding, offload): the plan search costs 381,925 layer groups of an MoE model over three device counts that hold
+// 6,417 distinct ones (measured). Valid only for plans of one base scenario: the fields a search never varies (dtypes,
+// the device, the implementation) are not in the key. tests/test_search.cpp checks a search with the memos against
+// the same plans without them.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -21,7 +22,7 @@ namespace shardcalc {
 
 using LayerKey = std::tuple<const Module*, bool, int, int, bool, bool, bool, bool, bool, int64_t, int64_t, int64_t, int64_t,
                             int64_t, bool, int64_t, int, unsigned, int64_t, int64_t>;
-LayerKey layer_key(const Module& m, const Config& c, bool in_layer);
+LayerKey layer_key(const Module& m, const Config& c, bool in_layer, int64_t microbatches);
 
 // A key's hash, each field's mixed in turn: a search looks a key up for every layer group of every plan, and ordering
 // keys of twenty fields (a std::map) cost it about a sixth of its time (measured with perf on an MoE search).
@@ -40,8 +41,8 @@ class LayerMemo {
 public:
     // The module's figures under `c`, computed by `compute` the first time.
     template <class F>
-    const V& get(const Module& m, const Config& c, bool in_layer, F&& compute) {
-        const LayerKey key = layer_key(m, c, in_layer);
+    const V& get(const Module& m, const Config& c, bool in_layer, int64_t microbatches, F&& compute) {
+        const LayerKey key = layer_key(m, c, in_layer, microbatches);
         auto it = figures_.find(key);
         if (it == figures_.end()) it = figures_.emplace(key, compute()).first;
         return it->second;
