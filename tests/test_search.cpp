@@ -359,3 +359,39 @@ TEST_CASE("search: plans that can be neither listed nor on the front are left un
         }
     }
 }
+
+// A best-plan search split into parts (search.h SearchPart), each walking every n-th structure, then joined: the same
+// answer as one search, every plan, figure, reason, front point, count and rejected example; only the count of timed
+// plans depends on the split (each part leaves untimed what its own timed plans rule out). Each part keeps only the
+// plans that could rank in the joined listing or reach the joined front (a part that dropped its own front fails this
+// test: checked).
+TEST_CASE("search: the parts of a search, joined, answer as the whole search") {
+    const Scenario base = test::scenario(kSmall);
+    for (const RankBy rank : {RankBy::StepTime, RankBy::CostPerToken, RankBy::Headroom})
+        for (const int64_t top : {1, 3, 10}) {
+            SearchSpec spec = small_spec();
+            spec.devices = {1, 2, 4, 8, 16, 32};
+            spec.rank_by = rank;
+            spec.top = top;
+            nlohmann::json whole = search_result_to_json(search(base, spec));
+            whole["counts"].erase("time_evaluated");
+            REQUIRE(whole["plans"].size() == static_cast<size_t>(top));
+            for (const int parts : {2, 3, 7}) {
+                CAPTURE(static_cast<int>(rank));
+                CAPTURE(top);
+                CAPTURE(parts);
+                nlohmann::json joined = search_result_to_json(search(base, spec, Workers{parts, {}}));
+                CHECK(joined["counts"]["time_evaluated"].get<int64_t>() >= 1);
+                joined["counts"].erase("time_evaluated");
+                const nlohmann::json patch = nlohmann::json::diff(whole, joined);
+                INFO("differences: " << patch.dump().substr(0, 600));
+                CHECK(patch.empty());
+            }
+        }
+    // The other questions are walked whole by the first part.
+    SearchSpec fewest = small_spec();
+    fewest.question = Question::MinDevices;
+    fewest.devices = {1, 2, 4, 8};
+    CHECK(search_result_to_json(search(base, fewest, Workers{3, {}})) == search_result_to_json(search(base, fewest)));
+    CHECK_THROWS_AS(Searcher(base, small_spec(), SearchPart{2, 2}), InputError);
+}

@@ -46,12 +46,14 @@ inline constexpr Command kCommands[] = {
      "%EXIT%"
      "\n"
      "docs: docs/scenario.md (section 6, kernels), docs/time.md (the per-kernel table)\n"},
-    {"search", "search FILE|- [--format table|json|markdown|csv]",
+    {"search", "search FILE|- [--format table|json|markdown|csv] [--threads N]",
      "Searches the plans of a scenario with a \"search\" object (devices, frameworks, the dimensions to\n"
      "vary) and ranks those that fit, with the launch flags of the best.\n"
      "\n"
      "  FILE|-           the scenario file, or - to read it from standard input\n"
      "  --format FORMAT  table (default); json; markdown; csv (the ranked plans)\n"
+     "  --threads N      split the search over N threads (default: the machine's cores, at most 8); the\n"
+     "                   plans and figures are the same, only counts.time_evaluated depends on it\n"
      "  --help, -h       this text\n"
      "\n"
      "%EXIT%"

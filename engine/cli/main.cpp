@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
@@ -161,8 +164,9 @@ nlohmann::json print_json(const std::string& answer, const char* key) {
 }
 
 struct Options {
-    std::string command, input, log, topic, format, stage, tool, unit;
-    bool check = false, help = false, format_given = false, stage_given = false, tool_given = false, unit_given = false;
+    std::string command, input, log, topic, format, stage, tool, unit, threads;
+    bool check = false, help = false, format_given = false, stage_given = false, tool_given = false, unit_given = false,
+         threads_given = false;
     std::string usage_error;  // the first, reported unless --help asks for the usage instead
 };
 
@@ -192,6 +196,7 @@ Options parse(int argc, char** argv) {
         else if (valued(arg, i, "--stage", o.stage, o.stage_given)) continue;
         else if (valued(arg, i, "--tool", o.tool, o.tool_given)) continue;
         else if (valued(arg, i, "--unit", o.unit, o.unit_given)) continue;
+        else if (valued(arg, i, "--threads", o.threads, o.threads_given)) continue;
         else if (arg == "--check") o.check = true;
         else if (arg.size() > 1 && arg[0] == '-' && !o.command.empty())
             usage_error("unknown option: " + arg + "; see shardcalc " + o.command + " --help");
@@ -203,6 +208,28 @@ Options parse(int argc, char** argv) {
         else usage_error("unexpected argument: " + arg + "; see shardcalc --help");
     }
     return o;
+}
+
+// The threads a search runs on: --threads, or the machine's cores (at most 8).
+bool threads_of(const Options& o, int& count) {
+    if (!o.threads_given) {
+        count = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+        return true;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(o.threads.c_str(), &end, 10);
+    if (o.threads.empty() || *end != '\0' || errno != 0 || n < 1 || n > 64) return false;
+    count = static_cast<int>(n);
+    return true;
+}
+
+// The engine's tasks side by side, a thread each (core/workers.h).
+void run_in_threads(const std::vector<std::function<void()>>& tasks) {
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < tasks.size(); ++i) threads.emplace_back(tasks[i]);
+    if (!tasks.empty()) tasks[0]();
+    for (auto& t : threads) t.join();
 }
 
 }  // namespace
@@ -239,6 +266,7 @@ int main(int argc, char** argv) {
     if (o.check && command != "estimate") return fail("", "--check belongs to estimate");
     if (o.stage_given && command != "kernels") return fail("", "--stage belongs to kernels");
     if (o.tool_given && command != "export") return fail("", "--tool belongs to export");
+    if (o.threads_given && command != "search") return fail("", "--threads belongs to search");
     // The Markdown's amounts in GiB or GB, as the page's unit menu; the table is in GiB and the CSV in bytes.
     if (o.unit_given && (command != "estimate" || o.format != "markdown"))
         return fail("", "--unit belongs to estimate --format markdown (the table is in GiB, the CSV in bytes)");
@@ -288,9 +316,14 @@ int main(int argc, char** argv) {
     if (!o.log.empty() && !read_input(o.log, "log file", log.emplace(), error)) return fail("/log", error);
     // The JSON answer (the API's own), or the engine's text of it (io/api.h text_answer).
     const bool json = format == "json";
+    shardcalc::Workers workers;
+    if (command == "search") {
+        if (!threads_of(o, workers.count)) return fail("/threads", "--threads: an integer from 1 to 64");
+        workers.run = run_in_threads;
+    }
     const auto answer = [&](const std::string& json_answer, const char* key) {
         if (json) return print_json(json_answer, key).is_null() ? 2 : 0;
-        return print_text(text, {command, format, "GiB", stage, log}).is_null() ? 2 : 0;
+        return print_text(text, {command, format, "GiB", stage, log, workers}).is_null() ? 2 : 0;
     };
     const std::string log_text = log.value_or("");
     if (command == "reconcile") return answer(json ? shardcalc::reconcile_text(text, log_text) : "", "reconciliation");
@@ -300,7 +333,7 @@ int main(int argc, char** argv) {
     if (command == "serve") return answer(json ? shardcalc::serve_scenario_text(text) : "", "serving");
     if (command == "rl" && log) return answer(json ? shardcalc::rl_reconcile_text(text, log_text) : "", "rl_reconciliation");
     if (command == "rl") return answer(json ? shardcalc::rl_scenario_text(text) : "", "rl");
-    if (command == "search") return answer(json ? shardcalc::search_scenario_text(text) : "", "search");
+    if (command == "search") return answer(json ? shardcalc::search_scenario_text(text, workers) : "", "search");
     std::string verdict;
     if (format == "json") {
         const nlohmann::json report = print_json(shardcalc::evaluate_scenario_text(text), "report");

@@ -42,9 +42,9 @@ Scenario scenario_of(const std::string& text) { return scenario_from_json(parse_
 
 std::pair<Scenario, SearchSpec> read_search(const std::string& text) { return read_with(text, "search", search_spec_from_json); }
 
-SearchResult search_of(const std::string& text) {
+SearchResult search_of(const std::string& text, const Workers& workers) {
     const auto [scenario, spec] = read_search(text);
-    return search(scenario, spec);
+    return search(scenario, spec, workers);
 }
 
 RunReconciliation run_reconciliation(const std::string& scenario_text, const std::string& log_text) {

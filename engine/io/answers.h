@@ -20,9 +20,10 @@ namespace shardcalc {
 
 // The scenario of a request's text.
 Scenario scenario_of(const std::string& text);
-// The scenario and its "search" object, read side by side (the problems of both reported together), and its search.
+// The scenario and its "search" object, read side by side (the problems of both reported together), and its search
+// (split over the workers: search/search.h).
 std::pair<Scenario, SearchSpec> read_search(const std::string& text);
-SearchResult search_of(const std::string& text);
+SearchResult search_of(const std::string& text, const Workers& workers = {});
 
 // A run's log against the scenario's estimate, with the log's source ("Megatron-LM", ...).
 struct RunReconciliation {

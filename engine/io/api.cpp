@@ -196,9 +196,9 @@ std::string serve_reconcile_text(const std::string& scenario_json, const std::st
     });
 }
 
-std::string search_scenario_text(const std::string& scenario_json) {
+std::string search_scenario_text(const std::string& scenario_json, const Workers& workers) {
     return guarded_text([&] {
-        return to_text({{"ok", true}, {"search", search_result_to_json(search_of(scenario_json))}});
+        return to_text({{"ok", true}, {"search", search_result_to_json(search_of(scenario_json, workers))}});
     });
 }
 

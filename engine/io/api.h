@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/workers.h"
 
 namespace shardcalc {
 
@@ -23,6 +24,7 @@ struct TextRequest {
     std::string unit = "GiB";
     int64_t stage = -1;
     std::optional<std::string> log;  // reconcile: the run's log; rl: verl's (optional); serve: vLLM's (optional)
+    Workers workers;                 // search: split over them (search/search.h)
 };
 std::string text_answer(const std::string& scenario_json, const TextRequest& request);
 nlohmann::json error_value(const std::string& path, const std::string& message);
@@ -31,7 +33,7 @@ std::string presets_text();  // all_presets() serialised
 std::string schema_text();   // the scenario's schema (io/contract/scenario_schema.h schema_to_json) serialised
 
 // The plan search over a scenario with a "search" object (docs/search.md): {"ok": true, "search": {...}}.
-std::string search_scenario_text(const std::string& scenario_json);
+std::string search_scenario_text(const std::string& scenario_json, const Workers& workers = {});
 
 // Serving the scenario's model with a "serving" object (docs/serving.md): {"ok": true, "serving": {...}}.
 std::string serve_scenario_text(const std::string& scenario_json);

@@ -55,7 +55,7 @@ std::string text_answer(const std::string& scenario_json, const TextRequest& q) 
             if (log) return text_envelope(q.format, format_serving_reconciliation(serving_reconciliation(scenario_json, log_text)));
             return text_envelope(q.format, format_serving(serving_answer(scenario_json)));
         }
-        if (q.command == "search") return text_envelope(q.format, format_search(search_of(scenario_json), f));
+        if (q.command == "search") return text_envelope(q.format, format_search(search_of(scenario_json, q.workers), f));
         if (q.command == "kernels") return text_envelope(q.format, format_kernels(kernel_table(scenario_of(scenario_json), q.stage), f));
         if (q.command != "estimate") throw InputError("/command", "allowed: estimate|kernels|reconcile|rl|search|serve");
         const Report r = evaluate(scenario_of(scenario_json));

@@ -1,6 +1,7 @@
 #include "search/search.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "search/search_state.h"
 
@@ -8,8 +9,12 @@ namespace shardcalc {
 
 Searcher::~Searcher() = default;
 
-Searcher::Searcher(Scenario base, SearchSpec spec) : st_(std::make_unique<State>()) {
+Searcher::Searcher(Scenario base, SearchSpec spec, SearchPart part) : st_(std::make_unique<State>()) {
     State& s = *st_;
+    if (part.count < 1 || part.index < 0 || part.index >= part.count)
+        throw InputError("/search", "a search part is one of 1 or more: index " + std::to_string(part.index) + " of " +
+                                        std::to_string(part.count));
+    s.part = part;
     // The model's shape, once: the base with a plan of one device.
     Scenario one = base;
     one.parallel = ParallelSpec{};
@@ -42,6 +47,14 @@ Searcher::Searcher(Scenario base, SearchSpec spec) : st_(std::make_unique<State>
         // The most devices first: their plans are the fastest, so the bound of State::needs_time leaves the plans of
         // fewer devices that can be neither listed nor on the front untimed.
         std::stable_sort(s.walk.begin(), s.walk.end(), [&](size_t a, size_t b) { return s.work[a].devices > s.work[b].devices; });
+        // A part walks every `count`-th structure: neighbours in the walk are alike in size, so the parts take alike.
+        std::vector<size_t> mine;
+        for (size_t k = static_cast<size_t>(part.index); k < s.walk.size(); k += static_cast<size_t>(part.count))
+            mine.push_back(s.walk[k]);
+        s.walk = std::move(mine);
+    } else if (part.index > 0) {
+        s.finished = true;  // the other questions are walked whole, by the first part
+        return;
     }
     if (s.spec.question == Question::MinDevices) s.enumerate(s.spec.devices.front());
 }
@@ -54,7 +67,7 @@ double Searcher::progress() const {
     if (s.spec.question == Question::MinDevices)
         return (static_cast<double>(s.device_index) + (s.work.empty() ? 0 : static_cast<double>(s.next) / s.work.size())) /
                static_cast<double>(s.spec.devices.size());
-    return s.work.empty() ? 0 : static_cast<double>(s.next) / static_cast<double>(s.work.size());
+    return s.walk.empty() ? 0 : static_cast<double>(s.next) / static_cast<double>(s.walk.size());
 }
 
 namespace {
@@ -169,53 +182,17 @@ SearchResult Searcher::result() const {
     const State& s = *st_;
     SearchResult r = s.r;
     r.fitting = static_cast<int64_t>(s.fitting.size()) + s.untimed;
-    // The fitting plans, ranked by pointer: a search can keep tens of thousands, so they are not copied.
-    std::vector<const PlanFigures*> all;
-    all.reserve(s.fitting.size());
-    for (const PlanFigures& f : s.fitting) all.push_back(&f);
-    // Ranking: the chosen figure, then fewer devices, then less memory, then the space's order.
-    std::sort(all.begin(), all.end(), [&](const PlanFigures* pa, const PlanFigures* pb) {
-        const PlanFigures &a = *pa, &b = *pb;
-        if (s.rank_key(a) != s.rank_key(b)) return s.rank_key(a) < s.rank_key(b);
-        if (a.devices != b.devices) return a.devices < b.devices;
-        if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
-        // equal figures: the simpler plan (selective recompute is free under flash)
-        if (a.recompute != b.recompute) return a.recompute < b.recompute;
-        return a.walk_order < b.walk_order;
-    });
-    // Pareto front of step time against memory per device: no other plan is both faster and smaller.
-    std::vector<size_t> order(all.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (all[a]->step_seconds != all[b]->step_seconds) return all[a]->step_seconds < all[b]->step_seconds;
-        if (all[a]->peak_bytes != all[b]->peak_bytes) return all[a]->peak_bytes < all[b]->peak_bytes;
-        return a < b;  // the ranking's order among equals
-    });
-    double smallest = INFINITY;
-    std::vector<bool> pareto(all.size(), false);
-    for (size_t i : order)
-        if (all[i]->peak_bytes < smallest) {
-            smallest = all[i]->peak_bytes;
-            pareto[i] = true;
-        }
+    const std::vector<const PlanFigures*> all = s.ranked();
+    std::vector<size_t> order;
+    const std::vector<bool> pareto = State::pareto_front(all, order);
     // Reasons, scenarios and launch commands for what is listed.
     auto finish = [&](PlanFigures& p) {
         p.scenario = std::make_shared<const Scenario>(s.scenario_of(p));
         if (p.timed) p.launch = launch_commands(resolve(*p.scenario));
     };
     const size_t top = static_cast<size_t>(std::max<int64_t>(s.spec.top, 1));
-    // A plan equal in every figure to one listed above it, differing only in recompute (selective recompute
-    // under flash attention recomputes nothing), is the same plan: it is counted, not listed again.
-    auto same_plan = [](const PlanFigures& a, const PlanFigures& b) {
-        const ParallelSpec &x = a.parallel, &y = b.parallel;
-        return a.framework == b.framework && a.micro_batch == b.micro_batch && a.step_seconds == b.step_seconds &&
-               a.peak_bytes == b.peak_bytes && x.dp == y.dp && x.tp == y.tp && x.pp == y.pp && x.vpp == y.vpp &&
-               x.cp == y.cp && x.ulysses == y.ulysses && x.sp == y.sp && x.zero == y.zero &&
-               x.distributed_optimizer == y.distributed_optimizer && x.offload_optimizer == y.offload_optimizer &&
-               x.offload_params == y.offload_params;
-    };
     for (size_t i = 0; i < all.size() && r.plans.size() < top; ++i) {
-        if (std::any_of(r.plans.begin(), r.plans.end(), [&](const PlanFigures& q) { return same_plan(q, *all[i]); })) {
+        if (std::any_of(r.plans.begin(), r.plans.end(), [&](const PlanFigures& q) { return State::same_plan(q, *all[i]); })) {
             ++r.equivalent;
             continue;
         }
@@ -266,10 +243,82 @@ SearchResult Searcher::result() const {
     return r;
 }
 
+SearchFindings Searcher::findings() const {
+    const State& s = *st_;
+    SearchFindings f;
+    f.candidates = s.r.candidates;
+    f.memory_evaluated = s.r.memory_evaluated;
+    f.time_evaluated = s.r.time_evaluated;
+    f.fitting_count = static_cast<int64_t>(s.fitting.size()) + s.untimed;
+    f.does_not_fit = s.r.does_not_fit;
+    f.invalid = s.r.invalid;
+    f.pruned = s.r.pruned;
+    // The joined listing's last plan ranks no lower than this part's `top`-th distinct one (every plan of the joined
+    // answer ranked at or before it is one of this part's or another's kept here), and the joined front is made of
+    // the parts' fronts.
+    const std::vector<const PlanFigures*> all = s.ranked();
+    std::vector<size_t> order;
+    const std::vector<bool> pareto = State::pareto_front(all, order);
+    const size_t top = static_cast<size_t>(std::max<int64_t>(s.spec.top, 1));
+    std::vector<const PlanFigures*> listed;
+    double last_key = INFINITY;
+    for (size_t i = 0; i < all.size(); ++i) {
+        const bool within = listed.size() < top || s.rank_key(*all[i]) <= last_key;
+        if (within && std::none_of(listed.begin(), listed.end(), [&](const PlanFigures* q) { return State::same_plan(*q, *all[i]); })) {
+            listed.push_back(all[i]);
+            if (listed.size() == top) last_key = s.rank_key(*all[i]);
+        }
+        if (within || pareto[i]) f.fitting.push_back(*all[i]);
+    }
+    return f;
+}
+
+void Searcher::join(SearchFindings other) {
+    State& s = *st_;
+    if (!s.finished) throw InputError("/search", "a search part joins others once it is done");
+    for (auto* group : {&other.does_not_fit, &other.invalid, &other.pruned})
+        for (PlanFigures& f : group->examples) s.restore_structure(f);
+    for (PlanFigures& f : other.fitting) s.restore_structure(f);
+    s.r.candidates += other.candidates;
+    s.r.memory_evaluated += other.memory_evaluated;
+    s.r.time_evaluated += other.time_evaluated;
+    s.untimed += other.fitting_count - static_cast<int64_t>(other.fitting.size());
+    State::join_rejections(s.r.does_not_fit, other.does_not_fit, State::closest_to_fitting);
+    State::join_rejections(s.r.invalid, other.invalid, State::space_order);
+    State::join_rejections(s.r.pruned, other.pruned, State::space_order);
+    for (PlanFigures& f : other.fitting) s.fitting.push_back(std::move(f));
+}
+
 SearchResult search(const Scenario& base, const SearchSpec& spec) {
     Searcher s(base, spec);
     while (!s.done()) s.step(1 << 20);
     return s.result();
+}
+
+SearchResult search(const Scenario& base, const SearchSpec& spec, const Workers& workers) {
+    const int parts = workers.count;
+    if (parts <= 1 || spec.question != Question::BestPlan) return search(base, spec);
+    std::vector<std::unique_ptr<Searcher>> searchers(static_cast<size_t>(parts));
+    std::vector<std::exception_ptr> failures(static_cast<size_t>(parts));
+    std::vector<std::function<void()>> tasks;
+    for (size_t i = 0; i < searchers.size(); ++i)
+        tasks.push_back([&, i] {
+            try {
+                searchers[i] = std::make_unique<Searcher>(base, spec, SearchPart{static_cast<int>(i), parts});
+                while (!searchers[i]->done()) searchers[i]->step(1 << 20);
+            } catch (...) {
+                failures[i] = std::current_exception();
+            }
+        });
+    if (workers.run) {
+        workers.run(tasks);
+    } else {
+        for (const auto& t : tasks) t();
+    }
+    for (const auto& f : failures)
+        if (f) std::rethrow_exception(f);
+    for (size_t i = 1; i < searchers.size(); ++i) searchers[0]->join(searchers[i]->findings());
+    return searchers[0]->result();
 }
 
 }  // namespace shardcalc

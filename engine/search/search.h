@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/workers.h"
 #include "graph/op.h"
 #include "memory/allocator.h"
 #include "search/launch.h"
@@ -70,15 +71,41 @@ struct SearchResult {
     std::string answer_reason;         // when there is no answer: why
 };
 
+// One of `count` parts of a best-plan search, to run side by side with the others (threads, the page's workers): it
+// walks the plan structures whose place in the walk is `index` modulo `count`. Joined (Searcher::join), the parts give
+// the answer one search gives, every plan and figure the same; only counts.time_evaluated differs, as each part
+// leaves untimed only what its own timed plans rule out (search_state.h needs_time). Other questions walk whole.
+struct SearchPart {
+    int index = 0;
+    int count = 1;
+};
+
+// What a finished part found that the joined answer can need: its counts, its rejected examples, and the fitting plans
+// that could be listed or on the Pareto front whatever the other parts find (every plan ranked at or before its own
+// `top`-th distinct one, and its own front: a plan of the joined answer is always one of these).
+struct SearchFindings {
+    int64_t candidates = 0, memory_evaluated = 0, time_evaluated = 0;
+    int64_t fitting_count = 0;  // every plan of the part that fits, timed or not, kept below or not
+    Rejections does_not_fit, invalid, pruned;
+    std::vector<PlanFigures> fitting;  // numbers only, each with its walk_order
+};
+
 // A search that runs in slices, so that a page can show progress and cancel between them.
 class Searcher {
 public:
-    Searcher(Scenario base, SearchSpec spec);  // InputError for a scenario or spec that cannot be searched
+    // InputError for a scenario or spec that cannot be searched, or parts of a question other than best_plan.
+    Searcher(Scenario base, SearchSpec spec, SearchPart part = {});
     ~Searcher();
     bool done() const;
     double progress() const;                   // 0..1
     void step(int64_t budget);                 // evaluates at least one and about `budget` plans
     SearchResult result() const;               // the ranking so far (final once done)
+    // A finished part's findings; joining those of every other part into a finished part makes its result the whole
+    // search's. The findings must come from a part of the same scenario and search; each plan's framework, device
+    // count and parallel split are read from the structure its walk_order names (so findings that crossed a process
+    // need only the plan's own figures: io/contract/search_json.h). InputError for a walk_order that names none.
+    SearchFindings findings() const;
+    void join(SearchFindings other);
 
 private:
     struct State;
@@ -86,5 +113,9 @@ private:
 };
 
 SearchResult search(const Scenario& base, const SearchSpec& spec);  // to the end
+
+// A best-plan search in one part per worker, run side by side by them and joined (another question, or one worker:
+// search() above).
+SearchResult search(const Scenario& base, const SearchSpec& spec, const Workers& workers);
 
 }  // namespace shardcalc

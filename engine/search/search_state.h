@@ -29,6 +29,7 @@ struct Searcher::State {
     static constexpr size_t kMaxStructures = 50000;  // plan structures one search may hold
     Scenario base;
     SearchSpec spec;
+    SearchPart part;                    // which structures of the walk this searcher walks (search.h)
     Config shape;                       // the base resolved once: the model's shape for the space
     std::map<GraphKey, ModelGraph> graphs;
     SearchMemos memos;                  // the layer figures the plans share (plan/layer_memo.h)
@@ -43,7 +44,8 @@ struct Searcher::State {
     bool finished = false;
     SearchResult r;
     std::deque<PlanFigures> fitting;    // every plan that fits and was timed, numbers only
-    int64_t untimed = 0;                // plans that fit and could be neither listed nor on the Pareto front
+    // Plans that fit and could be neither listed nor on the Pareto front: left untimed, or another part's not kept.
+    int64_t untimed = 0;
 
     // A fitting plan is timed only if it could be listed or reach the Pareto front (best_plan): no plan's step is
     // shorter than its floor (search/step_floor.h), from its one-device twin's figures, by framework, micro-batch and
@@ -129,6 +131,19 @@ struct Searcher::State {
         front.insert(front.erase(at, end), {f.step_seconds, f.peak_bytes});
     }
 
+    // A plan's place in the space's order names its structure: its structure's index, then its place in the structure's
+    // walk (walk_structure). Sets the plan's framework, device count and parallel split from it.
+    static int64_t order_of(size_t index) { return static_cast<int64_t>(index) << 16; }
+    void restore_structure(PlanFigures& f) const {
+        const int64_t index = f.walk_order >> 16;
+        if (index < 0 || static_cast<size_t>(index) >= work.size())
+            throw InputError("/search", "a search part's finding names no plan structure of this search");
+        const Work& w = work[static_cast<size_t>(index)];
+        f.framework = w.structure.framework;
+        f.parallel = w.structure.parallel;
+        f.devices = w.devices;
+    }
+
     // Memory (and, when it fits, time) of one plan. Returns whether it fits; records it either way.
     enum class Outcome { Fits, DoesNotFit, Invalid, FitsUntimed };
     Outcome evaluate(const Scenario& s, PlanFigures& f) {
@@ -177,30 +192,84 @@ struct Searcher::State {
     }
 
     // The examples kept are the first in the space's order, whatever order the walk takes.
-    void reject(Rejections& into, PlanFigures f) {
-        ++into.count;
+    static bool space_order(const PlanFigures& a, const PlanFigures& b) { return a.walk_order < b.walk_order; }
+    // The does-not-fit examples kept are the closest to fitting.
+    static bool closest_to_fitting(const PlanFigures& a, const PlanFigures& b) {
+        return a.verdict.margin != b.verdict.margin ? a.verdict.margin > b.verdict.margin : a.walk_order < b.walk_order;
+    }
+    template <class Before>
+    static void keep_example(Rejections& into, PlanFigures f, Before before) {
         auto& ex = into.examples;
-        ex.insert(std::upper_bound(ex.begin(), ex.end(), f,
-                                   [](const PlanFigures& a, const PlanFigures& b) { return a.walk_order < b.walk_order; }),
-                  std::move(f));
+        ex.insert(std::upper_bound(ex.begin(), ex.end(), f, before), std::move(f));
         if (ex.size() > kExamples) ex.pop_back();
     }
-    // The does-not-fit examples kept are the closest to fitting.
+    void reject(Rejections& into, PlanFigures f) {
+        ++into.count;
+        keep_example(into, std::move(f), space_order);
+    }
     void reject_memory(PlanFigures f) {
         ++r.does_not_fit.count;
-        auto& ex = r.does_not_fit.examples;
-        ex.push_back(std::move(f));
-        std::sort(ex.begin(), ex.end(), [](const PlanFigures& a, const PlanFigures& b) {
-            return a.verdict.margin != b.verdict.margin ? a.verdict.margin > b.verdict.margin : a.walk_order < b.walk_order;
+        keep_example(r.does_not_fit, std::move(f), closest_to_fitting);
+    }
+    // Another part's rejections joined into this one's: the examples kept are those one search would have kept.
+    template <class Before>
+    static void join_rejections(Rejections& into, const Rejections& other, Before before) {
+        into.count += other.count;
+        for (const PlanFigures& f : other.examples) keep_example(into, f, before);
+    }
+
+    // The fitting plans, ranked by pointer (a search can keep tens of thousands): the chosen figure, then fewer
+    // devices, then less memory, then the space's order.
+    std::vector<const PlanFigures*> ranked() const {
+        std::vector<const PlanFigures*> all;
+        all.reserve(fitting.size());
+        for (const PlanFigures& f : fitting) all.push_back(&f);
+        std::sort(all.begin(), all.end(), [&](const PlanFigures* pa, const PlanFigures* pb) {
+            const PlanFigures &a = *pa, &b = *pb;
+            if (rank_key(a) != rank_key(b)) return rank_key(a) < rank_key(b);
+            if (a.devices != b.devices) return a.devices < b.devices;
+            if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+            // equal figures: the simpler plan (selective recompute is free under flash)
+            if (a.recompute != b.recompute) return a.recompute < b.recompute;
+            return a.walk_order < b.walk_order;
         });
-        if (ex.size() > kExamples) ex.pop_back();
+        return all;
+    }
+    // The ranked plans' Pareto front of step time against memory per device (no other plan is both faster and
+    // smaller): `order` gets their indices by step, then memory, then rank; the result marks the front.
+    static std::vector<bool> pareto_front(const std::vector<const PlanFigures*>& all, std::vector<size_t>& order) {
+        order.resize(all.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            if (all[a]->step_seconds != all[b]->step_seconds) return all[a]->step_seconds < all[b]->step_seconds;
+            if (all[a]->peak_bytes != all[b]->peak_bytes) return all[a]->peak_bytes < all[b]->peak_bytes;
+            return a < b;  // the ranking's order among equals
+        });
+        double smallest = INFINITY;
+        std::vector<bool> pareto(all.size(), false);
+        for (size_t i : order)
+            if (all[i]->peak_bytes < smallest) {
+                smallest = all[i]->peak_bytes;
+                pareto[i] = true;
+            }
+        return pareto;
+    }
+    // A plan equal in every figure to one listed above it, differing only in recompute (selective recompute under
+    // flash attention recomputes nothing), is the same plan: it is counted, not listed again.
+    static bool same_plan(const PlanFigures& a, const PlanFigures& b) {
+        const ParallelSpec &x = a.parallel, &y = b.parallel;
+        return a.framework == b.framework && a.micro_batch == b.micro_batch && a.step_seconds == b.step_seconds &&
+               a.peak_bytes == b.peak_bytes && x.dp == y.dp && x.tp == y.tp && x.pp == y.pp && x.vpp == y.vpp &&
+               x.cp == y.cp && x.ulysses == y.ulysses && x.sp == y.sp && x.zero == y.zero &&
+               x.distributed_optimizer == y.distributed_optimizer && x.offload_optimizer == y.offload_optimizer &&
+               x.offload_params == y.offload_params;
     }
 
     // Walks one structure (the `index`-th of the space): recompute from the least memory up, micro-batch ascending.
     void walk_structure(size_t index) {
         const Work& w = work[index];
         // Each plan's place in the space's order: its structure's, then its place in the structure's walk.
-        int64_t order = static_cast<int64_t>(index) << 16;
+        int64_t order = order_of(index);
         Scenario s = base;
         s.framework = w.structure.framework;
         s.parallel = w.structure.parallel;
