@@ -94,6 +94,43 @@ try {
     }, { source: answer.toString(), command, input: s.input, slice: SLICE });
     console.log(`  in Chromium (the page's engine): ${command.padEnd(8)} slowest input ${ms.toFixed(1).padStart(7)} ms (${within(ms)})`);
   }
+  // The slowest search again as the page's worker runs it where the browser has more than one core: in parts, one in
+  // this thread and the others in workers that have loaded the engine (js/engine-worker.js helpers), their findings
+  // joined (engine/search/search.h SearchPart).
+  const search = slowest.get('search');
+  if (search) {
+    const { ms, parts } = await page.evaluate(async ({ input, slice }) => {
+      const parts = Math.min(navigator.hardwareConcurrency || 1, 4);
+      const source = `import create from '${location.origin}/engine/shardcalc.mjs';
+        const engine = await create();
+        self.onmessage = ({ data }) => {
+          const s = new engine.SearchSession(data.input, data.part, data.parts);
+          while (!s.done()) s.step(data.slice);
+          self.postMessage(s.findings());
+          s.delete();
+        };
+        self.postMessage('ready');`;
+      const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+      const helpers = await Promise.all(Array.from({ length: parts - 1 }, () => new Promise((resolve) => {
+        const w = new Worker(url, { type: 'module' });
+        w.onmessage = () => resolve(w);
+      })));
+      const start = performance.now();
+      const found = helpers.map((w, i) => new Promise((resolve) => {
+        w.onmessage = ({ data }) => resolve(data);
+        w.postMessage({ input, part: i + 1, parts, slice });
+      }));
+      const session = new window.benchEngine.SearchSession(input, 0, parts);
+      while (!session.done()) session.step(slice);
+      for (const f of await Promise.all(found)) session.join(f);
+      session.result();
+      session.delete();
+      const ms = performance.now() - start;
+      for (const w of helpers) w.terminate();
+      return { ms, parts };
+    }, { input: search.input, slice: SLICE });
+    console.log(`  in Chromium, in ${parts} parts (the page's worker and its helpers): search slowest input ${ms.toFixed(1).padStart(7)} ms (${within(ms)})`);
+  }
 } finally {
   await browser.close();
   await server.close();

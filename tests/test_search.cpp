@@ -2,6 +2,7 @@
 // loses the best plan or a Pareto point that a brute-force walk finds, the one-question searches answer
 // at the boundary, and bad search input is a field error.
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -382,7 +383,10 @@ TEST_CASE("search: the parts of a search, joined, answer as the whole search") {
                 CAPTURE(parts);
                 nlohmann::json joined = search_result_to_json(search(base, spec, Workers{parts, {}}));
                 CHECK(joined["counts"]["time_evaluated"].get<int64_t>() >= 1);
+                CHECK(joined["parts"] == parts);
+                CHECK(whole["parts"] == 1);
                 joined["counts"].erase("time_evaluated");
+                joined["parts"] = 1;
                 const nlohmann::json patch = nlohmann::json::diff(whole, joined);
                 INFO("differences: " << patch.dump().substr(0, 600));
                 CHECK(patch.empty());
@@ -394,4 +398,48 @@ TEST_CASE("search: the parts of a search, joined, answer as the whole search") {
     fewest.devices = {1, 2, 4, 8};
     CHECK(search_result_to_json(search(base, fewest, Workers{3, {}})) == search_result_to_json(search(base, fewest)));
     CHECK_THROWS_AS(Searcher(base, small_spec(), SearchPart{2, 2}), InputError);
+}
+
+// The page's workers run the parts of a search as sessions and pass their findings as text (io/api.h SearchSession,
+// io/contract/search_json.h): joined, the first part's result is the CLI's whole search, but for the plans timed; a TPU
+// search among them (XLA's verdicts name the device's reserve). A part's error, or findings that do not read, end the
+// joined session with an error naming the field.
+TEST_CASE("search: parts run as sessions and joined through their findings' text answer as the whole search") {
+    const std::string dense = std::string(kSmall).substr(0, std::string(kSmall).size() - 1) +
+                              R"(,"search":{"devices":[4,8,16],"frameworks":["megatron","deepspeed","fsdp"],"top":4}})";
+    const std::string tpu = R"({"framework":"xla","model":{"preset":"bert-base"},"training":{"seq_len":512,
+      "global_batch":256,"dtype":"fp32","attention":"eager"},"hardware":{"preset":"tpu-v3","memory_gib":4},
+      "search":{"devices":[1,2,4,8],"top":3}})";
+    for (const std::string& text : {dense, tpu})
+        for (const int parts : {2, 3}) {
+            CAPTURE(text);
+            CAPTURE(parts);
+            std::vector<std::unique_ptr<SearchSession>> sessions;
+            for (int i = 0; i < parts; ++i) {
+                sessions.push_back(std::make_unique<SearchSession>(text, i, parts));
+                while (!sessions.back()->done()) sessions.back()->step(100);
+            }
+            for (int i = 1; i < parts; ++i) sessions[0]->join(sessions[static_cast<size_t>(i)]->findings());
+            nlohmann::json joined = nlohmann::json::parse(sessions[0]->result());
+            nlohmann::json whole = nlohmann::json::parse(search_scenario_text(text));
+            REQUIRE(joined["ok"] == true);
+            REQUIRE(!whole["search"]["plans"].empty());
+            CHECK(joined["search"]["parts"] == parts);
+            joined["search"]["parts"] = 1;
+            for (nlohmann::json* j : {&joined, &whole}) (*j)["search"]["counts"].erase("time_evaluated");
+            const nlohmann::json patch = nlohmann::json::diff(whole, joined);
+            INFO("differences: " << patch.dump().substr(0, 600));
+            CHECK(patch.empty());
+        }
+    // Another part's error becomes the search's; findings that do not read name their field.
+    SearchSession first(dense, 0, 2);
+    while (!first.done()) first.step(1000);
+    first.join(R"({"ok":false,"error":{"path":"/training/seq_len","message":"x"}})");
+    CHECK(nlohmann::json::parse(first.result())["error"]["path"] == "/training/seq_len");
+    SearchSession other(dense, 0, 2);
+    while (!other.done()) other.step(1000);
+    other.join(R"({"ok":true,"findings":{"candidates":1,"memory_evaluated":1,"time_evaluated":0,"fitting_count":0,
+      "does_not_fit":{"count":0,"examples":[]},"invalid":{"count":0,"examples":[]},"pruned":{"count":0,"examples":[]},
+      "fitting":[{"walk_order":-1}]}})");
+    CHECK(nlohmann::json::parse(other.result())["error"]["path"] == "/findings/fitting/0/walk_order");
 }

@@ -79,10 +79,15 @@ EMSCRIPTEN_BINDINGS(shardcalc) {
     emscripten::function("serve", &serve);
     emscripten::function("rl", &rl);
     emscripten::function("markdown", &markdown);
+    // A search, or one of its parts (text, part, parts): the page's helper workers run the others and the first
+    // joins their findings (web/src/js/search-run.js).
     emscripten::class_<SearchSession>("SearchSession")
         .constructor<std::string>()
+        .constructor<std::string, int, int>()
         .function("done", &SearchSession::done)
         .function("progress", &SearchSession::progress)
         .function("step", &SearchSession::step)
-        .function("result", &SearchSession::result);
+        .function("result", &SearchSession::result)
+        .function("findings", &SearchSession::findings)
+        .function("join", &SearchSession::join);
 }

@@ -185,8 +185,10 @@ const pageFiles = { 'main.js': mainOut.outputFiles[0].text };
 for (const file of onDemand) pageFiles[file] = (await pageBuild([join(jsDir, file)], [keepOnDemand, fromMain])).outputFiles[0].text;
 const hostedJs = {
   ...pageFiles,
+  // The search's code stays a file of its own (js/search-run.js, built with the page's on-demand files), fetched by the
+  // worker's first search; the single-file worker above bundles it in.
   'engine-worker.js': await bundle(join(dist, 'js', 'engine-worker.js'), 'esm', {
-    plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs'], define: { SHARDCALC_DEFAULT_SCENARIO: await defaultScenarioText() } }),
+    plugins: [withoutNodePrelude], external: ['../engine/shardcalc.mjs', './search-run.js'], define: { SHARDCALC_DEFAULT_SCENARIO: await defaultScenarioText() } }),
 };
 // early.js is inlined in the hosted page, allowed by its hash in the page's policy: the parser would
 // otherwise stop at it for a request of its own before it finds the stylesheet and the page's script.

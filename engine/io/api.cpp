@@ -206,10 +206,10 @@ std::string launch_scenario_text(const std::string& scenario_json, const std::st
     return guarded_text([&] { return launch_text(scenario_json, tool); });
 }
 
-SearchSession::SearchSession(const std::string& scenario_json) {
+SearchSession::SearchSession(const std::string& scenario_json, int part, int parts) {
     error_ = guarded_text([&] {
         auto [scenario, spec] = read_search(scenario_json);
-        searcher_ = std::make_unique<Searcher>(std::move(scenario), std::move(spec));
+        searcher_ = std::make_unique<Searcher>(std::move(scenario), std::move(spec), SearchPart{part, parts});
         return std::string();
     });
 }
@@ -235,6 +235,28 @@ void SearchSession::step(int budget) {
 std::string SearchSession::result() const {
     if (!searcher_) return error_;
     return guarded_text([&] { return to_text({{"ok", true}, {"search", search_result_to_json(searcher_->result())}}); });
+}
+
+std::string SearchSession::findings() const {
+    if (!searcher_) return error_;
+    return guarded_text([&] { return to_text({{"ok", true}, {"findings", search_findings_to_json(searcher_->findings())}}); });
+}
+
+void SearchSession::join(const std::string& findings_json) {
+    if (!searcher_) return;
+    const std::string failure = guarded_text([&] {
+        const nlohmann::json answer = parse_json_text(findings_json);
+        // Another part's error is this search's: the same input, read the same way.
+        if (answer.is_object() && answer.value("ok", true) == false) return findings_json;
+        if (!answer.is_object() || !answer.contains("findings"))
+            throw InputError("/findings", "a search part's findings: {\"ok\": true, \"findings\": {...}}");
+        searcher_->join(search_findings_from_json(answer["findings"]));
+        return std::string();
+    });
+    if (!failure.empty()) {
+        error_ = failure;
+        searcher_.reset();
+    }
 }
 
 }  // namespace shardcalc

@@ -77,16 +77,22 @@ std::string launch_scenario_text(const std::string& scenario_json, const std::st
 std::string reconcile_text(const std::string& scenario_json, const std::string& log_text);
 
 class Searcher;
-// A search run in slices, so that the page's worker can report progress and stop between them.
+// A search run in slices, so that the page's worker can report progress and stop between them; `part` of `parts`
+// (search/search.h SearchPart: the page's workers each run one, and the first joins the others' findings).
 // Never throws: an input that cannot be searched is done at once, its result the error value.
 class SearchSession {
 public:
-    explicit SearchSession(const std::string& scenario_json);
+    explicit SearchSession(const std::string& scenario_json, int part = 0, int parts = 1);
     ~SearchSession();
     bool done() const;
     double progress() const;       // 0..1
     void step(int budget);         // about `budget` plans
     std::string result() const;    // the ranking so far, or the error
+    // Once done: what this part found, {"ok": true, "findings": {...}} (io/contract/search_json.h), or the error.
+    std::string findings() const;
+    // Joins another part's findings (its findings() text) into this done part; an error value (the other part's
+    // own, or of its text) ends the session with it: result() then answers that error.
+    void join(const std::string& findings_json);
 
 private:
     std::unique_ptr<Searcher> searcher_;

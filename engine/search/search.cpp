@@ -182,6 +182,7 @@ SearchResult Searcher::result() const {
     const State& s = *st_;
     SearchResult r = s.r;
     r.fitting = static_cast<int64_t>(s.fitting.size()) + s.untimed;
+    r.parts = s.spec.question == Question::BestPlan ? 1 + s.joined : 1;
     const std::vector<const PlanFigures*> all = s.ranked();
     std::vector<size_t> order;
     const std::vector<bool> pareto = State::pareto_front(all, order);
@@ -287,6 +288,7 @@ void Searcher::join(SearchFindings other) {
     State::join_rejections(s.r.invalid, other.invalid, State::space_order);
     State::join_rejections(s.r.pruned, other.pruned, State::space_order);
     for (PlanFigures& f : other.fitting) s.fitting.push_back(std::move(f));
+    ++s.joined;
 }
 
 SearchResult search(const Scenario& base, const SearchSpec& spec) {

@@ -54,6 +54,7 @@ struct SearchResult {
     Question question = Question::BestPlan;
     RankBy rank_by = RankBy::StepTime;
     std::vector<int64_t> devices;      // the counts searched
+    int parts = 1;                     // the parts a best-plan search ran in, side by side (SearchPart)
     int64_t structures = 0;            // plans without micro-batch and recompute
     int64_t candidates = 0;            // every plan the space holds
     int64_t memory_evaluated = 0;      // plans whose memory was computed

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "compute/roofline.h"
+#include "device/device.h"
 #include "graph/build.h"
 #include "report/estimate.h"
 #include "search/search_memos.h"
@@ -30,6 +31,7 @@ struct Searcher::State {
     Scenario base;
     SearchSpec spec;
     SearchPart part;                    // which structures of the walk this searcher walks (search.h)
+    int joined = 0;                     // other parts' findings joined into this one
     Config shape;                       // the base resolved once: the model's shape for the space
     std::map<GraphKey, ModelGraph> graphs;
     SearchMemos memos;                  // the layer figures the plans share (plan/layer_memo.h)
@@ -142,6 +144,9 @@ struct Searcher::State {
         f.framework = w.structure.framework;
         f.parallel = w.structure.parallel;
         f.devices = w.devices;
+        // XLA's verdict names the device's reserve (memory/xla_program.cpp): the search's one device.
+        if (f.verdict.reason == VerdictReason::XlaExceeds || f.verdict.reason == VerdictReason::XlaFits)
+            f.verdict.reserve_name = device_of(shape.s.hardware).reserve_name();
     }
 
     // Memory (and, when it fits, time) of one plan. Returns whether it fits; records it either way.

@@ -321,3 +321,34 @@ test('a row\'s Launch and "Launch this plan" agree once the row is loaded into t
   }
   await close(page);
 });
+
+// With more than one core the worker runs a search in parts side by side: helper workers of its own, started by the
+// first search and used once they have loaded the engine (engine-worker.js). The split search's answer is the CLI's on
+// as many threads (engine/search/search.h SearchPart: the plans and figures of one search; the plans timed follow the
+// split), and its first plan's figures are shown as the CLI gives them.
+test('a search runs in parts on the worker\'s helpers, with the answer of the CLI on as many threads', async () => {
+  const page = await open(env);
+  await panelShows(page, 8, 64);
+  await page.fill('#s-devices', '8-64');
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const expected = Math.min(cores, 4);
+  await search(page);
+  let parts = '1';
+  for (let tries = 0; tries < 20 && parts !== String(expected); tries += 1) { // the helpers load the engine meanwhile
+    await page.waitForTimeout(250);
+    await search(page);
+    parts = await page.evaluate(() => document.body.dataset.searchParts);
+  }
+  assert.equal(parts, String(expected), `a search on ${cores} cores runs in ${expected} parts`);
+  const s = { ...DEFAULTS, search: settings({ devices: { min: 8, max: 64 }, global_batch: 64 }) };
+  const found = JSON.parse(execFileSync(cli, ['search', '--format', 'json', '--threads', parts, '-'], { input: JSON.stringify(s) }));
+  assert.equal(found.parts, expected);
+  const c = found.counts;
+  assert.match(await page.textContent('#s-status'), new RegExp(`^${c.candidates.toLocaleString('en-US')} plans on 8, 16, 32, 64 devices: ${c.fitting.toLocaleString('en-US')} fit`));
+  const ranked = await page.$$eval('#s-table tbody tr[data-rank]', (rows) => rows.length);
+  assert.equal(ranked, found.plans.length);
+  const cells = await page.locator('#s-table tbody tr[data-rank="1"] td').allTextContents();
+  const p = found.plans[0];
+  assert.deepEqual(cells.slice(6, 10), [bytes(p.memory.peak_bytes, 'GiB'), duration(p.time.step_seconds), percent(p.time.mfu), large(p.time.tokens_per_second)]);
+  await close(page);
+});

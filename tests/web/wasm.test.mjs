@@ -119,11 +119,25 @@ test('the plan search in wasm, stepped in slices, equals the native CLI search',
   }
   const fromWasm = JSON.parse(session.result());
   session.delete();
-  const fromCli = JSON.parse(execFileSync(cli, ['search', '--format', 'json', '-'], { input: JSON.stringify(scenario) }));
+  const fromCli = JSON.parse(execFileSync(cli, ['search', '--format', 'json', '--threads', '1', '-'], { input: JSON.stringify(scenario) }));
   assert.ok(slices > 1);
   assert.equal(fromWasm.ok, true);
   assert.deepEqual(fromWasm.search, fromCli);
   assert.ok(fromCli.plans.length > 0);
+
+  // In parts, as the page's helper workers run it: each part walked by a session of its own, the others' findings
+  // (text, as they cross from worker to worker) joined into the first; the same answer as the CLI's two threads.
+  const text = JSON.stringify(scenario);
+  const parts = [0, 1].map((part) => {
+    const s = new engine.SearchSession(text, part, 2);
+    while (!s.done()) s.step(400);
+    return s;
+  });
+  parts[0].join(parts[1].findings());
+  const joined = JSON.parse(parts[0].result());
+  for (const s of parts) s.delete();
+  const twoThreads = JSON.parse(execFileSync(cli, ['search', '--format', 'json', '--threads', '2', '-'], { input: text }));
+  assert.deepEqual(joined.search, twoThreads);
 });
 
 // The page loads the core module first (wasm/CMakeLists.txt: no plan search or config import, built for

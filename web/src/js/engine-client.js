@@ -30,8 +30,6 @@
 // The standalone worker is a classic script: Chromium refuses module workers from blob: URLs on
 // file:// pages. Fallback: where no worker starts, the same engine module runs on the main thread.
 
-import { runSearch } from './search-run.js';
-
 function decodeBase64(b64) {
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
@@ -93,7 +91,9 @@ async function mainThreadEngine() {
     search(scenario, onProgress) {
       let stop = false;
       const text = JSON.stringify(scenario);
-      const result = runSearch(module, text, onProgress, () => stop).then((t) => t && JSON.parse(t));
+      const result = import('./search-run.js')
+        .then(({ runSearch }) => runSearch(module, text, onProgress, () => stop))
+        .then((t) => t && JSON.parse(t));
       return { result, cancel: () => { stop = true; } };
     },
   };

@@ -1,5 +1,7 @@
 // Runs the WebAssembly engine off the main thread. Messages: {id, op: 'init'|'evaluate'|'choices'|'import'|'kernels'|'launch'|'reconcile'|'serve'|'rl'|'markdown'|'search'|'cancel', ...};
 // a search also posts {id, progress} after each turn of slices (search-run.js) and answers null when cancelled ({op: 'cancel', target: id}).
+// As a helper of another worker (search-run.js readyHelpers): {op: 'warm'} loads the whole engine and answers
+// {op: 'warm', ready}, {id, op: 'search-part', text, part, parts} walks one part of a search and answers its findings.
 // 'init' answers {version, presets} (the presets document as text). index.html's early.js may post
 // {op: 'module', module, defaults, whole} before it (no answer): the engine then starts without waiting for the page's
 // modules, and `defaults` (the page opened without a link) has it evaluate the default plan after 'init'.
@@ -10,7 +12,10 @@
 // the first search, import, kernel table, launch lines or Markdown. The single-file build starts the whole engine from the bytes it is given
 // (web/build.mjs bundles its glue into this worker), so it does both with the module it started.
 import createCore from './core-engine.js';
-import { runSearch } from './search-run.js';
+
+// The plan search's code (search-run.js), fetched by the first search: the page's first answer needs none of it.
+const searching = () => import('./search-run.js');
+let isHelper = false; // this worker runs parts of another worker's searches (search-run.js helpers)
 
 let engine = null;
 let starting = null; // the engine's start: begun by early.js's module or by 'init', whichever comes first
@@ -20,6 +25,7 @@ const DEFAULT_SCENARIO = typeof SHARDCALC_DEFAULT_SCENARIO === 'string' ? SHARDC
 let opensOnDefaults = false;
 let opening = null; // {text, answer}: the default plan, evaluated while the page reads its presets
 let wholeEngine = null; // a promise of the whole engine, from the first search or import on
+let fromBytes = false; // the single-file build: the whole engine started from the bytes the page handed over
 const cancelledSearches = new Set();
 
 const loadWholeEngine = () => import('../engine/shardcalc.mjs').then(({ default: createWhole }) => createWhole);
@@ -29,6 +35,7 @@ const loadWholeEngine = () => import('../engine/shardcalc.mjs').then(({ default:
 // Otherwise the core starts from the module the page compiled, or from dist/engine/ (where the hosted
 // page keeps it, not next to this file).
 async function start(wasmBinary, module) {
+  fromBytes = Boolean(wasmBinary);
   engine = wasmBinary
     ? await (await loadWholeEngine())({ wasmBinary, locateFile: (name) => name })
     : await createCore(module ? { module } : { url: new URL('../engine/shardcalc-core.wasm', import.meta.url) });
@@ -40,7 +47,7 @@ async function start(wasmBinary, module) {
 // The module that searches and imports: the one running, where it can; otherwise the whole engine,
 // loaded once (its glue finds its wasm next to itself). A failed load is tried again the next time.
 function whole() {
-  return engine.SearchSession ? engine : startWhole();
+  return engine?.SearchSession ? engine : startWhole();
 }
 
 function startWhole() {
@@ -74,6 +81,13 @@ self.onmessage = async (event) => {
       cancelledSearches.add(event.data.target);
       return;
     }
+    if (op === 'warm') { // a helper: the whole engine, loaded before its first part is asked
+      isHelper = true;
+      let ready = true;
+      await startWhole().catch(() => { ready = false; });
+      self.postMessage({ op: 'warm', ready });
+      return;
+    }
     if (op === 'module') {
       opensOnDefaults = event.data.defaults === true;
       starting ??= start(null, module);
@@ -97,7 +111,14 @@ self.onmessage = async (event) => {
       prepared = openingAnswer(text);
       result = await orWhole(prepared ?? engine.evaluate(text), (e) => e.evaluate(text));
     } else if (op === 'search') {
-      result = await runSearch(await whole(), text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
+      const [module, run] = await Promise.all([whole(), searching()]);
+      const helpers = isHelper || fromBytes ? [] : run.readyHelpers(whole);
+      result = await run.runSearch(module, text, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id), helpers);
+      cancelledSearches.delete(id);
+    } else if (op === 'search-part') { // a helper's part of another worker's search
+      const [module, run] = await Promise.all([whole(), searching()]);
+      const { part, parts } = event.data;
+      result = await run.runPart(module, text, part, parts, (progress) => self.postMessage({ id, progress }), () => cancelledSearches.has(id));
       cancelledSearches.delete(id);
     }
     else if (op === 'choices') result = await orWhole(engine.choices(text), (e) => e.choices(text));

@@ -405,6 +405,7 @@ export function wirePanel(host, typed, link = {}) {
     if (result.answer?.plan && !result.plans.length) result.plans = [{ ...result.answer.plan, rank: 1 }];
     shown = result;
     show();
+    document.body.dataset.searchParts = String(result.parts ?? 1); // the workers it ran in (for tests and traces)
     document.body.dataset.searchDone = String(Date.now());
   }
   $('#s-cancel').addEventListener('click', () => {
