@@ -75,7 +75,8 @@ struct SearchResult {
 // One of `count` parts of a best-plan search, to run side by side with the others (threads, the page's workers): it
 // walks the plan structures whose place in the walk is `index` modulo `count`. Joined (Searcher::join), the parts give
 // the answer one search gives, every plan and figure the same; only counts.time_evaluated differs, as each part
-// leaves untimed only what its own timed plans rule out (search_state.h needs_time). Other questions walk whole.
+// leaves untimed only what its own timed plans rule out (search_state.h needs_time). The other questions are walked
+// whole by the first part (the others are done at once, with nothing found).
 struct SearchPart {
     int index = 0;
     int count = 1;
@@ -94,7 +95,7 @@ struct SearchFindings {
 // A search that runs in slices, so that a page can show progress and cancel between them.
 class Searcher {
 public:
-    // InputError for a scenario or spec that cannot be searched, or parts of a question other than best_plan.
+    // InputError for a scenario or spec that cannot be searched, or a part that is not one of its count.
     Searcher(Scenario base, SearchSpec spec, SearchPart part = {});
     ~Searcher();
     bool done() const;
