@@ -367,14 +367,13 @@ function drawLowerCharts(ganttWidth = $('#gantt').clientWidth, rooflineWidth = $
 // markdown` prints, in the page's unit), asked of the whole engine once the Share block nears the screen or Copy
 // Markdown is pressed, then with every result; never in the embed view, which has no Share block (and so never fetches
 // the whole engine for it). An answer for a report or unit the page has since left is dropped; the text box never shows
-// a stale plan's Markdown.
+// a stale plan's Markdown. Two asks for the same report and unit (the Share block nearing the screen as Copy Markdown
+// is pressed) get the same text: each answer stands.
 let markdownWanted = false;
-let markdownAsked = 0;
 async function writeMarkdown() {
   const r = app.report;
   const unit = app.unit;
   if (!markdownWanted || !r || app.errors) return null;
-  const asked = ++markdownAsked;
   let text;
   try {
     const answer = await app.engine.markdown(r.scenario, unit);
@@ -382,7 +381,7 @@ async function writeMarkdown() {
   } catch (error) {
     text = `No Markdown: ${error?.message || error}`;
   }
-  if (asked !== markdownAsked || app.report !== r || app.unit !== unit || app.errors) return null;
+  if (app.report !== r || app.unit !== unit || app.errors) return null;
   $('#markdown-output').value = text;
   return text;
 }
