@@ -230,3 +230,92 @@ TEST_CASE("adapter: FSDP-QLoRA shards the packed 4-bit weights and gathers a lay
     const double adapters = 8 * (h + h) + 8 * (h + kv);
     CHECK(fsdp.peak().other.comm_buffers == doctest::Approx(2 * (0.5 + 4.0 / 64) * layer + 2 * adapters).epsilon(1e-3));
 }
+
+// GPTQ (adapter.quantization gptq), as Qwen's Int4 models are fine-tuned (transformers' GPTQConfig with AutoGPTQ's
+// qlinear_cuda_old): 4-bit codes, and per group of input rows and output column an fp16 scale and a 4-bit zero; in fp16.
+namespace {
+const char* const kGptq = R"({"method":"qlora","quantization":"gptq","rank":8})";
+std::string fp16(const std::string& adapter, const std::string& training = "", const std::string& parallel = "",
+                 const char* framework = "pytorch") {
+    std::string s = scenario(adapter, training, parallel, framework);
+    s.replace(s.find(R"("dtype":"bf16")"), 14, R"("dtype":"fp16")");
+    return s;
+}
+}  // namespace
+
+TEST_CASE("adapter: a GPTQ base stores 4-bit codes with an fp16 scale and a 4-bit zero per group of input rows") {
+    const double h = 512, kv = 256, f = 1024;
+    const double linear = 2 * (h * h + 2 * h * kv + h * h + 3 * h * f);
+    const double rest = base_params() - linear;  // embeddings, output layer and norms stay fp16
+    for (const int group : {128, 64}) {
+        CAPTURE(group);
+        const std::string adapter = std::string(R"({"method":"qlora","quantization":"gptq","rank":8,"group_size":)") +
+                                    std::to_string(group) + "}";
+        const Report r = test::report(fp16(adapter));
+        CHECK(r.peak().weights == doctest::Approx(linear * (0.5 + 2.5 / group) + 2 * rest + 4 * r.parameters.trained).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("adapter: a GPTQ weight is unpacked by torch ops before its forward GEMM only; the fp16 weight is kept for backward") {
+    const Config c = test::config(fp16(kGptq));
+    const ModelGraph g = build_graph(c);
+    int unpacked = 0, quantized = 0;
+    double kept = 0, weights = 0;
+    for_each_op(g.groups.front().layer, [&](const Op& op) {
+        for (const Work& w : op.work)
+            if (w.per_weight && w.fwd_bytes == doctest::Approx(16.5 + 13.5 / 128) && w.fwd_kernels == 9 && w.bwd_bytes == 0 &&
+                w.bwd_kernels == 0)
+                ++unpacked;
+        for (const SavedTensor& t : op.saved)
+            if (t.split == SavedSplit::Weight) kept += saved_tensor_bytes(t, c);
+        if (!op.params.empty() && op.params.front().quantized) {
+            ++quantized;
+            weights += static_cast<double>(op.params.front().numel());
+        }
+    });
+    CHECK(quantized == 7);
+    CHECK(unpacked == quantized);
+    CHECK(kept == doctest::Approx(2 * weights));  // each layer's linear weights in fp16
+    // Without recompute every layer keeps them until its backward; under full recompute one layer's, as it runs again.
+    const Report none = test::report(fp16(kGptq));
+    const Report full = test::report(fp16(kGptq, R"(,"recompute":"full")"));
+    CHECK(layer_activation_bytes(g.groups.front().layer, c) >= 2 * weights);
+    CHECK(test::phase(full.peak(), "forward_end").activations < 2 * weights);
+    CHECK(test::phase(none.peak(), "forward_end").activations > 2 * 2 * weights);  // both layers' weights
+}
+
+TEST_CASE("adapter: a GPTQ base is refused where it is not modelled, at its fields") {
+    CHECK(test::error_of(fp16(R"({"method":"lora","quantization":"gptq"})"))["path"] == "/adapter/quantization");
+    CHECK(test::error_of(scenario(kGptq))["path"] == "/training/dtype");  // bf16: AutoGPTQ multiplies in fp16
+    CHECK(test::error_of(fp16(R"({"method":"qlora","quantization":"gptq","double_quant":true})"))["path"] ==
+          "/adapter/double_quant");
+    CHECK(test::error_of(scenario(R"({"method":"qlora","group_size":64})"))["path"] == "/adapter/group_size");
+    CHECK(test::error_of(fp16(kGptq, "", R"("dp":2,"zero":3)", "fsdp"))["path"] == "/parallel/zero");
+}
+
+TEST_CASE("adapter: DeepSpeed keeps an fp32 master and fp32 AdamW states of 16-bit adapters; torch.optim their own dtype") {
+    const char* bf16 = R"({"method":"lora","rank":8,"dtype":"bf16"})";
+    const Report ds = test::report(scenario(bf16, "", R"("dp":1,"zero":0)", "deepspeed"));
+    const Report torch = test::report(scenario(bf16));
+    const double trained = ds.parameters.trained;
+    CHECK(trained == doctest::Approx(adapter_params(8, true, false, true, false, false, false, false)));
+    CHECK(ds.peak().optimizer == doctest::Approx(trained * (4 + 2 * 4)));
+    CHECK(torch.peak().optimizer == doctest::Approx(trained * 2 * 2));
+    CHECK(test::error_of(scenario(bf16, R"(,"master_weights":true)"))["path"] == "/training/master_weights");
+}
+
+// implementation.loss_16bit: model code whose causal-LM loss is CrossEntropyLoss on the 16-bit logits (Qwen 1's), with
+// no autocast: log_softmax keeps its output in 16 bits where transformers' upcast keeps fp32; under autocast the loss
+// runs in fp32 either way.
+TEST_CASE("adapter: a loss on the 16-bit logits keeps its log-probabilities in 16 bits, in fp32 under autocast") {
+    const auto logits = [](const std::string& training, bool loss_16bit) {
+        std::string s = scenario("", training);
+        s.pop_back();
+        s += std::string(R"(,"implementation":{"model_code":"huggingface","loss_16bit":)") + (loss_16bit ? "true" : "false") + "}}";
+        return test::phase(test::report(s).peak(), "forward_end").other.logits;
+    };
+    const std::string pure = R"(,"param_dtype":"bf16")";
+    CHECK(logits(pure, true) == doctest::Approx(logits(pure, false) / 2));
+    const std::string autocast = R"(,"param_dtype":"fp32")";
+    CHECK(logits(autocast, true) == doctest::Approx(logits(autocast, false)));
+}

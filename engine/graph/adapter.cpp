@@ -64,6 +64,20 @@ Work dequantize(const BuildContext& b, const ParamTensor& w, double packed_bytes
     return d;
 }
 
+// auto_gptq's QuantLinear (qlinear_cuda_old.py forward) for more than 128 rows (kernel_switch_threshold; a training
+// microbatch has thousands) unpacks its weight with torch ops before a plain fp16 torch.matmul: the int32 codes shifted
+// into an int32 per weight (read 0.5, write 4 bytes), cast to int8 (4 + 1), masked in place (1 + 1), less the zeros
+// (1 + 1) and times the fp16 scales (1 + 2): 16.5 bytes a weight in five kernels, and the zeros unpacked alike per group
+// and column (shift, cast, mask, +1: 13.5 bytes in four). Forward only: the matmul's autograd keeps the fp16 weight it
+// multiplied (no weight of its own needs a gradient), which the data gradient's GEMM reads in backward; under full
+// recompute that is one layer's at a time.
+Work gptq_dequantize(const ParamTensor& w, int64_t group_size) {
+    Work d = elementwise(w.numel(), SavedSplit::Sequence, 16.5 + 13.5 / static_cast<double>(group_size), 9, 0, 0);
+    d.per_weight = true;
+    d.sharded = false;
+    return d;
+}
+
 // The adapter beside a linear layer of weight [out, in]: A [r, in] and B [out, r] (DoRA: a magnitude per output).
 Op adapter_op(const BuildContext& b, const Op& base, const AdapterSpec& a) {
     const int64_t out = base.params.front().shape[0], in = base.params.front().shape[1], r = a.rank;
@@ -115,12 +129,20 @@ Op adapter_op(const BuildContext& b, const Op& base, const AdapterSpec& a) {
     return op;
 }
 
-// Inserts an adapter after every targeted linear of a transformer layer, and the dequantization of each 4-bit weight.
+// Inserts an adapter after every targeted linear of a transformer layer, and the dequantization of each 4-bit weight
+// (bitsandbytes' each way, or GPTQ's forward with the fp16 weight kept for backward).
 void adapt_layer(const BuildContext& b, Module& m, const AdapterSpec& a, double packed_bytes) {
     std::vector<Op> ops;
     for (Op& op : m.ops) {
-        if (packed_bytes > 0 && has_matmul(op) && op.params.front().quantized)
-            op.work.push_back(dequantize(b, op.params.front(), packed_bytes));
+        if (packed_bytes > 0 && has_matmul(op) && op.params.front().quantized) {
+            const ParamTensor& w = op.params.front();
+            if (a.quantization == AdapterQuant::Gptq) {
+                op.work.push_back(gptq_dequantize(w, a.group_size));
+                op.saved.push_back({"dequantized_weight", SavedKind::Activation, SavedSplit::Weight, w.numel()});
+            } else {
+                op.work.push_back(dequantize(b, w, packed_bytes));
+            }
+        }
         ops.push_back(op);
         if (has_matmul(op) && (target_bits(op.name) & a.targets)) ops.push_back(adapter_op(b, op, a));
     }

@@ -30,7 +30,8 @@ BuildContext build_context(const Config& c) {
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager,
                         c.traits.hf_code && c.s.implementation.compile != CompileMode::None,
                         *c.s.model.fused_qkv || *c.s.implementation.model_code == ModelCode::Megatron,
-                        c.s.framework == Framework::Megatron, c.s.implementation.moe_router_fusion};
+                        c.s.framework == Framework::Megatron, c.s.implementation.moe_router_fusion,
+                        c.traits.hf_code && c.s.implementation.loss_16bit};
 }
 
 bool sdpa_window_mask(const Config& c) {

@@ -41,6 +41,7 @@ struct BuildContext {
     // experts launched op by op as megatron/core/transformer/moe/ (core_v0.15) issues them.
     bool megatron_core;
     bool fused_router;  // implementation.moe_router_fusion
+    bool loss_16bit;    // implementation.loss_16bit: the causal-LM loss on the 16-bit logits, not upcast
 };
 
 BuildContext build_context(const Config& c);

@@ -270,6 +270,12 @@ Work score_softmax(const BuildContext& b) {
 
 Work cross_entropy(const BuildContext& b) {
     const double a = b.act_bytes;
+    if (b.loss_16bit && !b.autocast) {
+        // On the 16-bit logits as they are (implementation.loss_16bit, Qwen 1): the shift's contiguous copy r a w a,
+        // log_softmax r 2a w a, nll_loss's gather. Backward: nll's gradient (zero fill w a, scatter), log_softmax's
+        // r 3a w a, the shift's (zero fill of the logits' shape w a, the copy r a w a).
+        return elementwise(b.vocab_padded, SavedSplit::Tensor, 5 * a, 3, 8 * a, 5);
+    }
     const bool upcast = a < 4;
     // logits.float() r a w 4 (16-bit), log_softmax reading twice and writing r 8 w 4, nll_loss gathers
     // one value per token. Backward: nll's gradient (zero fill w 4 and scatter), log_softmax's backward

@@ -43,7 +43,10 @@ Op cross_entropy(const BuildContext& b) {
         return op;
     }
     const bool mlm = b.hf_code && !next_token;
-    op.saved.push_back({"log_probs", mlm ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v});
+    // Model code that calls CrossEntropyLoss on the 16-bit logits (implementation.loss_16bit: Qwen 1's) keeps them
+    // as BERT's MLM loss does: log_softmax's output and the gradients in the dtype it runs in (fp32 under autocast).
+    const bool as_is = mlm || b.loss_16bit;
+    op.saved.push_back({"log_probs", as_is ? SavedKind::Upcast : SavedKind::Fp32, SavedSplit::Tensor, v});
     if (mlm && b.autocast) op.saved.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v});
     // Temporaries: in forward the output layer's logits in the training dtype, plus their fp32 upcast where
     // the loss makes one; in backward the gradients: Megatron writes the logit gradient in place into the
@@ -51,13 +54,20 @@ Op cross_entropy(const BuildContext& b) {
     // gradients (causal LM: two [tokens, vocab] fp32 buffers; BERT MLM: one) (validation/measured: the
     // forward and backward peaks above what forward saved).
     op.forward_temporaries.push_back({"logits", SavedKind::Activation, SavedSplit::Tensor, v});
-    const bool causal_upcast = b.hf_code && next_token && b.act_bytes < 4;
+    const bool causal_upcast = b.hf_code && next_token && b.act_bytes < 4 && !b.loss_16bit;
     if (causal_upcast) op.forward_temporaries.push_back({"logits_fp32", SavedKind::Fp32, SavedSplit::Tensor, v});
+    // Qwen 1's loss shifts the logits by a contiguous copy (lm_logits[..., :-1, :].contiguous()), and its backward
+    // writes that copy's gradient into a zeroed tensor of the logits' shape.
+    const bool shift = b.loss_16bit && next_token;
+    if (shift) op.forward_temporaries.push_back({"shift_logits", SavedKind::Activation, SavedSplit::Tensor, v});
     if (!b.hf_code) {
         op.backward_temporaries.push_back({"logits_grad", SavedKind::Activation, SavedSplit::Tensor, v});
     } else {
-        op.backward_temporaries.push_back({"nll_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v});
-        if (next_token) op.backward_temporaries.push_back({"log_softmax_grad_fp32", SavedKind::Fp32, SavedSplit::Tensor, v});
+        // nll_loss's and log_softmax's gradients: fp32 after the upcast, else in the dtype the loss runs in.
+        const SavedKind grad = b.loss_16bit ? SavedKind::Upcast : SavedKind::Fp32;
+        op.backward_temporaries.push_back({"nll_grad", grad, SavedSplit::Tensor, v});
+        if (next_token) op.backward_temporaries.push_back({"log_softmax_grad", grad, SavedSplit::Tensor, v});
+        if (shift) op.backward_temporaries.push_back({"shift_logits_grad", SavedKind::Activation, SavedSplit::Tensor, v});
     }
     // Forward reads the 16-bit logits and makes two fp32 passes (max and exp-sum); backward reads the
     // fp32 softmax and writes the 16-bit logit gradient.

@@ -54,6 +54,7 @@ enum class SavedSplit {
     Scores,    // [b, heads, s, s] attention scores: split by tp and ulysses (heads)
     Routed,    // [tokens * top-k, width] tokens dispatched to the experts (hidden wide): not split by etp
     Expert,    // [tokens * top-k, width] inside an expert's MLP: the width split by etp
+    Weight,    // [width] a weight's elements, not per token (a frozen weight dequantized and kept for backward): split by tp
 };
 
 // Where a framework takes one of two kernel paths by the plan's shapes, the graph (built once per model) holds both and

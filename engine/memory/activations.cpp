@@ -69,7 +69,9 @@ double layer_activation_bytes(const Module& layer, const Config& c) {
 double largest_saved_tensor_bytes(const Module& m, const Config& c) {
     double best = 0;
     for_each_op(m, [&](const Op& op) {
-        for (const auto& t : op.saved) best = std::max(best, saved_tensor_bytes(t, c));
+        // A weight-shaped tensor (a frozen weight dequantized for backward) has no gradient of its own.
+        for (const auto& t : op.saved)
+            if (t.split != SavedSplit::Weight) best = std::max(best, saved_tensor_bytes(t, c));
     });
     return best;
 }

@@ -1,6 +1,7 @@
 // Model states under an adapter (scenario/adapter.h): the frozen base holds weights only, in its dtype or in 4 bits
 // with block scales (QLoRA); the adapters hold weights, gradients and optimizer states in adapter.dtype (fp32 as PEFT's
-// get_peft_model keeps them; torch.optim keeps its states in the parameters' dtype).
+// get_peft_model keeps them; torch.optim keeps its states in the parameters' dtype), or under DeepSpeed with 16-bit
+// adapters an fp32 master partition and fp32 states (training.master_weights).
 // ZeRO partitions as for full training, over the trained parameters only; stage 3 (FSDP's full sharding) partitions
 // the frozen base too (FSDP's use_orig_params flat parameters hold frozen and trained parameters alike).
 #include "memory/model_states.h"
@@ -23,7 +24,9 @@ StateBytes adapter_state_bytes(const ParamTally& t, const Config& c) {
     s.weights = partition(base + adapter_bytes(c.s.adapter) * adapters + base_bytes * copies, zero >= 3);
     s.gradients = partition(adapters * bytes_of(*c.s.training.grad_dtype) + copies * base_bytes, zero >= 2);
     const double updated = partition(trained, zero >= 1);
-    s.optimizer = partition(optimizer_state_element_bytes(c) * (t.optimizer_elems - t.base_copy_optimizer_elems) +
+    // DeepSpeed's fp32 master partition of the 16-bit adapters (scenario/adapter_rules.cpp).
+    const double master = *c.s.training.master_weights ? 4.0 * updated : 0.0;
+    s.optimizer = master + partition(optimizer_state_element_bytes(c) * (t.optimizer_elems - t.base_copy_optimizer_elems) +
                                 (eight_bit ? optimizer_state_element_bytes(c) : base_bytes) * t.base_copy_optimizer_elems,
                             zero >= 1);
     s.step_transient = optimizer_temporaries(t, c, updated);

@@ -74,8 +74,8 @@ double optimizer_state_element_bytes(const Config& c) {
     // bitsandbytes' 8-bit states: a byte each and an fp32 absmax per block of 2,048 (Dettmers et al. 2022, "8-bit
     // Optimizers via Block-wise Quantization", sec. 2.1).
     if (tr.optimizer == Optimizer::AdamW8bit) return 1 + 4.0 / 2048;
-    // An adapter's states are in its dtype (scenario/adapter_rules.h).
-    if (c.s.adapter.method != AdapterMethod::None) return adapter_bytes(c.s.adapter);
+    // An adapter's states are in its dtype (scenario/adapter_rules.h), or fp32 beside a master copy (DeepSpeed).
+    if (c.s.adapter.method != AdapterMethod::None) return *tr.master_weights ? 4.0 : adapter_bytes(c.s.adapter);
     return *tr.master_weights ? 4.0 : bytes_of(*tr.param_dtype);
 }
 

@@ -17,6 +17,7 @@ LocalDims local_dims(SavedSplit split, int64_t width, double seq, const Config& 
         case SavedSplit::Scores: return {{b, w / (tp * static_cast<double>(p.ulysses)), seq / static_cast<double>(p.cp), seq}, 4};
         case SavedSplit::Routed: return {{routed(), w}, 2};
         case SavedSplit::Expert: return {{routed(), w / static_cast<double>(expert_tp(p))}, 2};
+        case SavedSplit::Weight: return {{w / tp}, 1};
     }
     return {};
 }

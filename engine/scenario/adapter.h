@@ -10,6 +10,10 @@
 namespace shardcalc {
 
 enum class AdapterMethod { None, Lora, Dora, Qlora };
+// How QLoRA's frozen base is stored in 4 bits: bitsandbytes' NF4 (Dettmers et al. 2023; transformers'
+// BitsAndBytesConfig), or a GPTQ checkpoint (Frantar et al. 2023) as AutoGPTQ runs it for training (transformers'
+// GPTQConfig with the exllama kernels off, as Qwen's finetune.py loads its Int4 models: auto_gptq's qlinear_cuda_old).
+enum class AdapterQuant { Nf4, Gptq };
 
 // The linear layers an adapter may target, as bits (PEFT's target_modules for Llama-style models: q_proj, k_proj,
 // v_proj, o_proj, gate_proj, up_proj, down_proj). A fused projection (GPT-2's c_attn, Falcon's query_key_value) is
@@ -27,6 +31,10 @@ struct AdapterSpec {
     // (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
     unsigned targets = bit(AdapterTarget::Q) | bit(AdapterTarget::V);
     bool double_quant = false;  // QLoRA: the block scales quantized too (bnb_4bit_use_double_quant; default off)
+    AdapterQuant quantization = AdapterQuant::Nf4;  // QLoRA: the 4-bit base's format
+    // GPTQ: input rows sharing one fp16 scale and one 4-bit zero per output column (GPTQConfig group_size; Qwen's and
+    // most published Int4 checkpoints use 128).
+    int64_t group_size = 128;
     // The adapters' weights, gradients and optimizer states: fp32 as get_peft_model keeps them
     // (autocast_adapter_dtype=True), or 16-bit where the training script casts them (QLoRA's qlora.py under --bf16).
     Dtype dtype = Dtype::Fp32;

@@ -249,6 +249,10 @@ struct ImplementationSpec {
     std::optional<double> fragmentation;
     // Megatron's --moe-router-fusion: Transformer Engine's fused top-k and load-balancing-loss kernels in the router.
     bool moe_router_fusion = false;
+    // Hugging Face model code whose causal-LM loss runs CrossEntropyLoss on the 16-bit logits as they are (Qwen 1's
+    // modeling_qwen.py: `loss_fct(shift_logits.view(...), ...)`, no upcast), where transformers' own models upcast
+    // them to fp32 first (ForCausalLMLoss `logits.float()`). Under autocast the loss runs in fp32 either way.
+    bool loss_16bit = false;
 };
 
 

@@ -197,8 +197,11 @@ LaunchCommand peft(const Config& c) {
     // The dropout as written in Python (0.05, 0.1, 0).
     std::string dropout = decimal(a.dropout, 3);
     while (dropout.find('.') != std::string::npos && (dropout.back() == '0' || dropout.back() == '.')) dropout.pop_back();
-    const bool qlora = a.method == AdapterMethod::Qlora;
-    LaunchCommand cmd{"PEFT adapter (TRL arguments; the PEFT and bitsandbytes configs they build)", {}};
+    const bool gptq = a.method == AdapterMethod::Qlora && a.quantization == AdapterQuant::Gptq;
+    const bool qlora = a.method == AdapterMethod::Qlora && !gptq;
+    LaunchCommand cmd{gptq ? "PEFT adapter (TRL arguments; the PEFT config they build, over a GPTQ checkpoint)"
+                           : "PEFT adapter (TRL arguments; the PEFT and bitsandbytes configs they build)",
+                      {}};
     auto& l = cmd.lines;
     l.push_back("--use_peft --lora_r " + n(a.rank) + " --lora_dropout " + dropout + " --lora_target_modules " + modules);
     if (qlora) l.push_back(std::string("--load_in_4bit --bnb_4bit_quant_type nf4") + (a.double_quant ? " --use_bnb_nested_quant" : ""));
@@ -208,6 +211,9 @@ LaunchCommand peft(const Config& c) {
         l.push_back(std::string("# transformers.BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=") +
                     (a.double_quant ? "True" : "False") + ", bnb_4bit_compute_dtype=torch." +
                     (c.s.training.dtype == Dtype::Fp16 ? "float16" : "bfloat16") + ")");
+    if (gptq)
+        l.push_back("# a GPTQ checkpoint loaded with transformers.GPTQConfig(bits=4, group_size=" + n(a.group_size) +
+                    ", disable_exllama=True), then peft.prepare_model_for_kbit_training (as Qwen's finetune.py --q_lora)");
     if (a.dtype != Dtype::Fp32) l.push_back(std::string("# the adapters cast to ") + name_of(a.dtype) + " after get_peft_model");
     return cmd;
 }

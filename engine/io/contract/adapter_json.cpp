@@ -13,6 +13,11 @@ const std::vector<std::pair<AdapterMethod, const char*>>& enum_names<AdapterMeth
     return t;
 }
 template <>
+const std::vector<std::pair<AdapterQuant, const char*>>& enum_names<AdapterQuant>() {
+    static const std::vector<std::pair<AdapterQuant, const char*>> t{{AdapterQuant::Nf4, "nf4"}, {AdapterQuant::Gptq, "gptq"}};
+    return t;
+}
+template <>
 const std::vector<std::pair<AdapterTarget, const char*>>& enum_names<AdapterTarget>() {
     static const auto table = [] {
         std::vector<std::pair<AdapterTarget, const char*>> t;
@@ -46,6 +51,8 @@ constexpr Field kAdapterFields[] = {
     {"targets", &kBitSet<AdapterTarget, kLinear>, 0, 0, [](Scenario& s) -> void* { return &s.adapter.targets; }, Echo::Value,
      Applies::Always, Presence::Optional},
     adapter<&A::double_quant>("double_quant"),
+    field<&Scenario::adapter, &A::quantization>("quantization", {}, Echo::Value, Applies::Qlora),
+    field<&Scenario::adapter, &A::group_size>("group_size", {16, 65536}, Echo::Value, Applies::Gptq),
     adapter<&A::dtype>("dtype"),
     adapter<&A::train_embeddings>("train_embeddings"),
 };

@@ -240,6 +240,7 @@ constexpr Field kImplementationFields[] = {
     implementation<&I::compile>("compile", {}, WhenOn),
     implementation<&I::host_compiled_us>("host_compiled_us", {0, kMicros}),
     implementation<&I::moe_router_fusion>("moe_router_fusion", {}, WhenOn),
+    implementation<&I::loss_16bit>("loss_16bit", {}, WhenOn),
 };
 
 }  // namespace

@@ -29,6 +29,8 @@ enum class Applies : unsigned char {
     Window,        // a transformer with model.sliding_window > 0
     MlmPositions,  // training.mlm_predictions > 0, or an encoder with its MLM head (where the default applies)
     MatrixUnit,    // a TPU, or a matrix_unit given
+    Qlora,         // adapter.method is qlora
+    Gptq,          // a QLoRA base stored as GPTQ (adapter.quantization gptq)
 };
 enum class Presence : unsigned char { Optional, Required };
 

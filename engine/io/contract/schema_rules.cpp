@@ -24,6 +24,8 @@ bool applies(Applies where, const Scenario& s) {
         case Applies::MlmPositions:
             return s.training.mlm_predictions.value_or(0) > 0 || (m.arch == Arch::Encoder && m.head == Head::Lm);
         case Applies::MatrixUnit: return s.hardware.kind == DeviceKind::Tpu || s.hardware.matrix_unit > 0;
+        case Applies::Qlora: return s.adapter.method == AdapterMethod::Qlora;
+        case Applies::Gptq: return s.adapter.method == AdapterMethod::Qlora && s.adapter.quantization == AdapterQuant::Gptq;
     }
     return true;
 }
@@ -58,6 +60,8 @@ const char* applies_name(Applies where) {
         case Applies::Window: return "sliding_window";
         case Applies::MlmPositions: return "mlm_head";
         case Applies::MatrixUnit: return "tpu_or_given";
+        case Applies::Qlora: return "qlora";
+        case Applies::Gptq: return "gptq";
     }
     return "always";
 }

@@ -119,6 +119,8 @@ export const SECTIONS = [
       { key: 'targets', type: 'names', label: 'Adapter targets (list)' },
       num('dropout', 'Adapter dropout', true),
       bool('double_quant', 'QLoRA double quantization', true),
+      pick('quantization', 'QLoRA base', true),
+      int('group_size', 'GPTQ group size', true),
       pick('dtype', 'Adapter dtype', true),
       bool('train_embeddings', 'Train the embedding and output layer too', true),
     ],
@@ -169,6 +171,7 @@ export const SECTIONS = [
       num('host_backward_us', 'Host µs per kernel, backward', true),
       num('host_compiled_us', 'Host µs per compiled kernel', true),
       num('fragmentation', 'Allocator fragmentation (fraction)', true),
+      bool('loss_16bit', '16-bit loss', true),
     ],
   },
   {
