@@ -58,12 +58,14 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo) {
     StageCompute out;
-    const auto costs = [&](const Module& m, bool in_layer) {
-        return memo ? memo->cost(m, c, in_layer) : layer_cost(m, c, in_layer);
+    // The memo's figures by reference (a copy would allocate: LayerCost holds a vector), or computed here.
+    LayerCost computed;
+    const auto costs = [&](const Module& m, bool in_layer) -> const LayerCost& {
+        return memo ? memo->cost(m, c, in_layer) : (computed = layer_cost(m, c, in_layer));
     };
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& group) {
         const double count = static_cast<double>(cl.count);
-        const LayerCost one = costs(group.layer, true);
+        const LayerCost& one = costs(group.layer, true);
         const OpCost layers = one.cost.scaled(count);
         out.cost += layers;
         out.layers_fwd += layers.fwd;

@@ -1,5 +1,6 @@
 #include "plan/plan.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "scenario/pipeline_split.h"
@@ -15,13 +16,18 @@ int64_t StagePlan::layer_count() const {
 
 namespace {
 
-// Layers [first, first + count) of the model, counted by group.
+// Layers [first, first + count) of the model, counted by group, in group order. A model has a few groups (dense and
+// MoE layers, local and global attention): one allocation for the runs, none besides (a search makes millions).
 std::vector<ChunkLayers> slice_layers(const ModelGraph& g, int64_t first, int64_t count) {
-    std::vector<int64_t> per_group(g.groups.size(), 0);
-    for (int64_t i = first; i < first + count; ++i) ++per_group[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])];
     std::vector<ChunkLayers> out;
-    for (size_t gi = 0; gi < per_group.size(); ++gi)
-        if (per_group[gi] > 0) out.push_back(ChunkLayers{static_cast<int64_t>(gi), per_group[gi]});
+    out.reserve(std::min(g.groups.size(), static_cast<size_t>(std::max<int64_t>(count, 0))));
+    for (int64_t i = first; i < first + count; ++i) {
+        const int64_t group = g.layer_group[static_cast<size_t>(i)];
+        const auto run = std::find_if(out.begin(), out.end(), [&](const ChunkLayers& r) { return r.group == group; });
+        if (run == out.end()) out.push_back(ChunkLayers{group, 1});
+        else ++run->count;
+    }
+    std::sort(out.begin(), out.end(), [](const ChunkLayers& a, const ChunkLayers& b) { return a.group < b.group; });
     return out;
 }
 
