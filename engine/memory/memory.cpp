@@ -133,8 +133,8 @@ struct StageParts {
 };
 
 // StageMemory::largest_request: each candidate is one tensor, allocated whole.
-double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally, const StageParts& p,
-                       const LayerFigures& layers) {
+double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally,
+                       const StateBytes& states, const LayerFigures& layers) {
     double largest = 0;
     // A layer's backward allocates the gradient of each saved tensor, the largest among them too.
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) {
@@ -146,7 +146,7 @@ double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st
         for (const auto* list : {&op.forward_temporaries, &op.backward_temporaries})
             for (const auto& t : *list) largest = std::max(largest, saved_tensor_bytes(t, c));
     // DeepSpeed's fp32 gradient of the local partition is one flat tensor (single_partition_of_fp32_groups).
-    if (c.s.framework == Framework::DeepSpeed) largest = std::max(largest, p.states.step_transient);
+    if (c.s.framework == Framework::DeepSpeed) largest = std::max(largest, states.step_transient);
     if (c.s.parallel.zero == 3) {
     // ZeRO-3 gathers each parameter whole; FSDP's unit is one flat parameter (a transformer layer).
     const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(g, layers))
@@ -276,20 +276,54 @@ XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const 
     return x;
 }
 
+// What a stage holds whatever its microbatches in flight: the same for stages that hold the same layers and ends
+// (plan/plan.h same_layers), so a pipeline's middle stages compute it once (a search evaluates plans of many stages).
+struct StageContent {
+    ParamTally tally;
+    StateBytes states;
+    double layer_backward_temp = 0, largest_request = 0, comm_buffers = 0, cast_weights = 0;
+};
+
+StageContent stage_content(const Config& c, const ModelGraph& g, const StagePlan& st, const LayerFigures& layers) {
+    StageContent s;
+    s.tally = stage_params(c, g, st, layers);
+    s.states = model_state_bytes(s.tally, c);
+    s.layer_backward_temp = layer_backward_transient(c, g, st, layers);
+    s.largest_request = largest_request(c, g, st, s.tally, s.states, layers);
+    OtherBytes o;
+    buffers(c, g, s.tally, layers, o);
+    s.comm_buffers = o.comm_buffers;
+    // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
+    // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.
+    bool moe_stage = false;
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) { moe_stage = moe_stage || grp.moe; });
+    if (moe_stage) s.comm_buffers += allgather_dispatch_bytes(c);
+    s.cast_weights = o.cast_weights;
+    // Under full recompute the layers run forward without saving anything, so autocast's casts of their
+    // weights die with the forward; only the embedding's and head's casts stay for backward
+    // (validation/measured: gpt2 with gradient checkpointing). Recompute casts them again, one layer at a time.
+    if (c.traits.autocast && c.s.training.recompute == Recompute::Full && s.tally.matmul_weights > 0)
+        s.cast_weights *= outside_layers(c, g, st).matmul_weights / s.tally.matmul_weights;
+    return s;
+}
+
 }  // namespace
 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan, MemoryMemo* memo) {
     std::vector<StageMemory> out;
     out.reserve(plan.stages.size());
     const LayerFigures layers(c, memo);
-    for (const auto& st : plan.stages) {
+    StageContent content;
+    for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const StagePlan& st = plan.stages[i];
+    if (i == 0 || !same_layers(st, plan.stages[i - 1])) content = stage_content(c, g, st, layers);
     StageMemory m;
     m.rank = st.rank;
     m.layers = st.layer_count();
     m.inflight.reserve(st.chunks.size());
     for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
 
-    const ParamTally tally = stage_params(c, g, st, layers);
+    const ParamTally& tally = content.tally;
     m.params = tally.params;
     m.expert_params = tally.expert_params;
     m.frozen_params = tally.frozen;
@@ -297,7 +331,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
     m.trained_matrix_params = tally.trained_matrix_elems;
     m.trained_vectors = tally.trained_vectors;
     StageParts p;
-    p.states = model_state_bytes(tally, c);
+    p.states = content.states;
     m.host_cpu = p.states.host_cpu;
     m.host_nvme = p.states.host_nvme;
     // Gradients exist during forward when the framework allocates them up front, or once an earlier
@@ -329,23 +363,10 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
                 p.loss_forward_temp = std::max(p.loss_forward_temp, temporaries_bytes(op.forward_temporaries, c));
                 p.loss_backward_temp = std::max(p.loss_backward_temp, temporaries_bytes(op.backward_temporaries, c));
             }
-        p.layer_backward_temp = layer_backward_transient(c, g, st, layers);
-        m.largest_request = largest_request(c, g, st, tally, p, layers);
-
-        OtherBytes o;
-        buffers(c, g, tally, layers, o);
-        p.comm_buffers = o.comm_buffers;
-        // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
-        // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.
-        bool moe_stage = false;
-        for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) { moe_stage = moe_stage || grp.moe; });
-        if (moe_stage) p.comm_buffers += allgather_dispatch_bytes(c);
-        p.cast_weights = o.cast_weights;
-        // Under full recompute the layers run forward without saving anything, so autocast's casts of their
-        // weights die with the forward; only the embedding's and head's casts stay for backward
-        // (validation/measured: gpt2 with gradient checkpointing). Recompute casts them again, one layer at a time.
-        if (c.traits.autocast && c.s.training.recompute == Recompute::Full && tally.matmul_weights > 0)
-            p.cast_weights *= outside_layers(c, g, st).matmul_weights / tally.matmul_weights;
+        p.layer_backward_temp = content.layer_backward_temp;
+        m.largest_request = content.largest_request;
+        p.comm_buffers = content.comm_buffers;
+        p.cast_weights = content.cast_weights;
         p.workspace = c.s.hardware.workspace_mib * kMiB;
 
         XlaSaved xs;

@@ -14,6 +14,20 @@ int64_t StagePlan::layer_count() const {
     return n;
 }
 
+bool same_layers(const StagePlan& a, const StagePlan& b) {
+    if (a.has_pre != b.has_pre || a.has_post != b.has_post || a.holds_tied_copy != b.holds_tied_copy ||
+        a.chunks.size() != b.chunks.size())
+        return false;
+    for (size_t k = 0; k < a.chunks.size(); ++k) {
+        const auto& x = a.chunks[k].layers;
+        const auto& y = b.chunks[k].layers;
+        if (x.size() != y.size()) return false;
+        for (size_t j = 0; j < x.size(); ++j)
+            if (x[j].group != y[j].group || x[j].count != y[j].count) return false;
+    }
+    return true;
+}
+
 namespace {
 
 // Layers [first, first + count) of the model, counted by group, in group order. A model has a few groups (dense and

@@ -37,6 +37,11 @@ struct Plan {
 
 Plan make_plan(const Config& c, const ModelGraph& g);
 
+// Whether two stages hold the same layers in the same chunks and the same ends (embeddings, head, a tied copy): then
+// they hold the same parameters and run the same work (most middle pipeline stages), whatever their microbatches in
+// flight.
+bool same_layers(const StagePlan& a, const StagePlan& b);
+
 // Calls f(chunk, run, group) for each run of same-kind layers a stage holds, chunk by chunk: the one walk of a
 // stage's layers (graph x plan) for memory, compute and the tables.
 template <class F>

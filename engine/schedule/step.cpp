@@ -48,19 +48,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     // Stages holding the same layers, ends and parameters compute and communicate alike (most middle
     // pipeline stages): each distinct one is costed once.
     auto same_work = [&](size_t a, size_t b) {
-        const StagePlan& x = plan.stages[a];
-        const StagePlan& y = plan.stages[b];
-        if (x.has_pre != y.has_pre || x.has_post != y.has_post || x.holds_tied_copy != y.holds_tied_copy ||
-            mem[a].params != mem[b].params || x.chunks.size() != y.chunks.size())
-            return false;
-        for (size_t k = 0; k < x.chunks.size(); ++k) {
-            const auto& lx = x.chunks[k].layers;
-            const auto& ly = y.chunks[k].layers;
-            if (lx.size() != ly.size()) return false;
-            for (size_t j = 0; j < lx.size(); ++j)
-                if (lx[j].group != ly[j].group || lx[j].count != ly[j].count) return false;
-        }
-        return true;
+        return mem[a].params == mem[b].params && same_layers(plan.stages[a], plan.stages[b]);
     };
     std::vector<OffloadExposed> offloads;  // per stage: what its activation copies add to a microbatch
     offloads.reserve(plan.stages.size());
