@@ -271,4 +271,24 @@ set +e
 "$cli" rl "$tmp/rlbad.json" > /dev/null 2> "$tmp/err5"; rc5=$?
 set -e
 [ "$rc5" -eq 2 ] && grep -q '"path":"/training/seq_len"' "$tmp/err5" || fail "rl with seq_len: $(cat "$tmp/err5")"
+# search --threads: a best-plan search in parts side by side; the same plans and figures on any number, only the
+# count of timed plans (and "parts") depends on it. A count that is not 1 to 64, or --threads elsewhere, exits 2.
+printf '%s\n' '{"framework":"megatron","model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096,"global_batch":64},"hardware":{"preset":"a100-sxm-80gb"},"search":{"devices":{"min":8,"max":32},"frameworks":["megatron","deepspeed"],"top":8}}' > "$tmp/s8b.json"
+"$cli" search --threads 1 --format json "$tmp/s8b.json" > "$tmp/t1.json" || fail "search --threads 1"
+"$cli" search --threads 3 --format json "$tmp/s8b.json" > "$tmp/t3.json" || fail "search --threads 3"
+python3 - "$tmp/t1.json" "$tmp/t3.json" <<'PY' || fail "search --threads 1 and 3 differ beyond the plans timed"
+import json, sys
+one, three = (json.load(open(p)) for p in sys.argv[1:])
+assert one["parts"] == 1 and three["parts"] == 3, (one["parts"], three["parts"])
+for r in (one, three):
+    r["counts"].pop("time_evaluated")
+    r.pop("parts")
+assert one == three
+PY
+set +e
+"$cli" search --threads 0 "$tmp/s8b.json" > /dev/null 2> "$tmp/err6"; rc6=$?
+"$cli" estimate --threads 2 "$tmp/s8b.json" > /dev/null 2> "$tmp/err7"; rc7=$?
+set -e
+[ "$rc6" -eq 2 ] && grep -q '"path":"/threads"' "$tmp/err6" || fail "search --threads 0: $(cat "$tmp/err6")"
+[ "$rc7" -eq 2 ] && grep -q 'threads belongs to search' "$tmp/err7" || fail "estimate --threads: $(cat "$tmp/err7")"
 echo "cli ok"
