@@ -12,6 +12,7 @@ PipelineSplit fail(const char* path, std::string why) { return {{}, {}, std::mov
 // Each stage's layers cut into vpp equal chunks (the caller has checked that vpp divides them), in model order.
 PipelineSplit equal_chunks(std::vector<int64_t> stages, int64_t vpp) {
     std::vector<int64_t> chunks;
+    chunks.reserve(stages.size() * static_cast<size_t>(vpp));
     for (int64_t k = 0; k < vpp; ++k)
         for (const int64_t n : stages) chunks.push_back(n / vpp);
     return {std::move(stages), std::move(chunks), "", ""};
