@@ -55,13 +55,18 @@ void freeze(Module& m, bool embedding, bool quantize, const char* trained = null
     });
 }
 
-// bitsandbytes dequantizes a 4-bit weight to 16 bits before each GEMM that reads it: forward, and backward for the
-// data gradient (the packed weight and its block scales read, the 16-bit weight written: one kernel each).
-Work dequantize(const BuildContext& b, const ParamTensor& w, double packed_bytes) {
-    Work d = elementwise(w.numel(), SavedSplit::Sequence, packed_bytes + b.act_bytes, packed_bytes + b.act_bytes);
+// Memory-bound passes over a whole weight (its elements, not the tokens), in `fwd_kernels` and `bwd_kernels` launches.
+Work weight_pass(const ParamTensor& w, double fwd_bytes, int fwd_kernels, double bwd_bytes, int bwd_kernels) {
+    Work d = elementwise(w.numel(), SavedSplit::Sequence, fwd_bytes, fwd_kernels, bwd_bytes, bwd_kernels);
     d.per_weight = true;
     d.sharded = false;
     return d;
+}
+
+// bitsandbytes dequantizes a 4-bit weight to 16 bits before each GEMM that reads it: forward, and backward for the
+// data gradient (the packed weight and its block scales read, the 16-bit weight written: one kernel each).
+Work dequantize(const BuildContext& b, const ParamTensor& w, double packed_bytes) {
+    return weight_pass(w, packed_bytes + b.act_bytes, 1, packed_bytes + b.act_bytes, 1);
 }
 
 // auto_gptq's QuantLinear (qlinear_cuda_old.py forward) for more than 128 rows (kernel_switch_threshold; a training
@@ -72,10 +77,7 @@ Work dequantize(const BuildContext& b, const ParamTensor& w, double packed_bytes
 // multiplied (no weight of its own needs a gradient), which the data gradient's GEMM reads in backward; under full
 // recompute that is one layer's at a time.
 Work gptq_dequantize(const ParamTensor& w, int64_t group_size) {
-    Work d = elementwise(w.numel(), SavedSplit::Sequence, 16.5 + 13.5 / static_cast<double>(group_size), 9, 0, 0);
-    d.per_weight = true;
-    d.sharded = false;
-    return d;
+    return weight_pass(w, 16.5 + 13.5 / static_cast<double>(group_size), 9, 0, 0);
 }
 
 // The adapter beside a linear layer of weight [out, in]: A [r, in] and B [out, r] (DoRA: a magnitude per output).

@@ -111,11 +111,14 @@ json plan_json(const PlanFigures& p, std::optional<size_t> rank) {
     return j;
 }
 
-json rejections_json(const Rejections& r) {
+// A kind of rejection: its count and its examples, each written by `plan` (the answer's, or a part's findings').
+template <class Write>
+json rejections_json(const Rejections& r, Write plan) {
     json ex = json::array();
-    for (const auto& p : r.examples) ex.push_back(plan_json(p, std::nullopt));
-    return {{"count", r.count}, {"examples", ex}};
+    for (const auto& p : r.examples) ex.push_back(plan(p));
+    return {{"count", r.count}, {"examples", std::move(ex)}};
 }
+json answer_plan(const PlanFigures& p) { return plan_json(p, std::nullopt); }
 
 // One plan of a part's findings: what the search evaluated of it, not its structure (read from walk_order) nor what
 // the joined result words (reasons of memory refusals, scenarios, launch lines).
@@ -224,12 +227,6 @@ PlanFigures finding_from_json(const json& j, const std::string& path) {
     return p;
 }
 
-json findings_rejections_json(const Rejections& r) {
-    json ex = json::array();
-    for (const auto& p : r.examples) ex.push_back(finding_json(p));
-    return {{"count", r.count}, {"examples", std::move(ex)}};
-}
-
 // A list of findings at `at`.
 std::vector<PlanFigures> findings_list(const json* v, const std::string& at) {
     if (!v || !v->is_array()) throw InputError(at, "a list");
@@ -259,9 +256,9 @@ json search_findings_to_json(const SearchFindings& f) {
             {"memory_evaluated", f.memory_evaluated},
             {"time_evaluated", f.time_evaluated},
             {"fitting_count", f.fitting_count},
-            {"does_not_fit", findings_rejections_json(f.does_not_fit)},
-            {"invalid", findings_rejections_json(f.invalid)},
-            {"pruned", findings_rejections_json(f.pruned)},
+            {"does_not_fit", rejections_json(f.does_not_fit, finding_json)},
+            {"invalid", rejections_json(f.invalid, finding_json)},
+            {"pruned", rejections_json(f.pruned, finding_json)},
             {"fitting", std::move(fitting)}};
 }
 
@@ -333,9 +330,9 @@ json search_result_to_json(const SearchResult& r) {
                   {"invalid", r.invalid.count},
                   {"pruned", r.pruned.count}}},
                 {"rejected",
-                 {{"does_not_fit", rejections_json(r.does_not_fit)},
-                  {"invalid", rejections_json(r.invalid)},
-                  {"pruned", rejections_json(r.pruned)}}}};
+                 {{"does_not_fit", rejections_json(r.does_not_fit, answer_plan)},
+                  {"invalid", rejections_json(r.invalid, answer_plan)},
+                  {"pruned", rejections_json(r.pruned, answer_plan)}}}};
     out["plans"] = std::move(plans);
     out["pareto"] = std::move(pareto);
     if (!r.answer_field.empty()) {
