@@ -35,6 +35,32 @@ TEST_CASE("DeepSpeed ZeRO-3: reduce bucket plus gathered layer and prefetch buck
     CHECK(m.other.comm_buffers == doctest::Approx(5e8 * 2 + (layer + 5e7) * 2));
 }
 
+TEST_CASE("DeepSpeed ZeRO-1/2: reduce_bucket_size elements each backward, two with overlap_comm, whatever trains") {
+    // stage_1_and_2.py backward(): ipg_buffer of reduce_bucket_size 16-bit elements, a second with overlap_comm; on one
+    // GPU and for an adapter's few trained parameters alike. The default bucket is DeepSpeed's 5e8 elements.
+    const Report one = test::report(scenario("deepspeed", R"({"dp":1,"zero":2})"));
+    CHECK(one.peak().other.comm_buffers == doctest::Approx(5e8 * 2));
+    const Report two = test::report(scenario("deepspeed", R"({"dp":1,"zero":2,"overlap_grad_reduce":true,"reduce_bucket_size":200000000})"));
+    CHECK(two.peak().other.comm_buffers == doctest::Approx(2 * 2e8 * 2));
+    CHECK(two.peak().allocated() - one.peak().allocated() == doctest::Approx(0.8e9 - 1e9));
+    const Report lora = test::report(R"({"framework":"deepspeed","model":{"preset":"llama-2-7b"},"training":{"seq_len":512},
+        "parallel":{"dp":1,"zero":1,"reduce_bucket_size":1000000},"adapter":{"method":"lora","rank":8,"dtype":"bf16"}})");
+    CHECK(lora.parameters.trained < 1e7);
+    CHECK(lora.peak().other.comm_buffers == doctest::Approx(1e6 * 2));  // in the 16-bit gradients' dtype
+    // One bucket with pipeline parallelism (reduce_gradients(pipeline_parallel=True)); ZeRO-0's all-reduce flattens at
+    // most the trained gradients, and only across replicas.
+    CHECK(test::report(scenario("deepspeed", R"({"dp":2,"pp":2,"zero":1,"overlap_grad_reduce":true})")).peak().other.comm_buffers ==
+          doctest::Approx(5e8 * 2));
+    CHECK(test::report(scenario("deepspeed", R"({"dp":1,"zero":0})")).peak().other.comm_buffers == 0);
+    // A bucket is one request the allocator must serve whole.
+    CHECK(test::report(scenario("deepspeed", R"({"dp":1,"zero":2,"reduce_bucket_size":20000000000})")).peak().largest_request ==
+          doctest::Approx(4e10));
+}
+
+TEST_CASE("reduce_bucket_size is DeepSpeed's: refused for another framework, kept off the others' searched plans") {
+    CHECK(test::error_of(scenario("megatron", R"({"dp":8,"reduce_bucket_size":1000})"))["path"] == "/parallel/reduce_bucket_size");
+}
+
 TEST_CASE("FSDP FULL_SHARD: two gathered units and one unsharded unit gradient in bf16") {
     const Report r = test::report(scenario("fsdp", "{\"dp\":8,\"zero\":3}"));
     CHECK(r.peak().other.comm_buffers == doctest::Approx(3 * 202383360.0 * 2));

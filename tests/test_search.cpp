@@ -270,6 +270,23 @@ TEST_CASE("search: tensor-parallel overlap asked for in the scenario goes with t
     CHECK(without);
 }
 
+TEST_CASE("search: DeepSpeed's reduce_bucket_size goes with DeepSpeed's plans") {
+    const nlohmann::json r = nlohmann::json::parse(shardcalc::search_scenario_text(R"({"framework":"deepspeed",
+        "model":{"preset":"llama-3.1-8b"},"training":{"seq_len":8192,"global_batch":64},
+        "parallel":{"zero":2,"reduce_bucket_size":100000000},"hardware":{"preset":"h100-sxm-80gb"},
+        "search":{"devices":8,"frameworks":["megatron","deepspeed"],"top":50}})"))["search"];
+    CHECK(r["counts"]["invalid"] == 0);
+    bool megatron = false, deepspeed = false;
+    for (const auto& p : r["plans"]) {
+        const bool ds = p["framework"] == "deepspeed";
+        CHECK(p["scenario"]["parallel"].contains("reduce_bucket_size") == ds);
+        if (ds) CHECK(p["scenario"]["parallel"]["reduce_bucket_size"] == 100000000);
+        (ds ? deepspeed : megatron) = true;
+    }
+    CHECK(megatron);
+    CHECK(deepspeed);
+}
+
 TEST_CASE("search: an overlapped parameter gather asked for goes with the plans that can run it") {
     // Megatron's --overlap-param-gather needs its distributed optimizer: plans without it (or DeepSpeed's) run
     // without the overlap instead of being invalid.

@@ -67,7 +67,7 @@ void StageRules::data_parallel() const {
             const double units = std::max(1.0, layers);
             const double gathers = deepspeed ? std::max(units, sc.param_tensors) : units;
             const double backward_gathers = deepspeed && full ? 2 : 1;
-            const double buckets = deepspeed ? std::max(1.0, std::ceil(trained / kDeepSpeedReduceBucket)) : units;
+            const double buckets = deepspeed ? std::max(1.0, std::ceil(trained / static_cast<double>(*c.s.parallel.reduce_bucket_size))) : units;
             const double gather = params / gathers * gathered_bytes_per_param(c);
             CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather,
                                  deepspeed ? "parameters before forward (per tensor)" : "parameters before forward (per layer)",

@@ -52,6 +52,21 @@ ParamTally largest_layer(const ModelGraph& g, const LayerFigures& layers) {
 }
 double largest_layer_params(const ModelGraph& g, const LayerFigures& layers) { return largest_layer(g, layers).params; }
 
+// DeepSpeed's gradient buckets (contiguous_gradients, on by default). Its ZeRO optimizer allocates them whatever the
+// data-parallel size and however few parameters train: stage 1/2 `backward()` one of reduce_bucket_size elements and a
+// second with overlap_comm (one with pipeline parallelism, from `reduce_gradients`); stage 3 one flat buffer at
+// construction (stage_1_and_2.py ipg_buffer, stage3.py __ipg_bucket_flat_buffer). ZeRO-0 flattens at most a bucket of
+// the trained gradients for each data-parallel all-reduce (engine.py allreduce_bucket).
+double one_bucket_bytes(const Config& c) {
+    return static_cast<double>(*c.s.parallel.reduce_bucket_size) * bytes_of(*c.s.training.grad_dtype);
+}
+double deepspeed_bucket_bytes(const Config& c, double trained) {
+    const ParallelSpec& p = c.s.parallel;
+    if (p.zero == 0) return c.d.replica_degree > 1 ? std::min(one_bucket_bytes(c), trained * bytes_of(*c.s.training.grad_dtype)) : 0;
+    const bool two = p.zero <= 2 && p.pp == 1 && *p.overlap_grad_reduce;
+    return (two ? 2 : 1) * one_bucket_bytes(c);
+}
+
 // Extra gradient/parameter copies a framework keeps for communication, and 16-bit compute copies.
 void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, const LayerFigures& layers, OtherBytes& o) {
     const double params = tally.params;
@@ -74,8 +89,7 @@ void buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, cons
             if (replicated) o.comm_buffers = trained * grad_b;
             break;
         case BufferPolicy::DeepSpeedZero:
-            // Stage 1/2 IPG bucket and stage 3 __ipg_bucket_flat_buffer hold reduce_bucket_size elements.
-            if (replicated) o.comm_buffers = std::min(kDeepSpeedReduceBucket, trained) * grad_b;
+            o.comm_buffers = deepspeed_bucket_bytes(c, trained);
             // Stage 3 gathers each module's full parameters before use and prefetches the next ones.
             if (p.zero == 3)
                 o.comm_buffers += std::min(params, unit + std::min(kDeepSpeedPrefetchBucket, params)) *
@@ -145,8 +159,12 @@ double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st
     for (const auto& op : g.post.ops)
         for (const auto* list : {&op.forward_temporaries, &op.backward_temporaries})
             for (const auto& t : *list) largest = std::max(largest, saved_tensor_bytes(t, c));
-    // DeepSpeed's fp32 gradient of the local partition is one flat tensor (single_partition_of_fp32_groups).
-    if (c.s.framework == Framework::DeepSpeed) largest = std::max(largest, states.step_transient);
+    // DeepSpeed's fp32 gradient of the local partition is one flat tensor (single_partition_of_fp32_groups), and so is
+    // each of its ZeRO optimizer's gradient buckets.
+    if (c.s.framework == Framework::DeepSpeed) {
+        largest = std::max(largest, states.step_transient);
+        if (c.s.parallel.zero >= 1) largest = std::max(largest, one_bucket_bytes(c));
+    }
     if (c.s.parallel.zero == 3) {
     // ZeRO-3 gathers each parameter whole; FSDP's unit is one flat parameter (a transformer layer).
     const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(g, layers))

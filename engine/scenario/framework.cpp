@@ -186,6 +186,8 @@ void apply_framework_defaults(Scenario& s) {
             case Framework::Xla: p.overlap_grad_reduce = true; break;
         }
     }
+    if (s.framework == Framework::DeepSpeed && !p.reduce_bucket_size)
+        p.reduce_bucket_size = static_cast<int64_t>(kDeepSpeedReduceBucket);
 }
 
 bool megatron_fused_softmax(Framework f, int64_t micro_batch, int64_t heads_per_rank, int64_t seq_len, bool causal,

@@ -211,6 +211,9 @@ struct ParallelSpec {
     std::optional<int64_t> world_size;      // when given, must equal dp*tp*pp*cp*ulysses
     Schedule schedule = Schedule::OneFOneB;
     std::optional<bool> overlap_grad_reduce;  // gradient reduction hidden behind backward; default per framework
+    // DeepSpeed's zero_optimization.reduce_bucket_size, in elements (its default 5e8): the size of the ZeRO
+    // optimizer's contiguous gradient bucket. Set for framework deepspeed only.
+    std::optional<int64_t> reduce_bucket_size;
     // Megatron's --overlap-param-gather: the distributed optimizer's all-gather of the updated parameters runs
     // bucket by bucket beside the next step's first forward pass instead of after the optimizer step.
     bool overlap_param_gather = false;

@@ -23,6 +23,10 @@ void validate_framework(const Config& c, Checks& check) {
                       ": allowed false");
     check.require(!p.tp_comm_overlap || runs_tp_comm_overlap(Framework::Megatron, p), "/parallel/tp_comm_overlap",
                   "overlaps the sequence-parallel collectives of tensor parallelism: needs tp > 1 and sp = true");
+    if (p.reduce_bucket_size && f != Framework::DeepSpeed)
+        check.fail("/parallel/reduce_bucket_size",
+                   std::string("is DeepSpeed's zero_optimization.reduce_bucket_size; framework ") + name_of(f) +
+                      ": leave it out");
     switch (f) {
         case Framework::Megatron:
             // Megatron-FSDP (megatron/core/distributed/fsdp: --use-megatron-fsdp --data-parallel-sharding-strategy

@@ -160,6 +160,8 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                 // Asked for in the scenario, tensor-parallel overlap goes with the plans that can run
                                 // it (scenario/framework.h); the others run without it.
                                 p.tp_comm_overlap = given.tp_comm_overlap && runs_tp_comm_overlap(f, p);
+                                // DeepSpeed's bucket size belongs to DeepSpeed's plans.
+                                if (f != Framework::DeepSpeed) p.reduce_bucket_size.reset();
                                 p.world_size.reset();
                                 // The search splits layers evenly (its pp divide the layers); a given uneven split
                                 // belongs to the given pp only.

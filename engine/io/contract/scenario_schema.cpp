@@ -23,6 +23,7 @@ constexpr double kGlobalBatch = 4294967296.0, kDegree = 1 << 20, kWorld = 1 << 3
 // opening the link, docs/performance.md), beyond any pipeline trained (Megatron's 1T model: 64 stages).
 constexpr double kStages = 512;
 constexpr double kExperts = 1 << 16;
+constexpr double kElements = 1e12;  // a buffer's elements: 2 TB of 16-bit values
 // Real-valued maxima (docs/scenario.md 2.4, 2.6), wide (a million times beyond any device) but closed, so every
 // time, byte count and cost the engine derives stays finite:
 constexpr double kGiB32 = 4294967296.0;  // 2^32 GiB: byte counts stay below 2^62
@@ -172,6 +173,7 @@ constexpr Field kParallelFields[] = {
     parallel<&P::world_size>("world_size", {1, kWorld}),
     parallel<&P::schedule>("schedule"),
     parallel<&P::overlap_grad_reduce>("overlap_grad_reduce"),
+    parallel<&P::reduce_bucket_size>("reduce_bucket_size", {1, kElements}),
     parallel<&P::overlap_param_gather>("overlap_param_gather", {}, WhenOn),
     parallel<&P::tp_comm_overlap>("tp_comm_overlap", {}, WhenOn),
     parallel<&P::first_stage_layers>("first_stage_layers", {1, kLayers}),
