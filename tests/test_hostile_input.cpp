@@ -239,6 +239,32 @@ TEST_CASE("the engine's JSON writer prints every value as nlohmann's dump does, 
     }
 }
 
+TEST_CASE("the JSON writer's numbers are nlohmann's: whole numbers by their fast path, every other by Grisu2") {
+    // json_number writes a whole number under 10^15 without the digit search; it must equal nlohmann's dump exactly
+    // (digits and ".0" up to 15 digits, then the exponent form), so must the integers of every width and sign.
+    Xorshift next{0x2545f4914f6cdd1dULL};
+    auto same = [](double v) {
+        REQUIRE_MESSAGE(shardcalc::json_number(v) == nlohmann::json(v).dump(), v);
+    };
+    for (const double v : {0.0, -0.0, 1.0, -1.0, 1e14, 1e15 - 1, 1e15, -1e15, 1e15 + 2, 1e16, 9007199254740992.0,
+                           123456789012345.0, 0.5, -2.5, 1e-7, 5e-324, 1.7976931348623157e308})
+        same(v);
+    for (int i = 0; i < 200000; ++i) {
+        const double whole = static_cast<double>(static_cast<int64_t>(next() % 2000000000000000ULL) - 1000000000000000LL);
+        same(whole);
+        same(std::ldexp(static_cast<double>(next() >> 11), static_cast<int>(next() % 120) - 60));
+        same(-static_cast<double>(next() % 100000) / 8);
+    }
+    for (const int64_t v : {int64_t{0}, int64_t{-1}, INT64_MAX, INT64_MIN, int64_t{1234567890123}}) {
+        shardcalc::JsonWriter w;
+        w.value(v);
+        CHECK(w.text() == nlohmann::json(v).dump());
+    }
+    shardcalc::JsonWriter w;
+    w.value(nlohmann::json(UINT64_MAX));
+    CHECK(w.text() == nlohmann::json(UINT64_MAX).dump());
+}
+
 TEST_CASE("numbers in messages without printf (core/decimal.h)") {
     CHECK(decimal(12.345678, 2) == "12.35");
     CHECK(decimal(-0.004, 2) == "0.00");

@@ -50,7 +50,10 @@ namespace {
 // The answer as text, written without building a tree; InputError for an invalid scenario.
 std::string answer_text(const nlohmann::json& scenario) {
     const Report r = evaluate(scenario_from_json(scenario));
-    return "{\"ok\":true,\"report\":" + report_json_text(r) + "}";
+    JsonWriter w;
+    w.begin_object().field("ok", true).key("report");
+    write_report_json(w, r);
+    return w.end_object().take();
 }
 
 }  // namespace

@@ -50,23 +50,62 @@ JsonWriter& JsonWriter::key(std::string_view k) {
     return *this;
 }
 
-std::string json_number(double v) {
-    if (!std::isfinite(v)) return "null";  // as nlohmann writes them
-    // nlohmann's own shortest form: Emscripten 3.1.6's libc++ has no std::to_chars for doubles (docs/toolchain.md).
+namespace {
+
+// `v`'s decimal digits at `end`, backwards; returns where they start.
+char* digits_before(char* end, uint64_t v) {
+    do {
+        *--end = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return end;
+}
+
+void append_integer(std::string& out, int64_t v) {
+    char buf[24];
+    char* end = buf + sizeof buf;
+    const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    char* begin = digits_before(end, magnitude);
+    if (v < 0) *--begin = '-';
+    out.append(begin, static_cast<size_t>(end - begin));
+}
+
+// A double as nlohmann's dump writes it (its shortest round-trip form, Grisu2: Emscripten 3.1.6's libc++ has no
+// std::to_chars for doubles, docs/toolchain.md), NaN and Infinity as null. A whole number under 10^15 is written as
+// nlohmann writes it, its digits and ".0" (dtoa_impl::format_buffer: digits10 is 15), without the digit search that
+// is most of a report's writing time: below 2^53 every whole number is a double and its own shortest form.
+void append_number(std::string& out, double v) {
+    if (!std::isfinite(v)) {
+        out += "null";
+        return;
+    }
+    if (v == std::trunc(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
+        append_integer(out, static_cast<int64_t>(v));
+        out += ".0";
+        return;
+    }
     char buf[64];
     const char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
-    return std::string(static_cast<const char*>(buf), end);
+    out.append(buf, static_cast<size_t>(end - buf));
+}
+
+}  // namespace
+
+std::string json_number(double v) {
+    std::string out;
+    append_number(out, v);
+    return out;
 }
 
 JsonWriter& JsonWriter::value(double v) {
     separate();
-    out_ += json_number(v);
+    append_number(out_, v);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(int64_t v) {
     separate();
-    out_ += std::to_string(v);
+    append_integer(out_, v);
     return *this;
 }
 
@@ -102,10 +141,13 @@ JsonWriter& JsonWriter::value(const nlohmann::json& v) {
         case json::value_t::string: return value(v.get_ref<const std::string&>());
         case json::value_t::boolean: return value(v.get<bool>());
         case json::value_t::number_integer: return value(v.get<int64_t>());
-        case json::value_t::number_unsigned:
+        case json::value_t::number_unsigned: {
             separate();
-            out_ += std::to_string(v.get<uint64_t>());
+            char buf[24];
+            const char* begin = digits_before(buf + sizeof buf, v.get<uint64_t>());
+            out_.append(begin, static_cast<size_t>(buf + sizeof buf - begin));
             return *this;
+        }
         case json::value_t::number_float: return value(v.get<double>());
         default:
             separate();

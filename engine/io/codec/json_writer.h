@@ -46,6 +46,7 @@ public:
         for (const auto& x : items) value(x);
         return end_array();
     }
+    void reserve(size_t bytes) { out_.reserve(bytes); }
     const std::string& text() const { return out_; }
     std::string take() { return std::move(out_); }
 

@@ -217,12 +217,13 @@ void performance(JsonWriter& w, const Report& r) {
 
 }  // namespace
 
-std::string report_json_text(const Report& r) {
+void write_report_json(JsonWriter& w, const Report& r) {
     const Config& c = r.config;
     const Derived& d = c.d;
     const StageMemory& peak = r.peak();
     const Estimate::HostMemory host = r.host_memory();
-    JsonWriter w;
+    // A report is tens of kilobytes (more with many stages): room at once rather than a dozen doublings, each copying.
+    w.reserve(w.text().size() + (64 << 10));
     w.begin_object();
     w.key("engine").begin_object().field("name", "shardcalc").field("version", kEngineVersion).end_object();
     w.field("scenario", scenario_to_json(c.s));
@@ -290,6 +291,11 @@ std::string report_json_text(const Report& r) {
     w.end_array();
     performance(w, r);
     w.end_object();
+}
+
+std::string report_json_text(const Report& r) {
+    JsonWriter w;
+    write_report_json(w, r);
     return w.take();
 }
 
