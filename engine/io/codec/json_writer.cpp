@@ -1,10 +1,37 @@
 #include "io/codec/json_writer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "io/codec/utf8.h"
 
 namespace shardcalc {
+
+char* JsonWriter::room(size_t n) {
+    if (out_.size() - len_ < n) out_.resize(std::max(2 * out_.size(), len_ + n + 256));
+    return out_.data() + len_;
+}
+
+void JsonWriter::put(char c) {
+    *room(1) = c;
+    ++len_;
+}
+
+void JsonWriter::put(std::string_view s) {
+    std::memcpy(room(s.size()), s.data(), s.size());
+    len_ += s.size();
+}
+
+void JsonWriter::reserve(size_t bytes) {
+    if (out_.size() < bytes) out_.resize(bytes);
+}
+
+std::string JsonWriter::take() {
+    out_.resize(len_);
+    len_ = 0;
+    return std::move(out_);
+}
 
 void JsonWriter::separate() {
     if (after_key_) {
@@ -12,40 +39,40 @@ void JsonWriter::separate() {
         return;
     }
     if (!first_.empty()) {
-        if (first_.back() == '0') out_ += ',';
+        if (first_.back() == '0') put(',');
         first_.back() = '0';
     }
 }
 
 JsonWriter& JsonWriter::begin_object() {
     separate();
-    out_ += '{';
+    put('{');
     first_.push_back('1');
     return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-    out_ += '}';
+    put('}');
     first_.pop_back();
     return *this;
 }
 
 JsonWriter& JsonWriter::begin_array() {
     separate();
-    out_ += '[';
+    put('[');
     first_.push_back('1');
     return *this;
 }
 
 JsonWriter& JsonWriter::end_array() {
-    out_ += ']';
+    put(']');
     first_.pop_back();
     return *this;
 }
 
 JsonWriter& JsonWriter::key(std::string_view k) {
     value(k);
-    out_ += ':';
+    put(':');
     after_key_ = true;
     return *this;
 }
@@ -61,65 +88,91 @@ char* digits_before(char* end, uint64_t v) {
     return end;
 }
 
-void append_integer(std::string& out, int64_t v) {
+// `v` at `at` (room for 21 bytes); returns the end.
+char* write_integer(char* at, int64_t v) {
     char buf[24];
     char* end = buf + sizeof buf;
     const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     char* begin = digits_before(end, magnitude);
     if (v < 0) *--begin = '-';
-    out.append(begin, static_cast<size_t>(end - begin));
+    const size_t n = static_cast<size_t>(end - begin);
+    std::memcpy(at, begin, n);
+    return at + n;
 }
 
+constexpr size_t kNumberRoom = 64;  // the longest a number is written: Grisu2's 24 and an integer's 20, with room
+
 // A double as nlohmann's dump writes it (its shortest round-trip form, Grisu2: Emscripten 3.1.6's libc++ has no
-// std::to_chars for doubles, docs/toolchain.md), NaN and Infinity as null. A whole number under 10^15 is written as
-// nlohmann writes it, its digits and ".0" (dtoa_impl::format_buffer: digits10 is 15), without the digit search that
-// is most of a report's writing time: below 2^53 every whole number is a double and its own shortest form.
-void append_number(std::string& out, double v) {
+// std::to_chars for doubles, docs/toolchain.md), NaN and Infinity as null, at `at` (kNumberRoom bytes); returns the
+// end. A whole number under 10^15 is written as nlohmann writes it, its digits and ".0" (dtoa_impl::format_buffer:
+// digits10 is 15), without the digit search that is most of a report's writing time: below 2^53 every whole number is
+// a double and its own shortest form.
+char* write_number(char* at, double v) {
     if (!std::isfinite(v)) {
-        out += "null";
-        return;
+        std::memcpy(at, "null", 4);
+        return at + 4;
     }
     if (v == std::trunc(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
-        append_integer(out, static_cast<int64_t>(v));
-        out += ".0";
-        return;
+        at = write_integer(at, static_cast<int64_t>(v));
+        at[0] = '.';
+        at[1] = '0';
+        return at + 2;
     }
-    char buf[64];
-    const char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, static_cast<size_t>(end - buf));
+    return nlohmann::detail::to_chars(at, at + kNumberRoom, v);
+}
+
+// Whether `s` is written as it is inside quotes (most of a report's text).
+bool plain(std::string_view s) {
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    }
+    return true;
 }
 
 }  // namespace
 
 std::string json_number(double v) {
-    std::string out;
-    append_number(out, v);
-    return out;
+    char buf[kNumberRoom];
+    return std::string(buf, write_number(buf, v));
 }
 
 JsonWriter& JsonWriter::value(double v) {
     separate();
-    append_number(out_, v);
+    char* at = room(kNumberRoom);
+    len_ += static_cast<size_t>(write_number(at, v) - at);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(int64_t v) {
     separate();
-    append_integer(out_, v);
+    char* at = room(kNumberRoom);
+    len_ += static_cast<size_t>(write_integer(at, v) - at);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(bool v) {
     separate();
-    out_ += v ? "true" : "false";
+    put(v ? std::string_view("true") : std::string_view("false"));
     return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view v) {
     separate();
+    if (plain(v)) {
+        char* at = room(v.size() + 2);
+        at[0] = '"';
+        std::memcpy(at + 1, v.data(), v.size());
+        at[v.size() + 1] = '"';
+        len_ += v.size() + 2;
+        return *this;
+    }
+    // Escapes appended to the text itself (the room past it dropped first).
+    out_.resize(len_);
     out_ += '"';
     append_escaped(out_, v);
     out_ += '"';
+    len_ = out_.size();
     return *this;
 }
 
@@ -145,13 +198,13 @@ JsonWriter& JsonWriter::value(const nlohmann::json& v) {
             separate();
             char buf[24];
             const char* begin = digits_before(buf + sizeof buf, v.get<uint64_t>());
-            out_.append(begin, static_cast<size_t>(buf + sizeof buf - begin));
+            put(std::string_view(begin, static_cast<size_t>(buf + sizeof buf - begin)));
             return *this;
         }
         case json::value_t::number_float: return value(v.get<double>());
         default:
             separate();
-            out_ += "null";
+            put("null");
             return *this;
     }
 }

@@ -46,13 +46,20 @@ public:
         for (const auto& x : items) value(x);
         return end_array();
     }
-    void reserve(size_t bytes) { out_.reserve(bytes); }
-    const std::string& text() const { return out_; }
-    std::string take() { return std::move(out_); }
+    void reserve(size_t bytes);  // room for this much text in all, made at once
+    std::string_view text() const { return {out_.data(), len_}; }
+    std::string take();
 
 private:
     void separate();  // the comma before a value that is not the first of its container
+    // The text is written straight into a buffer grown ahead (out_'s first len_ bytes; the rest is room), not appended
+    // piece by piece: each std::string append is a call with its own capacity check, most of the writer's time in
+    // WebAssembly.
+    char* room(size_t n);  // where n bytes more can be written
+    void put(char c);
+    void put(std::string_view s);
     std::string out_;
+    size_t len_ = 0;
     // Per open container, '1' while no value is written yet (a string: its code is in every build already, where
     // std::vector<bool>'s was 1.8 KB of the page's core).
     std::string first_;
