@@ -121,14 +121,14 @@ char* write_number(char* at, double v) {
     return nlohmann::detail::to_chars(at, at + kNumberRoom, v);
 }
 
-// Whether `s` is written as it is inside quotes (most of a report's text).
-bool plain(std::string_view s) {
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
-    }
-    return true;
+// Whether a byte is written other than as itself inside quotes: escaped, or checked as part of a UTF-8 sequence.
+bool needs_care(char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c < 0x20 || c >= 0x80 || c == '"' || c == '\\';
 }
+
+// Whether `s` is written as it is inside quotes (most of a report's text).
+bool plain(std::string_view s) { return std::none_of(s.begin(), s.end(), needs_care); }
 
 }  // namespace
 
@@ -224,15 +224,11 @@ void append_escaped(std::string& out, std::string_view s) {
     size_t i = 0;
     while (i < s.size()) {
         // A run of characters that need no escape (most of a report's text), copied at once.
-        size_t plain = i;
-        while (plain < s.size()) {
-            const auto c = static_cast<unsigned char>(s[plain]);
-            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-            ++plain;
-        }
-        if (plain > i) {
-            out.append(s.data() + i, plain - i);
-            i = plain;
+        size_t run_end = i;
+        while (run_end < s.size() && !needs_care(s[run_end])) ++run_end;
+        if (run_end > i) {
+            out.append(s.data() + i, run_end - i);
+            i = run_end;
             continue;
         }
         const auto c = static_cast<unsigned char>(s[i]);
