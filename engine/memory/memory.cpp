@@ -9,6 +9,8 @@
 #include "memory/activations.h"
 #include "memory/allocator.h"
 #include "memory/framework_buffers.h"
+#include "memory/stage_parts.h"
+#include "memory/xla_stage.h"
 #include "memory/memory_memo.h"
 #include "memory/memory_terms.h"
 #include "memory/model_states.h"
@@ -47,18 +49,6 @@ double temporaries_bytes(const std::vector<SavedTensor>& ts, const Config& c) {
     return sum;
 }
 
-// What one stage holds, before it is placed in time.
-struct StageParts {
-    StateBytes states;
-    double grads_at_start = 0;     // gradients allocated before the step's first backward (a gradient buffer)
-    double grads_in_forward = 0;   // gradients already allocated while the peak microbatch runs forward
-    double activations_all = 0;    // saved by every in-flight microbatch (layers, embeddings, head)
-    double activations_one = 0;    // saved by the one microbatch whose backward runs first
-    double loss_saved = 0;         // loss tensors saved for backward (last stage)
-    double loss_forward_temp = 0, loss_backward_temp = 0;
-    double layer_backward_temp = 0;
-    double comm_buffers = 0, cast_weights = 0, workspace = 0;
-};
 
 // StageMemory::largest_request: each candidate is one tensor, allocated whole.
 double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st, const ParamTally& tally,
@@ -89,6 +79,59 @@ double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st
     return largest;
 }
 
+// Megatron's activation CPU offload (training.activation_offload_layers = N; validated: pp 1, no recompute, so
+// one microbatch in flight and the stage holds every layer in model order): Transformer Engine's offload handler
+// (transformer_engine/pytorch/cpu_offload.py, AsyncDoubleBufferGroupOffloadHandler) copies the saved tensors of
+// layers 0..N-1 to host memory after their forward and frees them, and reloads each before its backward, one layer
+// ahead. The device keeps the other layers' tensors and one offloaded layer's in flight (the largest); the host
+// holds the N layers'.
+void offload_activations(const Config& c, const ModelGraph& g, const LayerFigures& layers, StageMemory& m, StageParts& p) {
+    const int64_t n = c.s.training.activation_offload_layers;
+    if (n == 0) return;
+    double moved = 0, largest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double one = layers.saved(g.groups[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])].layer);
+        moved += one;
+        largest = std::max(largest, one);
+    }
+    p.activations_all -= moved - largest;
+    p.activations_one -= moved - largest;
+    m.offloaded_layers = n;
+    m.offloaded_activations = moved;
+    m.host_cpu += moved;
+}
+
+// What a stage holds whatever its microbatches in flight: the same for stages that hold the same layers and ends
+// (plan/plan.h same_layers), so a pipeline's middle stages compute it once (a search evaluates plans of many stages).
+struct StageContent {
+    ParamTally tally;
+    StateBytes states;
+    double layer_backward_temp = 0, largest_request = 0, comm_buffers = 0, cast_weights = 0;
+};
+
+StageContent stage_content(const Config& c, const ModelGraph& g, const StagePlan& st, const LayerFigures& layers) {
+    StageContent s;
+    s.tally = stage_params(c, g, st, layers);
+    s.states = model_state_bytes(s.tally, c);
+    s.layer_backward_temp = layer_backward_transient(c, g, st, layers);
+    s.largest_request = largest_request(c, g, st, s.tally, s.states, layers);
+    OtherBytes o;
+    framework_buffers(c, g, s.tally, layers, o);
+    s.comm_buffers = o.comm_buffers;
+    // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
+    // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.
+    bool moe_stage = false;
+    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) { moe_stage = moe_stage || grp.moe; });
+    if (moe_stage) s.comm_buffers += allgather_dispatch_bytes(c);
+    s.cast_weights = o.cast_weights;
+    // Under full recompute the layers run forward without saving anything, so autocast's casts of their
+    // weights die with the forward; only the embedding's and head's casts stay for backward
+    // (validation/measured: gpt2 with gradient checkpointing). Recompute casts them again, one layer at a time.
+    if (c.traits.autocast && c.s.training.recompute == Recompute::Full && s.tally.matmul_weights > 0)
+        s.cast_weights *= outside_layers(c, g, st).matmul_weights / s.tally.matmul_weights;
+    return s;
+}
+
 MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_region) {
     MemoryLines l;
     l.weights = p.states.weights;
@@ -99,6 +142,8 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
     if (in_autocast_region) l.other.cast_weights = p.cast_weights;
     return l;
 }
+
+}  // namespace
 
 // The moments of one step on one stage (docs/memory.md "Memory over the step"). Forward fills the
 // saved tensors of every in-flight microbatch; backward starts at the loss with its gradient
@@ -149,97 +194,6 @@ double peak_allocated(const std::vector<MemoryPhase>& timeline) {
     return peak;
 }
 
-constexpr size_t kLargestAllocations = 10;
-
-// Megatron's activation CPU offload (training.activation_offload_layers = N; validated: pp 1, no recompute, so
-// one microbatch in flight and the stage holds every layer in model order): Transformer Engine's offload handler
-// (transformer_engine/pytorch/cpu_offload.py, AsyncDoubleBufferGroupOffloadHandler) copies the saved tensors of
-// layers 0..N-1 to host memory after their forward and frees them, and reloads each before its backward, one layer
-// ahead. The device keeps the other layers' tensors and one offloaded layer's in flight (the largest); the host
-// holds the N layers'.
-void offload_activations(const Config& c, const ModelGraph& g, const LayerFigures& layers, StageMemory& m, StageParts& p) {
-    const int64_t n = c.s.training.activation_offload_layers;
-    if (n == 0) return;
-    double moved = 0, largest = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        const double one = layers.saved(g.groups[static_cast<size_t>(g.layer_group[static_cast<size_t>(i)])].layer);
-        moved += one;
-        largest = std::max(largest, one);
-    }
-    p.activations_all -= moved - largest;
-    p.activations_one -= moved - largest;
-    m.offloaded_layers = n;
-    m.offloaded_activations = moved;
-    m.host_cpu += moved;
-}
-
-// The parts of a stage as XLA compiles them (framework xla): saved tensors in the device's layout, kept or
-// rematerialized as memory/xla_program.h says, so that the program fits the device when it can.
-StageParts xla_parts(const Config& c, const XlaSaved& xs, const StageParts& p, bool has_post, double& share) {
-    auto with_share = [&](double f) {
-    StageParts q = p;
-    q.activations_all = q.activations_one = xs.all - f * (xs.all - xs.floor);  // pp = 1: one microbatch in flight
-    // XLA's backward fusions write a gradient into the buffer of the one they read (buffer sharing), so a layer's
-    // backward holds one gradient of its largest saved tensor, what full recompute rebuilds, and a rematerialized
-    // tensor recomputed just before its use.
-    q.layer_backward_temp = xs.layer_recompute + xs.largest_in_layer + (f > 0 ? xs.largest_rematerializable : 0);
-    return q;
-    };
-    share = rematerialized_share([&](double f) { return peak_allocated(step_timeline(with_share(f), has_post)); },
-                             c.s.hardware.overhead_gib * kGiB, c.s.hardware.memory_gib * kGiB);
-    return with_share(share);
-}
-
-XlaProgram xla_program(const Config& c, const XlaSaved& xs, double share, const StageMemory& m) {
-    XlaProgram x;
-    x.reserved = m.other.overhead;
-    // Weights and optimizer states are the step's entry parameters (updated in place); gradients are temporaries.
-    x.arguments = m.weights + m.optimizer + (c.traits.grads_persist ? m.gradients : 0);
-    x.program = m.allocated() - x.arguments;
-    x.total = x.reserved + x.arguments + x.program;
-    x.saved_all = xs.all;
-    x.saved_floor = xs.floor;
-    x.rematerialized_share = xs.all > xs.floor ? share : 0;  // nothing to recompute when everything is a floor
-    x.rematerialized = share * (xs.all - xs.floor);
-    for (const auto& b : xs.buffers) {
-    if (x.largest.size() == kLargestAllocations) break;
-    if (b.kept || share < 1) x.largest.push_back(b);
-    }
-    return x;
-}
-
-// What a stage holds whatever its microbatches in flight: the same for stages that hold the same layers and ends
-// (plan/plan.h same_layers), so a pipeline's middle stages compute it once (a search evaluates plans of many stages).
-struct StageContent {
-    ParamTally tally;
-    StateBytes states;
-    double layer_backward_temp = 0, largest_request = 0, comm_buffers = 0, cast_weights = 0;
-};
-
-StageContent stage_content(const Config& c, const ModelGraph& g, const StagePlan& st, const LayerFigures& layers) {
-    StageContent s;
-    s.tally = stage_params(c, g, st, layers);
-    s.states = model_state_bytes(s.tally, c);
-    s.layer_backward_temp = layer_backward_transient(c, g, st, layers);
-    s.largest_request = largest_request(c, g, st, s.tally, s.states, layers);
-    OtherBytes o;
-    framework_buffers(c, g, s.tally, layers, o);
-    s.comm_buffers = o.comm_buffers;
-    // The allgather dispatcher gathers into Megatron's global memory buffer (use_global_buffer=True): one
-    // buffer of the gathered hidden states, kept and reused by every MoE layer of the stage.
-    bool moe_stage = false;
-    for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers&, const LayerGroup& grp) { moe_stage = moe_stage || grp.moe; });
-    if (moe_stage) s.comm_buffers += allgather_dispatch_bytes(c);
-    s.cast_weights = o.cast_weights;
-    // Under full recompute the layers run forward without saving anything, so autocast's casts of their
-    // weights die with the forward; only the embedding's and head's casts stay for backward
-    // (validation/measured: gpt2 with gradient checkpointing). Recompute casts them again, one layer at a time.
-    if (c.traits.autocast && c.s.training.recompute == Recompute::Full && s.tally.matmul_weights > 0)
-        s.cast_weights *= outside_layers(c, g, st).matmul_weights / s.tally.matmul_weights;
-    return s;
-}
-
-}  // namespace
 
 std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, const Plan& plan, MemoryMemo* memo) {
     std::vector<StageMemory> out;
@@ -301,12 +255,8 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
         p.cast_weights = content.cast_weights;
         p.workspace = c.s.hardware.workspace_mib * kMiB;
 
-        XlaSaved xs;
-        double share = 0;
-        if (c.traits.xla) {
-            xs = xla_saved(c, g, st);
-            p = xla_parts(c, xs, p, st.has_post, share);
-        }
+        XlaStage xla;
+        if (c.traits.xla) xla = xla_stage_parts(c, g, st, p);
         m.timeline = step_timeline(p, st.has_post);
         for (size_t i = 1; i < m.timeline.size(); ++i)
             if (m.timeline[i].lines.allocated() > m.timeline[m.peak_phase].lines.allocated()) m.peak_phase = i;
@@ -316,7 +266,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
         m.other.overhead = c.s.hardware.overhead_gib * kGiB;
         if (c.traits.xla) {
             m.compiled = true;
-            m.xla = xla_program(c, xs, share, m);
+            m.xla = xla_program(c, xla, m);
         }
         out.push_back(std::move(m));
     }
