@@ -464,3 +464,16 @@ test('Find a plan: a long search shows progress and can be cancelled; bad settin
   assert.match(await page.textContent('#s-status'), /\/search\/devices/);
   await close(page);
 });
+
+test('DeepSpeed\'s reduce bucket: a link sets it, the form shows it, the figures are the CLI\'s', async () => {
+  const s = { ...DEFAULTS, framework: 'deepspeed', parallel: { dp: 8, tp: 1, pp: 1, zero: 2, reduce_bucket_size: 200000000 } };
+  const page = await open(env, link(s));
+  await openMore(page, 'parallel');
+  assert.equal(await page.inputValue('#f-parallel-reduce_bucket_size'), '200000000');
+  await expectMetric(page, 'memory.per_device.total', cliReport(s).memory.per_device.total);
+  // Another bucket, another total: the field reaches the engine.
+  await page.fill('#f-parallel-reduce_bucket_size', '500000000');
+  await expectMetric(page, 'memory.per_device.total',
+    cliReport({ ...s, parallel: { ...s.parallel, reduce_bucket_size: 500000000 } }).memory.per_device.total);
+  await close(page);
+});

@@ -151,6 +151,7 @@ export const SECTIONS = [
       pick('offload_params', 'Offload params', true),
       pick('schedule', 'Pipeline schedule', true),
       { key: 'overlap_grad_reduce', type: 'bool', label: 'Overlap gradient reduction', options: ['true', 'false'], more: true, fw: true },
+      int('reduce_bucket_size', 'DeepSpeed reduce bucket (elements)', true),
       bool('overlap_param_gather', 'Overlap parameter gather', true),
       bool('tp_comm_overlap', 'Overlap tensor-parallel communication', true),
     ],
