@@ -38,10 +38,10 @@ void JsonWriter::separate() {
         after_key_ = false;
         return;
     }
-    if (!first_.empty()) {
-        if (first_.back() == '0') put(',');
-        first_.back() = '0';
-    }
+    if (first_.empty()) return;
+    char& first = first_.back();
+    if (first == '0') put(',');
+    else first = '0';
 }
 
 JsonWriter& JsonWriter::begin_object() {
