@@ -67,10 +67,9 @@ std::optional<std::vector<int64_t>> ObjectReader::integers(const char* key, int6
 std::optional<double> ObjectReader::number(const char* key, double min, double max) {
     const nlohmann::json* v = get(key);
     if (!v) return std::nullopt;
-    const std::string range = number_range(min, max);
-    if (!v->is_number()) return fail(key, range + ", got " + compact_json(*v));
-    const double x = v->get<double>();
-    if (!std::isfinite(x) || x < min || x > max) return fail(key, range + ", got " + compact_json(*v));
+    // The message is built only for a value that fails (a scenario reads dozens of numbers).
+    const double x = v->is_number() ? v->get<double>() : 0;
+    if (!v->is_number() || !std::isfinite(x) || x < min || x > max) return fail(key, number_range(min, max) + ", got " + compact_json(*v));
     return x;
 }
 
@@ -101,9 +100,9 @@ const nlohmann::json* ObjectReader::object(const char* key) {
 
 void ObjectReader::finish() {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
-        if (known_.count(it.key())) continue;
+        if (known_.count(std::string_view(it.key()))) continue;
         std::string allowed;
-        for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
+        for (const std::string_view k : known_) (allowed += allowed.empty() ? "" : ", ") += k;
         problems_.add(path_ + "/" + pointer_token(it.key()), "unknown field; allowed here: " + allowed);
     }
     problems_.raise();

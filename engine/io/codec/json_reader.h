@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -87,7 +88,8 @@ private:
     }
     const nlohmann::json& j_;
     std::string path_;
-    std::set<std::string> known_;
+    // The keys asked for: the schema's and the callers' literals, which outlive the reader (no copy of each key).
+    std::set<std::string_view> known_;
     Problems problems_;
 };
 
