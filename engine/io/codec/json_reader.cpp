@@ -1,5 +1,6 @@
 #include "io/codec/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "io/codec/json_text.h"
@@ -16,7 +17,7 @@ ObjectReader::ObjectReader(const nlohmann::json& j, std::string path) : j_(j), p
 }
 
 const nlohmann::json* ObjectReader::get(const char* key) {
-    known_.insert(key);
+    known_.push_back(key);
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return nullptr;
     return &*it;
@@ -100,9 +101,12 @@ const nlohmann::json* ObjectReader::object(const char* key) {
 
 void ObjectReader::finish() {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
-        if (known_.count(std::string_view(it.key()))) continue;
+        if (std::find(known_.begin(), known_.end(), std::string_view(it.key())) != known_.end()) continue;
+        std::vector<std::string_view> names = known_;
+        std::sort(names.begin(), names.end());
+        names.erase(std::unique(names.begin(), names.end()), names.end());
         std::string allowed;
-        for (const std::string_view k : known_) (allowed += allowed.empty() ? "" : ", ") += k;
+        for (const std::string_view k : names) (allowed += allowed.empty() ? "" : ", ") += k;
         problems_.add(path_ + "/" + pointer_token(it.key()), "unknown field; allowed here: " + allowed);
     }
     problems_.raise();
