@@ -12,15 +12,20 @@ std::string number_range(double min, double max) {
     return "must be a number from " + compact_json(min) + " to " + compact_json(max);
 }
 
-ObjectReader::ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+ObjectReader::ObjectReader(const nlohmann::json& j, std::string path, const nlohmann::json* preset)
+    : j_(j), preset_(preset && preset->is_object() ? preset : nullptr), path_(std::move(path)) {
     if (!j_.is_object()) throw InputError(path_, path_.empty() ? "the scenario must be a JSON object" : "must be a JSON object");
 }
 
 const nlohmann::json* ObjectReader::get(const char* key) {
     known_.push_back(key);
-    const auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return nullptr;
-    return &*it;
+    auto it = j_.find(key);
+    if (it == j_.end()) {
+        if (!preset_) return nullptr;
+        it = preset_->find(key);
+        if (it == preset_->end()) return nullptr;
+    }
+    return it->is_null() ? nullptr : &*it;
 }
 
 namespace {

@@ -20,7 +20,9 @@ std::string number_range(double min, double max);
 
 class ObjectReader {
 public:
-    ObjectReader(const nlohmann::json& j, std::string path);
+    // `preset`: the fields a preset gives, read where `j` does not have the key (a key `j` holds as null removes the
+    // preset's value); the preset is not copied into `j`, and only `j`'s own keys are checked by finish().
+    ObjectReader(const nlohmann::json& j, std::string path, const nlohmann::json* preset = nullptr);
 
     // Integers in [min, max]; the maxima keep products of sizes far from int64 overflow and the
     // evaluation bounded (docs/scenario.md lists them).
@@ -86,6 +88,7 @@ private:
         return std::nullopt;
     }
     const nlohmann::json& j_;
+    const nlohmann::json* preset_;
     std::string path_;
     // The keys asked for: the schema's and the callers' literals, which outlive the reader (no copy of each key); a
     // list, searched only when the object is finished (a set's node per key was a tenth of a scenario's reading).

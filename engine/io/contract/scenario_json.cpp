@@ -12,14 +12,6 @@ using nlohmann::json;
 
 constexpr const char* kDefaultHardware = "h100-sxm-80gb";
 
-// The preset's fields overlaid with the user's (explicit fields win).
-json with_preset(const json& user, const json& preset_fields, const char* skip) {
-    json merged = preset_fields;
-    for (auto it = user.begin(); it != user.end(); ++it)
-        if (it.key() != skip) merged[it.key()] = it.value();
-    return merged;
-}
-
 // "; did you mean \"a\" or \"b\"? `shardcalc presets` lists them all" for a misspelled preset id.
 std::string suggestion(const char* kind, const std::string& id) {
     const auto similar = similar_preset_ids(kind, id);
@@ -43,14 +35,15 @@ void parse_model(const json* user, Scenario& s) {
     if (!user) throw InputError("/model", "required: give model.preset or the model's shape (layers, hidden, ...)");
     ObjectReader probe(*user, "/model");
     const auto preset_id = probe.string("preset");
-    json merged = *user;
+    const json* preset_fields = nullptr;  // the user's fields win over the preset's
     if (preset_id) {
         const json* preset = model_preset(*preset_id);
         if (!preset)
             throw InputError("/model/preset", "unknown model preset \"" + *preset_id + "\"" + suggestion("models", *preset_id));
-        merged = with_preset(*user, preset->at("model"), "preset");
+        preset_fields = &preset->at("model");
     }
-    ObjectReader r(merged, "/model");
+    ObjectReader r(*user, "/model", preset_fields);
+    r.value("preset");  // read above
     ModelSpec& m = s.model;
     m.preset = preset_id.value_or("");
     read_fields(r, s, schema_fields("/model"), &model_required);
@@ -58,7 +51,7 @@ void parse_model(const json* user, Scenario& s) {
         // An LSTM has no attention; heads = 1 keeps the transformer-only defaults defined (never read for it).
         if (r.value("heads")) r.problem("heads", "an LSTM (arch lstm) has no attention heads: remove it");
         m.heads = 1;
-        if (merged.contains("position_embedding") && m.position_embedding != PositionEmbedding::None)
+        if (r.value("position_embedding") && m.position_embedding != PositionEmbedding::None)
             r.problem("position_embedding", "an LSTM (arch lstm) has no position embeddings: allowed: none");
         m.position_embedding = PositionEmbedding::None;
     }
@@ -82,9 +75,9 @@ void parse_training(const json* j, Scenario& s) {
 }
 
 // An object whose fields the schema reads with no rule between them (parallel, implementation, the peak table).
-void parse_plain(const json* j, const char* path, Scenario& s) {
+void parse_plain(const json* j, const char* path, Scenario& s, const json* preset = nullptr) {
     if (!j) return;
-    ObjectReader r(*j, path);
+    ObjectReader r(*j, path, preset);
     read_fields(r, s, schema_fields(path), &never_required);
     r.finish();
 }
@@ -98,20 +91,18 @@ void parse_hardware(const json* user, Scenario& s) {
     const json* preset = hardware_preset(id);
     if (!preset)
         throw InputError("/hardware/preset", "unknown hardware preset \"" + id + "\"" + suggestion("hardware", id));
-    json fields = *preset;
-    for (const char* meta : {"id", "vendor", "sources", "notes"}) fields.erase(meta);
-    // An explicit peak_tflops object replaces single entries, not the whole table.
-    json merged = with_preset(u, fields, "preset");
-    if (u.contains("peak_tflops") && u["peak_tflops"].is_object()) {
-        merged["peak_tflops"] = fields.value("peak_tflops", json::object());
-        for (auto it = u["peak_tflops"].begin(); it != u["peak_tflops"].end(); ++it)
-            merged["peak_tflops"][it.key()] = it.value();
-    }
-    ObjectReader r(merged, "/hardware");
+    // The preset's fields where the user gives none (its id, vendor and prose are never asked for).
+    ObjectReader r(u, "/hardware", preset);
+    r.value("preset");  // read above
     s.hardware.preset = id;
     s.hardware.preset_defaulted = !given;
     read_fields(r, s, schema_fields("/hardware"), &hardware_required);
-    if (const json* peaks = r.object("peak_tflops")) r.collect([&] { parse_plain(peaks, "/hardware/peak_tflops", s); });
+    // An explicit peak_tflops object replaces single entries, not the whole table.
+    if (const json* peaks = r.object("peak_tflops")) {
+        const auto own = preset->find("peak_tflops");
+        const json* preset_peaks = own != preset->end() && &*own != peaks ? &*own : nullptr;
+        r.collect([&] { parse_plain(peaks, "/hardware/peak_tflops", s, preset_peaks); });
+    }
     r.finish();
 }
 
