@@ -43,7 +43,6 @@ void parse_model(const json* user, Scenario& s) {
         preset_fields = &preset->at("model");
     }
     ObjectReader r(*user, "/model", preset_fields);
-    r.value("preset");  // read above
     ModelSpec& m = s.model;
     m.preset = preset_id.value_or("");
     read_fields(r, s, schema_fields("/model"), &model_required);
@@ -93,7 +92,6 @@ void parse_hardware(const json* user, Scenario& s) {
         throw InputError("/hardware/preset", "unknown hardware preset \"" + id + "\"" + suggestion("hardware", id));
     // The preset's fields where the user gives none (its id, vendor and prose are never asked for).
     ObjectReader r(u, "/hardware", preset);
-    r.value("preset");  // read above
     s.hardware.preset = id;
     s.hardware.preset_defaulted = !given;
     read_fields(r, s, schema_fields("/hardware"), &hardware_required);
