@@ -1,6 +1,8 @@
 #include "comm/communication.h"
 
 #include <iterator>
+#include <stdexcept>
+#include <utility>
 
 #include "comm/stage_rules.h"
 #include "graph/blocks.h"
@@ -23,8 +25,9 @@ CommEntry& Builder::add(Dim dim, CollectiveKind kind, std::string_view purpose, 
     e.group = g;
     e.seconds_each = t.seconds;
     e.algorithm = t.algorithm;
-    entries.push_back(e);
-    return entries.back();
+    // A rule past the reserve would move the entries other rules hold references to.
+    if (out.entries.size() == out.entries.capacity()) throw std::logic_error("more collectives than Builder::kMaxEntries");
+    return out.entries.emplace_back(e);
 }
 
 Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor) {
@@ -34,7 +37,8 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor) {
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
                               double expert_params, double weight_bytes, double frozen_params) {
     const TrainingSpec& t = c.s.training;
-    Builder b{c, {}, {}};
+    Builder b{c, {}};
+    b.out.entries.reserve(Builder::kMaxEntries);
     StageRules f{c, st, sc, c.s.parallel, t, c.s.model, b};
     // Bytes per stored parameter, the same for the experts' (their fp8 share is the layers').
     f.param_bytes = all_params > 0 ? weight_bytes / all_params : bytes_of(*t.param_dtype);
@@ -62,8 +66,7 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
                                              &StageRules::context_parallel, &StageRules::expert_parallel,
                                              &StageRules::pipeline_parallel, &StageRules::data_parallel})
         (f.*rule)();
-    b.out.entries.assign(b.entries.begin(), b.entries.end());
-    return b.out;
+    return std::move(b.out);
 }
 
 std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc) {

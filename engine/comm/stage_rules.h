@@ -2,7 +2,6 @@
 // One pipeline stage's collectives, one rule per parallel dimension, each in its own file (tensor_comm.cpp,
 // sequence_comm.cpp, expert_comm.cpp, pipeline_comm.cpp, data_comm.cpp), and what they share: the stage's figures
 // and the builder that times each collective and sums what is exposed. comm/communication.cpp runs them in order.
-#include <deque>
 #include <string_view>
 
 #include "comm/communication.h"
@@ -11,10 +10,12 @@
 namespace shardcalc {
 
 struct Builder {
+    // The most entries the rules below add for one stage (tensor 8, Ulysses 4, context 2, expert 11, pipeline 3,
+    // data 5): out.entries is reserved for them, so the references handed out stay valid while more are added.
+    static constexpr size_t kMaxEntries = 40;
+
     const Config& c;
     StageComm out;
-    // Entries are built in a deque so references handed out stay valid while more are added.
-    std::deque<CommEntry> entries;
 
     // Adds an entry with its alpha-beta time; the rule decides what is exposed.
     CommEntry& add(Dim dim, CollectiveKind kind, std::string_view purpose, double bytes, double count, const Group& g);

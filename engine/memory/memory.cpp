@@ -150,9 +150,8 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
 // temporaries, then frees one microbatch's activations layer by layer while gradients are allocated
 // (set_to_none: first touched in the first backward unless the framework keeps a gradient buffer);
 // the optimizer step adds its temporaries to weights, gradients and states.
-std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
-    std::vector<MemoryPhase> t;
-    t.reserve(5);
+MemoryTimeline step_timeline(const StageParts& p, bool has_loss) {
+    MemoryTimeline t;
     t.push_back({phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)",
              resident(p, p.grads_at_start, false)});
 
@@ -188,7 +187,7 @@ std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss) {
     return t;
 }
 
-double peak_allocated(const std::vector<MemoryPhase>& timeline) {
+double peak_allocated(const MemoryTimeline& timeline) {
     double peak = 0;
     for (const auto& ph : timeline) peak = std::max(peak, ph.lines.allocated());
     return peak;
@@ -201,37 +200,36 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
     const LayerFigures layers(c, memo);
     StageContent content;
     for (size_t i = 0; i < plan.stages.size(); ++i) {
-    const StagePlan& st = plan.stages[i];
-    if (i == 0 || !same_layers(st, plan.stages[i - 1])) content = stage_content(c, g, st, layers);
-    StageMemory m;
-    m.rank = st.rank;
-    m.layers = st.layer_count();
-    m.inflight.reserve(st.chunks.size());
-    for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
+        const StagePlan& st = plan.stages[i];
+        if (i == 0 || !same_layers(st, plan.stages[i - 1])) content = stage_content(c, g, st, layers);
+        StageMemory& m = out.emplace_back();  // in place: a stage's memory holds its five moments, a kilobyte
+        m.rank = st.rank;
+        m.layers = st.layer_count();
+        for (const auto& ch : st.chunks) m.inflight.push_back(ch.inflight);
 
-    const ParamTally& tally = content.tally;
-    m.params = tally.params;
-    m.expert_params = tally.expert_params;
-    m.frozen_params = tally.frozen;
-    m.trained_matrices = tally.trained_matrices;
-    m.trained_matrix_params = tally.trained_matrix_elems;
-    m.trained_vectors = tally.trained_vectors;
-    StageParts p;
-    p.states = content.states;
-    m.host_cpu = p.states.host_cpu;
-    m.host_nvme = p.states.host_nvme;
-    // Gradients exist during forward when the framework allocates them up front, or once an earlier
-    // microbatch of the step has run backward (accumulation, or the pipeline's steady state).
-    p.grads_at_start = c.traits.grads_persist ? p.states.gradients : 0;
-    p.grads_in_forward = c.traits.grads_persist || c.d.microbatches > 1 ? p.states.gradients : 0;
+        const ParamTally& tally = content.tally;
+        m.params = tally.params;
+        m.expert_params = tally.expert_params;
+        m.frozen_params = tally.frozen;
+        m.trained_matrices = tally.trained_matrices;
+        m.trained_matrix_params = tally.trained_matrix_elems;
+        m.trained_vectors = tally.trained_vectors;
+        StageParts p;
+        p.states = content.states;
+        m.host_cpu = p.states.host_cpu;
+        m.host_nvme = p.states.host_nvme;
+        // Gradients exist during forward when the framework allocates them up front, or once an earlier
+        // microbatch of the step has run backward (accumulation, or the pipeline's steady state).
+        p.grads_at_start = c.traits.grads_persist ? p.states.gradients : 0;
+        p.grads_in_forward = c.traits.grads_persist || c.d.microbatches > 1 ? p.states.gradients : 0;
 
-    // Activations: each chunk keeps `inflight` microbatches alive (Korthikanti sec. 4.2.3).
-    for_each_layer_run(st, g, [&](const Chunk& ch, const ChunkLayers& cl, const LayerGroup& grp) {
-        const double one = static_cast<double>(cl.count) * layers.saved(grp.layer);
-        p.activations_all += static_cast<double>(ch.inflight) * one;
-        p.activations_one += one;
-    });
-    offload_activations(c, g, layers, m, p);
+        // Activations: each chunk keeps `inflight` microbatches alive (Korthikanti sec. 4.2.3).
+        for_each_layer_run(st, g, [&](const Chunk& ch, const ChunkLayers& cl, const LayerGroup& grp) {
+            const double one = static_cast<double>(cl.count) * layers.saved(grp.layer);
+            p.activations_all += static_cast<double>(ch.inflight) * one;
+            p.activations_one += one;
+        });
+        offload_activations(c, g, layers, m, p);
         if (st.has_pre) {
             const double one = module_activation_bytes(g.pre, c, false);
             p.activations_all += st.pre_inflight * one;
@@ -268,7 +266,6 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
             m.compiled = true;
             m.xla = xla_program(c, xla, m);
         }
-        out.push_back(std::move(m));
     }
     return out;
 }

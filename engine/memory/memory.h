@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/small_vector.h"
 #include "graph/op.h"
 #include "memory/memory_memo.h"
 #include "memory/memory_terms.h"
@@ -55,11 +56,14 @@ struct MemoryPhase {
     std::string_view what;  // what happens then, in words
     MemoryLines lines;
 };
+// The moments of a step (memory.cpp step_timeline: five at most), held in place.
+using MemoryTimeline = SmallVector<MemoryPhase, 5>;
+
 
 struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragmentation and overhead
     int64_t rank = 0;
     int64_t layers = 0;
-    std::vector<int64_t> inflight;  // per model chunk
+    SmallVector<int64_t, 4> inflight;  // per model chunk
     double params = 0;              // parameters on one device of this stage (after tp, before ZeRO)
     double expert_params = 0;       // of which routed experts' (after ep and etp)
     double frozen_params = 0;       // of which frozen (the base under an adapter): no gradient to reduce
@@ -75,7 +79,7 @@ struct StageMemory : MemoryLines {  // the lines at the peak moment, with fragme
     // saved tensor, the loss's largest temporary, DeepSpeed's flat fp32 gradient partition, a ZeRO-3 gathered
     // parameter or FSDP unit. The caching allocator needs it as one contiguous block (memory/allocator.h).
     double largest_request = 0;
-    std::vector<MemoryPhase> timeline;
+    MemoryTimeline timeline;
     size_t peak_phase = 0;          // index into timeline
     bool compiled = false;          // an XLA program (framework xla): `xla` holds its report
     XlaProgram xla;

@@ -22,8 +22,8 @@ struct StageParts {
 
 // The moments of one step on one stage: step start, end of forward, the loss's backward (`has_loss`), a layer's
 // backward, the optimizer step.
-std::vector<MemoryPhase> step_timeline(const StageParts& p, bool has_loss);
+MemoryTimeline step_timeline(const StageParts& p, bool has_loss);
 // The largest allocated total of those moments.
-double peak_allocated(const std::vector<MemoryPhase>& timeline);
+double peak_allocated(const MemoryTimeline& timeline);
 
 }  // namespace shardcalc

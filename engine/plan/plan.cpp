@@ -31,10 +31,9 @@ bool same_layers(const StagePlan& a, const StagePlan& b) {
 namespace {
 
 // Layers [first, first + count) of the model, counted by group, in group order. A model has a few groups (dense and
-// MoE layers, local and global attention): one allocation for the runs, none besides (a search makes millions).
-std::vector<ChunkLayers> slice_layers(const ModelGraph& g, int64_t first, int64_t count) {
-    std::vector<ChunkLayers> out;
-    out.reserve(std::min(g.groups.size(), static_cast<size_t>(std::max<int64_t>(count, 0))));
+// MoE layers, local and global attention): held in place, no allocation (a search makes millions).
+SmallVector<ChunkLayers, 4> slice_layers(const ModelGraph& g, int64_t first, int64_t count) {
+    SmallVector<ChunkLayers, 4> out;
     for (int64_t i = first; i < first + count; ++i) {
         const int64_t group = g.layer_group[static_cast<size_t>(i)];
         const auto run = std::find_if(out.begin(), out.end(), [&](const ChunkLayers& r) { return r.group == group; });

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/small_vector.h"
 #include "graph/op.h"
 #include "scenario/resolve.h"
 
@@ -16,7 +17,7 @@ struct ChunkLayers {
 
 struct Chunk {
     int64_t global_index = 0;          // position in the model: rank r holds chunks r, r+pp, r+2pp, ...
-    std::vector<ChunkLayers> layers;
+    SmallVector<ChunkLayers, 4> layers;  // one run per layer kind (a model has a few)
     int64_t inflight = 0;              // microbatches whose activations are alive at the peak
 };
 

@@ -50,6 +50,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     auto same_work = [&](size_t a, size_t b) {
         return mem[a].params == mem[b].params && same_layers(plan.stages[a], plan.stages[b]);
     };
+    LayerCosts costs(memo);  // each layer kind's costs looked up once for all stages
     std::vector<OffloadExposed> offloads;  // per stage: what its activation copies add to a microbatch
     offloads.reserve(plan.stages.size());
     perf.stage_times.reserve(plan.stages.size());
@@ -60,7 +61,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
         // Built in place (a stage's compute is a kilobyte; the vectors were reserved, so a twin's stays where it is).
-        const StageCompute& sc = twin == i ? perf.compute.emplace_back(stage_compute(c, g, plan.stages[i], memo))
+        const StageCompute& sc = twin == i ? perf.compute.emplace_back(stage_compute(c, g, plan.stages[i], &costs))
                                            : perf.compute.emplace_back(perf.compute[twin]);
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).

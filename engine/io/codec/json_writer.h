@@ -40,8 +40,8 @@ public:
         key(k);
         return value(v);
     }
-    template <class T>
-    JsonWriter& array(std::string_view k, const std::vector<T>& items) {
+    template <class Range>
+    JsonWriter& array(std::string_view k, const Range& items) {
         key(k).begin_array();
         for (const auto& x : items) value(x);
         return end_array();

@@ -42,7 +42,8 @@ std::string xla_title(ByteUnit u) {
 
 namespace {
 
-std::string joined(const std::vector<int64_t>& values, const char* sep) {
+template <class Ints>
+std::string joined(const Ints& values, const char* sep) {
     std::string out;
     for (size_t i = 0; i < values.size(); ++i) out += (i ? sep : "") + std::to_string(values[i]);
     return out;
