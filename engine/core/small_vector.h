@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace shardcalc {

@@ -150,23 +150,29 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
 // temporaries, then frees one microbatch's activations layer by layer while gradients are allocated
 // (set_to_none: first touched in the first backward unless the framework keeps a gradient buffer);
 // the optimizer step adds its temporaries to weights, gradients and states.
-MemoryTimeline step_timeline(const StageParts& p, bool has_loss) {
-    MemoryTimeline t;
-    t.push_back({phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)",
-             resident(p, p.grads_at_start, false)});
+void step_timeline(const StageParts& p, bool has_loss, MemoryTimeline& t) {
+    t.clear();
+    // Each moment written where it is kept (a moment is 120 bytes; a stage's timeline is built for every plan).
+    auto moment = [&](std::string_view name, std::string_view what) -> MemoryLines& {
+        MemoryPhase& ph = t.emplace_back();
+        ph.name = name;
+        ph.what = what;
+        return ph.lines;
+    };
+    moment(phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)") =
+        resident(p, p.grads_at_start, false);
 
-    MemoryLines fwd = resident(p, p.grads_in_forward, true);
+    MemoryLines& fwd = moment(phase_key<Phase::ForwardEnd>, has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
+                                                                      : "every in-flight microbatch saved");
+    fwd = resident(p, p.grads_in_forward, true);
     fwd.activations = p.activations_all;
     fwd.other.logits = p.loss_saved;
     fwd.other.transient = p.loss_forward_temp;
-    t.push_back({phase_key<Phase::ForwardEnd>, has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
-                                     : "every in-flight microbatch saved",
-             fwd});
 
     if (has_loss) {
-    MemoryLines loss = fwd;
-    loss.other.transient = p.loss_backward_temp;
-    t.push_back({phase_key<Phase::LossBackward>, "the loss's gradient buffers on top of everything saved", loss});
+        MemoryLines& loss = moment(phase_key<Phase::LossBackward>, "the loss's gradient buffers on top of everything saved");
+        loss = t[1].lines;
+        loss.other.transient = p.loss_backward_temp;
     }
 
     // Layer backward: at its start one microbatch's activations are all still there and gradients are
@@ -177,14 +183,13 @@ MemoryTimeline step_timeline(const StageParts& p, bool has_loss) {
     first.activations = p.activations_all;
     MemoryLines last = resident(p, p.states.gradients, true);
     last.activations = std::max(0.0, p.activations_all - p.activations_one);
-    MemoryLines layers = first.allocated() >= last.allocated() ? first : last;
+    MemoryLines& layers = moment(phase_key<Phase::LayerBackward>, "a layer's backward: its recompute and gradient temporaries");
+    layers = first.allocated() >= last.allocated() ? first : last;
     layers.other.transient = p.layer_backward_temp;
-    t.push_back({phase_key<Phase::LayerBackward>, "a layer's backward: its recompute and gradient temporaries", layers});
 
-    MemoryLines opt = resident(p, p.states.gradients, false);
+    MemoryLines& opt = moment(phase_key<Phase::OptimizerStep>, "weights, gradients, states and the optimizer's temporaries");
+    opt = resident(p, p.states.gradients, false);
     opt.other.transient = p.states.step_transient;
-    t.push_back({phase_key<Phase::OptimizerStep>, "weights, gradients, states and the optimizer's temporaries", opt});
-    return t;
 }
 
 double peak_allocated(const MemoryTimeline& timeline) {
@@ -255,7 +260,7 @@ std::vector<StageMemory> stage_memory(const Config& c, const ModelGraph& g, cons
 
         XlaStage xla;
         if (c.traits.xla) xla = xla_stage_parts(c, g, st, p);
-        m.timeline = step_timeline(p, st.has_post);
+        step_timeline(p, st.has_post, m.timeline);
         for (size_t i = 1; i < m.timeline.size(); ++i)
             if (m.timeline[i].lines.allocated() > m.timeline[m.peak_phase].lines.allocated()) m.peak_phase = i;
         static_cast<MemoryLines&>(m) = m.timeline[m.peak_phase].lines;

@@ -21,8 +21,8 @@ struct StageParts {
 };
 
 // The moments of one step on one stage: step start, end of forward, the loss's backward (`has_loss`), a layer's
-// backward, the optimizer step.
-MemoryTimeline step_timeline(const StageParts& p, bool has_loss);
+// backward, the optimizer step; into `t`.
+void step_timeline(const StageParts& p, bool has_loss, MemoryTimeline& t);
 // The largest allocated total of those moments.
 double peak_allocated(const MemoryTimeline& timeline);
 

@@ -22,7 +22,11 @@ XlaStage xla_stage_parts(const Config& c, const ModelGraph& g, const StagePlan& 
         q.layer_backward_temp = xs.layer_recompute + xs.largest_in_layer + (f > 0 ? xs.largest_rematerializable : 0);
         return q;
     };
-    x.share = rematerialized_share([&](double f) { return peak_allocated(step_timeline(with_share(f), st.has_post)); },
+    MemoryTimeline moments;
+    x.share = rematerialized_share([&](double f) {
+        step_timeline(with_share(f), st.has_post, moments);
+        return peak_allocated(moments);
+    },
                                    c.s.hardware.overhead_gib * kGiB, c.s.hardware.memory_gib * kGiB);
     p = with_share(x.share);
     return x;

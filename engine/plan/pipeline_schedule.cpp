@@ -14,22 +14,22 @@ int64_t warmup_forwards(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatc
     return microbatches == pp ? total : std::min((pp - rank - 1) * 2 + (vpp - 1) * pp, total);
 }
 
-std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches) {
-    std::vector<int64_t> counts(static_cast<size_t>(vpp), 0);
+int64_t inflight_of_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches, int64_t chunk) {
     const int64_t warmup = warmup_forwards(pp, vpp, rank, microbatches);
     // Without interleaving pp - r microbatches are alive at once (the warmup's and the one in its steady 1F1B).
-    if (vpp == 1) {
-        counts[0] = std::min(warmup + 1, microbatches);
-        return counts;
-    }
+    if (vpp == 1) return std::min(warmup + 1, microbatches);
     // Interleaved, forward k runs model chunk (k mod pp*vpp) / pp.
     const int64_t total = microbatches * vpp;
     const int64_t alive = std::min(warmup + 1, total);
     // Forwards 0..alive-1 cycle through the chunks in runs of pp: every full cycle of pp*vpp gives
     // each chunk pp, the remainder fills chunks in order.
     const int64_t cycles = alive / (pp * vpp), rest = alive % (pp * vpp);
-    for (int64_t c = 0; c < vpp; ++c)
-        counts[static_cast<size_t>(c)] = cycles * pp + std::clamp<int64_t>(rest - c * pp, 0, pp);
+    return cycles * pp + std::clamp<int64_t>(rest - chunk * pp, 0, pp);
+}
+
+std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches) {
+    std::vector<int64_t> counts(static_cast<size_t>(vpp), 0);
+    for (int64_t k = 0; k < vpp; ++k) counts[static_cast<size_t>(k)] = inflight_of_chunk(pp, vpp, rank, microbatches, k);
     return counts;
 }
 

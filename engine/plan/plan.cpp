@@ -50,29 +50,26 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
     const int64_t pp = c.s.parallel.pp;
     const int64_t vpp = c.s.parallel.vpp;
     // Layers per model chunk (validated). In model order the chunks run chunk 0 of every rank, then chunk 1 of
-    // every rank, ...: a chunk's first layer is the sum of the chunks before it.
-    const std::vector<int64_t> chunk_layers = pipeline_split(c.s.parallel, g.total_layers()).chunk_layers;
-    std::vector<int64_t> chunk_start(static_cast<size_t>(pp * vpp));
-    for (int64_t i = 0, at = 0; i < pp * vpp; ++i) {
-        chunk_start[static_cast<size_t>(i)] = at;
-        at += chunk_layers[static_cast<size_t>(i)];
-    }
+    // every rank, ...: a chunk's first layer is the sum of the chunks before it, written over its count in place (a
+    // chunk's count is then the next one's first layer less its own).
+    const int64_t total = g.total_layers();
+    std::vector<int64_t> chunk_start = pipeline_split(c.s.parallel, total).chunk_layers;
+    for (int64_t i = 0, at = 0; i < pp * vpp; ++i) at += std::exchange(chunk_start[static_cast<size_t>(i)], at);
+    auto chunk_layers = [&](size_t i) { return (i + 1 < chunk_start.size() ? chunk_start[i + 1] : total) - chunk_start[i]; };
     Plan plan;
     plan.stages.reserve(static_cast<size_t>(pp));
     for (int64_t r = 0; r < pp; ++r) {
         StagePlan st;
         st.rank = r;
-        // GPipe runs every forward before any backward: all microbatches stay alive (Huang et al. 2019).
-        const std::vector<int64_t> inflight = c.s.parallel.schedule == Schedule::GPipe
-                                                  ? std::vector<int64_t>{c.d.microbatches}
-                                                  : inflight_per_chunk(pp, vpp, r, c.d.microbatches);
         st.chunks.reserve(static_cast<size_t>(vpp));
         for (int64_t k = 0; k < vpp; ++k) {
             Chunk ch;
             ch.global_index = k * pp + r;
-            ch.layers = slice_layers(g, chunk_start[static_cast<size_t>(ch.global_index)],
-                                     chunk_layers[static_cast<size_t>(ch.global_index)]);
-            ch.inflight = inflight[static_cast<size_t>(k)];
+            const size_t at = static_cast<size_t>(ch.global_index);
+            ch.layers = slice_layers(g, chunk_start[at], chunk_layers(at));
+            // GPipe runs every forward before any backward: all microbatches stay alive (Huang et al. 2019).
+            ch.inflight = c.s.parallel.schedule == Schedule::GPipe ? c.d.microbatches
+                                                                   : inflight_of_chunk(pp, vpp, r, c.d.microbatches, k);
             st.chunks.push_back(std::move(ch));
         }
         st.has_pre = r == 0;

@@ -51,8 +51,9 @@ void for_each_layer_run(const StagePlan& st, const ModelGraph& g, F&& f) {
         for (const ChunkLayers& run : ch.layers) f(ch, run, g.groups[static_cast<size_t>(run.group)]);
 }
 
-// Microbatches in flight per model chunk of one pipeline rank, at the first backward of the
-// steady state (exposed for tests).
+// Microbatches in flight in model chunk `chunk` of one pipeline rank, at the first backward of the steady state; and
+// per model chunk of the rank (exposed for tests).
+int64_t inflight_of_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches, int64_t chunk);
 std::vector<int64_t> inflight_per_chunk(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches);
 // Forwards (of model chunks, interleaved) pipeline rank `rank` runs before its first backward under 1F1B.
 int64_t warmup_forwards(int64_t pp, int64_t vpp, int64_t rank, int64_t microbatches);

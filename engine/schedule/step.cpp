@@ -56,6 +56,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     perf.stage_times.reserve(plan.stages.size());
     perf.compute.reserve(plan.stages.size());
     perf.comm.reserve(plan.stages.size());
+    std::vector<size_t> twins;  // per stage: the first stage with the same work (itself if none before)
+    twins.reserve(plan.stages.size());
     for (size_t i = 0; i < plan.stages.size(); ++i) {
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
@@ -71,10 +73,11 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
                                                                                        mem[i].expert_params, weight_bytes(c, mem[i]),
                                                                                        mem[i].frozen_params))
                                           : perf.comm.emplace_back(perf.comm[twin]);
+        twins.push_back(twin);
         const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
+        const Kernel bwd = backward_kernels(sc);
         perf.stage_times.push_back({forward_pass_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
-                                    backward_pass_seconds(backward_kernels(sc), comm.bwd_calls, c) + comm.bwd_exposed +
-                                        offload.backward});
+                                    backward_pass_seconds(bwd, comm.bwd_calls, c) + comm.bwd_exposed + offload.backward});
         for (const auto& e : comm.entries)
             if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) p2p = e.seconds_each;
         perf.model_flops += sc.cost.model_flops * mb * devices_per_stage;
@@ -87,8 +90,10 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     // After the pipeline drains: exposed gradient/parameter collectives and the optimizer step.
     size_t tail_stage = 0;
     double tail = -1, tail_optimizer = 0;
+    std::vector<double> optimizer_seconds(plan.stages.size());  // a twin's optimizer step is its twin's
     for (size_t i = 0; i < plan.stages.size(); ++i) {
-        const double optimizer = stage_optimizer(c, mem[i]).seconds();
+        const size_t twin = twins[i];
+        const double optimizer = optimizer_seconds[i] = twin == i ? stage_optimizer(c, mem[i]).seconds() : optimizer_seconds[twin];
         const double t = perf.comm[i].step_exposed + optimizer;
         if (t > tail) {
             tail = t;
@@ -101,8 +106,9 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     const size_t k = perf.pipeline.critical_stage;
     perf.comm_stage = k;
     const StageCompute& sc = perf.compute[k];
+    const Kernel bwd = backward_kernels(sc);
     perf.step_kernels = sc.cost.fwd;
-    perf.step_kernels += backward_kernels(sc);
+    perf.step_kernels += bwd;
     perf.step_kernels = scaled(perf.step_kernels, mb);
     const StageComm& cm = perf.comm[k];
     const OffloadExposed& offload = offloads[k];
@@ -115,7 +121,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         {part_key<StepPart::ForwardHostWait>, mb * (forward_pass_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
         {part_key<StepPart::BackwardCompute>, mb * sc.cost.bwd.seconds},
         {part_key<StepPart::Recompute>, mb * sc.cost.recompute.seconds},
-        {part_key<StepPart::BackwardHostWait>, mb * (backward_pass_seconds(backward_kernels(sc), cm.bwd_calls, c) - backward_kernels(sc).seconds)},
+        {part_key<StepPart::BackwardHostWait>, mb * (backward_pass_seconds(bwd, cm.bwd_calls, c) - bwd.seconds)},
         {part_key<StepPart::ActivationOffload>, mb * (offload.forward + offload.backward)},
         {part_key<StepPart::TpExposed>, exposed(cm, Dim::Tp, false)},
         {part_key<StepPart::CpExposed>, exposed(cm, Dim::Cp, false)},
