@@ -73,6 +73,11 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 
 StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo) {
     StageCompute out;
+    stage_compute(c, g, st, memo, out);
+    return out;
+}
+
+void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo, StageCompute& out) {
     // The memo's figures by reference (a copy would allocate: LayerCost holds a vector), or computed here.
     LayerCost computed;
     const auto costs = [&](const Module& m, bool in_layer) -> const LayerCost& {
@@ -110,7 +115,6 @@ StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan
         const ModelSpec& m = c.s.model;
         if (m.layers > 0 && is_moe_layer(m, m.layers - 1)) out.moe_layers += m.mtp_layers;
     }
-    return out;
 }
 
 }  // namespace shardcalc

@@ -1,6 +1,7 @@
 #include "schedule/step.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "compute/pass_time.h"
@@ -10,15 +11,19 @@
 namespace shardcalc {
 namespace {
 
-double exposed(const StageComm& sc, Dim dim, bool step_level) {
-    double sum = 0;
-    for (const auto& e : sc.entries) {
-        const bool is_step = dimension(e.dimension).syncs_gradients ||
-                             (e.kind == CollectiveKind::AllReduce && e.dimension == Dim::Pp);
-        if (e.dimension == dim && is_step == step_level) sum += e.exposed_seconds;
+// A stage's exposed collective seconds per dimension, those of each microbatch's passes and those of the step (gradient
+// syncs and gathers, and the tied embeddings' all-reduce over pp), in one pass over its collectives.
+struct Exposed {
+    double pass[std::size(kDimensions)] = {}, step[std::size(kDimensions)] = {};
+    explicit Exposed(const StageComm& sc) {
+        for (const auto& e : sc.entries) {
+            const bool is_step = dimension(e.dimension).syncs_gradients ||
+                                 (e.kind == CollectiveKind::AllReduce && e.dimension == Dim::Pp);
+            (is_step ? step : pass)[static_cast<size_t>(e.dimension)] += e.exposed_seconds;
+        }
     }
-    return sum;
-}
+    double of(Dim d, bool step_level) const { return (step_level ? step : pass)[static_cast<size_t>(d)]; }
+};
 
 // The bytes a stage's parameters take as stored, before ZeRO-3 partitions them (its gathers move these).
 double weight_bytes(const Config& c, const StageMemory& m) {
@@ -63,8 +68,9 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
         // Built in place (a stage's compute is a kilobyte; the vectors were reserved, so a twin's stays where it is).
-        const StageCompute& sc = twin == i ? perf.compute.emplace_back(stage_compute(c, g, plan.stages[i], &costs))
-                                           : perf.compute.emplace_back(perf.compute[twin]);
+        StageCompute& sc = perf.compute.emplace_back();
+        if (twin == i) stage_compute(c, g, plan.stages[i], &costs, sc);
+        else sc = perf.compute[twin];
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled)
@@ -112,7 +118,7 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     perf.step_kernels = scaled(perf.step_kernels, mb);
     const StageComm& cm = perf.comm[k];
     const OffloadExposed& offload = offloads[k];
-    const StageComm& tail_comm = perf.comm[tail_stage];
+    const Exposed critical(cm), tail_comm(perf.comm[tail_stage]);
     double pp_p2p = 0;
     for (const auto& e : cm.entries)
         if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
@@ -123,16 +129,16 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
         {part_key<StepPart::Recompute>, mb * sc.cost.recompute.seconds},
         {part_key<StepPart::BackwardHostWait>, mb * (backward_pass_seconds(bwd, cm.bwd_calls, c) - bwd.seconds)},
         {part_key<StepPart::ActivationOffload>, mb * (offload.forward + offload.backward)},
-        {part_key<StepPart::TpExposed>, exposed(cm, Dim::Tp, false)},
-        {part_key<StepPart::CpExposed>, exposed(cm, Dim::Cp, false)},
-        {part_key<StepPart::UlyssesExposed>, exposed(cm, Dim::Ulysses, false)},
-        {part_key<StepPart::EpExposed>, exposed(cm, Dim::Ep, false)},
+        {part_key<StepPart::TpExposed>, critical.of(Dim::Tp, false)},
+        {part_key<StepPart::CpExposed>, critical.of(Dim::Cp, false)},
+        {part_key<StepPart::UlyssesExposed>, critical.of(Dim::Ulysses, false)},
+        {part_key<StepPart::EpExposed>, critical.of(Dim::Ep, false)},
         {part_key<StepPart::PpP2p>, pp_p2p},
         {part_key<StepPart::PipelineBubble>, perf.pipeline.bubble},
-        {part_key<StepPart::DpExposed>, exposed(tail_comm, Dim::Dp, true)},
-        {part_key<StepPart::Zero3Exposed>, exposed(tail_comm, Dim::Zero3, true)},
-        {part_key<StepPart::ExpertDpExposed>, exposed(tail_comm, Dim::ExpertDp, true)},
-        {part_key<StepPart::EmbeddingSync>, exposed(tail_comm, Dim::Pp, true)},
+        {part_key<StepPart::DpExposed>, tail_comm.of(Dim::Dp, true)},
+        {part_key<StepPart::Zero3Exposed>, tail_comm.of(Dim::Zero3, true)},
+        {part_key<StepPart::ExpertDpExposed>, tail_comm.of(Dim::ExpertDp, true)},
+        {part_key<StepPart::EmbeddingSync>, tail_comm.of(Dim::Pp, true)},
         {part_key<StepPart::OptimizerStep>, tail_optimizer},
     };
     if (with_timeline)
