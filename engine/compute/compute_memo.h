@@ -2,11 +2,11 @@
 // A layer's costs, which the plans of one search share (plan/layer_memo.h says which plan fields they depend on). An
 // interface: the search holds the memo (search/search_memos.h), so the page's core engine, which has no search, links
 // no table of them.
-#include <array>
 #include <utility>
 #include <vector>
 
 #include "compute/op_cost.h"
+#include "plan/layer_memo.h"
 
 namespace shardcalc {
 
@@ -25,10 +25,7 @@ public:
     virtual const LayerCost& cost(const Module& m, const Config& c, bool in_layer) = 0;
 };
 
-// The stages' view of their modules' costs under one plan (as memory's LayerFigures): each module's taken once from
-// the search's memo when there is one (by reference: its entries stay where they are), else computed once, then kept
-// for the other chunks and stages (a plan of pp stages asks about each layer kind in every chunk of every stage, and a
-// memo lookup hashes the twenty fields of its key).
+// The stages' view of their modules' costs under one plan (plan/layer_memo.h KeptFigures), as memory's LayerFigures.
 class LayerCosts final : public ComputeMemo {
 public:
     explicit LayerCosts(ComputeMemo* memo) : memo_(memo) {}
@@ -36,17 +33,7 @@ public:
 
 private:
     ComputeMemo* memo_;
-    // The modules asked about so far (a model has a few kinds; past kKept they are looked up or computed every time).
-    static constexpr size_t kKept = 8;
-    struct Kept {
-        const Module* module = nullptr;
-        bool in_layer = false;
-        const LayerCost* cost = nullptr;
-    };
-    std::array<Kept, kKept> kept_{};
-    size_t count_ = 0;
-    std::vector<LayerCost> owned_;  // computed here without a memo (reserved for kKept: the kept pointers stay valid)
-    LayerCost spare_;               // a module past kKept
+    KeptFigures<LayerCost> kept_;
 };
 
 }  // namespace shardcalc

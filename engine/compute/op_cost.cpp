@@ -220,13 +220,9 @@ WorkKernels work_kernels(const Work& w, const Config& c) {
 
 
 OpCost OpCost::scaled(double k) const {
-    OpCost o;
-    o.fwd = shardcalc::scaled(fwd, k);
-    o.bwd = shardcalc::scaled(bwd, k);
-    o.recompute = shardcalc::scaled(recompute, k);
-    o.model_flops = model_flops * k;
-    o.model_flops_full_attention = model_flops_full_attention * k;
-    return o;
+    // Every member given (a value-initialized OpCost is 350 bytes zeroed first; a plan scales one per layer kind).
+    return {shardcalc::scaled(fwd, k), shardcalc::scaled(bwd, k), shardcalc::scaled(recompute, k), model_flops * k,
+            model_flops_full_attention * k};
 }
 
 bool recomputed(const Op& op, const Config& c, bool in_layer) {

@@ -35,18 +35,9 @@ LayerCost layer_cost(const Module& m, const Config& c, bool in_layer) {
 }
 
 const LayerCost& LayerCosts::cost(const Module& m, const Config& c, bool in_layer) {
-    for (size_t i = 0; i < count_; ++i)
-        if (kept_[i].module == &m && kept_[i].in_layer == in_layer) return *kept_[i].cost;
-    if (count_ == kKept) return memo_ ? memo_->cost(m, c, in_layer) : (spare_ = layer_cost(m, c, in_layer));
-    const LayerCost* found = nullptr;
-    if (memo_) {
-        found = &memo_->cost(m, c, in_layer);
-    } else {
-        if (owned_.empty()) owned_.reserve(kKept);
-        found = &owned_.emplace_back(layer_cost(m, c, in_layer));
-    }
-    kept_[count_++] = {&m, in_layer, found};
-    return *found;
+    return kept_.get(
+        m, in_layer, [&]() -> const LayerCost* { return memo_ ? &memo_->cost(m, c, in_layer) : nullptr; },
+        [&] { return layer_cost(m, c, in_layer); });
 }
 
 namespace {

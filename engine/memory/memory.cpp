@@ -132,15 +132,10 @@ StageContent stage_content(const Config& c, const ModelGraph& g, const StagePlan
     return s;
 }
 
+// Every line written, none zeroed first (a search builds five moments for every stage of every plan it weighs).
 MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_region) {
-    MemoryLines l;
-    l.weights = p.states.weights;
-    l.optimizer = p.states.optimizer;
-    l.gradients = gradients;
-    l.other.comm_buffers = p.comm_buffers;
-    l.other.workspace = p.workspace;
-    if (in_autocast_region) l.other.cast_weights = p.cast_weights;
-    return l;
+    OtherBytes o{0, p.comm_buffers, in_autocast_region ? p.cast_weights : 0, 0, p.workspace, 0, 0};
+    return {p.states.weights, gradients, p.states.optimizer, 0, o};
 }
 
 }  // namespace
@@ -152,27 +147,22 @@ MemoryLines resident(const StageParts& p, double gradients, bool in_autocast_reg
 // the optimizer step adds its temporaries to weights, gradients and states.
 void step_timeline(const StageParts& p, bool has_loss, MemoryTimeline& t) {
     t.clear();
-    // Each moment written where it is kept (a moment is 120 bytes; a stage's timeline is built for every plan).
-    auto moment = [&](std::string_view name, std::string_view what) -> MemoryLines& {
-        MemoryPhase& ph = t.emplace_back();
-        ph.name = name;
-        ph.what = what;
-        return ph.lines;
-    };
-    moment(phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)") =
-        resident(p, p.grads_at_start, false);
+    // Each moment's lines are written whole, none zeroed first (a search builds the moments of every stage it weighs).
+    MemoryLines start = resident(p, p.grads_at_start, false);
+    t.push_back({phase_key<Phase::StepStart>, "weights and optimizer states (gradients if the framework keeps a buffer)", start});
 
-    MemoryLines& fwd = moment(phase_key<Phase::ForwardEnd>, has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
-                                                                      : "every in-flight microbatch saved");
-    fwd = resident(p, p.grads_in_forward, true);
+    MemoryLines fwd = resident(p, p.grads_in_forward, true);
     fwd.activations = p.activations_all;
     fwd.other.logits = p.loss_saved;
     fwd.other.transient = p.loss_forward_temp;
+    t.push_back({phase_key<Phase::ForwardEnd>, has_loss ? "every in-flight microbatch saved; the loss's logits and their upcast alive"
+                                                        : "every in-flight microbatch saved",
+                 fwd});
 
     if (has_loss) {
-        MemoryLines& loss = moment(phase_key<Phase::LossBackward>, "the loss's gradient buffers on top of everything saved");
-        loss = t[1].lines;
+        MemoryLines loss = fwd;
         loss.other.transient = p.loss_backward_temp;
+        t.push_back({phase_key<Phase::LossBackward>, "the loss's gradient buffers on top of everything saved", loss});
     }
 
     // Layer backward: at its start one microbatch's activations are all still there and gradients are
@@ -183,13 +173,13 @@ void step_timeline(const StageParts& p, bool has_loss, MemoryTimeline& t) {
     first.activations = p.activations_all;
     MemoryLines last = resident(p, p.states.gradients, true);
     last.activations = std::max(0.0, p.activations_all - p.activations_one);
-    MemoryLines& layers = moment(phase_key<Phase::LayerBackward>, "a layer's backward: its recompute and gradient temporaries");
-    layers = first.allocated() >= last.allocated() ? first : last;
+    MemoryLines layers = first.allocated() >= last.allocated() ? first : last;
     layers.other.transient = p.layer_backward_temp;
+    t.push_back({phase_key<Phase::LayerBackward>, "a layer's backward: its recompute and gradient temporaries", layers});
 
-    MemoryLines& opt = moment(phase_key<Phase::OptimizerStep>, "weights, gradients, states and the optimizer's temporaries");
-    opt = resident(p, p.states.gradients, false);
+    MemoryLines opt = resident(p, p.states.gradients, false);
     opt.other.transient = p.states.step_transient;
+    t.push_back({phase_key<Phase::OptimizerStep>, "weights, gradients, states and the optimizer's temporaries", opt});
 }
 
 double peak_allocated(const MemoryTimeline& timeline) {

@@ -14,12 +14,9 @@ LayerMemory layer_memory(const Module& layer, const Config& c) {
 }
 
 const LayerMemory& LayerFigures::figures(const Module& layer) const {
-    for (int i = 0; i < count_; ++i)
-        if (kept_[static_cast<size_t>(i)].first == &layer) return kept_[static_cast<size_t>(i)].second;
-    if (count_ == kKept) return memo_ ? memo_->memory(layer, c_) : (spare_ = layer_memory(layer, c_));
-    auto& slot = kept_[static_cast<size_t>(count_++)];
-    slot = {&layer, memo_ ? memo_->memory(layer, c_) : layer_memory(layer, c_)};
-    return slot.second;
+    return kept_.get(
+        layer, false, [&]() -> const LayerMemory* { return memo_ ? &memo_->memory(layer, c_) : nullptr; },
+        [&] { return layer_memory(layer, c_); });
 }
 
 }  // namespace shardcalc

@@ -3,10 +3,10 @@
 // on): its parameters, what it saves per microbatch under the plan's recompute policy and without it, and its largest
 // saved tensor. An interface: the search holds the memo (search/search_memos.h), so the page's core engine, which has
 // no search, links no table of them.
-#include <array>
 #include <utility>
 
 #include "memory/model_states.h"
+#include "plan/layer_memo.h"
 
 namespace shardcalc {
 
@@ -25,9 +25,8 @@ public:
     virtual const LayerMemory& memory(const Module& layer, const Config& c) = 0;
 };
 
-// The stages' view of their layers' figures under one plan: each layer's taken once from the search's memo when there
-// is one, else computed once, then kept here for the other questions and stages (a plan asks a dozen times per layer,
-// and a memo lookup hashes the twenty fields of its key).
+// The stages' view of their layers' figures under one plan (plan/layer_memo.h KeptFigures): a plan asks a dozen times
+// per layer.
 class LayerFigures {
 public:
     LayerFigures(const Config& c, MemoryMemo* memo) : c_(c), memo_(memo) {}
@@ -41,11 +40,7 @@ private:
 
     const Config& c_;
     MemoryMemo* memo_;
-    // The layers asked about so far (a model has a few kinds; past kKept they are looked up every time).
-    static constexpr int kKept = 8;
-    mutable std::array<std::pair<const Module*, LayerMemory>, kKept> kept_{};
-    mutable int count_ = 0;
-    mutable LayerMemory spare_;  // a layer past kKept, computed without a memo
+    mutable KeptFigures<LayerMemory> kept_;
 };
 
 }  // namespace shardcalc

@@ -8,12 +8,15 @@
 // 6,417 distinct ones (measured). Valid only for plans of one base scenario: the fields a search never varies (dtypes,
 // the device, the implementation) are not in the key. tests/test_search.cpp checks a search with the memos against
 // the same plans without them.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <vector>
 
 #include "graph/op.h"
 #include "scenario/resolve.h"
@@ -50,6 +53,46 @@ public:
 
 private:
     std::unordered_map<LayerKey, V, LayerKeyHash> figures_;
+};
+
+// One plan's view of a module's figures: a plan asks about each of its few kinds of module many times (every chunk of
+// every stage), and a memo lookup hashes the twenty fields of its key. The first `kKept` modules asked about are kept
+// here: by reference to the search's memo entry where there is a memo (its entries stay where they are), else computed
+// once and held here; past them each question is looked up or computed again. Nothing is zeroed up front (a search
+// makes one of these for every plan it weighs).
+template <class V>
+class KeptFigures {
+public:
+    // The figures of (m, flag): `lookup()` returns the memo's entry (a reference) or nullptr where there is no memo,
+    // `compute()` returns them by value.
+    template <class Lookup, class Compute>
+    const V& get(const Module& m, bool flag, Lookup&& lookup, Compute&& compute) {
+        for (size_t i = 0; i < count_; ++i)
+            if (modules_[i] == &m && flags_[i] == flag) return *kept_[i];
+        const V* found = lookup();
+        if (!found) {
+            if (count_ == kKept) {
+                if (!spare_) spare_ = std::make_unique<V>();
+                return *spare_ = compute();
+            }
+            if (owned_.empty()) owned_.reserve(kKept);  // reserved whole: the kept pointers stay valid
+            found = &owned_.emplace_back(compute());
+        }
+        if (count_ == kKept) return *found;
+        modules_[count_] = &m;
+        flags_[count_] = flag;
+        kept_[count_++] = found;
+        return *found;
+    }
+
+private:
+    static constexpr size_t kKept = 8;
+    std::array<const Module*, kKept> modules_;  // the first count_ of each are set
+    std::array<bool, kKept> flags_;
+    std::array<const V*, kKept> kept_;
+    size_t count_ = 0;
+    std::vector<V> owned_;       // computed here without a memo
+    std::unique_ptr<V> spare_;   // a module past kKept, computed without a memo
 };
 
 }  // namespace shardcalc
