@@ -69,9 +69,8 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     return std::move(b.out);
 }
 
-std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc) {
-    std::vector<DimensionTraffic> out;
-    out.reserve(std::size(kDimensions));  // one allocation: a search checks every timed plan's traffic
+SmallVector<DimensionTraffic, std::size(kDimensions)> traffic_by_dimension(const StageComm& sc) {
+    SmallVector<DimensionTraffic, std::size(kDimensions)> out;
     for (const Dimension& d : dimensions()) {
         DimensionTraffic t{d.id};
         bool used = false;

@@ -2,11 +2,13 @@
 // Every collective one device of a pipeline stage takes part in per iteration, per parallel
 // dimension, as the Megatron analysis tool's "Cluster Communication Summary" (docs/sources.md),
 // with its alpha-beta time and what of it compute hides.
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "comm/collective_time.h"
+#include "core/small_vector.h"
 #include "compute/stage_cost.h"
 #include "scenario/dimension.h"
 
@@ -47,7 +49,8 @@ struct DimensionTraffic {
     double seconds = 0;
     double exposed_seconds = 0;
 };
-std::vector<DimensionTraffic> traffic_by_dimension(const StageComm& sc);  // in dimension order, only those used
+// In dimension order, only those used; held in place (a search checks every timed plan's traffic).
+SmallVector<DimensionTraffic, std::size(kDimensions)> traffic_by_dimension(const StageComm& sc);
 
 // `params`: parameters on one device of the stage (after tp, before ZeRO); `expert_params` the routed experts'
 // share of them (after ep and etp); `weight_bytes`: the bytes those parameters take as stored (StageMemory's

@@ -114,13 +114,46 @@ Config resolve(Scenario scenario) { return resolve(std::move(scenario), Rules::T
 
 namespace {
 
-// Resolves `scenario` into `c`, returning the rules it breaks (resolve() throws them, resolve_checked() hands them
-// back); the notes come only for a plan that keeps them all.
-std::vector<Problem> resolve_into(Scenario scenario, Rules rules, Config& c) {
-    if (scenario.hardware.preset_defaulted)
-        c.notes.push_back("hardware.preset not given: assumed " + scenario.hardware.preset);
-    apply_defaults(scenario, c.notes);
-    c.s = std::move(scenario);
+// The notes of a resolved plan that keeps every rule, after those its defaults gave.
+void resolved_notes(Config& c) {
+    const ParallelSpec& p = c.s.parallel;
+    const Derived& d = c.d;
+    if (d.vocab_padded != c.s.model.vocab)
+        c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
+                          " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
+    const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
+    if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
+    if (c.s.training.fp8 != Fp8Recipe::None)
+        c.notes.push_back(std::string("training.fp8 ") + name_of(c.s.training.fp8) +
+                          ": the layers' GEMMs run at the fp8 peak (the output layer, routers and attention's core in " +
+                          name_of(c.s.training.dtype) + "); MFU stays against the " + name_of(c.s.training.dtype) + " peak");
+    if (c.s.implementation.allocator == Allocator::ExpandableSegments)
+        c.notes.push_back("implementation.allocator expandable_segments: the verdict counts no fragmentation (free pages "
+                          "are unmapped before an allocation fails); the reserved line keeps the caching allocator's "
+                          "measured median (the one measured run with expandable segments reserved 7.2% over its peak)");
+    recompute_module_notes(c);
+    if (c.traits.sdpa_math)
+        c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
+                          "attention probabilities like eager attention");
+    if (c.s.model.attention_softcap > 0 && c.s.training.attention != Attention::Eager)
+        c.notes.push_back("model.attention_softcap under flash attention: FlashAttention 2.6 and later caps the scores "
+                          "inside its kernel (transformers' flash_attention_2), PyTorch's SDPA not at all; neither keeps "
+                          "anything for it, and the engine times no work for it");
+    const HardwareSpec& hw = c.s.hardware;
+    if (c.s.parallel.offload_optimizer == Offload::Nvme)
+        c.notes.push_back("the optimizer step offloaded to NVMe is not timed (its bandwidth is not modelled)");
+    else if (c.s.parallel.offload_optimizer == Offload::Cpu && (hw.host_link_gbps <= 0 || hw.host_memory_gbps <= 0))
+        c.notes.push_back("hardware.host_link_gbps and host_memory_gbps are not known for this device: the optimizer "
+                          "step offloaded to the host is not timed");
+}
+
+// Resolves the scenario in `c.s` in place, returning the rules it breaks (resolve() throws them, resolve_checked()
+// hands them back). The notes of the resolved plan come only `with_notes`: the plan search, which shows no plan's
+// notes, would build them for every plan it weighs (the vocabulary's padding is a note on most models).
+std::vector<Problem> resolve_in_place(Rules rules, Config& c, bool with_notes) {
+    if (c.s.hardware.preset_defaulted)
+        c.notes.push_back("hardware.preset not given: assumed " + c.s.hardware.preset);
+    apply_defaults(c.s, c.notes);
     c.traits = traits_of(c.s);
 
     const ParallelSpec& p = c.s.parallel;
@@ -156,35 +189,10 @@ std::vector<Problem> resolve_into(Scenario scenario, Rules rules, Config& c) {
     // any framework needs at least divisibility by tp to shard the embedding.
     d.vocab_padded = round_up(c.s.model.vocab, c.traits.vocab_multiple * p.tp);
     d.nodes = (d.world_size + c.s.hardware.gpus_per_node - 1) / std::max<int64_t>(1, c.s.hardware.gpus_per_node);
-    if (d.vocab_padded != c.s.model.vocab)
-        c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
-                          " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
     if (std::vector<Problem> broken = rule_problems(c, rules); !broken.empty()) return broken;
     const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
     if (unit.tflops <= 0) return {{"/training/dtype", unit.how + " (" + c.s.hardware.preset + ")"}};
-    if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
-    if (c.s.training.fp8 != Fp8Recipe::None)
-        c.notes.push_back(std::string("training.fp8 ") + name_of(c.s.training.fp8) +
-                          ": the layers' GEMMs run at the fp8 peak (the output layer, routers and attention's core in " +
-                          name_of(c.s.training.dtype) + "); MFU stays against the " + name_of(c.s.training.dtype) + " peak");
-    if (c.s.implementation.allocator == Allocator::ExpandableSegments)
-        c.notes.push_back("implementation.allocator expandable_segments: the verdict counts no fragmentation (free pages "
-                          "are unmapped before an allocation fails); the reserved line keeps the caching allocator's "
-                          "measured median (the one measured run with expandable segments reserved 7.2% over its peak)");
-    recompute_module_notes(c);
-    if (c.traits.sdpa_math)
-        c.notes.push_back("fp32 with grouped-query attention: PyTorch's SDPA runs its math kernel, which keeps the "
-                          "attention probabilities like eager attention");
-    if (c.s.model.attention_softcap > 0 && c.s.training.attention != Attention::Eager)
-        c.notes.push_back("model.attention_softcap under flash attention: FlashAttention 2.6 and later caps the scores "
-                          "inside its kernel (transformers' flash_attention_2), PyTorch's SDPA not at all; neither keeps "
-                          "anything for it, and the engine times no work for it");
-    const HardwareSpec& hw = c.s.hardware;
-    if (c.s.parallel.offload_optimizer == Offload::Nvme)
-        c.notes.push_back("the optimizer step offloaded to NVMe is not timed (its bandwidth is not modelled)");
-    else if (c.s.parallel.offload_optimizer == Offload::Cpu && (hw.host_link_gbps <= 0 || hw.host_memory_gbps <= 0))
-        c.notes.push_back("hardware.host_link_gbps and host_memory_gbps are not known for this device: the optimizer "
-                          "step offloaded to the host is not timed");
+    if (with_notes) resolved_notes(c);
     return {};
 }
 
@@ -192,11 +200,15 @@ std::vector<Problem> resolve_into(Scenario scenario, Rules rules, Config& c) {
 
 Config resolve(Scenario scenario, Rules rules) {
     Config c;
-    std::vector<Problem> problems = resolve_into(std::move(scenario), rules, c);
+    c.s = std::move(scenario);
+    std::vector<Problem> problems = resolve_in_place(rules, c, true);
     if (!problems.empty()) throw InputError(std::move(problems));
     return c;
 }
 
-std::vector<Problem> resolve_checked(Scenario scenario, Config& c) { return resolve_into(std::move(scenario), Rules::Training, c); }
+std::vector<Problem> resolve_checked(const Scenario& scenario, Config& c) {
+    c.s = scenario;
+    return resolve_in_place(Rules::Training, c, false);
+}
 
 }  // namespace shardcalc

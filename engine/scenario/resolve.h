@@ -44,8 +44,9 @@ enum class Rules { Training, ModelAndDevice };
 Config resolve(Scenario scenario, Rules rules);
 // As resolve(scenario) for a plan of a valid base scenario, the rules it breaks returned instead of thrown: the plan
 // search checks hundreds of thousands of plans, most of them breaking a rule, and an exception each was about a third
-// of its time. `c` is complete only where no problem comes back.
-std::vector<Problem> resolve_checked(Scenario scenario, Config& c);
+// of its time. `c` is complete only where no problem comes back; it carries no notes of the resolved plan (the search
+// shows none, and building them for every plan it weighs cost a tenth of its time).
+std::vector<Problem> resolve_checked(const Scenario& scenario, Config& c);
 
 // The tokens a device's experts process per token of its sequence shard: each token's expert copies (on
 // average, or on the busiest expert-parallel rank), times the expert-tensor group whose shards are gathered
