@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "core/decimal.h"
 #include "core/error.h"
@@ -34,9 +35,10 @@ Fragmentation Estimate::fragmentation() const {
 
 const char* Estimate::reserve_name() const { return device_of(config.s.hardware).reserve_name(); }
 
-Estimate estimate(Config c, const ModelGraph& g, Detail detail, Memos memos) {
-    Estimate e;
-    e.config = std::move(c);
+namespace {
+
+// The estimate of e.config.
+void fill(Estimate& e, const ModelGraph& g, Detail detail, Memos memos) {
     const Config& cfg = e.config;
     e.plan = make_plan(cfg, g);
     e.stages = stage_memory(cfg, g, e.plan, memos.memory);
@@ -48,6 +50,19 @@ Estimate estimate(Config c, const ModelGraph& g, Detail detail, Memos memos) {
                               : memory_verdict(peak.allocated(), peak.other.overhead, e.capacity, peak.largest_request,
                                                cfg.s.implementation.allocator, fragmentation_of(cfg.s.implementation));
     if (detail != Detail::Memory) add_time(e, g, detail == Detail::Full, memos);
+}
+
+}  // namespace
+
+Estimate estimate(const Config& c, const ModelGraph& g, Detail detail, Memos memos) {
+    Estimate e{c};
+    fill(e, g, detail, memos);
+    return e;
+}
+
+Estimate estimate(Config&& c, const ModelGraph& g, Detail detail, Memos memos) {
+    Estimate e{std::move(c)};
+    fill(e, g, detail, memos);
     return e;
 }
 

@@ -59,7 +59,10 @@ struct Memos {
     MemoryMemo* memory = nullptr;
     ComputeMemo* compute = nullptr;
 };
-Estimate estimate(Config c, const ModelGraph& g, Detail detail, Memos memos = {});
+Estimate estimate(const Config& c, const ModelGraph& g, Detail detail, Memos memos = {});
+// The same, the config moved into the estimate (the search's: a config is 1.5 KB, once copied into a by-value parameter
+// and again into the estimate).
+Estimate estimate(Config&& c, const ModelGraph& g, Detail detail, Memos memos = {});
 // Completes a Detail::Memory estimate with the step time and metrics (`g` and `memos` as above).
 void add_time(Estimate& e, const ModelGraph& g, bool with_timeline, Memos memos = {});
 

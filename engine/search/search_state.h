@@ -202,19 +202,21 @@ struct Searcher::State {
     static bool closest_to_fitting(const PlanFigures& a, const PlanFigures& b) {
         return a.verdict.margin != b.verdict.margin ? a.verdict.margin > b.verdict.margin : a.walk_order < b.walk_order;
     }
+    // A plan that would rank past the examples kept is not copied (most rejected plans are).
     template <class Before>
-    static void keep_example(Rejections& into, PlanFigures f, Before before) {
+    static void keep_example(Rejections& into, const PlanFigures& f, Before before) {
         auto& ex = into.examples;
-        ex.insert(std::upper_bound(ex.begin(), ex.end(), f, before), std::move(f));
+        if (ex.size() >= kExamples && !before(f, ex.back())) return;
+        ex.insert(std::upper_bound(ex.begin(), ex.end(), f, before), f);
         if (ex.size() > kExamples) ex.pop_back();
     }
-    void reject(Rejections& into, PlanFigures f) {
+    void reject(Rejections& into, const PlanFigures& f) {
         ++into.count;
-        keep_example(into, std::move(f), space_order);
+        keep_example(into, f, space_order);
     }
-    void reject_memory(PlanFigures f) {
+    void reject_memory(const PlanFigures& f) {
         ++r.does_not_fit.count;
-        keep_example(r.does_not_fit, std::move(f), closest_to_fitting);
+        keep_example(r.does_not_fit, f, closest_to_fitting);
     }
     // Another part's rejections joined into this one's: the examples kept are those one search would have kept.
     template <class Before>
@@ -315,7 +317,7 @@ struct Searcher::State {
                     continue;
                 }
                 if (o == Outcome::Invalid) {
-                    reject(r.invalid, std::move(f));
+                    reject(r.invalid, f);
                     continue;
                 }
                 const bool first = rc == rcs.front() && i == 0;
