@@ -85,7 +85,7 @@ private:
     }
 
     size_t size_ = 0;
-    T in_place_[N]{};
+    T in_place_[N];  // the first size_ are set (left unset: zeroing them cost more than the values they hold)
     std::vector<T> heap_;
 };
 

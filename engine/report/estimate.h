@@ -23,6 +23,10 @@ enum class Detail {
 };
 
 struct Estimate {
+    Estimate() = default;
+    explicit Estimate(const Config& c) : config(c) {}
+    explicit Estimate(Config&& c) : config(std::move(c)) {}
+
     Config config;
     Plan plan;
     std::vector<StageMemory> stages;
