@@ -34,6 +34,10 @@ namespace {
 // MoE layers, local and global attention): held in place, no allocation (a search makes millions).
 SmallVector<ChunkLayers, 4> slice_layers(const ModelGraph& g, int64_t first, int64_t count) {
     SmallVector<ChunkLayers, 4> out;
+    if (g.groups.size() == 1) {  // one kind of layer (most dense models): one run
+        if (count > 0) out.push_back(ChunkLayers{0, count});
+        return out;
+    }
     for (int64_t i = first; i < first + count; ++i) {
         const int64_t group = g.layer_group[static_cast<size_t>(i)];
         const auto run = std::find_if(out.begin(), out.end(), [&](const ChunkLayers& r) { return r.group == group; });
