@@ -81,22 +81,10 @@ namespace {
 
 // `v`'s decimal digits at `end`, backwards; returns where they start.
 char* digits_before(char* end, uint64_t v) {
-    // Eight digits at a time in 32-bit arithmetic: WebAssembly divides a 64-bit integer in one slow instruction, where a
-    // 32-bit division by a constant becomes a multiplication (a report writes hundreds of byte counts).
-    while (v >= 100000000) {
-        const uint64_t high = v / 100000000;
-        auto low = static_cast<uint32_t>(v - high * 100000000);
-        for (int i = 0; i < 8; ++i) {
-            *--end = static_cast<char>('0' + low % 10);
-            low /= 10;
-        }
-        v = high;
-    }
-    auto w = static_cast<uint32_t>(v);
     do {
-        *--end = static_cast<char>('0' + w % 10);
-        w /= 10;
-    } while (w != 0);
+        *--end = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
     return end;
 }
 
