@@ -388,7 +388,8 @@ TEST_CASE("tensor-parallel communication overlap: each sequence-parallel collect
     const std::string slow = R"(,"tp_comm_overlap":true}, "hardware":{"preset":"h100-sxm-80gb","intra_node_gbps":5}})";
     const Config c = test::config(base + slow);
     const Report s = test::report(base + slow);
-    const StageCompute sc = stage_compute(c, build_graph(c), s.plan.stages[0]);
+    StageCompute sc;
+    stage_compute(c, build_graph(c), s.plan.stages[0], nullptr, sc);
     REQUIRE(sc.tp_layers.size() == 1);
     const TpLayerGemms& l = sc.tp_layers[0];
     REQUIRE(l.column.size() == 2);

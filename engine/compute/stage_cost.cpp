@@ -62,12 +62,6 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 
 }  // namespace
 
-StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo) {
-    StageCompute out;
-    stage_compute(c, g, st, memo, out);
-    return out;
-}
-
 void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo, StageCompute& out) {
     // The memo's figures by reference (a copy would allocate: LayerCost holds a vector), or computed here.
     LayerCost computed;

@@ -42,8 +42,7 @@ struct StageCompute {
 };
 
 // `memo`: the layer costs the plans of one search share (compute/compute_memo.h), or none.
-StageCompute stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo = nullptr);
-// The same into `out`, a fresh one where the caller keeps it (a stage's compute is a kilobyte, built for every plan).
+// Into `out`, a fresh one where the caller keeps it (a stage's compute is a kilobyte, built for every plan).
 void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo, StageCompute& out);
 
 }  // namespace shardcalc

@@ -57,7 +57,7 @@ Plan make_plan(const Config& c, const ModelGraph& g) {
     // every rank, ...: a chunk's first layer is the sum of the chunks before it, written over its count in place (a
     // chunk's count is then the next one's first layer less its own).
     const int64_t total = g.total_layers();
-    LayerCounts chunk_start = pipeline_split(c.s.parallel, total).chunk_layers;
+    std::vector<int64_t> chunk_start = pipeline_split(c.s.parallel, total).chunk_layers;
     for (int64_t i = 0, at = 0; i < pp * vpp; ++i) at += std::exchange(chunk_start[static_cast<size_t>(i)], at);
     auto chunk_layers = [&](size_t i) { return (i + 1 < chunk_start.size() ? chunk_start[i + 1] : total) - chunk_start[i]; };
     Plan plan;

@@ -9,21 +9,13 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 PipelineSplit fail(const char* path, std::string why) { return {{}, {}, std::move(why), path}; }
 
-// `n` counts of `value`.
-LayerCounts counts(int64_t n, int64_t value) {
-    LayerCounts out;
-    out.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) out.push_back(value);
-    return out;
-}
-
 // Each stage's layers cut into vpp equal chunks (the caller has checked that vpp divides them), in model order.
-PipelineSplit equal_chunks(const LayerCounts& stages, int64_t vpp) {
-    LayerCounts chunks;
+PipelineSplit equal_chunks(std::vector<int64_t> stages, int64_t vpp) {
+    std::vector<int64_t> chunks;
     chunks.reserve(stages.size() * static_cast<size_t>(vpp));
     for (int64_t k = 0; k < vpp; ++k)
         for (const int64_t n : stages) chunks.push_back(n / vpp);
-    return {stages, std::move(chunks), "", ""};
+    return {std::move(stages), std::move(chunks), "", ""};
 }
 
 // Every stage's count given (Megatron's --pipeline-model-parallel-layout): one per stage, or with vpp > 1 one per model
@@ -43,15 +35,15 @@ PipelineSplit explicit_split(const ParallelSpec& p, int64_t layers) {
     for (int64_t n : p.stage_layers) sum += n;
     if (sum != layers) return fail(path, "must add up to model.layers (" + str(layers) + "), got " + str(sum));
     if (per_chunk) {
-        LayerCounts stages = counts(p.pp, 0);
+        std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
         for (size_t i = 0; i < p.stage_layers.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += p.stage_layers[i];
-        return {std::move(stages), LayerCounts::of(p.stage_layers), "", ""};
+        return {std::move(stages), p.stage_layers, "", ""};
     }
     for (size_t r = 0; r < p.stage_layers.size(); ++r)
         if (p.stage_layers[r] % p.vpp != 0)
             return fail(path, "vpp (" + str(p.vpp) + ") must divide every stage's layers (stage " + str(static_cast<int64_t>(r)) +
                                   " holds " + str(p.stage_layers[r]) + ") so its model chunks are equal");
-    return equal_chunks(LayerCounts::of(p.stage_layers), p.vpp);
+    return equal_chunks(p.stage_layers, p.vpp);
 }
 
 // The embedding and/or the loss counted as one layer each in an even split (Megatron-LM
@@ -69,12 +61,12 @@ PipelineSplit accounted_split(const ParallelSpec& p, int64_t layers) {
     if (places % chunks != 0)
         return fail("/parallel/pp", "pp * vpp (" + str(chunks) + ") must divide model.layers plus the embedding and loss "
                                         "counted as layers (" + str(places) + "); pp * vpp that work: " + divisors_text(places));
-    LayerCounts chunk = counts(chunks, places / chunks);
+    std::vector<int64_t> chunk(static_cast<size_t>(chunks), places / chunks);
     chunk.front() -= e;
     chunk.back() -= l;
     // A chunk may hold the embedding or the loss alone (Megatron-Core builds an empty transformer block for it:
     // Megatron-Bridge's Llama 3.1 405B recipes on GB200, 126 layers over pp 16 x vpp 8).
-    LayerCounts stages = counts(p.pp, 0);
+    std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
     for (size_t i = 0; i < chunk.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += chunk[i];
     return {std::move(stages), std::move(chunk), "", ""};
 }
@@ -95,7 +87,7 @@ PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers) {
                                             (layers % vpp == 0 ? "; pp that work with vpp = " + str(vpp) + ": " + divisors_text(layers / vpp)
                                                                : "; vpp does not divide the layers either") +
                                             "; or give parallel.first_stage_layers / last_stage_layers for an uneven split");
-        return equal_chunks(counts(pp, layers / pp), vpp);
+        return equal_chunks(std::vector<int64_t>(static_cast<size_t>(pp), layers / pp), vpp);
     }
     if (pp < 2) return fail(first ? "/parallel/first_stage_layers" : "/parallel/last_stage_layers", "an uneven split needs pp > 1");
     const int64_t given = (first ? *p.first_stage_layers : 0) + (last ? *p.last_stage_layers : 0);
@@ -108,7 +100,7 @@ PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers) {
     if (middle_stages > 0 && (rest == 0 || rest % middle_stages != 0))
         return fail(path, "the other " + str(middle_stages) + " stages must share the remaining " + str(rest) +
                               " layers evenly (model.layers " + str(layers) + " minus " + str(given) + ")");
-    LayerCounts out = counts(pp, middle_stages > 0 ? rest / middle_stages : 0);
+    std::vector<int64_t> out(static_cast<size_t>(pp), middle_stages > 0 ? rest / middle_stages : 0);
     if (first) out.front() = *p.first_stage_layers;
     if (last) out.back() = *p.last_stage_layers;
     for (size_t r = 0; r < out.size(); ++r)

@@ -9,19 +9,15 @@
 // launch command read it here.
 #include <cstdint>
 #include <string>
+#include <vector>
 
-#include "core/small_vector.h"
 #include "scenario/scenario.h"
 
 namespace shardcalc {
 
-// Layer counts of stages or chunks: held in place up to 16 (the validation and the plan split every plan a search
-// weighs).
-using LayerCounts = SmallVector<int64_t, 16>;
-
 struct PipelineSplit {
-    LayerCounts stage_layers;  // per pipeline rank; empty when the split is impossible
-    LayerCounts chunk_layers;  // per model chunk, in model order (chunk k * pp + r is rank r's k-th)
+    std::vector<int64_t> stage_layers;  // per pipeline rank; empty when the split is impossible
+    std::vector<int64_t> chunk_layers;  // per model chunk, in model order (chunk k * pp + r is rank r's k-th)
     std::string problem;                // why it is impossible (for the field in `path`)
     std::string path;                   // "/parallel/pp", "/parallel/first_stage_layers", ...
 };

@@ -43,7 +43,7 @@ LaunchCommand megatron_lm(const Config& c) {
         // One virtual stage per "|", in model order (chunk v of every rank, then chunk v + 1): E the embedding, t a
         // transformer layer, m a multi-token prediction module (beside the loss), L the loss
         // (megatron/core/transformer/pipeline_parallel_layer_layout.py).
-        const LayerCounts chunks = pipeline_split(p, c.s.model.layers).chunk_layers;
+        const std::vector<int64_t> chunks = pipeline_split(p, c.s.model.layers).chunk_layers;
         std::string layout;
         for (size_t i = 0; i < chunks.size(); ++i)
             layout += std::string(i == 0 ? "E" : "|") + std::string(static_cast<size_t>(chunks[i]), 't') +
