@@ -1,9 +1,13 @@
-// The containers a plan's estimate keeps its figures in (docs/performance.md "What keeps a plan's numbers fast").
+// What a plan's estimate and the search keep and skip (docs/performance.md "What keeps a plan's numbers fast").
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "comm/stage_rules.h"
 #include "core/small_vector.h"
+#include "graph/build.h"
 #include "helpers.h"
+#include "report/estimate.h"
 
 using namespace shardcalc;
 
@@ -48,4 +52,30 @@ TEST_CASE("the richest plan's collectives stay within the reserve the stages bui
     for (const StageComm& s : r.perf.comm) most = std::max(most, s.entries.size());
     CHECK(most >= 20);  // the plan does reach the many-collective case it is here for
     CHECK(most <= Builder::kMaxEntries);
+}
+
+TEST_CASE("the search's resolve gives the plan resolve() gives, without building its notes") {
+    // GPT-2's 50,257-row vocabulary is padded (a note for nearly every plan of a search, which shows none).
+    const Scenario s = test::scenario(R"({"model":{"preset":"gpt2"},"training":{"global_batch":16},"parallel":{"tp":2}})");
+    const Config full = resolve(s);
+    Config checked;
+    REQUIRE(resolve_checked(s, checked).empty());
+    auto padding_noted = [](const Config& c) {
+        return std::any_of(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.rfind("vocabulary padded", 0) == 0; });
+    };
+    CHECK(padding_noted(full));
+    CHECK(!padding_noted(checked));
+    CHECK(checked.notes.size() < full.notes.size());
+    CHECK(checked.d.vocab_padded == full.d.vocab_padded);
+    CHECK(checked.d.microbatches == full.d.microbatches);
+    const ModelGraph g = build_graph(full);
+    CHECK(estimate(checked, g, Detail::Numbers).perf.step_seconds == estimate(full, g, Detail::Numbers).perf.step_seconds);
+    // A plan that breaks a rule gets the same problems either way.
+    Scenario broken = s;
+    broken.parallel.tp = 5;  // divides neither the 12 heads nor the hidden size
+    Config c;
+    const std::vector<Problem> problems = resolve_checked(broken, c);
+    REQUIRE(!problems.empty());
+    CHECK(test::error_of(R"({"model":{"preset":"gpt2"},"training":{"global_batch":16},"parallel":{"tp":5}})")["path"] ==
+          problems.front().path);
 }

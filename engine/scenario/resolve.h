@@ -44,8 +44,8 @@ enum class Rules { Training, ModelAndDevice };
 Config resolve(Scenario scenario, Rules rules);
 // As resolve(scenario) for a plan of a valid base scenario, the rules it breaks returned instead of thrown: the plan
 // search checks hundreds of thousands of plans, most of them breaking a rule, and an exception each was about a third
-// of its time. `c` is complete only where no problem comes back; it carries no notes of the resolved plan (the search
-// shows none, and building them for every plan it weighs cost a tenth of its time).
+// of its time. `c` is complete only where no problem comes back; it carries the notes its defaults gave but not those of
+// the resolved plan (the search shows none, and building them for every plan it weighs cost about a tenth of its time).
 std::vector<Problem> resolve_checked(const Scenario& scenario, Config& c);
 
 // The tokens a device's experts process per token of its sequence shard: each token's expert copies (on
