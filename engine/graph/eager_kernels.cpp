@@ -144,7 +144,7 @@ constexpr SortCost radix_sort(int key_bits) {
 
 }  // namespace
 
-Work expert_sort(const BuildContext& b) {
+Work expert_sort(const BuildContext&) {
     // grouped_mm_experts_forward's bookkeeping per routed copy (S = tokens x top-k rows), forward: sort of the
     // expert ids (all 64 key bits), perm // top_k r 8 w 8, the weights gathered in expert order r 12 w 4,
     // .int() r 8 w 4, histc r 4 (its bins zeroed by a memset), cumsum of the counts (one small scan), the sentinel
