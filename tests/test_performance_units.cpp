@@ -389,7 +389,8 @@ TEST_CASE("tensor-parallel communication overlap: each sequence-parallel collect
     const Config c = test::config(base + slow);
     const Report s = test::report(base + slow);
     StageCompute sc;
-    stage_compute(c, build_graph(c), s.plan.stages[0], nullptr, sc);
+    LayerCosts costs(nullptr);
+    stage_compute(c, build_graph(c), s.plan.stages[0], costs, sc);
     REQUIRE(sc.tp_layers.size() == 1);
     const TpLayerGemms& l = sc.tp_layers[0];
     REQUIRE(l.column.size() == 2);

@@ -62,12 +62,9 @@ void tp_gemms(const Module& m, const Config& c, TpLayerGemms& out) {
 
 }  // namespace
 
-void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo, StageCompute& out) {
-    // The memo's figures by reference (a copy would allocate: LayerCost holds a vector), or computed here.
-    LayerCost computed;
-    const auto costs = [&](const Module& m, bool in_layer) -> const LayerCost& {
-        return memo ? memo->cost(m, c, in_layer) : (computed = layer_cost(m, c, in_layer));
-    };
+void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, LayerCosts& layer_costs, StageCompute& out) {
+    // By reference (a copy would allocate: LayerCost holds a vector).
+    const auto costs = [&](const Module& m, bool in_layer) -> const LayerCost& { return layer_costs.cost(m, c, in_layer); };
     for_each_layer_run(st, g, [&](const Chunk&, const ChunkLayers& cl, const LayerGroup& group) {
         const double count = static_cast<double>(cl.count);
         const LayerCost& one = costs(group.layer, true);

@@ -41,8 +41,8 @@ struct StageCompute {
     std::vector<TpLayerGemms> tp_layers;  // with parallel.tp_comm_overlap only
 };
 
-// `memo`: the layer costs the plans of one search share (compute/compute_memo.h), or none.
-// Into `out`, a fresh one where the caller keeps it (a stage's compute is a kilobyte, built for every plan).
-void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, ComputeMemo* memo, StageCompute& out);
+// `layer_costs`: the plan's layer costs (compute/compute_memo.h LayerCosts, over the search's memo or none). Into
+// `out`, a fresh one where the caller keeps it (a stage's compute is a kilobyte, built for every plan).
+void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, LayerCosts& layer_costs, StageCompute& out);
 
 }  // namespace shardcalc

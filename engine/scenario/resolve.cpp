@@ -114,14 +114,13 @@ Config resolve(Scenario scenario) { return resolve(std::move(scenario), Rules::T
 
 namespace {
 
-// The notes of a resolved plan that keeps every rule, after those its defaults gave.
-void resolved_notes(Config& c) {
+// The notes of a resolved plan that keeps every rule, after those its defaults gave (`unit`: its GEMMs' matrix unit).
+void resolved_notes(Config& c, const MatmulUnit& unit) {
     const ParallelSpec& p = c.s.parallel;
     const Derived& d = c.d;
     if (d.vocab_padded != c.s.model.vocab)
         c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
                           " rows (multiple of " + str(c.traits.vocab_multiple * p.tp) + ")");
-    const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
     if (!unit.how.empty()) c.notes.push_back(unit.how + " (" + c.s.hardware.preset + ")");
     if (c.s.training.fp8 != Fp8Recipe::None)
         c.notes.push_back(std::string("training.fp8 ") + name_of(c.s.training.fp8) +
@@ -192,7 +191,7 @@ std::vector<Problem> resolve_in_place(Rules rules, Config& c, bool with_notes) {
     if (std::vector<Problem> broken = rule_problems(c, rules); !broken.empty()) return broken;
     const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
     if (unit.tflops <= 0) return {{"/training/dtype", unit.how + " (" + c.s.hardware.preset + ")"}};
-    if (with_notes) resolved_notes(c);
+    if (with_notes) resolved_notes(c, unit);
     return {};
 }
 

@@ -61,25 +61,25 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     perf.stage_times.reserve(plan.stages.size());
     perf.compute.reserve(plan.stages.size());
     perf.comm.reserve(plan.stages.size());
-    std::vector<size_t> twins;  // per stage: the first stage with the same work (itself if none before)
-    twins.reserve(plan.stages.size());
+    std::vector<double> optimizer_seconds;  // per stage: its optimizer step (a twin's is its twin's)
+    optimizer_seconds.reserve(plan.stages.size());
     for (size_t i = 0; i < plan.stages.size(); ++i) {
         size_t twin = i;
         for (size_t j = 0; j < i && twin == i; ++j)
             if (same_work(i, j)) twin = j;
         // Built in place (a stage's compute is a kilobyte; the vectors were reserved, so a twin's stays where it is).
         StageCompute& sc = perf.compute.emplace_back();
-        if (twin == i) stage_compute(c, g, plan.stages[i], &costs, sc);
+        if (twin == i) stage_compute(c, g, plan.stages[i], costs, sc);
         else sc = perf.compute[twin];
         // XLA recomputes the saved tensors it rematerialized in backward: their share of the layers' forward, an upper
         // bound (its pass removes the cheapest to recompute first, elementwise results before matmul outputs).
         if (twin == i && mem[i].compiled)
-            perf.compute.back().cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
+            sc.cost.recompute += scaled(sc.layers_fwd, mem[i].xla.rematerialized_share);
         const StageComm& comm = twin == i ? perf.comm.emplace_back(stage_communication(c, plan.stages[i], sc, mem[i].params,
                                                                                        mem[i].expert_params, weight_bytes(c, mem[i]),
                                                                                        mem[i].frozen_params))
                                           : perf.comm.emplace_back(perf.comm[twin]);
-        twins.push_back(twin);
+        optimizer_seconds.push_back(twin == i ? stage_optimizer(c, mem[i]).seconds() : optimizer_seconds[twin]);
         const OffloadExposed& offload = offloads.emplace_back(activation_offload_exposed(c, sc, mem[i]));
         const Kernel bwd = backward_kernels(sc);
         perf.stage_times.push_back({forward_pass_seconds(sc.cost.fwd, comm.fwd_calls, c) + comm.fwd_exposed + offload.forward,
@@ -96,10 +96,8 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     // After the pipeline drains: exposed gradient/parameter collectives and the optimizer step.
     size_t tail_stage = 0;
     double tail = -1, tail_optimizer = 0;
-    std::vector<double> optimizer_seconds(plan.stages.size());  // a twin's optimizer step is its twin's
     for (size_t i = 0; i < plan.stages.size(); ++i) {
-        const size_t twin = twins[i];
-        const double optimizer = optimizer_seconds[i] = twin == i ? stage_optimizer(c, mem[i]).seconds() : optimizer_seconds[twin];
+        const double optimizer = optimizer_seconds[i];
         const double t = perf.comm[i].step_exposed + optimizer;
         if (t > tail) {
             tail = t;
