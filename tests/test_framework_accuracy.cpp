@@ -34,17 +34,17 @@ std::string gpt2(const char* training, const char* implementation = "{}") {
 
 TEST_CASE("implementation profile: each framework's defaults") {
     const Config pt = test::config(gpt2(R"({"seq_len":1024})"));
-    CHECK(*pt.s.implementation.model_code == ModelCode::HuggingFace);
-    CHECK(*pt.s.implementation.optimizer_impl == OptimizerImpl::Foreach);
-    CHECK_FALSE(*pt.s.implementation.tf32);
+    CHECK(pt.s.implementation.model_code == ModelCode::HuggingFace);
+    CHECK(pt.s.implementation.optimizer_impl == OptimizerImpl::Foreach);
+    CHECK_FALSE(pt.s.implementation.tf32);
     CHECK(pt.traits.autocast);  // fp32 parameters, bf16 compute
-    CHECK(*pt.s.model.hidden_act == HiddenAct::GeluNew);  // from the preset (HF config activation_function)
+    CHECK(pt.s.model.hidden_act == HiddenAct::GeluNew);  // from the preset (HF config activation_function)
     const Config mg = test::config(R"({"model":{"preset":"gpt2"},"training":{"seq_len":1024}})");
-    CHECK(*mg.s.implementation.model_code == ModelCode::Megatron);
-    CHECK(*mg.s.implementation.optimizer_impl == OptimizerImpl::Fused);
-    CHECK(*mg.s.implementation.tf32);
+    CHECK(mg.s.implementation.model_code == ModelCode::Megatron);
+    CHECK(mg.s.implementation.optimizer_impl == OptimizerImpl::Fused);
+    CHECK(mg.s.implementation.tf32);
     CHECK_FALSE(mg.traits.autocast);
-    CHECK(*mg.s.model.fused_qkv);
+    CHECK(mg.s.model.fused_qkv);
     // Explicit fields win and are echoed.
     const auto j = nlohmann::json::parse(evaluate_scenario_text(gpt2(R"({"seq_len":1024})", R"({"optimizer_impl":"fused","tf32":true})")));
     CHECK(j["report"]["scenario"]["implementation"]["optimizer_impl"] == "fused");

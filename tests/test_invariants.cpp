@@ -372,7 +372,7 @@ void check_report(const json& report, const json& scenario, Tally& t) {
     // The floor the plan search skips plans by (search/step_floor.h), from the plan's one-device twin.
     const shardcalc::Config c = shardcalc::resolve(shardcalc::scenario_from_json(report["scenario"]));
     shardcalc::Config twin;
-    if (shardcalc::resolve_checked(shardcalc::one_device_twin(c.s), twin).empty()) {
+    if (shardcalc::resolve_checked(shardcalc::one_device_twin(shardcalc::given_form(c.s)), twin).empty()) {
         const double floor = shardcalc::step_floor(c, shardcalc::twin_floor(twin, shardcalc::build_graph(twin)));
         t.check(step >= floor, "floor", scenario,
                 "step_seconds " + json(step).dump() + " below its floor " + json(floor).dump());

@@ -79,15 +79,15 @@ TEST_CASE("core attention: eager saves repeated k/v, softmax, dropout mask and o
 TEST_CASE("GLU activation: fused keeps 2f, eager keeps 3f; GeLU keeps f") {
     Config c = test::config(kBase);
     const double sb = s_b(c);
-    CHECK(op_activation_bytes(find_op(mlp(build_context(c), *c.s.model.ffn_hidden), "glu_activation"), c, true) ==
+    CHECK(op_activation_bytes(find_op(mlp(build_context(c), c.s.model.ffn_hidden), "glu_activation"), c, true) ==
           doctest::Approx(sb * 2 * 2816 * 2 / 2));
     c.traits.fused_glu = false;
-    CHECK(op_activation_bytes(find_op(mlp(build_context(c), *c.s.model.ffn_hidden), "glu_activation"), c, true) ==
+    CHECK(op_activation_bytes(find_op(mlp(build_context(c), c.s.model.ffn_hidden), "glu_activation"), c, true) ==
           doctest::Approx(sb * 3 * 2816 * 2 / 2));
     c.s.model.mlp = Mlp::Gelu;
-    CHECK(op_activation_bytes(find_op(mlp(build_context(c), *c.s.model.ffn_hidden), "activation"), c, true) ==
+    CHECK(op_activation_bytes(find_op(mlp(build_context(c), c.s.model.ffn_hidden), "activation"), c, true) ==
           doctest::Approx(sb * 2816 * 2 / 2));
-    CHECK(find_op(mlp(build_context(c), *c.s.model.ffn_hidden), "dense_h_to_4h").params[0].shape[0] == 2816);
+    CHECK(find_op(mlp(build_context(c), c.s.model.ffn_hidden), "dense_h_to_4h").params[0].shape[0] == 2816);
 }
 
 TEST_CASE("dropout-add: a 1-byte mask only when dropout > 0") {

@@ -253,7 +253,7 @@ TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (fr
       "parallel":{"dp":8)";
     const Report serial = test::report(base + "}}");
     const Report overlapped = test::report(base + R"(,"overlap_grad_reduce":true}})");
-    CHECK_FALSE(*serial.config.s.parallel.overlap_grad_reduce);  // Megatron-LM's default
+    CHECK_FALSE(serial.config.s.parallel.overlap_grad_reduce);  // Megatron-LM's default
     const auto dp_entry = [](const Report& r) {
         for (const auto& e : r.perf.comm[0].entries)
             if (e.dimension == Dim::Dp) return e;
@@ -263,8 +263,8 @@ TEST_CASE("gradient reduction runs after backward unless overlap_grad_reduce (fr
     CHECK(dp_entry(serial).exposed_seconds == doctest::Approx(dp_entry(serial).seconds()));
     CHECK(dp_entry(overlapped).exposed_seconds < dp_entry(serial).exposed_seconds);
     CHECK(overlapped.perf.step_seconds < serial.perf.step_seconds);
-    CHECK(*test::config(R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":512}})").s.parallel.overlap_grad_reduce);
-    CHECK(*test::config(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"training":{"seq_len":512},"parallel":{"zero":3}})")
+    CHECK(test::config(R"({"framework":"pytorch","model":{"preset":"gpt2"},"training":{"seq_len":512}})").s.parallel.overlap_grad_reduce);
+    CHECK(test::config(R"({"framework":"deepspeed","model":{"preset":"gpt2"},"training":{"seq_len":512},"parallel":{"zero":3}})")
                .s.parallel.overlap_grad_reduce);
 }
 

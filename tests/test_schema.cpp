@@ -1,5 +1,6 @@
 // The scenario's schema (io/contract/scenario_schema.h): one entry per field drives the parser, the echo and `shardcalc schema`.
 #include <set>
+#include <stdexcept>
 
 #include "helpers.h"
 #include "io/api.h"
@@ -135,4 +136,58 @@ TEST_CASE("the report's terms: every part of the step's time and every moment of
     CHECK(terms["memory_lines"][5] == json({{"key", "comm_buffers"}, {"label", "Comm buffers"}}));
     CHECK(terms["verdicts"][2] == json({{"key", "does_not_fit"}, {"label", "Does not fit"}}));
     CHECK(std::string(verdict_name(r.verdict.verdict)) == kVerdicts[static_cast<size_t>(r.verdict.verdict)].key);
+}
+
+// The scenario in its two forms (scenario/scenario.h): as given, a defaulted field may be unset; once resolved it is a
+// plain value, and the echo writes it back.
+TEST_CASE("resolve() fills every defaulted field once; the given form it echoes has each engaged with the same value") {
+    for (const char* s : {R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":2,"dp":4}})",
+                          R"({"framework":"deepspeed","model":{"preset":"gpt2"},"parallel":{"zero":3,"dp":8}})",
+                          R"({"framework":"pytorch","model":{"preset":"bert-large"},"training":{"seq_len":512}})",
+                          R"({"model":{"preset":"mixtral-8x7b"},"parallel":{"ep":8,"dp":8}})"}) {
+        CAPTURE(s);
+        const Config c = test::config(s);
+        Scenario given = given_form(c.s);
+        ResolvedScenario filled_again = c.s;
+        auto same = [](auto& g, const auto& f) {
+            REQUIRE(g.has_value());
+            CHECK(*g == f);
+        };
+        pair_defaults(given.model, filled_again.model, same);
+        pair_defaults(given.training, filled_again.training, same);
+        pair_defaults(given.parallel, filled_again.parallel, same);
+        pair_defaults(given.implementation, filled_again.implementation, same);
+        CHECK(scenario_to_json(resolve(given).s) == scenario_to_json(c.s));
+    }
+    // A defaulted field left unset reaches the resolved form only through the engine's own mistake: refused, not read.
+    Scenario unresolved = test::scenario(R"({"model":{"preset":"gpt2"}})");
+    ResolvedScenario out;
+    CHECK_THROWS_AS(fill(std::move(unresolved), out), std::logic_error);
+}
+
+// What a resolved scenario leaves out of its echo: only the optional fields whose absence means something. A defaulted
+// field added without its entry in pair_defaults would be missing here too.
+TEST_CASE("the echo of a resolved scenario leaves out only the fields whose absence means something") {
+    const Config c = test::config(R"({"model":{"preset":"llama-3.1-8b"},"parallel":{"tp":2,"dp":4}})");
+    const json echo = scenario_to_json(c.s);
+    std::set<std::string> absent;
+    const Scenario given = given_form(c.s);
+    for (const SchemaObject& o : scenario_schema()) {
+        if (std::string(o.path) == "/adapter") continue;
+        for (const Field& f : o.fields) {
+            if (!f.type->optional || f.echo != Echo::Value || !applies(f.applies, given)) continue;
+            const json* object = &echo;
+            for (const char* part : {"/model", "/training", "/parallel", "/hardware", "/implementation"})
+                if (std::string(o.path).rfind(part, 0) == 0) object = &echo[part + 1];
+            if (std::string(o.path) == "/hardware/peak_tflops") object = &echo["hardware"]["peak_tflops"];
+            if (!object->contains(f.key)) absent.insert(std::string(o.path) + "/" + f.key);
+        }
+    }
+    // Unset: no world size to check against, even pipeline stages, the caching allocator's measured fragmentation, no
+    // ZeRO bucket (not DeepSpeed), and what only an LSTM, a Hugging Face MoE or a compiled plan reads.
+    CHECK(absent == std::set<std::string>{"/implementation/cudnn_tf32", "/implementation/experts",
+                                          "/implementation/fragmentation", "/implementation/host_compiled_us",
+                                          "/implementation/rnn", "/parallel/first_stage_layers",
+                                          "/parallel/last_stage_layers", "/parallel/reduce_bucket_size",
+                                          "/parallel/world_size"});
 }

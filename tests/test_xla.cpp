@@ -24,7 +24,7 @@ constexpr double MiB = 1024.0 * 1024.0;
 TEST_CASE("XLA's BERT report: XLA's HBM report for BERT-base on a TPU v3 core, reproduced within 10%") {
     const Report r = test::report(xla_bert(64));
     CHECK(r.config.s.framework == Framework::Xla);
-    CHECK(*r.config.s.training.mlm_predictions == 77);  // Google's ~15% of 512 (the README uses 76-80)
+    CHECK(r.config.s.training.mlm_predictions == 77);  // Google's ~15% of 512 (the README uses 76-80)
     const StageMemory& m = r.peak();
     REQUIRE(m.compiled);
     const XlaProgram& x = m.xla;
@@ -191,14 +191,14 @@ TEST_CASE("framework xla: the only one on a TPU, data and tensor parallelism, er
     CHECK(tp.peak().xla.largest.front().shape == std::vector<int64_t>{8, 3, 512, 512});
     // mlm_predictions: Google's 15% by default under xla (20 at 128), every position elsewhere; 0 stays 0 through
     // the echo.
-    CHECK(*test::config(R"({"model":{"preset":"bert-base"},"training":{"seq_len":128},"hardware":{"preset":"tpu-v3"}})")
+    CHECK(test::config(R"({"model":{"preset":"bert-base"},"training":{"seq_len":128},"hardware":{"preset":"tpu-v3"}})")
                .s.training.mlm_predictions == 20);
-    CHECK(*test::config(R"({"model":{"preset":"bert-base"},"training":{"seq_len":128}})").s.training.mlm_predictions == 0);
+    CHECK(test::config(R"({"model":{"preset":"bert-base"},"training":{"seq_len":128}})").s.training.mlm_predictions == 0);
     const auto all = nlohmann::json::parse(evaluate_scenario_text(
         R"({"model":{"preset":"bert-base"},"training":{"seq_len":128,"mlm_predictions":0},"hardware":{"preset":"tpu-v3"}})"));
     CHECK(all["report"]["scenario"]["training"]["mlm_predictions"] == 0);
     // An XLA program has no host dispatch per op.
-    CHECK(*tp.config.s.implementation.host_forward_us == 0);
+    CHECK(tp.config.s.implementation.host_forward_us == 0);
 }
 
 // Fuzzer finding: a plan whose program fits under 2^62 bytes but whose saved tensors, with nothing rematerialized,

@@ -1,8 +1,9 @@
-// The page's WebAssembly core without the LSTM and TPU models, adapters, torch.compile's kernels and a misspelled preset's
-// suggestions, for its size (docs/performance.md): the core's engine library (wasm/CMakeLists.txt) holds the engine's
+// The page's WebAssembly core without the LSTM and TPU models, adapters, torch.compile's kernels, explicit pipeline layouts
+// and a misspelled preset's suggestions, for its size (docs/performance.md): the core's engine library (wasm/CMakeLists.txt) holds the engine's
 // common objects but not SHARDCALC_WHOLE_ONLY_SOURCES (engine/CMakeLists.txt: an LSTM's rules and builder, the TPU
 // device, XLA's program, its stage memory and its report object, an adapter's fields, rules, graph and model states,
-// inductor's fused kernels, the "did you mean" of an unknown preset id); these are their entry points in the core. Such
+// inductor's fused kernels, the "did you mean" of an unknown preset id, every stage's layers given or the embedding and
+// loss counted as layers); these are their entry points in the core. Such
 // a scenario is answered {"ok": false, "whole_engine": true} and web/src/js/engine-worker.js asks the whole engine.
 #include "core/error.h"
 #include "graph/adapter.h"
@@ -15,6 +16,7 @@
 #include "memory/model_states.h"
 #include "scenario/adapter_rules.h"
 #include "scenario/lstm_rules.h"
+#include "scenario/pipeline_split.h"
 #include "io/presets.h"
 
 namespace shardcalc {
@@ -25,6 +27,8 @@ const char* const kTpu = "TPU plans are evaluated by the whole engine";
 const char* const kAdapter = "adapters are evaluated by the whole engine";
 const char* const kCompile = "torch.compile plans are evaluated by the whole engine";
 const char* const kMisspelled = "a misspelled preset id is answered by the whole engine";
+const char* const kLayout = "explicit pipeline layouts (parallel.stage_layers, embedding_as_layer, loss_as_layer) are "
+                            "evaluated by the whole engine";
 }  // namespace
 
 std::vector<Problem> lstm_problems(const Config&) { throw WholeEngineOnly(kLstm); }
@@ -44,6 +48,9 @@ void apply_adapter_defaults(Scenario&) { throw WholeEngineOnly(kAdapter); }
 std::vector<Problem> adapter_problems(const Config&) { throw WholeEngineOnly(kAdapter); }
 void apply_adapter(ModelGraph&, const Config&) { throw WholeEngineOnly(kAdapter); }
 StateBytes adapter_state_bytes(const ParamTally&, const Config&) { throw WholeEngineOnly(kAdapter); }
+// Reached by any plan with parallel.stage_layers, embedding_as_layer or loss_as_layer (scenario/pipeline_split.cpp).
+PipelineSplit explicit_split(const ParallelFields&, int64_t) { throw WholeEngineOnly(kLayout); }
+PipelineSplit accounted_split(const ParallelFields&, int64_t) { throw WholeEngineOnly(kLayout); }
 // Reached by an unknown preset id's error, for its "did you mean" (io/preset_suggestions.cpp).
 std::vector<std::string> similar_preset_ids(const char*, const std::string&) { throw WholeEngineOnly(kMisspelled); }
 // Reached by any compiled graph's first norm, residual add or linear (graph/blocks.cpp).

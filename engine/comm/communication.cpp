@@ -36,12 +36,12 @@ Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor) {
 
 StageComm stage_communication(const Config& c, const StagePlan& st, const StageCompute& sc, double all_params,
                               double expert_params, double weight_bytes, double frozen_params) {
-    const TrainingSpec& t = c.s.training;
+    const ResolvedTraining& t = c.s.training;
     Builder b{c, {}};
     b.out.entries.reserve(Builder::kMaxEntries);
     StageRules f{c, st, sc, c.s.parallel, t, c.s.model, b};
     // Bytes per stored parameter, the same for the experts' (their fp8 share is the layers').
-    f.param_bytes = all_params > 0 ? weight_bytes / all_params : bytes_of(*t.param_dtype);
+    f.param_bytes = all_params > 0 ? weight_bytes / all_params : bytes_of(t.param_dtype);
     // The routed experts' gradients are reduced over the ranks holding the same experts; the rest over the
     // data-parallel replicas.
     f.params = all_params - expert_params;

@@ -19,13 +19,13 @@ namespace {
 // pass (`forward`: one microbatch's) and only its excess is exposed.
 void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double param_bytes, double backward,
                    double forward, const char* reduce_purpose, const char* gather_purpose) {
-    const ParallelSpec& p = b.c.s.parallel;
-    const TrainingSpec& t = b.c.s.training;
+    const ResolvedParallel& p = b.c.s.parallel;
+    const ResolvedTraining& t = b.c.s.training;
     const bool sharded = p.zero >= 1 || p.distributed_optimizer;
     const double reduce_count = p.zero == 2 ? static_cast<double>(b.c.d.microbatches) : 1;
     CommEntry& r = b.add(dim, sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, reduce_purpose,
-                         params * bytes_of(*t.grad_dtype), reduce_count, g);
-    r.overlapped = *p.overlap_grad_reduce;
+                         params * bytes_of(t.grad_dtype), reduce_count, g);
+    r.overlapped = p.overlap_grad_reduce;
     r.exposed_seconds = (r.overlapped ? std::max(0.0, r.seconds_each - backward) : r.seconds_each) * reduce_count;
     b.out.step_exposed += r.exposed_seconds;
     if (sharded) {
@@ -79,7 +79,7 @@ void StageRules::data_parallel() const {
                                   gather, backward_gathers * gathers * mb, g);
             CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter,
                                   deepspeed ? "gradients (per reduce bucket)" : "gradients (per layer)",
-                                  trained / buckets * bytes_of(*t.grad_dtype), buckets * mb, g);
+                                  trained / buckets * bytes_of(t.grad_dtype), buckets * mb, g);
             f.overlapped = bw.overlapped = rs.overlapped = true;
             // Layer by layer, a gather can hide only behind the compute that runs while it is in flight: the part
             // fetched ahead of the layer that needs it. FSDP prefetches the next unit whole; DeepSpeed fetches up to

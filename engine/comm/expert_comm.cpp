@@ -10,7 +10,7 @@ namespace shardcalc {
 
 // Expert parallelism: the token dispatcher's exchanges per MoE layer.
 void StageRules::expert_parallel() const {
-    const int64_t etp = expert_tp(p);
+    const int64_t etp = p.etp;
     if ((p.ep > 1 || etp > 1) && sc.moe_layers > 0) {
         // Megatron-Core's alltoall token dispatcher (megatron/core/transformer/moe/token_dispatcher.py; GShard,
         // Lepikhin et al. 2020), per MoE layer: an all-to-all over ep sends each token's top-k copies, hidden wide,

@@ -44,7 +44,7 @@ MoeSchedule moe_overlap_schedule(const MoeCompute& moe, const MoeExchanges& x, c
     // Passes without a partner run alone, their exchanges exposed: the forwards before the first backward (the
     // 1F1B warmup, megatron/core/pipeline_parallel/schedules.py; one without pipelining) and as many backwards after
     // the last forward.
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const double passes = static_cast<double>(c.d.microbatches * p.vpp);
     const double warmup = static_cast<double>(warmup_forwards(p.pp, p.vpp, pipeline_rank, c.d.microbatches));
     const double alone = std::min(passes, std::max(1.0, warmup));

@@ -20,7 +20,7 @@ void StageRules::pipeline_parallel() const {
         if (m.tied_embeddings && m.head == Head::Lm && (st.has_pre || st.has_post)) {
             // The two copies of tied word embeddings sum their gradients once per step.
             const Group pair = group_of(Dim::Pp, 2, c, p.pp - 1);
-            const double emb = static_cast<double>(c.d.vocab_padded) / p.tp * *m.embedding_dim * bytes_of(*t.grad_dtype);
+            const double emb = static_cast<double>(c.d.vocab_padded) / p.tp * m.embedding_dim * bytes_of(t.grad_dtype);
             CommEntry& e = b.add(Dim::Pp, CollectiveKind::AllReduce, "tied word-embedding gradients (first and last stage)",
                                  emb, 1, pair);
             e.exposed_seconds = e.seconds();

@@ -44,9 +44,9 @@ struct StageRules {
     const Config& c;
     const StagePlan& st;
     const StageCompute& sc;
-    const ParallelSpec& p;
-    const TrainingSpec& t;
-    const ModelSpec& m;
+    const ResolvedParallel& p;
+    const ResolvedTraining& t;
+    const ResolvedModel& m;
     Builder& b;                // where the rules add their collectives
     double params = 0;         // parameters on one device of the stage, less the routed experts'
     double expert_params = 0;  // the routed experts' (after ep and etp)

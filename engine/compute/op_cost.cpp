@@ -62,7 +62,7 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
     out.add(Pass::Forward, name, gemm_kernel(m, k, n, c, p, g), {m, k, n, p, g});
     if (fp8) {
         out.add(Pass::Forward, "fp8 quantize (input)", fp8_quantize(g * m * k / (gathered_in ? tp(c) : 1), a, c));
-        const bool fp8_weights = *c.s.training.param_dtype == Dtype::Fp8;
+        const bool fp8_weights = c.s.training.param_dtype == Dtype::Fp8;
         const Kernel weight = fp8_weights ? memory_kernel(g * k * n * 2 * fp8_element_bytes(c, true), c, 1) : fp8_quantize(g * k * n, a, c);
         out.add(Pass::Forward, "fp8 quantize (weight, per step)", scaled(weight, 1 / static_cast<double>(c.d.microbatches)));
     }
@@ -81,7 +81,7 @@ void gemm_passes(double m, double k, double n, const Work& w, const Config& c, c
 // (aten _grouped_mm_fallback; validation/measured/h100-moe-pytorch.jsonl: one GEMM kernel per expert and call).
 // Model FLOPs count the average top-k copies, once across the etp shards (each computes its own part).
 void expert_matmul(const Work& w, const Config& c, WorkKernels& out) {
-    const double etp = static_cast<double>(expert_tp(c.s.parallel));
+    const double etp = static_cast<double>(c.s.parallel.etp);
     const double k = w.split_in ? w.in / etp : static_cast<double>(w.in);
     const double n = w.split_in ? static_cast<double>(w.out) : w.out / etp;
     // batched_mm: a matrix-vector product per routed row, each against its own copy of its expert's weight.
@@ -241,8 +241,8 @@ Kernel grad_accumulation(const Op& op, const Config& c) {
     // Bytes per element: an add reads both and writes the sum, a copy reads and writes; Megatron's hook adds the
     // parameter's .grad (in its dtype: the activation dtype for these tensors, also under fp8 primary weights) into
     // the main_grad buffer (grad_dtype, fp32 by default).
-    const double g = bytes_of(*c.s.training.grad_dtype);
-    const Dtype param = *c.s.training.param_dtype == Dtype::Fp8 ? c.s.training.dtype : *c.s.training.param_dtype;
+    const double g = bytes_of(c.s.training.grad_dtype);
+    const Dtype param = c.s.training.param_dtype == Dtype::Fp8 ? c.s.training.dtype : c.s.training.param_dtype;
     const double per_element = mode == GradAccumulation::BucketCopy    ? 2 * g
                                : mode == GradAccumulation::MainGradHooks ? 2 * g + bytes_of(param)
                                                                          : 3 * g;

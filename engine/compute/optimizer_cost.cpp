@@ -35,14 +35,14 @@ double update_flops(Optimizer o) {
 Kernel adafactor_loop(const Config& c, const TrainedTensors& t, double params) {
     // Flat partitions are the fp32 master copy with an fp32 gradient (FrameworkTraits::flat_optimizer_params): no casts.
     const bool fp32_partition = c.traits.flat_optimizer_params;
-    const double g = fp32_partition ? 4 : bytes_of(*c.s.training.grad_dtype), p = fp32_partition ? 4 : bytes_of(*c.s.training.param_dtype);
+    const double g = fp32_partition ? 4 : bytes_of(c.s.training.grad_dtype), p = fp32_partition ? 4 : bytes_of(c.s.training.param_dtype);
     const double cast_bytes = (g < 4 ? g + 4 : 0) + (p < 4 ? 2 * (p + 4) : 0);
     const int cast_kernels = (g < 4 ? 1 : 0) + (p < 4 ? 2 : 0);
     const double matrix = std::min(t.matrix_params, params), vector = params - matrix;
     const int kernels = static_cast<int>(t.matrices * (24 + cast_kernels) + t.vectors * (16 + cast_kernels));
     Kernel k = memory_kernel(matrix * (84 + cast_bytes) + vector * (100 + cast_bytes), c, std::max(1, kernels));
     // The Python loop issues every op: the step takes at least its host time (the forward's per-launch figure).
-    k.memory_seconds = k.seconds = std::max(k.seconds, kernels * *c.s.implementation.host_forward_us * 1e-6);
+    k.memory_seconds = k.seconds = std::max(k.seconds, kernels * c.s.implementation.host_forward_us * 1e-6);
     return k;
 }
 
@@ -52,16 +52,16 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
                                    const TrainedTensors& tensors, double trained) {
     OptimizerKernels k;
     // The parameters it updates: an adapter's are in adapter.dtype (scenario/adapter_rules.h).
-    const double grad = bytes_of(*c.s.training.grad_dtype);
-    const double param = c.s.adapter.method != AdapterMethod::None ? adapter_bytes(c.s.adapter) : bytes_of(*c.s.training.param_dtype);
-    if (*c.s.training.grad_clip) {
+    const double grad = bytes_of(c.s.training.grad_dtype);
+    const double param = c.s.adapter.method != AdapterMethod::None ? adapter_bytes(c.s.adapter) : bytes_of(c.s.training.param_dtype);
+    if (c.s.training.grad_clip) {
         // Clipping by the global norm (Megatron clip_grad_norm_fp32, torch.nn.utils.clip_grad_norm_): one pass
         // reads the gradients for their norm (square and add per element), a second scales them in place
         // (read and write): 3 FLOPs and 3 gradient accesses per parameter (DeepFlow's gradclip: 4 and 3).
         k.clip = memory_kernel(3 * params * grad, c, 2);
         k.clip.flops = 3 * params;
     }
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     if (p.offload_optimizer != Offload::None) {
         // ZeRO-Offload (Ren et al. 2021, sec. 4.1 and 5): the device's gradient partition goes down the PCIe
         // link, CPU-Adam updates it on the host, memory-bound (every byte the host keeps for this device, the
@@ -89,7 +89,7 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
     // sqrt, div_, add_, addcdiv_; sgd.py: mul_ and add_ on the momentum): Adam moves its states three
     // times as often as the fused kernel and the parameter and gradient twice as often; SGD's momentum
     // 2.5 times (validation/measured: foreach AdamW 2.8x the fused kernel's time).
-    if (*c.s.implementation.optimizer_impl != OptimizerImpl::Fused) {
+    if (c.s.implementation.optimizer_impl != OptimizerImpl::Fused) {
         const double s = state_bytes / std::max(1.0, params);  // state bytes per parameter
         const Optimizer opt = c.s.training.optimizer;
         if (opt == Optimizer::Adam || opt == Optimizer::AdamW) {
@@ -103,7 +103,7 @@ OptimizerKernels optimizer_kernels(const Config& c, double params, double state_
     // (torch._amp_foreach_non_finite_check_and_unscale_: read and write); the model's parameters are written from the
     // fp32 main ones (_copy_main_params_to_model_params reads those, not the 16-bit ones); and the gradient buffer is
     // zeroed for the next step (core/distributed/distributed_data_parallel.py zero_grad_buffer).
-    if (c.s.framework == Framework::Megatron && *c.s.training.master_weights) {
+    if (c.s.framework == Framework::Megatron && c.s.training.master_weights) {
         if (c.s.training.dtype == Dtype::Fp16) bytes += 2 * params * grad;
         bytes += params * (4 - param) + trained * grad;
     }

@@ -13,12 +13,12 @@ namespace {
 // waiting for the tokens per expert) overlap only with their own host work: the rest of the pass cannot hide them,
 // nor they it.
 double forward_host_us(const Config& c) {
-    const ImplementationSpec& im = c.s.implementation;
-    return im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_forward_us;
+    const ResolvedImplementation& im = c.s.implementation;
+    return im.compile != CompileMode::None ? *im.host_compiled_us : im.host_forward_us;
 }
 double backward_host_us(const Config& c) {
-    const ImplementationSpec& im = c.s.implementation;
-    return im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_backward_us;
+    const ResolvedImplementation& im = c.s.implementation;
+    return im.compile != CompileMode::None ? *im.host_compiled_us : im.host_backward_us;
 }
 
 double pass_seconds(const Kernel& k, double calls, double host_us) {

@@ -47,7 +47,7 @@ Kernel scaled(const Kernel& k, double f) {
 
 double peak_flops(const Config& c, Dtype dtype, bool tf32) { return matmul_unit(c.s.hardware, dtype, tf32).tflops * 1e12; }
 
-double peak_flops(const Config& c, Dtype dtype) { return peak_flops(c, dtype, *c.s.implementation.tf32); }
+double peak_flops(const Config& c, Dtype dtype) { return peak_flops(c, dtype, c.s.implementation.tf32); }
 
 double peak_flops(const Config& c) { return peak_flops(c, c.s.training.dtype); }
 
@@ -69,7 +69,7 @@ double mfu_peak_flops(const Config& c) {
 double fastest_peak_flops(const Config& c) {
     // The precisions gemm_kernel runs at: the training dtype's, the fp8 recipe's, fp32 (TF32 as implementation.tf32 or
     // cuDNN's switch says); attention runs at the training dtype's.
-    return std::max({mfu_peak_flops(c), peak_flops(c, Dtype::Fp32, *c.s.implementation.tf32),
+    return std::max({mfu_peak_flops(c), peak_flops(c, Dtype::Fp32, c.s.implementation.tf32),
                      peak_flops(c, Dtype::Fp32, c.s.implementation.cudnn_tf32.value_or(true))});
 }
 
@@ -146,7 +146,7 @@ Kernel gemm_kernel(double m, double k, double n, const Config& c, GemmPrecision 
     const Dtype dtype = precision == GemmPrecision::Fp32 ? Dtype::Fp32 : c.s.training.dtype;
     // The shape's use of the matrix units is the device's rule (tiles and waves on a GPU, MXU padding on a TPU).
     // On a GPU fp32 without TF32 runs on the CUDA cores, which need no alignment.
-    const bool tf32 = precision == GemmPrecision::Cudnn ? c.s.implementation.cudnn_tf32.value_or(true) : *c.s.implementation.tf32;
+    const bool tf32 = precision == GemmPrecision::Cudnn ? c.s.implementation.cudnn_tf32.value_or(true) : c.s.implementation.tf32;
     const bool matrix_units = dtype != Dtype::Fp32 || tf32;  // fp8 needs a 16-bit training dtype
     // fp8 GEMMs reach their own share of the fp8 peak where it was measured apart (stas00/ml-engineering MAMF
     // table: H100 70.9% in fp8 against 80.3% in bf16).

@@ -94,7 +94,7 @@ void stage_compute(const Config& c, const ModelGraph& g, const StagePlan& st, La
     if (st.has_post) {
         out.cost += costs(g.post, false).cost;
         // Multi-token prediction layers (graph/decoder.cpp) run on the last stage, MoE ones exchanging tokens too.
-        const ModelSpec& m = c.s.model;
+        const ResolvedModel& m = c.s.model;
         if (m.layers > 0 && is_moe_layer(m, m.layers - 1)) out.moe_layers += m.mtp_layers;
     }
 }

@@ -14,13 +14,13 @@ namespace {
 constexpr unsigned kByCoreAttn = bit(RecomputeModule::CoreAttn);
 }  // namespace
 
-AttentionWidths attention_widths(const ModelSpec& m) {
+AttentionWidths attention_widths(const ResolvedModel& m) {
     if (m.kv_lora_rank > 0) {
-        const int64_t qk = *m.head_dim + m.qk_rope_head_dim;
+        const int64_t qk = m.head_dim + m.qk_rope_head_dim;
         return {m.heads * qk, m.heads * qk, m.heads * *m.v_head_dim, qk, *m.v_head_dim};
     }
-    const int64_t d = *m.head_dim;
-    return {m.heads * d, *m.kv_heads * d, *m.kv_heads * d, d, d};
+    const int64_t d = m.head_dim;
+    return {m.heads * d, m.kv_heads * d, m.kv_heads * d, d, d};
 }
 
 namespace {
@@ -29,7 +29,7 @@ namespace {
 // modeling_deepseek_v3.py): the down projections to the latents (with their norms) are replicated on every
 // tensor-parallel rank, the up projections per head column-parallel.
 void mla_projections(const BuildContext& b, Module& mod) {
-    const ModelSpec& m = b.m;
+    const ResolvedModel& m = b.m;
     const AttentionWidths w = attention_widths(m);
     const size_t first = mod.ops.size();
     if (m.q_lora_rank > 0) {
@@ -46,7 +46,7 @@ void mla_projections(const BuildContext& b, Module& mod) {
     mod.ops.push_back(linear("linear_kv_down_proj", m.kv_lora_rank + m.qk_rope_head_dim, m.hidden, false, Parallel::None,
                              SavedSplit::Sequence, m.hidden, false));
     mod.ops.push_back(norm(b, "kv_layernorm", m.kv_lora_rank));
-    mod.ops.push_back(linear("linear_kv_up_proj", m.heads * (*m.head_dim + *m.v_head_dim), m.kv_lora_rank, false,
+    mod.ops.push_back(linear("linear_kv_up_proj", m.heads * (m.head_dim + *m.v_head_dim), m.kv_lora_rank, false,
                              Parallel::Column, SavedSplit::Sequence, m.kv_lora_rank));
     // mla_up_proj (Megatron-Core multi_latent_attention.py, CheckpointWithoutOutput around the up projections and
     // RoPE): their outputs, the core's q, k and v, are discarded once the core has run and rebuilt before its backward
@@ -84,7 +84,7 @@ Work torch_softmax(const BuildContext& b, int64_t heads) {
 }  // namespace
 
 Module self_attention(const BuildContext& b, bool local) {
-    const ModelSpec& m = b.m;
+    const ResolvedModel& m = b.m;
     const AttentionWidths aw = attention_widths(m);
     const int64_t q_width = aw.q;
     const int64_t kv_width = aw.k;
@@ -93,16 +93,16 @@ Module self_attention(const BuildContext& b, bool local) {
         mla_projections(b, mod);
     } else if (b.fused_qkv) {
         // Fused QKV projection, column-parallel: [(heads + 2*kv_heads) * head_dim, hidden].
-        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, *m.qkv_bias,
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query_key_value", q_width + 2 * kv_width, m.hidden, m.qkv_bias,
                                                                   Parallel::Column, SavedSplit::Sequence, m.hidden), true)));
     } else {
         // Separate projections (Hugging Face's q_proj/k_proj/v_proj, BERT's query/key/value). They share one
         // input, but under autocast each F.linear casts it to 16 bits itself and keeps its own copy.
-        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query", q_width, m.hidden, *m.qkv_bias, Parallel::Column,
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("query", q_width, m.hidden, m.qkv_bias, Parallel::Column,
                                                                   SavedSplit::Sequence, m.hidden), true)));
-        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("key", kv_width, m.hidden, *m.qkv_bias, Parallel::Column,
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("key", kv_width, m.hidden, m.qkv_bias, Parallel::Column,
                                                                   SavedSplit::Sequence, m.hidden, b.autocast), true)));
-        Op value = pointwise_fed(b, eager_linear(b, linear("value", kv_width, m.hidden, *m.qkv_bias, Parallel::Column,
+        Op value = pointwise_fed(b, eager_linear(b, linear("value", kv_width, m.hidden, m.qkv_bias, Parallel::Column,
                                                            SavedSplit::Sequence, m.hidden, b.autocast), true));
         value.work.push_back(b.compiled ? compiled::grad_sum(b, m.hidden, 2) : eager::grad_sum(b, m.hidden, 2));
         mod.ops.push_back(value);
@@ -111,7 +111,7 @@ Module self_attention(const BuildContext& b, bool local) {
         // Qwen3 / OLMo 2 normalize each head's query and key (RMSNorm over head_dim, one weight vector each,
         // transformers modeling_qwen3.py q_norm / k_norm): each keeps its input, in the tensor-parallel region.
         for (const auto& [name, width] : {std::pair<const char*, int64_t>{"q_norm", q_width}, {"k_norm", kv_width}}) {
-            Op n{name, {vector_param("w", *m.head_dim, ParamSplit::Replicated)}, {}};
+            Op n{name, {vector_param("w", m.head_dim, ParamSplit::Replicated)}, {}};
             n.saved.push_back({"input", SavedKind::Upcast, SavedSplit::Tensor, width});
             n.work.push_back(elementwise(width, SavedSplit::Tensor, 2 * b.act_bytes, 3 * b.act_bytes));
             mod.ops.push_back(n);

@@ -29,13 +29,13 @@ BuildContext build_context(const Config& c) {
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::BatchedMm,
                         c.traits.hf_code && c.s.implementation.experts == ExpertsImpl::Eager,
                         c.traits.hf_code && c.s.implementation.compile != CompileMode::None,
-                        *c.s.model.fused_qkv || *c.s.implementation.model_code == ModelCode::Megatron,
+                        c.s.model.fused_qkv || c.s.implementation.model_code == ModelCode::Megatron,
                         c.s.framework == Framework::Megatron, c.s.implementation.moe_router_fusion,
                         c.traits.hf_code && c.s.implementation.loss_16bit};
 }
 
 bool sdpa_window_mask(const Config& c) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     return c.traits.hf_code && build_context(c).attention == Attention::Flash && m.sliding_window > 0 &&
            m.sliding_window < c.d.seq_len;
 }
@@ -43,7 +43,7 @@ bool sdpa_window_mask(const Config& c) {
 bool on_path(KernelPath path, const Config& c) {
     if (path == KernelPath::Always) return true;
     if (path == KernelPath::SdpaWindowMask) return sdpa_window_mask(c);
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     if (path == KernelPath::LocalExpertSort) return p.moe_dispatcher == MoeDispatcher::AllToAll && c.s.model.experts / p.ep > 1;
     if (path == KernelPath::AllToAllDispatch) return p.moe_dispatcher == MoeDispatcher::AllToAll;
     const bool fused = megatron_fused_softmax(c.s.framework, c.s.training.micro_batch, c.s.model.heads / (p.tp * p.ulysses),
@@ -68,7 +68,7 @@ double local_numel(const ParamTensor& p, const Config& c) {
     switch (p.split) {
         case ParamSplit::Replicated: return n;
         case ParamSplit::Sharded: return n / static_cast<double>(c.s.parallel.tp);
-        case ParamSplit::Expert: return n / static_cast<double>(c.s.parallel.ep * expert_tp(c.s.parallel));
+        case ParamSplit::Expert: return n / static_cast<double>(c.s.parallel.ep * c.s.parallel.etp);
     }
     return n;
 }

@@ -10,7 +10,7 @@ namespace shardcalc {
 
 // What the builders need to know besides the model shape.
 struct BuildContext {
-    const ModelSpec& m;
+    const ResolvedModel& m;
     Attention attention;
     bool dropout;          // dropout probability > 0: masks are saved
     bool fused_glu;
@@ -112,7 +112,7 @@ Op dropout_add(const BuildContext& b, const std::string& name, int64_t width);
 struct AttentionWidths {
     int64_t q = 0, k = 0, v = 0, qk_head = 0, v_head = 0;
 };
-AttentionWidths attention_widths(const ModelSpec& m);
+AttentionWidths attention_widths(const ResolvedModel& m);
 
 // `local`: a sliding-window layer (model.sliding_window).
 Module self_attention(const BuildContext& b, bool local = false);

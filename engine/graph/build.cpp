@@ -6,18 +6,18 @@
 
 namespace shardcalc {
 
-bool is_moe_layer(const ModelSpec& m, int64_t i) {
+bool is_moe_layer(const ModelFields& m, int64_t i) {
     return m.experts > 0 && i >= m.first_dense_layers && (i - m.first_dense_layers + 1) % m.moe_every == 0;
 }
 
-bool is_local_layer(const ModelSpec& m, int64_t i) {
+bool is_local_layer(const ModelFields& m, int64_t i) {
     return m.sliding_window > 0 && (m.global_every == 0 || (i + 1) % m.global_every != 0);
 }
 
 // One group per kind of layer, each layer's module built once: layers that alternate (gpt-oss's local and global
 // attention) share two groups however many there are, instead of one group per run of equal layers.
 std::vector<LayerGroup> layer_groups(const Config& c, bool post_norm, std::vector<int64_t>& layer_group) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     std::vector<LayerGroup> groups;
     std::vector<int64_t> local_of;  // each group's attention: 1 sliding-window (int64_t: no std::vector<bool> code)
     layer_group.assign(static_cast<size_t>(m.layers), 0);
@@ -67,22 +67,22 @@ ModelGraph build_graph(const Config& c) {
 
 Module embedding_module(const Config& c) {
     const BuildContext b = build_context(c);
-    const ModelSpec& m = c.s.model;
-    const int64_t e = *m.embedding_dim;
+    const ResolvedModel& m = c.s.model;
+    const int64_t e = m.embedding_dim;
     Module mod{"embedding", {}, {}};
     // Vocab-parallel embedding (megatron/core/tensor_parallel/layers.py VocabParallelEmbedding).
     Op word{"word_embeddings", {weight(c.d.vocab_padded, e, ParamSplit::Sharded)}, {}};
     // Forward gathers rows (read and write e per token); backward accumulates dy into the fp32
     // embedding gradient (read dy, read-modify-write the gradient row).
-    const int lookups = 1 + (m.position_embedding == PositionEmbedding::Learned) + (*m.type_vocab > 0);
+    const int lookups = 1 + (m.position_embedding == PositionEmbedding::Learned) + (m.type_vocab > 0);
     word.work.push_back(b.hf_code ? eager::embedding(b, e, lookups)
                                   : elementwise(e, SavedSplit::Sequence, 2 * b.act_bytes, b.act_bytes + 8));
     mod.ops.push_back(word);
     if (m.position_embedding == PositionEmbedding::Learned)
         mod.ops.push_back(Op{"position_embeddings", {weight(m.max_positions, e, ParamSplit::Replicated)}, {}});
-    if (*m.type_vocab > 0)
-        mod.ops.push_back(Op{"token_type_embeddings", {weight(*m.type_vocab, e, ParamSplit::Replicated)}, {}});
-    if (*m.embedding_norm) mod.ops.push_back(norm(b, "embedding_layernorm", e));
+    if (m.type_vocab > 0)
+        mod.ops.push_back(Op{"token_type_embeddings", {weight(m.type_vocab, e, ParamSplit::Replicated)}, {}});
+    if (m.embedding_norm) mod.ops.push_back(norm(b, "embedding_layernorm", e));
     // transformers' sliding-window mask for SDPA, one byte per query and key (graph/blocks.h sdpa_window_mask): kept
     // from the forward to the last layer's backward (SDPA saves it), once per microbatch in flight.
     if (b.hf_code && m.sliding_window > 0)
@@ -129,7 +129,7 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
             second.saved.erase(second.saved.begin());
             layer.children.push_back(Module{second.name, {second}, {}});
         }
-        layer.children.push_back(moe ? moe_mlp(b) : mlp(b, *c.s.model.ffn_hidden, "mlp", b.autocast || c.s.model.parallel_norms));
+        layer.children.push_back(moe ? moe_mlp(b) : mlp(b, c.s.model.ffn_hidden, "mlp", b.autocast || c.s.model.parallel_norms));
         add_op(dropout_add(b, "dropout_add", h));
         return layer;
     }
@@ -146,7 +146,7 @@ Module transformer_layer(const Config& c, bool post_norm, bool moe, bool local) 
         // checkpoint's own, and all of it runs again.
         const unsigned whole = bit(RecomputeModule::Mlp);
         layer.children.back().ops.front().rerun_by |= whole;
-        Module dense = mlp(b, *c.s.model.ffn_hidden);
+        Module dense = mlp(b, c.s.model.ffn_hidden);
         tag_recompute(dense, whole, whole);
         layer.children.push_back(dense);
     }

@@ -8,7 +8,7 @@ namespace shardcalc {
 
 ModelGraph build_decoder(const Config& c) {
     const BuildContext b = build_context(c);
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     ModelGraph g;
     g.pre = embedding_module(c);
     g.groups = layer_groups(c, false, g.layer_group);

@@ -20,15 +20,15 @@ Op gathered(Op op) {
 
 ModelGraph build_encoder(const Config& c) {
     const BuildContext b = build_context(c);
-    const ModelSpec& m = c.s.model;
-    const int64_t e = *m.embedding_dim;
+    const ResolvedModel& m = c.s.model;
+    const int64_t e = m.embedding_dim;
     ModelGraph g;
     g.pre = embedding_module(c);
     g.groups = layer_groups(c, true, g.layer_group);
 
     g.post = Module{"head", {}, {}};
     // The pooler reads only the first token: its saved input is b*h elements, negligible.
-    if (*m.pooler) g.post.ops.push_back(Op{"pooler", {weight(m.hidden, m.hidden, ParamSplit::Replicated),
+    if (m.pooler) g.post.ops.push_back(Op{"pooler", {weight(m.hidden, m.hidden, ParamSplit::Replicated),
                                                       vector_param("b", m.hidden, ParamSplit::Replicated)}, {}});
     if (m.head == Head::Lm) {
         // MLM head (transformers' BertLMPredictionHead / AlbertMLMHead): dense + GeLU + LayerNorm
@@ -45,7 +45,7 @@ ModelGraph build_encoder(const Config& c) {
         g.post.ops.push_back(gathered(decoder));
         g.post.ops.push_back(gathered(cross_entropy(b)));
         // BertForPreTraining / AlbertForPreTraining add a 2-way sentence classifier on the pooled output.
-        if (*m.pooler) g.post.ops.push_back(Op{"sentence_classifier", {weight(2, m.hidden, ParamSplit::Replicated),
+        if (m.pooler) g.post.ops.push_back(Op{"sentence_classifier", {weight(2, m.hidden, ParamSplit::Replicated),
                                                                        vector_param("b", 2, ParamSplit::Replicated)}, {}});
     }
     return g;

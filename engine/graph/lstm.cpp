@@ -11,11 +11,11 @@ namespace shardcalc {
 namespace {
 
 // What a layer outputs and its recurrence reads: the cell's h, or its LSTMP projection (model.proj_size).
-int64_t output_width(const ModelSpec& m) { return m.proj_size > 0 ? m.proj_size : m.hidden; }
+int64_t output_width(const ModelFields& m) { return m.proj_size > 0 ? m.proj_size : m.hidden; }
 
 // LSTMP's projection h_t = W_hr (o * tanh(c_t)) [d -> r], no bias (torch.nn.LSTM weight_hr_l{k}; cudnnRNN's projSize):
 // per step, since the next step reads h_t; it keeps its input, o * tanh(c_t), for its weight gradient.
-Op recurrent_projection(const ModelSpec& m, int64_t steps) {
+Op recurrent_projection(const ModelFields& m, int64_t steps) {
     Op proj = linear("recurrent_projection", m.proj_size, m.hidden, false, Parallel::None, SavedSplit::Sequence, m.hidden);
     proj.work.front().steps = steps;
     return proj;
@@ -35,7 +35,7 @@ void add_dropout(const BuildContext& b, int64_t width, Module& layer) {
 // Backpropagation through time keeps, per token, the GEMM's input [x_t, h_{t-1}], the gates' activations and the cell
 // state with its tanh.
 Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
     Module layer{"lstm", {}, {}};
     // The gates i, f, g, o from the step's input and the previous output: [x_t, h_{t-1}] x W [in + r, 4d] (+ b),
@@ -51,7 +51,7 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     // The weight gradient of each step is added into the accumulated one: autograd's AccumulateGrad reads both
     // and writes the sum (3 accesses per weight per step; DeepFlow's getCb counts the same 3, without the byte width).
     auto accumulate = [&](int64_t weights) {
-        Work w = elementwise(weights, SavedSplit::Sequence, 0, 3 * bytes_of(*c.s.training.grad_dtype));
+        Work w = elementwise(weights, SavedSplit::Sequence, 0, 3 * bytes_of(c.s.training.grad_dtype));
         w.per_weight = true;
         w.sharded = false;
         w.steps = steps;
@@ -98,7 +98,7 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
 // each one GEMM over every step, and the bias gradient one reduction. Saved (cuDNN's reserve space and the tensors
 // PyTorch keeps for its backward): the layer's input and output, the activated gates and the cell state per step.
 Module cudnn_layer(const BuildContext& b, const Config& c, int64_t in) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
     Module layer{"lstm", {}, {}};
     Op input = linear("input_gates", 4 * d, in, m.bias, Parallel::None, SavedSplit::Sequence, in);
@@ -137,8 +137,8 @@ Module layer_of(const BuildContext& b, const Config& c, int64_t in) {
 
 ModelGraph build_lstm(const Config& c) {
     const BuildContext b = build_context(c);
-    const ModelSpec& m = c.s.model;
-    const int64_t e = *m.embedding_dim, r = output_width(m);
+    const ResolvedModel& m = c.s.model;
+    const int64_t e = m.embedding_dim, r = output_width(m);
     ModelGraph g;
     g.pre = embedding_module(c);
     // The first layer reads the embedding, the others the layer below (r wide); where the two differ the first

@@ -11,20 +11,20 @@
 namespace shardcalc {
 
 Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) {
-    const ModelSpec& m = b.m;
+    const ResolvedModel& m = b.m;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     const int64_t up_width = gated ? 2 * f : f;
     Module mod{name, {}, {}};
     if (gated && b.hf_code) {
         // Hugging Face's gate_proj and up_proj: two linears on one input (one cast each under autocast).
-        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("gate_proj", f, m.hidden, *m.mlp_bias, Parallel::Column,
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("gate_proj", f, m.hidden, m.mlp_bias, Parallel::Column,
                                                                   SavedSplit::Sequence, m.hidden, save_input), true)));
-        Op up = pointwise_fed(b, eager_linear(b, linear("up_proj", f, m.hidden, *m.mlp_bias, Parallel::Column,
+        Op up = pointwise_fed(b, eager_linear(b, linear("up_proj", f, m.hidden, m.mlp_bias, Parallel::Column,
                                                         SavedSplit::Sequence, m.hidden, b.autocast), true));
         up.work.push_back(b.compiled ? compiled::grad_sum(b, m.hidden, 1) : eager::grad_sum(b, m.hidden, 1));
         mod.ops.push_back(up);
     } else {
-        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, *m.mlp_bias,
+        mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("dense_h_to_4h", up_width, m.hidden, m.mlp_bias,
                                                                   Parallel::Column, SavedSplit::Sequence, m.hidden, save_input), true)));
     }
     Op act{gated ? "glu_activation" : "activation", {}, {}};
@@ -33,7 +33,7 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
     // input, the activated gate and the up projection for the product (3f).
     // Compiled, an activation keeps only its input (gate and up for a GLU) and rebuilds the rest in backward.
     const int64_t act_width = !gated ? f : (b.fused_glu || b.compiled ? 2 * f : 3 * f);
-    const bool gelu_unfused = !gated && b.hf_code && !b.compiled && *m.hidden_act == HiddenAct::GeluNew;
+    const bool gelu_unfused = !gated && b.hf_code && !b.compiled && m.hidden_act == HiddenAct::GeluNew;
     if (gelu_unfused) {
         // Hugging Face's NewGELUActivation, 0.5*x*(1+tanh(c*(x+0.044715*x^3))), runs as separate ops: pow keeps
         // its input, tanh its output, the last product both factors. pow is on autocast's fp32 list, so under
@@ -53,7 +53,7 @@ Module mlp(const BuildContext& b, int64_t f, const char* name, bool save_input) 
     else if (b.compiled) act.work.push_back(compiled::activation(b, f, gated));
     else act.work.push_back(gelu_unfused ? eager::gelu_new(b, f) : gated ? eager::glu(b, f) : eager::pointwise_activation(b, f));
     mod.ops.push_back(act);
-    mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("dense_4h_to_h", m.hidden, f, *m.mlp_bias, Parallel::Row,
+    mod.ops.push_back(pointwise_fed(b, eager_linear(b, linear("dense_4h_to_h", m.hidden, f, m.mlp_bias, Parallel::Row,
                                                               SavedSplit::Tensor, f), gelu_unfused)));
     return mod;
 }
@@ -65,7 +65,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
                  bool fp32) {
     Op op{name, {ParamTensor{"w", {b.m.experts, out, in}, ParamSplit::Expert, false}}, {}};
     // Biased experts follow model.mlp_bias (gpt-oss gate_up_proj_bias [E, 2f] and down_proj_bias [E, h]).
-    if (*b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
+    if (b.m.mlp_bias) op.params.push_back(ParamTensor{"b", {b.m.experts, out}, ParamSplit::Expert, false});
     op.saved.push_back({"input", fp32 ? SavedKind::Upcast : SavedKind::GemmInput, input_split, in});
     Work w = matmul_work(in, out, row);
     w.routed = true;
@@ -87,7 +87,7 @@ Op expert_linear(const BuildContext& b, const std::string& name, int64_t out, in
     w.expert_loop = b.loop_experts;
     op.work.push_back(w);
     if (b.loop_experts) op.work.push_back(eager::select_gradients(b.up_bytes, b.m.experts, b.m.experts * out * in));
-    if (b.hf_code && *b.m.mlp_bias)
+    if (b.hf_code && b.m.mlp_bias)
         op.work.push_back(eager::expert_bias(fp32 ? b.up_bytes : b.act_bytes, row ? SavedSplit::Routed : SavedSplit::Expert, out));
     return op;
 }
@@ -133,7 +133,7 @@ Work core_local_expert_sort(int64_t h, double eb, bool combine) {
 }  // namespace
 
 Module moe_mlp(const BuildContext& b) {
-    const ModelSpec& m = b.m;
+    const ResolvedModel& m = b.m;
     const int64_t h = m.hidden, f = *m.expert_ffn_hidden, experts = m.experts;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     // Hugging Face's experts (transformers 5: experts_implementation "grouped_mm", integrations/moe.py _grouped_mm)

@@ -34,7 +34,7 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
 }
 
 std::vector<int64_t> saved_tensor_shape(const SavedTensor& t, const Config& c) {
-    const double s = static_cast<double>(t.gathered ? *c.s.training.mlm_predictions : c.d.seq_len);
+    const double s = static_cast<double>(t.gathered ? c.s.training.mlm_predictions : c.d.seq_len);
     std::vector<int64_t> shape;
     for (const double d : local_dims(t.split, t.width, s, c)) shape.push_back(static_cast<int64_t>(d + 0.5));
     return shape;

@@ -17,15 +17,15 @@ StateBytes adapter_state_bytes(const ParamTally& t, const Config& c) {
     // PEFT's trained copies of whole modules (modules_to_save) keep the base's dtype: their weights, their gradients
     // and (torch.optim) their states; the adapters theirs.
     const double copies = t.base_copies, adapters = trained - copies;
-    const double base_bytes = bytes_of(*c.s.training.param_dtype);
+    const double base_bytes = bytes_of(c.s.training.param_dtype);
     const double base = (t.frozen - t.quantized) * base_bytes + t.quantized * quantized_weight_bytes(c.s.adapter);
     const bool eight_bit = c.s.training.optimizer == Optimizer::AdamW8bit;
     StateBytes s;
     s.weights = partition(base + adapter_bytes(c.s.adapter) * adapters + base_bytes * copies, zero >= 3);
-    s.gradients = partition(adapters * bytes_of(*c.s.training.grad_dtype) + copies * base_bytes, zero >= 2);
+    s.gradients = partition(adapters * bytes_of(c.s.training.grad_dtype) + copies * base_bytes, zero >= 2);
     const double updated = partition(trained, zero >= 1);
     // DeepSpeed's fp32 master partition of the 16-bit adapters (scenario/adapter_rules.cpp).
-    const double master = *c.s.training.master_weights ? 4.0 * updated : 0.0;
+    const double master = c.s.training.master_weights ? 4.0 * updated : 0.0;
     s.optimizer = master + partition(optimizer_state_element_bytes(c) * (t.optimizer_elems - t.base_copy_optimizer_elems) +
                                 (eight_bit ? optimizer_state_element_bytes(c) : base_bytes) * t.base_copy_optimizer_elems,
                             zero >= 1);

@@ -20,7 +20,7 @@ constexpr double kFragmentationWorst = 0.165;
 
 }  // namespace
 
-Fragmentation fragmentation_of(const ImplementationSpec& im) {
+Fragmentation fragmentation_of(const ImplementationFields& im) {
     if (im.fragmentation) return {*im.fragmentation, *im.fragmentation, true};
     return {kFragmentationMedian, kFragmentationWorst, false};
 }

@@ -18,7 +18,7 @@ struct Fragmentation {
     double typical = 0, worst = 0;
     bool calibrated = false;  // from implementation.fragmentation
 };
-Fragmentation fragmentation_of(const ImplementationSpec& im);
+Fragmentation fragmentation_of(const ImplementationFields& im);
 
 enum class Verdict { Fits, Tight, DoesNotFit };
 // The verdicts' keys and words, indexed by Verdict (core/term.h).

@@ -28,15 +28,15 @@ double largest_layer_params(const ModelGraph& g, const LayerFigures& layers) { r
 // construction (stage_1_and_2.py ipg_buffer, stage3.py __ipg_bucket_flat_buffer). ZeRO-0 flattens at most a bucket of
 // the trained gradients for each data-parallel all-reduce (engine.py allreduce_bucket).
 double one_bucket_bytes(const Config& c) {
-    return static_cast<double>(*c.s.parallel.reduce_bucket_size) * bytes_of(*c.s.training.grad_dtype);
+    return static_cast<double>(*c.s.parallel.reduce_bucket_size) * bytes_of(c.s.training.grad_dtype);
 }
 
 namespace {
 
 double deepspeed_bucket_bytes(const Config& c, double trained) {
-    const ParallelSpec& p = c.s.parallel;
-    if (p.zero == 0) return c.d.replica_degree > 1 ? std::min(one_bucket_bytes(c), trained * bytes_of(*c.s.training.grad_dtype)) : 0;
-    const bool two = p.zero <= 2 && p.pp == 1 && *p.overlap_grad_reduce;
+    const ResolvedParallel& p = c.s.parallel;
+    if (p.zero == 0) return c.d.replica_degree > 1 ? std::min(one_bucket_bytes(c), trained * bytes_of(c.s.training.grad_dtype)) : 0;
+    const bool two = p.zero <= 2 && p.pp == 1 && p.overlap_grad_reduce;
     return (two ? 2 : 1) * one_bucket_bytes(c);
 }
 
@@ -45,12 +45,12 @@ double deepspeed_bucket_bytes(const Config& c, double trained) {
 // Extra gradient/parameter copies a framework keeps for communication, and 16-bit compute copies.
 void framework_buffers(const Config& c, const ModelGraph& g, const ParamTally& tally, const LayerFigures& layers, OtherBytes& o) {
     const double params = tally.params;
-    const ParallelSpec& p = c.s.parallel;
-    const TrainingSpec& t = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
+    const ResolvedTraining& t = c.s.training;
     const bool replicated = c.d.replica_degree > 1;
-    const double grad_b = bytes_of(*t.grad_dtype);
+    const double grad_b = bytes_of(t.grad_dtype);
     const double compute_b = bytes_of(t.dtype);
-    const bool mixed = *t.param_dtype != t.dtype;
+    const bool mixed = t.param_dtype != t.dtype;
     const ParamTally layer = largest_layer(g, layers);
     const double unit = std::min(params, layer.params);
     // The parameters with gradients, which the gradient buffers hold: all of them, or an adapter's (its base frozen:
@@ -68,7 +68,7 @@ void framework_buffers(const Config& c, const ModelGraph& g, const ParamTally& t
             // Stage 3 gathers each module's full parameters before use and prefetches the next ones.
             if (p.zero == 3)
                 o.comm_buffers += std::min(params, unit + std::min(kDeepSpeedPrefetchBucket, params)) *
-                                  bytes_of(*t.param_dtype);
+                                  bytes_of(t.param_dtype);
             break;
         case BufferPolicy::FsdpUnits:
             // One FSDP unit per transformer layer (transformer_auto_wrap_policy). FULL_SHARD gathers the
@@ -98,7 +98,7 @@ void framework_buffers(const Config& c, const ModelGraph& g, const ParamTally& t
     if (c.s.training.fp8 != Fp8Recipe::None) {
         const double cast = p.zero == 3 && params > 0 ? std::min(tally.fp8_weights, 2 * unit * tally.fp8_weights / params)
                                                       : tally.fp8_weights;
-        o.cast_weights += (*c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * cast * fp8_element_bytes(c, true);
+        o.cast_weights += (c.s.training.param_dtype == Dtype::Fp8 ? 1 : 2) * cast * fp8_element_bytes(c, true);
     }
 }
 

@@ -74,7 +74,7 @@ double largest_request(const Config& c, const ModelGraph& g, const StagePlan& st
     const double unit = c.traits.buffers == BufferPolicy::FsdpUnits ? std::min(tally.params, largest_layer_params(g, layers))
                                                                     : tally.largest;
     largest = std::max(largest, unit * bytes_of(c.traits.buffers == BufferPolicy::FsdpUnits ? c.s.training.dtype
-                                                                                             : *c.s.training.param_dtype));
+                                                                                             : c.s.training.param_dtype));
     }
     return largest;
 }

@@ -70,13 +70,13 @@ ParamTally tally_module(const Module& m, const Config& c, bool include_tied) {
 }
 
 double optimizer_state_element_bytes(const Config& c) {
-    const TrainingSpec& tr = c.s.training;
+    const ResolvedTraining& tr = c.s.training;
     // bitsandbytes' 8-bit states: a byte each and an fp32 absmax per block of 2,048 (Dettmers et al. 2022, "8-bit
     // Optimizers via Block-wise Quantization", sec. 2.1).
     if (tr.optimizer == Optimizer::AdamW8bit) return 1 + 4.0 / 2048;
     // An adapter's states are in its dtype (scenario/adapter_rules.h), or fp32 beside a master copy (DeepSpeed).
-    if (c.s.adapter.method != AdapterMethod::None) return *tr.master_weights ? 4.0 : adapter_bytes(c.s.adapter);
-    return *tr.master_weights ? 4.0 : bytes_of(*tr.param_dtype);
+    if (c.s.adapter.method != AdapterMethod::None) return tr.master_weights ? 4.0 : adapter_bytes(c.s.adapter);
+    return tr.master_weights ? 4.0 : bytes_of(tr.param_dtype);
 }
 
 // Temporaries of the optimizer step beyond the states, per device. torch.optim's foreach Adam/AdamW
@@ -90,7 +90,7 @@ double optimizer_temporaries(const ParamTally& t, const Config& c, double update
     double bytes = c.traits.step_transient_bytes_per_param * updated;
     if (adam_like) {
         const double elem = optimizer_state_element_bytes(c);
-        switch (*c.s.implementation.optimizer_impl) {
+        switch (c.s.implementation.optimizer_impl) {
             case OptimizerImpl::Fused: break;
             case OptimizerImpl::Foreach: bytes += elem * updated; break;
             case OptimizerImpl::ForLoop: bytes += elem * std::min(t.largest, updated); break;
@@ -101,8 +101,8 @@ double optimizer_temporaries(const ParamTally& t, const Config& c, double update
 
 StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
     if (c.s.adapter.method != AdapterMethod::None) return adapter_state_bytes(t, c);
-    const TrainingSpec& tr = c.s.training;
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedTraining& tr = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
     const double n = static_cast<double>(c.d.replica_degree);
     // ZeRO (Rajbhandari et al. 2020, sec. 5): stage 1 partitions optimizer states, 2 adds
     // gradients, 3 adds parameters, across the ranks holding the same weights. Megatron's
@@ -117,16 +117,16 @@ StateBytes model_state_bytes(const ParamTally& t, const Config& c) {
     };
 
     StateBytes s;
-    s.weights = partition(t.params, t.expert_params, p.zero >= 3) * bytes_of(*tr.param_dtype);
+    s.weights = partition(t.params, t.expert_params, p.zero >= 3) * bytes_of(tr.param_dtype);
     // FP8 primary weights (--fp8-param-gather) hold only the fp8 GEMMs' weights in fp8; embeddings, norms, biases
     // and the output layer stay in the activation dtype (Transformer Engine's fp8_model_init covers its modules).
     // Under ZeRO-3 (Megatron-FSDP's optim_grads_params) each rank keeps its partition of them.
-    if (*tr.param_dtype == Dtype::Fp8 && t.params > 0)
+    if (tr.param_dtype == Dtype::Fp8 && t.params > 0)
         s.weights = (t.fp8_weights * fp8_element_bytes(c, true) + (t.params - t.fp8_weights) * bytes_of(tr.dtype)) *
                     partition(t.params, t.expert_params, p.zero >= 3) / t.params;
-    s.gradients = partition(t.params, t.expert_params, p.zero >= 2) * bytes_of(*tr.grad_dtype);
+    s.gradients = partition(t.params, t.expert_params, p.zero >= 2) * bytes_of(tr.grad_dtype);
     const double updated = partition(t.params, t.expert_params, shard_opt);
-    const double master = *tr.master_weights ? 4.0 * updated : 0.0;
+    const double master = tr.master_weights ? 4.0 * updated : 0.0;
     s.optimizer = master + optimizer_state_element_bytes(c) * partition(t.optimizer_elems, t.expert_optimizer_elems, shard_opt);
     s.step_transient = optimizer_temporaries(t, c, updated);
 

@@ -12,8 +12,8 @@ namespace shardcalc {
 // Megatron's allgather dispatcher, per MoE layer and microbatch: the gathered hidden states of the expert group
 // (dispatch forward; the output gradients gathered backward), one tensor of the gathered shape at a time.
 double allgather_dispatch_bytes(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    if (p.moe_dispatcher != MoeDispatcher::AllGather || p.ep * expert_tp(p) == 1) return 0;
+    const ResolvedParallel& p = c.s.parallel;
+    if (p.moe_dispatcher != MoeDispatcher::AllGather || p.ep * p.etp == 1) return 0;
     return allgather_dispatch_rows(c) * static_cast<double>(c.s.model.hidden) * bytes_of(c.s.training.dtype);
 }
 
@@ -22,11 +22,11 @@ double allgather_dispatch_bytes(const Config& c) {
 // the buffer and the next expert's gradient, of the larger projection (gate/up), at once.
 double select_gradient_bytes(const Config& c) {
     if (!c.traits.hf_code || c.s.implementation.experts != ExpertsImpl::Eager) return 0;
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const bool gated = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu;
     const double up = static_cast<double>(m.experts) * static_cast<double>((gated ? 2 : 1) * *m.expert_ffn_hidden) *
                       static_cast<double>(m.hidden);
-    return 2 * up * bytes_of(*c.s.training.param_dtype);
+    return 2 * up * bytes_of(c.s.training.param_dtype);
 }
 
 // Temporaries while one layer runs backward: a recomputed layer plus the gradients of its largest

@@ -5,7 +5,7 @@
 namespace shardcalc {
 
 LayerKey layer_key(const Module& m, const Config& c, bool in_layer, int64_t microbatches) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const FrameworkTraits& t = c.traits;
     return {&m,
             in_layer,
@@ -20,7 +20,7 @@ LayerKey layer_key(const Module& m, const Config& c, bool in_layer, int64_t micr
             p.cp,
             p.ulysses,
             p.ep,
-            expert_tp(p),
+            p.etp,
             p.sp,
             c.s.training.micro_batch,
             static_cast<int>(c.s.training.recompute),

@@ -5,7 +5,7 @@
 namespace shardcalc {
 
 LocalDims local_dims(SavedSplit split, int64_t width, double seq, const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const double b = static_cast<double>(c.s.training.micro_batch);
     const double w = static_cast<double>(width);
     const double seq_split = static_cast<double>(p.cp * p.ulysses);
@@ -16,7 +16,7 @@ LocalDims local_dims(SavedSplit split, int64_t width, double seq, const Config& 
         case SavedSplit::Tensor: return {{b, seq / seq_split, w / tp}, 3};
         case SavedSplit::Scores: return {{b, w / (tp * static_cast<double>(p.ulysses)), seq / static_cast<double>(p.cp), seq}, 4};
         case SavedSplit::Routed: return {{routed(), w}, 2};
-        case SavedSplit::Expert: return {{routed(), w / static_cast<double>(expert_tp(p))}, 2};
+        case SavedSplit::Expert: return {{routed(), w / static_cast<double>(p.etp)}, 2};
         case SavedSplit::Weight: return {{w / tp}, 1};
     }
     return {};

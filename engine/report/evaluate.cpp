@@ -20,7 +20,7 @@ double unique_params(const Module& m, double expert_share = 1, bool trained_only
 }
 
 void add_plan_notes(const Config& c, std::vector<std::string>& notes) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     if (p.sp && p.tp == 1) notes.push_back("parallel.sp has no effect with tp = 1");
     if (c.s.model.position_embedding == PositionEmbedding::Rope && c.s.model.max_positions > 0 &&
         c.d.seq_len > c.s.model.max_positions)
@@ -32,7 +32,7 @@ void add_plan_notes(const Config& c, std::vector<std::string>& notes) {
 
 }  // namespace
 
-ParameterCounts count_parameters(const ModelGraph& g, const ModelSpec& m) {
+ParameterCounts count_parameters(const ModelGraph& g, const ModelFields& m) {
     ParameterCounts pc;
     pc.embedding = unique_params(g.pre);
     // A MoE model's active parameters: everything but the routed experts a token skips (the convention of the

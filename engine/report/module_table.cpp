@@ -32,7 +32,7 @@ struct Walker {
             r.parameters += static_cast<double>(p.numel());
             r.params_per_device += local_numel(p, c);
         }
-        r.weight_bytes = r.params_per_device * bytes_of(*c.s.training.param_dtype);
+        r.weight_bytes = r.params_per_device * bytes_of(c.s.training.param_dtype);
         r.activation_bytes = op_activation_bytes(op, c, in_layer);
         const OpCost cost = op_cost(op, c, in_layer);
         r.fwd_flops = cost.fwd.flops;

@@ -50,6 +50,6 @@ struct Report : Estimate {
 Report evaluate(const Scenario& scenario);
 
 std::vector<ModuleRow> module_table(const Config& c, const struct ModelGraph& g);
-ParameterCounts count_parameters(const ModelGraph& g, const ModelSpec& m);
+ParameterCounts count_parameters(const ModelGraph& g, const ModelFields& m);
 
 }  // namespace shardcalc

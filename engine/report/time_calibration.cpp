@@ -43,12 +43,12 @@ TimeCalibration implied_time_calibration(const Config& c, double measured_second
     const double host = part(perf, part_key<StepPart::ForwardHostWait>) + part(perf, part_key<StepPart::BackwardHostWait>);
     const double kernels = part(perf, part_key<StepPart::ForwardCompute>) + part(perf, part_key<StepPart::BackwardCompute>) +
                            part(perf, part_key<StepPart::Recompute>);
-    const ImplementationSpec& im = c.s.implementation;
-    if (im.compile == CompileMode::None && host > kernels && *im.host_forward_us + *im.host_backward_us > 0) {
+    const ResolvedImplementation& im = c.s.implementation;
+    if (im.compile == CompileMode::None && host > kernels && im.host_forward_us + im.host_backward_us > 0) {
         // The host's cost per launch scaled alike in both passes, up to the fields' bound (io/contract/scenario_schema.cpp:
         // at most 10^6 us).
         out.term = TimeCalibration::Term::Host;
-        const double f = *im.host_forward_us, b = *im.host_backward_us, most = 1e6 / std::max(f, b);
+        const double f = im.host_forward_us, b = im.host_backward_us, most = 1e6 / std::max(f, b);
         double scale = 0;
         out.outcome = bisect(
             [&](double s) {

@@ -149,7 +149,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
     ServingEstimate r;
     if (!dpo) {
         e.replicas = world / rl.rollout_tp;
-        const Config rc = resolve(rollout_plan(c.s, rl, world), Rules::ModelAndDevice);
+        const Config rc = resolve(rollout_plan(given_form(c.s), rl, world), Rules::ModelAndDevice);
         ServingSpec spec;
         spec.prompt_tokens = rl.prompt_tokens;
         spec.output_tokens = rl.response_tokens;

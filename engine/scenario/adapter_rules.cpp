@@ -18,9 +18,9 @@ void apply_adapter_defaults(Scenario& s) {
 }
 
 std::vector<Problem> adapter_problems(const Config& c) {
-    const Scenario& s = c.s;
+    const ResolvedScenario& s = c.s;
     const AdapterSpec& a = s.adapter;
-    const ParallelSpec& p = s.parallel;
+    const ResolvedParallel& p = s.parallel;
     std::vector<Problem> list;
     auto require = [&](bool ok, const char* path, const std::string& message) {
         if (!ok) list.push_back({path, message});
@@ -28,7 +28,7 @@ std::vector<Problem> adapter_problems(const Config& c) {
     require(s.framework == Framework::Pytorch || s.framework == Framework::Fsdp || s.framework == Framework::DeepSpeed,
             "/framework", "adapters are modelled as Hugging Face PEFT trains them: pytorch (DDP), fsdp or deepspeed");
     require(s.model.arch != Arch::Lstm, "/adapter/method", "adapters are modelled for transformers (model.arch decoder or encoder)");
-    require(*s.implementation.model_code == ModelCode::HuggingFace, "/implementation/model_code",
+    require(s.implementation.model_code == ModelCode::HuggingFace, "/implementation/model_code",
             "PEFT adapts transformers' modules: set it to huggingface (the default with an adapter)");
     for (const auto& [degree, path] : {std::pair<int64_t, const char*>{p.tp, "/parallel/tp"}, {p.pp, "/parallel/pp"},
                                        {p.cp, "/parallel/cp"}, {p.ulysses, "/parallel/ulysses"}, {p.ep, "/parallel/ep"}})
@@ -36,10 +36,10 @@ std::vector<Problem> adapter_problems(const Config& c) {
     require(p.offload_optimizer == Offload::None, "/parallel/offload_optimizer", "offload is not modelled with an adapter: set it to none");
     require(p.offload_params == Offload::None, "/parallel/offload_params", "offload is not modelled with an adapter: set it to none");
     require(s.training.fp8 == Fp8Recipe::None, "/training/fp8", "fp8 GEMMs are not modelled with an adapter: set it to none");
-    require(!*s.training.master_weights || (s.framework == Framework::DeepSpeed && is_16bit(a.dtype)), "/training/master_weights",
+    require(!s.training.master_weights || (s.framework == Framework::DeepSpeed && is_16bit(a.dtype)), "/training/master_weights",
             "torch.optim and FSDP update the adapters themselves (PEFT) and the base is frozen: there is no master copy; "
             "set it to false (DeepSpeed keeps one for 16-bit adapters)");
-    require(*s.training.param_dtype != Dtype::Fp8, "/training/param_dtype", "the frozen base is stored in fp32, fp16 or bf16");
+    require(s.training.param_dtype != Dtype::Fp8, "/training/param_dtype", "the frozen base is stored in fp32, fp16 or bf16");
     const bool qlora = a.method == AdapterMethod::Qlora;
     // FSDP-QLoRA shards the packed 4-bit weights as they are stored (bnb_4bit_quant_storage in the compute dtype, so
     // that they flatten with the rest) and gathers them packed; DeepSpeed's stage 3 with them is not modelled.

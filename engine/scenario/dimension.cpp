@@ -16,7 +16,7 @@ static_assert(in_dim_order(), "kDimensions is indexed by Dim");
 
 const char* name_of_dim(Dim d) { return dimension(d).name; }
 
-int64_t Dimension::degree(const ParallelSpec& p) const {
+int64_t Dimension::degree(const ParallelFields& p, int64_t etp) const {
     switch (id) {
         case Dim::Tp: return p.tp;
         case Dim::Cp: return p.cp;
@@ -27,12 +27,12 @@ int64_t Dimension::degree(const ParallelSpec& p) const {
         case Dim::Ep: return p.ep;
         // Megatron's expert data-parallel size: the non-pipeline ranks over ep * etp (parallel_state.py
         // "tp-cp-ep-dp-pp" with expert_tensor_parallel_size; the MoE parallel folding of Liu et al. 2025).
-        case Dim::ExpertDp: return std::max<int64_t>(1, replica_degree(p) * p.tp / (p.ep * expert_tp(p)));
+        case Dim::ExpertDp: return std::max<int64_t>(1, replica_degree(p) * p.tp / (p.ep * etp));
     }
     return 1;
 }
 
-int64_t Dimension::stride(const ParallelSpec& p) const {
+int64_t Dimension::stride(const ParallelFields& p, int64_t etp) const {
     switch (id) {
         case Dim::Tp: return 1;
         case Dim::Cp: return p.tp;
@@ -41,8 +41,8 @@ int64_t Dimension::stride(const ParallelSpec& p) const {
         case Dim::Zero3: return p.tp;  // the gradient group spans cp, ulysses and dp: stride tp
         case Dim::Pp: return p.tp * p.cp * p.ulysses * p.dp;
         // Expert ranks: expert-tensor ranks innermost, then expert-parallel, then expert-data-parallel.
-        case Dim::Ep: return expert_tp(p);
-        case Dim::ExpertDp: return expert_tp(p) * p.ep;
+        case Dim::Ep: return etp;
+        case Dim::ExpertDp: return etp * p.ep;
     }
     return 1;
 }
@@ -64,19 +64,20 @@ bool Dimension::run_by(Framework f) const {
     return false;
 }
 
-int64_t world_size(const ParallelSpec& p) {
+// Neither the in-world nor the weight-replicating dimensions are expert ones: no etp is read.
+int64_t world_size(const ParallelFields& p) {
     int64_t n = 1;
     for (const Dimension& d : dimensions())
-        if (d.in_world) n *= d.degree(p);
+        if (d.in_world) n *= d.degree(p, 1);
     return n;
 }
 
 int64_t expert_tp(const ParallelSpec& p) { return p.etp.value_or(p.tp); }
 
-int64_t replica_degree(const ParallelSpec& p) {
+int64_t replica_degree(const ParallelFields& p) {
     int64_t n = 1;
     for (const Dimension& d : dimensions())
-        if (d.replicates_weights) n *= d.degree(p);
+        if (d.replicates_weights) n *= d.degree(p, 1);
     return n;
 }
 

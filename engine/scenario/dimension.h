@@ -28,10 +28,13 @@ struct Dimension {
     bool in_world;                // its degree multiplies the world size
     bool replicates_weights;      // its ranks hold the same weights: ZeRO and the distributed optimizer shard over it
     bool syncs_gradients;         // its collectives belong to the step (gradient sync, gathers), not to a microbatch
-    int64_t degree(const ParallelSpec& p) const;
+    // `etp`: the expert-tensor degree, which only the expert dimensions read.
+    int64_t degree(const ParallelFields& p, int64_t etp) const;
+    int64_t degree(const ResolvedParallel& p) const { return degree(p, p.etp); }
     // Rank distance between neighbouring members of one group, in Megatron's default order
     // (megatron/core/parallel_state.py "tp-cp-ep-dp-pp"; Ulysses sits beside cp).
-    int64_t stride(const ParallelSpec& p) const;
+    int64_t stride(const ParallelFields& p, int64_t etp) const;
+    int64_t stride(const ResolvedParallel& p) const { return stride(p, p.etp); }
     bool run_by(Framework f) const;  // the framework implements it (what the plan search may use)
 };
 
@@ -45,8 +48,8 @@ inline const auto& dimensions() { return kDimensions; }
 inline const Dimension& dimension(Dim d) { return kDimensions[static_cast<size_t>(d)]; }
 const char* name_of_dim(Dim d);
 
-int64_t world_size(const ParallelSpec& p);      // product of the in-world degrees
-int64_t replica_degree(const ParallelSpec& p);  // product of the weight-replicating degrees
-int64_t expert_tp(const ParallelSpec& p);       // etp, resolved (tp where unset)
+int64_t world_size(const ParallelFields& p);      // product of the in-world degrees
+int64_t replica_degree(const ParallelFields& p);  // product of the weight-replicating degrees
+int64_t expert_tp(const ParallelSpec& p);         // etp as given: tp where unset (Megatron's default, as resolve() fills it)
 
 }  // namespace shardcalc

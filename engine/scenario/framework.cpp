@@ -4,7 +4,7 @@
 
 namespace shardcalc {
 
-FrameworkTraits traits_of(const Scenario& s) {
+FrameworkTraits traits_of(const ResolvedScenario& s) {
     FrameworkTraits t;
     switch (s.framework) {
         case Framework::Megatron:
@@ -33,7 +33,7 @@ FrameworkTraits traits_of(const Scenario& s) {
             t.step_transient_bytes_per_param = 4;
             // Megatron-DeepSpeed (model_code megatron, the default here) keeps Megatron's
             // --make-vocab-size-divisible-by 128 (megatron/arguments.py in microsoft/Megatron-DeepSpeed).
-            if (*s.implementation.model_code == ModelCode::Megatron) t.vocab_multiple = 128;
+            if (s.implementation.model_code == ModelCode::Megatron) t.vocab_multiple = 128;
             // ZeRO-0 leaves accumulation to autograd (AccumulateGrad adds into .grad after the first microbatch);
             // ZeRO-1/2/3 hook every parameter and copy its gradient into the reduction bucket each microbatch
             // (deepspeed/runtime/zero/stage_1_and_2.py reduce_independent_p_g_buckets_and_remove_grads,
@@ -62,12 +62,12 @@ FrameworkTraits traits_of(const Scenario& s) {
             t.xla = true;
             break;
     }
-    const TrainingSpec& tr = s.training;
+    const ResolvedTraining& tr = s.training;
     // torch.autocast with fp32 parameters. FSDP's MixedPrecision instead casts the gathered parameters to
     // 16 bits and runs the model in them (torch.distributed.fsdp.MixedPrecision param_dtype): no fp32
     // residual stream, no per-op casts.
-    t.autocast = *tr.param_dtype == Dtype::Fp32 && is_16bit(tr.dtype) && s.framework == Framework::Pytorch;
-    t.hf_code = *s.implementation.model_code == ModelCode::HuggingFace;
+    t.autocast = tr.param_dtype == Dtype::Fp32 && is_16bit(tr.dtype) && s.framework == Framework::Pytorch;
+    t.hf_code = s.implementation.model_code == ModelCode::HuggingFace;
     if (t.hf_code) {
         // Hugging Face modules: the GLU's gate, up and product are separate tensors, the loss is
         // nn.functional.cross_entropy, no vocabulary padding beyond what tp needs.
@@ -76,8 +76,7 @@ FrameworkTraits traits_of(const Scenario& s) {
         // scaled_dot_product_attention with enable_gqa=True in fp32: the flash kernel needs 16-bit inputs and
         // the memory-efficient kernel does not take GQA (torch sdp_utils), so the math kernel runs and keeps
         // the fp32 probabilities like eager attention (validation/measured: llama-160m fp32, +128 sbh per layer).
-        const ModelSpec& m = s.model;
-        t.sdpa_math = tr.attention == Attention::Flash && tr.dtype == Dtype::Fp32 && m.kv_heads && *m.kv_heads < m.heads;
+        t.sdpa_math = tr.attention == Attention::Flash && tr.dtype == Dtype::Fp32 && s.model.kv_heads < s.model.heads;
     }
     return t;
 }
@@ -204,10 +203,10 @@ bool megatron_fused_softmax(Framework f, int64_t micro_batch, int64_t heads_per_
 
 bool megatron_layer_scaled_softmax(Framework f) { return f == Framework::DeepSpeed; }
 
-bool runs_tp_comm_overlap(Framework f, const ParallelSpec& p) { return f == Framework::Megatron && p.tp > 1 && p.sp; }
+bool runs_tp_comm_overlap(Framework f, const ParallelFields& p) { return f == Framework::Megatron && p.tp > 1 && p.sp; }
 
-bool runs_param_gather_overlap(Framework f, const ParallelSpec& p) {
-    return f == Framework::Megatron && p.distributed_optimizer && p.overlap_grad_reduce.value_or(false);
+bool runs_param_gather_overlap(Framework f, const ParallelFields& p, bool overlap_grad_reduce) {
+    return f == Framework::Megatron && p.distributed_optimizer && overlap_grad_reduce;
 }
 
 }  // namespace shardcalc

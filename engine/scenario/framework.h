@@ -53,13 +53,13 @@ struct FrameworkTraits {
 };
 
 // The traits of a resolved scenario: the framework's conventions and the implementation profile.
-FrameworkTraits traits_of(const Scenario& s);
+FrameworkTraits traits_of(const ResolvedScenario& s);
 
 // Megatron's overlaps and what a plan needs to run them (megatron/training/arguments.py): --tp-comm-overlap tensor and
 // sequence parallelism, --overlap-param-gather the distributed optimizer with an overlapped gradient reduction. The
 // validator refuses a scenario asking for one its plan cannot run; the plan search gives it to the plans that can.
-bool runs_tp_comm_overlap(Framework f, const ParallelSpec& p);
-bool runs_param_gather_overlap(Framework f, const ParallelSpec& p);
+bool runs_tp_comm_overlap(Framework f, const ParallelFields& p);
+bool runs_param_gather_overlap(Framework f, const ParallelFields& p, bool overlap_grad_reduce);
 
 // Megatron's fused scale-mask-softmax runs only where its CUDA kernels have a variant for the scores' shape; elsewhere
 // torch computes the softmax op by op (FusedScaleMaskSoftmax.forward_torch_softmax). Megatron-LM's rule

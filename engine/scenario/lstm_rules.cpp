@@ -6,8 +6,8 @@
 namespace shardcalc {
 
 std::vector<Problem> lstm_problems(const Config& c) {
-    const ModelSpec& m = c.s.model;
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedModel& m = c.s.model;
+    const ResolvedParallel& p = c.s.parallel;
     std::vector<Problem> list;
     auto require = [&](bool ok, const char* path, const std::string& message) {
         if (!ok) list.push_back({path, message});
@@ -17,8 +17,8 @@ std::vector<Problem> lstm_problems(const Config& c) {
                 " (torch.nn.LSTM: proj_size has to be smaller than hidden_size); 0 for none");
     const int64_t top = m.proj_size > 0 ? m.proj_size : m.hidden;
     const int64_t out = m.projection > 0 ? m.projection : top;
-    require(m.head != Head::Lm || !m.tied_embeddings || *m.embedding_dim == out, "/model/tied_embeddings",
-            "a tied output layer is the word-embedding table, so embedding_dim (" + std::to_string(*m.embedding_dim) +
+    require(m.head != Head::Lm || !m.tied_embeddings || m.embedding_dim == out, "/model/tied_embeddings",
+            "a tied output layer is the word-embedding table, so embedding_dim (" + std::to_string(m.embedding_dim) +
                 ") must equal the width the softmax reads (" + std::to_string(out) +
                 (m.projection > 0 ? ", model.projection" : m.proj_size > 0 ? ", model.proj_size" : ", model.hidden") +
                 "); set tied_embeddings to false");
@@ -27,8 +27,8 @@ std::vector<Problem> lstm_problems(const Config& c) {
                                     {m.kv_lora_rank > 0, "/model/kv_lora_rank"},
                                     {m.mtp_layers > 0, "/model/mtp_layers"},
                                     {m.qk_norm, "/model/qk_norm"},
-                                    {*m.type_vocab > 0, "/model/type_vocab"},
-                                    {*m.embedding_norm, "/model/embedding_norm"}})
+                                    {m.type_vocab > 0, "/model/type_vocab"},
+                                    {m.embedding_norm, "/model/embedding_norm"}})
         require(!bad, path, "describes a transformer; an LSTM (arch lstm) has none");
     // Tensor, sequence, context, Ulysses and expert parallelism split heads, widths or the sequence of attention
     // layers; an LSTM's recurrence runs its time steps in order on one device.

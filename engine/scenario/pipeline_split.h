@@ -22,6 +22,15 @@ struct PipelineSplit {
     std::string path;                   // "/parallel/pp", "/parallel/first_stage_layers", ...
 };
 
-PipelineSplit pipeline_split(const ParallelSpec& p, int64_t layers);
+PipelineSplit pipeline_split(const ParallelFields& p, int64_t layers);
+
+// The parts pipeline_split is made of (scenario/pipeline_layouts.cpp holds the explicit layouts, whole engine only).
+PipelineSplit split_problem(const char* path, std::string why);
+// Each stage's layers cut into vpp equal chunks (the caller has checked that vpp divides them), in model order.
+PipelineSplit equal_chunks(std::vector<int64_t> stages, int64_t vpp);
+// Every stage's count given (parallel.stage_layers).
+PipelineSplit explicit_split(const ParallelFields& p, int64_t layers);
+// The embedding and/or the loss counted as a layer in an even split (parallel.embedding_as_layer, loss_as_layer).
+PipelineSplit accounted_split(const ParallelFields& p, int64_t layers);
 
 }  // namespace shardcalc

@@ -36,7 +36,7 @@ inline double fp8_element_bytes(const Config& c, bool weight) {
 // beside them are counted as packed).
 inline double gathered_bytes_per_param(const Config& c) {
     if (c.s.adapter.method == AdapterMethod::Qlora) return quantized_weight_bytes(c.s.adapter);
-    return *c.s.training.param_dtype == Dtype::Fp8 ? fp8_element_bytes(c, true) : bytes_of(c.s.training.dtype);
+    return c.s.training.param_dtype == Dtype::Fp8 ? fp8_element_bytes(c, true) : bytes_of(c.s.training.dtype);
 }
 
 }  // namespace shardcalc

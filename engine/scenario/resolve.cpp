@@ -3,6 +3,7 @@
 #include "scenario/dimension.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "device/device.h"
@@ -65,6 +66,23 @@ void apply_training_defaults(Scenario& s, std::vector<std::string>& notes) {
 
 int64_t round_up(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
 
+// apply_defaults fills every defaulted field: one left unset is the engine's own error, never the input's.
+[[noreturn]] void unset_default() { throw std::logic_error("a defaulted scenario field was left unset by resolve()"); }
+
+// The two forms of an object: its given fields as they are, its defaulted ones through pair_defaults.
+template <class Fields, template <template <class> class> class Spec>
+void fill_object(Spec<Given>& given, Spec<Filled>& out) {
+    static_cast<Fields&>(out) = std::move(static_cast<Fields&>(given));
+    pair_defaults(given, out, [](auto& g, auto& f) {
+        if (!g) unset_default();
+        f = *g;
+    });
+}
+template <class Fields, template <template <class> class> class Spec>
+void given_object(const Spec<Filled>& resolved, Spec<Given>& out) {
+    static_cast<Fields&>(out) = static_cast<const Fields&>(resolved);
+    pair_defaults(out, resolved, [](auto& g, const auto& f) { g = f; });
+}
 
 }  // namespace
 
@@ -75,19 +93,19 @@ void apply_defaults(Scenario& s, std::vector<std::string>& notes) {
 }
 
 double routed_tokens_factor(const Config& c, bool busiest) {
-    const ParallelSpec& p = c.s.parallel;
-    return (busiest ? c.d.routed_busiest : c.d.routed_mean) * static_cast<double>(p.sp ? expert_tp(p) : 1);
+    const ResolvedParallel& p = c.s.parallel;
+    return (busiest ? c.d.routed_busiest : c.d.routed_mean) * static_cast<double>(p.sp ? p.etp : 1);
 }
 
 double tokens_per_device(const Config& c, bool tensor_region) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const double tokens = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses);
     return tensor_region || !p.sp ? tokens : tokens / p.tp;
 }
 
 double allgather_dispatch_rows(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    return tokens_per_device(c, false) * static_cast<double>(p.ep * expert_tp(p));
+    const ResolvedParallel& p = c.s.parallel;
+    return tokens_per_device(c, false) * static_cast<double>(p.ep * p.etp);
 }
 
 namespace {
@@ -95,7 +113,7 @@ namespace {
 // Recompute modules the model gives nothing to act on: Megatron-Core accepts them and recomputes nothing there.
 void recompute_module_notes(Config& c) {
     const unsigned given = c.s.training.recompute_modules;
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const unsigned moe_only = bit(RecomputeModule::Moe) | bit(RecomputeModule::MoeAct) | bit(RecomputeModule::SharedExperts);
     if ((given & moe_only) && m.experts == 0)
         c.notes.push_back("training.recompute_modules: moe, moe_act and shared_experts need MoE layers; none here");
@@ -110,13 +128,35 @@ void recompute_module_notes(Config& c) {
 
 }  // namespace
 
+void fill(Scenario&& given, ResolvedScenario& r) {
+    r.framework = given.framework;
+    fill_object<ModelFields>(given.model, r.model);
+    fill_object<TrainingFields>(given.training, r.training);
+    fill_object<ParallelFields>(given.parallel, r.parallel);
+    r.hardware = std::move(given.hardware);
+    fill_object<ImplementationFields>(given.implementation, r.implementation);
+    r.adapter = std::move(given.adapter);
+}
+
+Scenario given_form(const ResolvedScenario& resolved) {
+    Scenario g;
+    g.framework = resolved.framework;
+    given_object<ModelFields>(resolved.model, g.model);
+    given_object<TrainingFields>(resolved.training, g.training);
+    given_object<ParallelFields>(resolved.parallel, g.parallel);
+    g.hardware = resolved.hardware;
+    given_object<ImplementationFields>(resolved.implementation, g.implementation);
+    g.adapter = resolved.adapter;
+    return g;
+}
+
 Config resolve(Scenario scenario) { return resolve(std::move(scenario), Rules::Training); }
 
 namespace {
 
 // The notes of a resolved plan that keeps every rule, after those its defaults gave (`unit`: its GEMMs' matrix unit).
 void resolved_notes(Config& c, const MatmulUnit& unit) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const Derived& d = c.d;
     if (d.vocab_padded != c.s.model.vocab)
         c.notes.push_back("vocabulary padded from " + str(c.s.model.vocab) + " to " + str(d.vocab_padded) +
@@ -146,16 +186,17 @@ void resolved_notes(Config& c, const MatmulUnit& unit) {
                           "step offloaded to the host is not timed");
 }
 
-// Resolves the scenario in `c.s` in place, returning the rules it breaks (resolve() throws them, resolve_checked()
+// Resolves `given` into `c`, returning the rules it breaks (resolve() throws them, resolve_checked()
 // hands them back). The notes of the resolved plan come only `with_notes`: the plan search, which shows no plan's
 // notes, would build them for every plan it weighs (the vocabulary's padding is a note on most models).
-std::vector<Problem> resolve_in_place(Rules rules, Config& c, bool with_notes) {
-    if (c.s.hardware.preset_defaulted)
-        c.notes.push_back("hardware.preset not given: assumed " + c.s.hardware.preset);
-    apply_defaults(c.s, c.notes);
+std::vector<Problem> resolve_in_place(Scenario& given, Rules rules, Config& c, bool with_notes) {
+    if (given.hardware.preset_defaulted)
+        c.notes.push_back("hardware.preset not given: assumed " + given.hardware.preset);
+    apply_defaults(given, c.notes);
+    fill(std::move(given), c.s);
     c.traits = traits_of(c.s);
 
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     // Checked in floating point before the integer product can overflow.
     double devices = 1;
     for (const Dimension& dim : dimensions())
@@ -163,18 +204,18 @@ std::vector<Problem> resolve_in_place(Rules rules, Config& c, bool with_notes) {
     if (devices > static_cast<double>(int64_t{1} << 30))
         return {{"/parallel", "dp*tp*pp*cp*ulysses makes more than 1073741824 devices, the most supported"}};
     Derived& d = c.d;
-    d.seq_len = *c.s.training.seq_len;
-    const int64_t predictions = *c.s.training.mlm_predictions;
+    d.seq_len = c.s.training.seq_len;
+    const int64_t predictions = c.s.training.mlm_predictions;
     if (predictions > 0) d.mlm_share = static_cast<double>(predictions) / static_cast<double>(d.seq_len);
     d.world_size = world_size(p);
-    d.samples_per_step = *c.s.training.global_batch;
+    d.samples_per_step = c.s.training.global_batch;
     const int64_t per_pass = c.s.training.micro_batch * p.dp;
     d.microbatches = per_pass > 0 ? d.samples_per_step / per_pass : 0;
     d.tokens_per_step = d.samples_per_step * d.seq_len;
     d.replica_degree = replica_degree(p);
     d.expert_replica_degree = dimension(Dim::ExpertDp).degree(p);
     if (c.s.model.experts > 0) {
-        const TrainingSpec& t = c.s.training;
+        const ResolvedTraining& t = c.s.training;
         // An expert keeps at most capacity_factor x the average load and drops the rest (GShard, Lepikhin et al. 2020,
         // sec. 2.2): below 1 even the average expert drops tokens, so the copies processed per token fall to
         // top-k x capacity_factor, and model FLOPs count those (a dropped token does no expert work).
@@ -189,7 +230,7 @@ std::vector<Problem> resolve_in_place(Rules rules, Config& c, bool with_notes) {
     d.vocab_padded = round_up(c.s.model.vocab, c.traits.vocab_multiple * p.tp);
     d.nodes = (d.world_size + c.s.hardware.gpus_per_node - 1) / std::max<int64_t>(1, c.s.hardware.gpus_per_node);
     if (std::vector<Problem> broken = rule_problems(c, rules); !broken.empty()) return broken;
-    const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, *c.s.implementation.tf32);
+    const MatmulUnit unit = matmul_unit(c.s.hardware, c.s.training.dtype, c.s.implementation.tf32);
     if (unit.tflops <= 0) return {{"/training/dtype", unit.how + " (" + c.s.hardware.preset + ")"}};
     if (with_notes) resolved_notes(c, unit);
     return {};
@@ -199,15 +240,14 @@ std::vector<Problem> resolve_in_place(Rules rules, Config& c, bool with_notes) {
 
 Config resolve(Scenario scenario, Rules rules) {
     Config c;
-    c.s = std::move(scenario);
-    std::vector<Problem> problems = resolve_in_place(rules, c, true);
+    std::vector<Problem> problems = resolve_in_place(scenario, rules, c, true);
     if (!problems.empty()) throw InputError(std::move(problems));
     return c;
 }
 
 std::vector<Problem> resolve_checked(const Scenario& scenario, Config& c) {
-    c.s = scenario;
-    return resolve_in_place(Rules::Training, c, false);
+    Scenario given = scenario;
+    return resolve_in_place(given, Rules::Training, c, false);
 }
 
 }  // namespace shardcalc

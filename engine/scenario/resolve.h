@@ -30,7 +30,7 @@ struct Derived {
 };
 
 struct Config {
-    Scenario s;          // every optional is engaged after resolve()
+    ResolvedScenario s;  // every defaulted field filled
     Derived d;
     FrameworkTraits traits;
     std::vector<std::string> notes;  // assumptions made and warnings, shown to the user
@@ -60,6 +60,11 @@ double tokens_per_device(const Config& c, bool tensor_region);
 // Megatron's allgather dispatcher: the rows of hidden states each device gathers per MoE layer and microbatch,
 // its sequence shard's tokens from every rank of the expert-tensor x expert-parallel group.
 double allgather_dispatch_rows(const Config& c);
+
+// The scenario with every defaulted field filled (apply_defaults first) into `out`, and back: the form the echo writes
+// and a search or a twin varies (every defaulted field given).
+void fill(Scenario&& given, ResolvedScenario& out);
+Scenario given_form(const ResolvedScenario& resolved);
 
 // The individual steps, exposed for tests.
 void apply_defaults(Scenario& s, std::vector<std::string>& notes);

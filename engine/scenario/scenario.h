@@ -74,42 +74,66 @@ inline bool cuda_graphs(CompileMode m) { return m == CompileMode::ReduceOverhead
 // PyTorch's CUDA caching allocator: fixed segments, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
 enum class Allocator { Caching, ExpandableSegments };
 
-struct ModelSpec {
+// Given<T>: a field the user may leave out (std::optional), as the scenario is read. Filled<T>: the same field once
+// resolve() has filled it (scenario/resolve.cpp and framework.cpp hold each field's default), so that nothing after
+// resolve() can read it unset. Fields whose absence means something (world_size, capacity_factor: dropless, a dense
+// model's experts_per_token, an LSTM's rnn) stay std::optional in both forms, in the *Fields structs.
+template <class T>
+using Given = std::optional<T>;
+template <class T>
+using Filled = T;
+
+// Every defaulted field appears once more in the list of pairs under its struct (`pair_defaults`: given, and filled,
+// const or not), which both conversions between the forms walk (scenario/resolve.cpp), so that neither can miss one.
+
+template <template <class> class D>
+struct ModelDefaults {
+    D<int64_t> kv_heads;        // default: heads (multi-head attention)
+    D<int64_t> head_dim;        // default: hidden / heads
+    D<int64_t> ffn_hidden;      // default: 4 * hidden
+    D<bool> qkv_bias;           // biases on the q/k/v projections alone (Qwen2); default: `bias`
+    D<bool> mlp_bias;           // biases on the MLP's (and experts') linear layers (GPT-J); default: `bias`
+    D<int64_t> embedding_dim;   // ALBERT factorized embedding; default hidden
+    D<bool> embedding_norm;     // default: true for encoders
+    D<int64_t> type_vocab;      // default: 2 for encoders, 0 for decoders
+    D<bool> pooler;             // default: true for encoders
+    D<HiddenAct> hidden_act;    // default: gelu, silu (swiglu) or relu from `mlp`
+    D<bool> fused_qkv;          // one QKV projection in the checkpoint's layout; default no (presets say where)
+};
+template <class Resolved, class F>
+void pair_defaults(ModelDefaults<Given>& a, Resolved& b, F f) {
+    f(a.kv_heads, b.kv_heads), f(a.head_dim, b.head_dim), f(a.ffn_hidden, b.ffn_hidden), f(a.qkv_bias, b.qkv_bias);
+    f(a.mlp_bias, b.mlp_bias), f(a.embedding_dim, b.embedding_dim), f(a.embedding_norm, b.embedding_norm);
+    f(a.type_vocab, b.type_vocab), f(a.pooler, b.pooler), f(a.hidden_act, b.hidden_act), f(a.fused_qkv, b.fused_qkv);
+}
+
+struct ModelFields {
     std::string preset;  // informational once resolved
     Arch arch = Arch::Decoder;
     int64_t layers = 0;
     int64_t hidden = 0;
     int64_t heads = 0;
-    std::optional<int64_t> kv_heads;        // default: heads (multi-head attention)
-    std::optional<int64_t> head_dim;        // default: hidden / heads
-    std::optional<int64_t> ffn_hidden;      // default: 4 * hidden
     Mlp mlp = Mlp::Gelu;
     int64_t vocab = 0;
     int64_t max_positions = 0;              // 0: no limit known
     PositionEmbedding position_embedding = PositionEmbedding::Learned;
     Norm norm = Norm::LayerNorm;
     bool bias = true;
-    std::optional<bool> qkv_bias;           // biases on the q/k/v projections alone (Qwen2); default: `bias`
-    std::optional<bool> mlp_bias;           // biases on the MLP's (and experts') linear layers (GPT-J); default: `bias`
     bool output_bias = false;               // a bias on the output layer, one per vocabulary entry (GPT-J's lm_head)
     bool tied_embeddings = true;
-    std::optional<int64_t> embedding_dim;   // ALBERT factorized embedding; default hidden
     bool shared_layers = false;             // ALBERT cross-layer sharing
-    std::optional<bool> embedding_norm;     // default: true for encoders
-    std::optional<int64_t> type_vocab;      // default: 2 for encoders, 0 for decoders
-    std::optional<bool> pooler;             // default: true for encoders
     Head head = Head::Lm;
-    std::optional<HiddenAct> hidden_act;    // default: gelu, silu (swiglu) or relu from `mlp`
-    std::optional<bool> fused_qkv;          // one QKV projection in the model code; default: Megatron yes, HF no
     bool qk_norm = false;                   // RMSNorm over each head's q and k (Qwen3, OLMo 2): 2 * head_dim weights
     // Mixture of experts (Shazeer et al. 2017; Fedus et al. 2022): 0 experts = a dense model. A MoE layer's MLP
     // is a router over `experts` expert MLPs of width expert_ffn_hidden, each token sent to experts_per_token of
     // them, plus shared experts every token passes through (DeepSeekMoE, Dai et al. 2024).
     int64_t experts = 0;
-    std::optional<int64_t> experts_per_token;     // top-k; default 2 (Mixtral)
-    std::optional<int64_t> expert_ffn_hidden;     // one expert's width (gate and up each); default ffn_hidden
+    // A MoE model's top-k (default 2, Mixtral's) and one expert's width (gate and up each; default ffn_hidden): filled
+    // where there are experts, unset for a dense model.
+    std::optional<int64_t> experts_per_token, expert_ffn_hidden;
     int64_t shared_experts = 0;                   // experts every token passes through
-    std::optional<int64_t> shared_expert_ffn_hidden;  // their MLP's total width; default shared_experts * expert_ffn_hidden
+    // Their MLP's total width; default shared_experts * expert_ffn_hidden where there are shared experts, unset otherwise.
+    std::optional<int64_t> shared_expert_ffn_hidden;
     int64_t first_dense_layers = 0;               // leading dense layers (DeepSeek first_k_dense_replace)
     int64_t moe_every = 1;                        // after those, every n-th layer is MoE (Llama 4 interleave step)
     bool router_bias = false;                     // a bias per expert on the router (DeepSeek-V3's e_score_correction_bias)
@@ -119,7 +143,7 @@ struct ModelSpec {
     // head; head_dim is then the part of q and k without rotary positions, qk_rope_head_dim the rotary part, and
     // v_head_dim the value head (default head_dim).
     int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_rope_head_dim = 0;
-    std::optional<int64_t> v_head_dim;
+    std::optional<int64_t> v_head_dim;  // filled under latent attention, unset otherwise
     // Multi-token prediction modules trained beside the model (DeepSeek-V3 sec. 2.2; Megatron --mtp-num-layers):
     // each a layer of the last layer's kind with two norms, a [h, 2h] projection and its own loss over the shared
     // output layer, on the last pipeline stage.
@@ -155,14 +179,32 @@ struct ModelSpec {
     int64_t gate_biases = 2;
 };
 
-struct TrainingSpec {
-    std::optional<int64_t> seq_len;         // default: max_positions capped at 8192
+template <template <class> class D>
+struct TrainingDefaults {
+    D<int64_t> seq_len;         // default: max_positions capped at 8192
+    D<int64_t> global_batch;    // default: micro_batch * dp
+    D<Dtype> param_dtype;       // weights resident on the device; default per framework
+    D<Dtype> grad_dtype;        // default per framework
+    D<bool> master_weights;     // an fp32 copy of 16-bit weights in the optimizer; default per framework
+    // Clipping the gradient by its global norm before the update (Megatron --clip-grad, default 1.0; torch
+    // clip_grad_norm_): two passes over the gradient. Default: on under Megatron, off elsewhere.
+    D<bool> grad_clip;
+    // BERT/ALBERT pre-training: the MLM head over this many gathered positions per sequence (Google's BERT and
+    // ALBERT, run_pretraining.py max_predictions_per_seq: about 15% of the sequence), or over every position (0:
+    // Hugging Face's BertForPreTraining and Megatron's BERT compute the logits for all tokens, the loss masked).
+    // Default: Google's ~15% (ceil(0.15 seq_len)) under xla, every position elsewhere.
+    D<int64_t> mlm_predictions;
+};
+template <class Resolved, class F>
+void pair_defaults(TrainingDefaults<Given>& a, Resolved& b, F f) {
+    f(a.seq_len, b.seq_len), f(a.global_batch, b.global_batch), f(a.param_dtype, b.param_dtype);
+    f(a.grad_dtype, b.grad_dtype), f(a.master_weights, b.master_weights), f(a.grad_clip, b.grad_clip);
+    f(a.mlm_predictions, b.mlm_predictions);
+}
+
+struct TrainingFields {
     int64_t micro_batch = 1;
-    std::optional<int64_t> global_batch;    // default: micro_batch * dp
     Dtype dtype = Dtype::Bf16;              // activations and matmul inputs
-    std::optional<Dtype> param_dtype;       // weights resident on the device
-    std::optional<Dtype> grad_dtype;
-    std::optional<bool> master_weights;
     Optimizer optimizer = Optimizer::AdamW;
     Recompute recompute = Recompute::None;
     unsigned recompute_modules = 0;  // bits of RecomputeModule under selective recompute; 0: Megatron's default, core_attn
@@ -177,14 +219,6 @@ struct TrainingSpec {
     // The router's z-loss (ST-MoE, Zoph et al. 2022; Megatron --moe-z-loss-coeff > 0): logsumexp of the router
     // logits squared, whose backward needs the fp32 logits of every token.
     bool router_z_loss = false;
-    // Clipping the gradient by its global norm before the update (Megatron --clip-grad, default 1.0; torch
-    // clip_grad_norm_): two passes over the gradient. Default: on under Megatron, off elsewhere.
-    std::optional<bool> grad_clip;
-    // BERT/ALBERT pre-training: the MLM head over this many gathered positions per sequence (Google's BERT and
-    // ALBERT, run_pretraining.py max_predictions_per_seq: about 15% of the sequence), or over every position (0:
-    // Hugging Face's BertForPreTraining and Megatron's BERT compute the logits for all tokens, the loss masked).
-    // Default: Google's ~15% (ceil(0.15 seq_len)) under xla, every position elsewhere.
-    std::optional<int64_t> mlm_predictions;
     Fp8Recipe fp8 = Fp8Recipe::None;
     // Megatron's --cpu-offloading --cpu-offloading-num-layers N (activations only, Transformer Engine's CPU offload
     // context): the saved tensors of the first N layers go to host memory after their forward and come back before
@@ -192,13 +226,22 @@ struct TrainingSpec {
     int64_t activation_offload_layers = 0;
 };
 
-struct ParallelSpec {
+template <template <class> class D>
+struct ParallelDefaults {
+    D<int64_t> etp;                  // each expert's MLP split over etp ranks; default tp (Megatron)
+    D<bool> overlap_grad_reduce;     // gradient reduction hidden behind backward; default per framework
+};
+template <class Resolved, class F>
+void pair_defaults(ParallelDefaults<Given>& a, Resolved& b, F f) {
+    f(a.etp, b.etp), f(a.overlap_grad_reduce, b.overlap_grad_reduce);
+}
+
+struct ParallelFields {
     int64_t dp = 1, tp = 1, pp = 1, vpp = 1, cp = 1, ulysses = 1;
     // Expert parallelism (Megatron MoE parallel folding, Liu et al. 2025): experts split over ep ranks, each
     // expert's MLP over etp ranks (default tp); the expert part's data parallelism is what remains of the
     // non-pipeline ranks, world / (pp * ep * etp). ep and etp do not multiply the world.
     int64_t ep = 1;
-    std::optional<int64_t> etp;
     // The token dispatcher's collectives hidden behind another microbatch's computation (Megatron-Core
     // --overlap-moe-expert-parallel-comm with its combined 1F1B schedule; DeepSeek-V3's DualPipe, sec. 3.2.1).
     bool overlap_moe_comm = false;
@@ -210,7 +253,6 @@ struct ParallelSpec {
     Offload offload_params = Offload::None;
     std::optional<int64_t> world_size;      // when given, must equal dp*tp*pp*cp*ulysses
     Schedule schedule = Schedule::OneFOneB;
-    std::optional<bool> overlap_grad_reduce;  // gradient reduction hidden behind backward; default per framework
     // DeepSpeed's zero_optimization.reduce_bucket_size, in elements (its default 5e8): the size of the ZeRO
     // optimizer's contiguous gradient bucket. Set for framework deepspeed only.
     std::optional<int64_t> reduce_bucket_size;
@@ -230,22 +272,33 @@ struct ParallelSpec {
     bool embedding_as_layer = false, loss_as_layer = false;
 };
 
-// How the training code runs on the device: decides saved tensors, temporaries and kernels.
-// Every field has a per-framework default (scenario/framework.cpp).
-struct ImplementationSpec {
-    std::optional<ModelCode> model_code;
-    std::optional<OptimizerImpl> optimizer_impl;
-    std::optional<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path (cuBLAS: allow_tf32)
-    std::optional<bool> cudnn_tf32;         // fp32 GEMMs inside cuDNN on the TF32 path (torch.backends.cudnn.allow_tf32)
-    std::optional<RnnImpl> rnn;             // arch lstm only
-    std::optional<ExpertsImpl> experts;     // model_code huggingface with experts only
-    Allocator allocator = Allocator::Caching;
+template <template <class> class D>
+struct ImplementationDefaults {
+    D<ModelCode> model_code;
+    D<OptimizerImpl> optimizer_impl;
+    D<bool> tf32;               // fp32 matmuls on the TF32 tensor-core path (cuBLAS: allow_tf32)
     // Host time to issue one kernel in eager mode: forward runs the model's Python code per op, backward
     // autograd's C++ engine. A pass takes at least its kernel count times this, so small models come out
     // launch-bound as they are.
-    std::optional<double> host_forward_us, host_backward_us;
+    D<double> host_forward_us, host_backward_us;
+};
+template <class Resolved, class F>
+void pair_defaults(ImplementationDefaults<Given>& a, Resolved& b, F f) {
+    f(a.model_code, b.model_code), f(a.optimizer_impl, b.optimizer_impl), f(a.tf32, b.tf32);
+    f(a.host_forward_us, b.host_forward_us), f(a.host_backward_us, b.host_backward_us);
+}
+
+// How the training code runs on the device: decides saved tensors, temporaries and kernels. The defaulted fields take
+// a per-framework default (scenario/framework.cpp); these are given as they are, or mean something unset.
+struct ImplementationFields {
+    // fp32 GEMMs inside cuDNN on the TF32 path (torch.backends.cudnn.allow_tf32); filled for an LSTM, unset otherwise.
+    std::optional<bool> cudnn_tf32;
+    std::optional<RnnImpl> rnn;             // arch lstm only: filled for an LSTM, unset otherwise
+    std::optional<ExpertsImpl> experts;     // model_code huggingface with experts only: filled there, unset otherwise
+    Allocator allocator = Allocator::Caching;
     CompileMode compile = CompileMode::None;
-    // Host time to issue one kernel of a torch.compile'd pass (inductor's wrapper; 0 where CUDA graphs replay it).
+    // Host time to issue one kernel of a torch.compile'd pass (inductor's wrapper; 0 where CUDA graphs replay it);
+    // filled under torch.compile, unset otherwise.
     std::optional<double> host_compiled_us;
     // The caching allocator's reserve beyond the allocated peak, as a fraction of it, measured on the user's own runs
     // (shardcalc reconcile's calibration); unset: the median and worst of the runs in validation/measured.
@@ -261,20 +314,45 @@ struct ImplementationSpec {
 
 // The modules a plan recomputes, as RecomputeModule bits: none without selective recompute (full recompute re-runs the
 // whole layer), core attention where none are named.
-inline unsigned recomputed_modules(const TrainingSpec& t) {
+inline unsigned recomputed_modules(const TrainingFields& t) {
     if (t.recompute != Recompute::Selective) return 0;
     return t.recompute_modules != 0 ? t.recompute_modules : bit(RecomputeModule::CoreAttn);
 }
 
 
-struct Scenario {
+// Each object of the scenario: its fields given as they are, and its defaulted fields, optional as given (D = Given)
+// or plain once resolved (D = Filled).
+template <template <class> class D>
+struct ModelSpecOf : ModelFields, ModelDefaults<D> {};
+template <template <class> class D>
+struct TrainingSpecOf : TrainingFields, TrainingDefaults<D> {};
+template <template <class> class D>
+struct ParallelSpecOf : ParallelFields, ParallelDefaults<D> {};
+template <template <class> class D>
+struct ImplementationSpecOf : ImplementationFields, ImplementationDefaults<D> {};
+
+template <template <class> class D>
+struct ScenarioOf {
     Framework framework = Framework::Megatron;
-    ModelSpec model;
-    TrainingSpec training;
-    ParallelSpec parallel;
+    ModelSpecOf<D> model;
+    TrainingSpecOf<D> training;
+    ParallelSpecOf<D> parallel;
     HardwareSpec hardware;
-    ImplementationSpec implementation;
+    ImplementationSpecOf<D> implementation;
     AdapterSpec adapter;  // method none: every parameter is trained
 };
+
+// The scenario as read (io/) and as the search varies it: defaulted fields may be unset.
+using ModelSpec = ModelSpecOf<Given>;
+using TrainingSpec = TrainingSpecOf<Given>;
+using ParallelSpec = ParallelSpecOf<Given>;
+using ImplementationSpec = ImplementationSpecOf<Given>;
+using Scenario = ScenarioOf<Given>;
+// The scenario once resolved (Config::s): every defaulted field filled.
+using ResolvedModel = ModelSpecOf<Filled>;
+using ResolvedTraining = TrainingSpecOf<Filled>;
+using ResolvedParallel = ParallelSpecOf<Filled>;
+using ResolvedImplementation = ImplementationSpecOf<Filled>;
+using ResolvedScenario = ScenarioOf<Filled>;
 
 }  // namespace shardcalc

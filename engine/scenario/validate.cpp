@@ -23,7 +23,7 @@ using validation::validate_framework;
 
 // A transformer has none of an LSTM's fields; an LSTM's own rules are in scenario/lstm_rules.cpp.
 void validate_arch(const Config& c, Checks& check) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     if (c.s.adapter.method != AdapterMethod::None)
         for (const Problem& p : adapter_problems(c)) check.fail(p.path.c_str(), p.message);
     if (m.arch == Arch::Lstm) {
@@ -38,12 +38,12 @@ void validate_arch(const Config& c, Checks& check) {
 }
 
 void validate_model(const Config& c, Checks& check) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     validate_arch(c, check);
     // Ranges are checked while parsing; here only relations between fields.
-    if (m.heads % *m.kv_heads != 0)
-        check.fail("/model/kv_heads", "must divide heads (" + str(m.heads) + "), got " + str(*m.kv_heads));
-    check.require(m.arch == Arch::Encoder || !*m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
+    if (m.heads % m.kv_heads != 0)
+        check.fail("/model/kv_heads", "must divide heads (" + str(m.heads) + "), got " + str(m.kv_heads));
+    check.require(m.arch == Arch::Encoder || !m.pooler, "/model/pooler", "a pooler exists only for arch encoder");
     check.require(m.logit_softcap == 0 || (m.arch == Arch::Decoder && m.head == Head::Lm), "/model/logit_softcap",
                   "caps a decoder's output logits; needs arch decoder with its language-model head (head lm)");
     check.require(m.attention_softcap == 0 || m.arch != Arch::Lstm, "/model/attention_softcap",
@@ -72,10 +72,10 @@ void validate_model(const Config& c, Checks& check) {
                   "a bias on the output layer needs a decoder or LSTM with its language-model head (arch decoder or lstm, head lm)");
     // A decoder's tied output layer is the [vocab, embedding_dim] word-embedding table itself, and it reads the
     // hidden state directly: the two widths must agree (ALBERT, an encoder, maps back down in its MLM head).
-    if (m.arch == Arch::Decoder && m.head == Head::Lm && m.tied_embeddings && *m.embedding_dim != m.hidden)
+    if (m.arch == Arch::Decoder && m.head == Head::Lm && m.tied_embeddings && m.embedding_dim != m.hidden)
         check.fail("/model/embedding_dim",
                    "a decoder with tied_embeddings shares the word-embedding table with its output layer, so embedding_dim "
-            "must equal hidden (" + str(m.hidden) + "), got " + str(*m.embedding_dim) +
+            "must equal hidden (" + str(m.hidden) + "), got " + str(m.embedding_dim) +
                 "; set model.tied_embeddings to false for a factorized decoder embedding");
     if (m.position_embedding == PositionEmbedding::Learned)
         check.require(m.max_positions > 0, "/model/max_positions",
@@ -85,7 +85,7 @@ void validate_model(const Config& c, Checks& check) {
                                           {m.qk_rope_head_dim > 0, "/model/qk_rope_head_dim"},
                                           {m.v_head_dim.has_value(), "/model/v_head_dim"}})
             check.require(!given, path, "describes multi-head latent attention; set model.kv_lora_rank (> 0) for it");
-    if (m.kv_lora_rank != 0 && *m.kv_heads != m.heads)
+    if (m.kv_lora_rank != 0 && m.kv_heads != m.heads)
         check.fail("/model/kv_heads",
                    "multi-head latent attention projects keys and values for every head: kv_heads must equal heads (" +
                       str(m.heads) + ")");
@@ -125,8 +125,8 @@ void validate_model(const Config& c, Checks& check) {
 }
 
 void validate_training(const Config& c, Checks& check) {
-    const TrainingSpec& t = c.s.training;
-    const ModelSpec& m = c.s.model;
+    const ResolvedTraining& t = c.s.training;
+    const ResolvedModel& m = c.s.model;
     check.require(c.d.seq_len > 0, "/training/seq_len", "must be a positive integer");
     if (m.position_embedding == PositionEmbedding::Learned && c.d.seq_len > m.max_positions)
         check.fail("/training/seq_len",
@@ -149,19 +149,19 @@ void validate_training(const Config& c, Checks& check) {
         check.require(c.s.parallel.pp == 1, path, "needs pp = 1 (Megatron's rule)");
         check.require(t.recompute == Recompute::None, path, "needs recompute none (Megatron's rule)");
     }
-    if (*t.mlm_predictions > 0) {
+    if (t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
                       "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");
         if (t.mlm_predictions > c.d.seq_len)
             check.fail("/training/mlm_predictions",
-                       "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(*t.mlm_predictions));
+                       "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(t.mlm_predictions));
     }
-    check.require(!(*t.master_weights && *t.param_dtype == Dtype::Fp32), "/training/master_weights",
+    check.require(!(t.master_weights && t.param_dtype == Dtype::Fp32), "/training/master_weights",
             "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
     const int64_t per_pass = t.micro_batch * c.s.parallel.dp;
-    if (*t.global_batch <= 0 || *t.global_batch % per_pass != 0)
+    if (t.global_batch <= 0 || t.global_batch % per_pass != 0)
         check.fail("/training/global_batch",
-                   "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(*t.global_batch));
+                   "must be a positive multiple of micro_batch * dp (" + str(per_pass) + "), got " + str(t.global_batch));
     if (t.fp8 != Fp8Recipe::None) {
         check.require(!c.traits.hf_code, "/training/fp8",
                       "fp8 GEMMs are modelled for Transformer Engine layers: set implementation.model_code to megatron");
@@ -179,7 +179,7 @@ void validate_training(const Config& c, Checks& check) {
         check.require(is_16bit(t.dtype), "/training/fp8", "fp8 GEMMs run beside 16-bit activations: training.dtype must be bf16 or fp16");
         // Megatron's --fp8-param-gather keeps Transformer Engine's weights in fp8 with an fp32 master copy in the
         // optimizer (megatron/training/arguments.py: it requires the distributed optimizer or FSDP).
-        if (*t.param_dtype == Dtype::Fp8) {
+        if (t.param_dtype == Dtype::Fp8) {
             if (c.s.framework != Framework::Megatron)
                 check.fail("/training/param_dtype",
                            std::string("fp8 primary weights are Megatron's --fp8-param-gather; framework ") +
@@ -202,9 +202,9 @@ void validate_training(const Config& c, Checks& check) {
 // Megatron-Core MoE (megatron/training/arguments.py, core/parallel_state.py): experts split evenly over ep,
 // each expert's width over etp, and ep * etp fitted into the non-pipeline ranks.
 void validate_experts(const Config& c, Checks& check) {
-    const ModelSpec& m = c.s.model;
-    const ParallelSpec& p = c.s.parallel;
-    const int64_t etp = expert_tp(p);
+    const ResolvedModel& m = c.s.model;
+    const ResolvedParallel& p = c.s.parallel;
+    const int64_t etp = p.etp;
     if (m.experts == 0) {
         check.require(p.ep == 1, "/parallel/ep", "expert parallelism needs a mixture-of-experts model (model.experts > 0)");
         check.require(p.moe_dispatcher == MoeDispatcher::AllToAll, "/parallel/moe_dispatcher",
@@ -239,21 +239,21 @@ void validate_experts(const Config& c, Checks& check) {
 }
 
 void validate_sharding(const Config& c, Checks& check) {
-    const ModelSpec& m = c.s.model;
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedModel& m = c.s.model;
+    const ResolvedParallel& p = c.s.parallel;
     const int64_t seq = c.d.seq_len;
     // Megatron attention/MLP sharding (megatron/core/transformer/attention.py, mlp.py). An LSTM has no heads
     // or FFN to split: its tensor parallelism is refused by lstm_rules.cpp, in words of its own.
     if (m.arch != Arch::Lstm)
-        check.divides(p.tp, {{"model.heads", m.heads}, {"model.kv_heads", *m.kv_heads, "query groups are split across tensor-parallel ranks"},
-                             {"model.ffn_hidden", *m.ffn_hidden}},
+        check.divides(p.tp, {{"model.heads", m.heads}, {"model.kv_heads", m.kv_heads, "query groups are split across tensor-parallel ranks"},
+                             {"model.ffn_hidden", m.ffn_hidden}},
                       "/parallel/tp", "tp");
     if (p.sp && !check.has("/parallel/tp"))
         check.divides(p.tp, {{"training.seq_len", seq, "sequence parallelism splits it by tp"}}, "/parallel/sp", "tp");
     // DeepSpeed-Ulysses scatters heads with an all-to-all (deepspeed/sequence/layer.py); per-rank heads only
     // mean something once tp divides them.
     if (!check.has("/parallel/tp"))
-        check.divides(p.ulysses, {{"the heads per tensor-parallel rank", m.heads / p.tp}, {"the key/value heads per tensor-parallel rank", *m.kv_heads / p.tp},
+        check.divides(p.ulysses, {{"the heads per tensor-parallel rank", m.heads / p.tp}, {"the key/value heads per tensor-parallel rank", m.kv_heads / p.tp},
                                   {"training.seq_len", seq}},
                       "/parallel/ulysses", "ulysses degrees");
     // Megatron context parallelism splits the sequence into 2*cp chunks for load balance

@@ -9,7 +9,7 @@
 namespace shardcalc::validation {
 
 void validate_framework(const Config& c, Checks& check) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const Framework f = c.s.framework;
     if (p.overlap_param_gather && f != Framework::Megatron)
         check.fail("/parallel/overlap_param_gather",
@@ -47,7 +47,7 @@ void validate_framework(const Config& c, Checks& check) {
                     "megatron's optimizer CPU offload needs distributed_optimizer = true");
             // megatron/training/arguments.py: --overlap-param-gather requires --use-distributed-optimizer and
             // --overlap-grad-reduce.
-            check.require(!p.overlap_param_gather || runs_param_gather_overlap(f, p),
+            check.require(!p.overlap_param_gather || runs_param_gather_overlap(f, p, p.overlap_grad_reduce),
                     "/parallel/overlap_param_gather",
                     "Megatron's --overlap-param-gather needs distributed_optimizer = true and overlap_grad_reduce = true");
             break;

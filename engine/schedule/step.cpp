@@ -27,13 +27,13 @@ struct Exposed {
 
 // The bytes a stage's parameters take as stored, before ZeRO-3 partitions them (its gathers move these).
 double weight_bytes(const Config& c, const StageMemory& m) {
-    return c.s.parallel.zero >= 3 ? m.params * bytes_of(*c.s.training.param_dtype) : m.weights;
+    return c.s.parallel.zero >= 3 ? m.params * bytes_of(c.s.training.param_dtype) : m.weights;
 }
 
 }  // namespace
 
 OptimizerKernels stage_optimizer(const Config& c, const StageMemory& m) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const double shard = (p.zero >= 1 || p.distributed_optimizer) ? static_cast<double>(c.d.replica_degree) : 1;
     // It updates the trained parameters only (an adapter's, not its frozen base).
     const double trained = m.params - m.frozen_params;

@@ -29,8 +29,8 @@ const char* dtype_flag(const Config& c) {
 
 // megatron/training/arguments.py (Megatron-LM core_r0.x).
 LaunchCommand megatron_lm(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    const TrainingSpec& t = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
+    const ResolvedTraining& t = c.s.training;
     LaunchCommand cmd{"Megatron-LM arguments (pretrain_gpt.py)", {}};
     auto& l = cmd.lines;
     l.push_back("--tensor-model-parallel-size " + n(p.tp));
@@ -61,7 +61,7 @@ LaunchCommand megatron_lm(const Config& c) {
     if (c.s.model.experts > 0) {
         l.push_back(std::string("--moe-token-dispatcher-type ") + name_of(p.moe_dispatcher));
         if (p.ep > 1) l.push_back("--expert-model-parallel-size " + n(p.ep));
-        if (expert_tp(p) != p.tp) l.push_back("--expert-tensor-parallel-size " + n(expert_tp(p)));
+        if (p.etp != p.tp) l.push_back("--expert-tensor-parallel-size " + n(p.etp));
         if (p.overlap_moe_comm) l.push_back("--overlap-moe-expert-parallel-comm");
         if (c.s.implementation.moe_router_fusion) l.push_back("--moe-router-fusion");
     }
@@ -90,7 +90,7 @@ LaunchCommand megatron_lm(const Config& c) {
         l.push_back("--no-gradient-accumulation-fusion");
         l.push_back("--ckpt-format fsdp_dtensor");
     }
-    if (*p.overlap_grad_reduce) l.push_back("--overlap-grad-reduce");
+    if (p.overlap_grad_reduce) l.push_back("--overlap-grad-reduce");
     if (p.overlap_param_gather) l.push_back("--overlap-param-gather");
     if (p.tp_comm_overlap) l.push_back("--tp-comm-overlap");
     if (p.offload_optimizer == Offload::Cpu) l.push_back("--optimizer-cpu-offload");
@@ -105,14 +105,14 @@ LaunchCommand megatron_lm(const Config& c) {
         case Fp8Recipe::Mx: l.push_back("--fp8-format e4m3 --fp8-recipe mxfp8"); break;
         case Fp8Recipe::Nvfp4: l.push_back("--fp4-format e2m1 --fp4-recipe nvfp4"); break;
     }
-    if (*t.param_dtype == Dtype::Fp8) l.push_back("--fp8-param-gather");
+    if (t.param_dtype == Dtype::Fp8) l.push_back("--fp8-param-gather");
     return cmd;
 }
 
 // The DeepSpeed config (deepspeed/runtime/config.py keys).
 LaunchCommand deepspeed_config(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    const TrainingSpec& t = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
+    const ResolvedTraining& t = c.s.training;
     LaunchCommand config{"DeepSpeed config (ds_config.json)", {}};
     auto& j = config.lines;
     j.push_back("{");
@@ -133,8 +133,8 @@ LaunchCommand deepspeed_config(const Config& c) {
 
 // Megatron-DeepSpeed's arguments and the DeepSpeed config.
 std::vector<LaunchCommand> deepspeed(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    const TrainingSpec& t = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
+    const ResolvedTraining& t = c.s.training;
     LaunchCommand args{"Megatron-DeepSpeed arguments (pretrain_gpt.py)", {}};
     auto& a = args.lines;
     a.push_back("--tensor-model-parallel-size " + n(p.tp));
@@ -154,8 +154,8 @@ std::vector<LaunchCommand> deepspeed(const Config& c) {
 
 // transformers.TrainingArguments (fsdp, gradient_checkpointing); FSDP's sharding strategies by ZeRO stage.
 std::vector<LaunchCommand> trainer(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    const TrainingSpec& t = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
+    const ResolvedTraining& t = c.s.training;
     LaunchCommand args{"Hugging Face Trainer arguments", {}};
     auto& a = args.lines;
     if (c.s.framework == Framework::Fsdp && p.zero >= 2) {
@@ -220,14 +220,14 @@ LaunchCommand peft(const Config& c) {
 
 // A device mesh as JAX (jax.sharding.Mesh) and Mesh TensorFlow name its axes: data over dp, model over tp.
 std::vector<LaunchCommand> xla_mesh(const Config& c) {
-    const ParallelSpec& p = c.s.parallel;
-    const TrainingSpec& t = c.s.training;
+    const ResolvedParallel& p = c.s.parallel;
+    const ResolvedTraining& t = c.s.training;
     LaunchCommand mesh{"XLA device mesh (JAX / Mesh TensorFlow / PyTorch/XLA SPMD)", {}};
     mesh.lines.push_back("mesh shape (data, model) = (" + n(p.dp) + ", " + n(p.tp) + ") over " + n(c.d.world_size) + " " +
                          c.s.hardware.name + " devices, " + n(c.d.nodes) + " host(s)");
     mesh.lines.push_back("per-device batch " + n(t.micro_batch) + ", gradient accumulation steps " + n(c.d.microbatches));
     if (t.recompute != Recompute::None) mesh.lines.push_back("jax.checkpoint (remat) around each layer");
-    if (*t.mlm_predictions > 0) mesh.lines.push_back("max_predictions_per_seq " + n(*t.mlm_predictions));
+    if (t.mlm_predictions > 0) mesh.lines.push_back("max_predictions_per_seq " + n(t.mlm_predictions));
     return {mesh};
 }
 

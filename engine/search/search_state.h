@@ -80,7 +80,7 @@ struct Searcher::State {
         TwinFloor floor;
         Config c;
         try {
-            if (resolve_checked(one_device_twin(plan.s), c).empty()) floor = twin_floor(c, graph_for(c));
+            if (resolve_checked(one_device_twin(given_form(plan.s)), c).empty()) floor = twin_floor(c, graph_for(c));
         } catch (const InputError&) {
             floor = TwinFloor{};
         }

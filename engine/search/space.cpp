@@ -52,7 +52,7 @@ std::vector<ParallelSpec> sharding_options(Framework f, const ParallelSpec& base
     const bool zero = searched(spec, SearchDim::Zero), offload = searched(spec, SearchDim::Offload);
     // Asked for in the scenario, Megatron's overlapped parameter gather goes with the plans that can run it
     // (scenario/framework.h); the others run without it.
-    auto gather_overlap = [&](ParallelSpec& p) { p.overlap_param_gather = base.overlap_param_gather && runs_param_gather_overlap(f, p); };
+    auto gather_overlap = [&](ParallelSpec& p) { p.overlap_param_gather = base.overlap_param_gather && runs_param_gather_overlap(f, p, p.overlap_grad_reduce.value_or(false)); };
     auto add = [&](int stage, bool distopt, Offload opt, Offload params) {
         ParallelSpec p = base;
         p.zero = stage;
@@ -107,8 +107,8 @@ bool searched(const SearchSpec& spec, SearchDim d) {
 std::vector<Structure> structures(const Scenario& base, const Config& shape, const SearchSpec& spec, int64_t devices,
                                   size_t limit) {
     std::vector<Structure> out;
-    const ModelSpec& m = shape.s.model;
-    const int64_t heads = m.heads, kv = *m.kv_heads, ffn = *m.ffn_hidden, layers = m.layers, seq = shape.d.seq_len;
+    const ResolvedModel& m = shape.s.model;
+    const int64_t heads = m.heads, kv = m.kv_heads, ffn = m.ffn_hidden, layers = m.layers, seq = shape.d.seq_len;
     const int64_t per_domain = nvlink_domain_of(shape.s.hardware);  // tensor parallelism needs NVLink
     const ParallelSpec& given = base.parallel;
     std::vector<Framework> frameworks = spec.frameworks;

@@ -28,7 +28,7 @@ TwinFloor twin_floor(const Config& twin, const ModelGraph& g) {
 }
 
 double step_floor(const Config& plan, const TwinFloor& twin) {
-    const ParallelSpec& p = plan.s.parallel;
+    const ResolvedParallel& p = plan.s.parallel;
     const double m = static_cast<double>(plan.d.microbatches), stages = static_cast<double>(p.pp);
     const double flops = twin.flops / static_cast<double>(plan.d.world_size) * pipeline_fill_factor(p.pp, plan.d.microbatches, p.vpp);
     const double host = (m + (stages - 1) / static_cast<double>(p.vpp)) * twin.host_forward / stages;

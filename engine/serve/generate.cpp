@@ -25,7 +25,7 @@ constexpr double kLoopLaunches = 12;
 // The kernels one forward launches as generate runs the model: its weights loaded in their dtype (no autocast casts),
 // no dropout, no backward; under torch.compile inductor's fused kernels (graph/compiled_kernels.h).
 double forward_launches(const Config& c) {
-    Scenario inference = c.s;
+    Scenario inference = given_form(c.s);
     inference.training.param_dtype = inference.training.dtype;
     inference.training.dropout = 0;
     inference.training.recompute = Recompute::None;
@@ -60,9 +60,9 @@ double whole_embedding(const Config& c, const ModelGraph& g) {
 }  // namespace
 
 ServingEstimate generate_estimate(const Config& c, const ModelGraph& g, const ServingSpec& s) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const HardwareSpec& h = c.s.hardware;
-    const ImplementationSpec& im = c.s.implementation;
+    const ResolvedImplementation& im = c.s.implementation;
     const double a = bytes_of(c.s.training.dtype);
     const double tp = static_cast<double>(c.s.parallel.tp);
     const double batch = static_cast<double>(s.concurrency);
@@ -118,8 +118,8 @@ ServingEstimate generate_estimate(const Config& c, const ModelGraph& g, const Se
     const double launches = forward_launches(c);
     const double layers = static_cast<double>(m.layers);
     const double calls = tp > 1 ? 2 * layers + 1 : 0;
-    const double model_us = im.compile != CompileMode::None ? *im.host_compiled_us : *im.host_forward_us;
-    const double host = (launches * model_us + (kLoopLaunches + calls) * *im.host_forward_us) * 1e-6;
+    const double model_us = im.compile != CompileMode::None ? *im.host_compiled_us : im.host_forward_us;
+    const double host = (launches * model_us + (kLoopLaunches + calls) * im.host_forward_us) * 1e-6;
     const Group group = make_group(c.s.parallel.tp, 1, c);
     const auto collectives = [&](double tokens) {
         if (tp == 1) return 0.0;

@@ -10,7 +10,7 @@ namespace {
 
 // One layer group's share of the served weights, `n` copies held and `runs` of it in one token's forward.
 ServedParams layer_params(const Module& layer, const Config& c, double n, double runs) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const double k = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
     const ParamTally t = tally_module(layer, c, true);
     ServedParams p;

@@ -14,18 +14,18 @@ namespace {
 
 // The drafter's own decoder layers: the multi-token prediction modules (each of the last layer's kind:
 // graph/decoder.cpp), an EAGLE head's one layer (full attention), none for n-gram lookup.
-double draft_layers(const ModelSpec& m, const Speculation& sp) {
+double draft_layers(const ModelFields& m, const Speculation& sp) {
     return sp.method == SpeculativeMethod::Mtp ? static_cast<double>(m.mtp_layers) : sp.method == SpeculativeMethod::Eagle ? 1 : 0;
 }
 // Whether the drafter's layers keep a sliding window (the MTP modules take the last layer's kind).
-bool draft_local(const ModelSpec& m, const Speculation& sp) {
+bool draft_local(const ModelFields& m, const Speculation& sp) {
     return sp.method == SpeculativeMethod::Mtp && is_local_layer(m, m.layers - 1);
 }
 
 // The layers that keep a KV cache: the model's, and the drafter's, which vLLM gives cache blocks in the same pool as
 // the target's.
 LayerKinds cached_layers(const Config& c, const ServingSpec& s) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     LayerKinds k = layer_kinds(m);
     (draft_local(m, s.speculative) ? k.local : k.full) += draft_layers(m, s.speculative);
     return k;
@@ -59,7 +59,7 @@ namespace {
 
 ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingSpec& s) {
     if (s.engine == ServingEngine::Transformers) return generate_estimate(c, g, s);
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const HardwareSpec& h = c.s.hardware;
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
     ServingEstimate e;

@@ -16,13 +16,13 @@ namespace {
 
 // The GPUs of a replica's tensor-parallel group as SGLang and TensorRT-LLM count them: every GPU of the replica under
 // data-parallel attention, whose experts spread over all of them.
-int64_t group_gpus(const ParallelSpec& p, const ServingSpec& s) { return p.tp * (s.dp_attention ? p.dp : 1); }
+int64_t group_gpus(const ParallelFields& p, const ServingSpec& s) { return p.tp * (s.dp_attention ? p.dp : 1); }
 
 // TensorRT-LLM's trtllm-serve (its documented options: --tp_size, --pp_size, --max_batch_size, --max_num_tokens,
 // --max_seq_len, --kv_cache_free_gpu_memory_fraction). Its KV cache is a fraction of the memory free after the weights
 // and buffers, not of the device: the fraction that gives the KV cache sized here, rounded down.
 LaunchCommand trtllm_launch(const Config& c, const ServingSpec& s, const ServingEstimate& e, const std::string& checkpoint) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const auto n = [](int64_t v) { return std::to_string(v); };
     const double free = e.capacity - e.weights - e.activation_peak - e.non_torch;
     const double fraction = free > 0 ? std::clamp(std::floor(e.kv_available / free * 100) / 100, 0.01, 1.0) : 0.01;
@@ -74,7 +74,7 @@ LaunchCommand generate_launch(const Config& c, const ServingSpec& s, const std::
 }  // namespace
 
 std::vector<LaunchCommand> serving_launch(const Config& c, const ServingSpec& s, const ServingEstimate& e) {
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedParallel& p = c.s.parallel;
     const auto n = [](int64_t v) { return std::to_string(v); };
     const std::string checkpoint = "<checkpoint of " + (c.s.model.preset.empty() ? std::string("the model") : c.s.model.preset) + ">";
     if (s.engine == ServingEngine::Transformers) return {generate_launch(c, s, checkpoint)};

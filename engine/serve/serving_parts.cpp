@@ -15,14 +15,14 @@ double kv_element_bytes(const Config& c, const ServingSpec& s) {
 }
 
 double layer_kv_bytes(const Config& c, const ServingSpec& s) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const double e = kv_element_bytes(c, s);
     if (m.kv_lora_rank > 0) return static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * e;
-    const int64_t heads = std::max<int64_t>(1, *m.kv_heads / c.s.parallel.tp);
-    return 2.0 * static_cast<double>(heads) * static_cast<double>(*m.head_dim) * e;
+    const int64_t heads = std::max<int64_t>(1, m.kv_heads / c.s.parallel.tp);
+    return 2.0 * static_cast<double>(heads) * static_cast<double>(m.head_dim) * e;
 }
 
-LayerKinds layer_kinds(const ModelSpec& m) {
+LayerKinds layer_kinds(const ModelFields& m) {
     LayerKinds k;
     for (int64_t i = 0; i < m.layers; ++i) (is_local_layer(m, i) ? k.local : k.full) += 1;
     return k;
@@ -34,7 +34,7 @@ LayerKinds scaled(LayerKinds k, double share) {
     return k;
 }
 
-double window_of(const ModelSpec& m, double context) { return std::min(context, static_cast<double>(m.sliding_window)); }
+double window_of(const ModelFields& m, double context) { return std::min(context, static_cast<double>(m.sliding_window)); }
 
 double request_kv(const Config& c, const ServingSpec& s, const LayerKinds& k, double context, bool blocks, double shared) {
     const double block = static_cast<double>(s.block_size);
@@ -43,10 +43,10 @@ double request_kv(const Config& c, const ServingSpec& s, const LayerKinds& k, do
 }
 
 double attention_flops(const Config& c, const LayerKinds& k, double queries, double past, bool causal) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const double heads = static_cast<double>(m.heads) / static_cast<double>(c.s.parallel.tp);
-    const double qk = static_cast<double>(*m.head_dim + (m.kv_lora_rank > 0 ? m.qk_rope_head_dim : 0));
-    const double v = static_cast<double>(m.kv_lora_rank > 0 ? *m.v_head_dim : *m.head_dim);
+    const double qk = static_cast<double>(m.head_dim + (m.kv_lora_rank > 0 ? m.qk_rope_head_dim : 0));
+    const double v = static_cast<double>(m.kv_lora_rank > 0 ? *m.v_head_dim : m.head_dim);
     const double keys = past + (causal ? queries : 0);
     const double seen = window_of(m, keys);
     // A causal part's queries see on average half of it where the window does not cut it.
@@ -56,11 +56,11 @@ double attention_flops(const Config& c, const LayerKinds& k, double queries, dou
 
 
 double forward_peak(const Config& c, double tokens) {
-    const ModelSpec& m = c.s.model;
+    const ResolvedModel& m = c.s.model;
     const double t = tokens, tp = static_cast<double>(c.s.parallel.tp), hid = static_cast<double>(m.hidden);
     const double glu = m.mlp == Mlp::Swiglu || m.mlp == Mlp::Geglu ? 2 : 1;
-    const double attn = t * static_cast<double>(m.heads + 2 * *m.kv_heads) * static_cast<double>(*m.head_dim) / tp;
-    const double dense = t * (glu + 1) * static_cast<double>(*m.ffn_hidden) / tp;
+    const double attn = t * static_cast<double>(m.heads + 2 * m.kv_heads) * static_cast<double>(m.head_dim) / tp;
+    const double dense = t * (glu + 1) * static_cast<double>(m.ffn_hidden) / tp;
     const double moe = m.experts > 0 ? t * static_cast<double>(*m.experts_per_token) *
                                            ((glu + 1) * static_cast<double>(*m.expert_ffn_hidden) / tp + hid)
                                      : 0;

@@ -17,10 +17,10 @@ double layer_kv_bytes(const Config& c, const ServingSpec& s);
 struct LayerKinds {
     double full = 0, local = 0;
 };
-LayerKinds layer_kinds(const ModelSpec& m);
+LayerKinds layer_kinds(const ModelFields& m);
 LayerKinds scaled(LayerKinds k, double share);
 // The tokens a layer of each kind sees of a request of `context` tokens.
-double window_of(const ModelSpec& m, double context);
+double window_of(const ModelFields& m, double context);
 // The cache of one request of `context` tokens on one GPU over the layers `k`, each layer's tokens rounded up to whole
 // blocks when `blocks` (vLLM allocates a layer's cache block by block); a sliding-window layer keeps its window only.
 // `shared`: tokens of it (whole blocks) that the full-attention layers hold in blocks shared with other requests.

@@ -10,8 +10,8 @@ namespace shardcalc {
 
 void validate_serving(const Config& c, const ServingSpec& s) {
     Problems problems;
-    const ModelSpec& m = c.s.model;
-    const ParallelSpec& p = c.s.parallel;
+    const ResolvedModel& m = c.s.model;
+    const ResolvedParallel& p = c.s.parallel;
     if (m.arch != Arch::Decoder)
         problems.add("/model/arch", std::string("serving estimates a decoder's generation; got ") + name_of(m.arch));
     // Served here: tensor and pipeline parallelism within a replica, replicas over dp (vLLM --tensor-parallel-size,
@@ -25,7 +25,7 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         problems.add("/serving/speculative/method", "speculative decoding is modelled without pipeline parallelism: pp must be 1");
     // vLLM splits the query heads over tp and the key/value heads too, or replicates them when tp is a multiple of them
     // (vllm/model_executor/layers/linear.py QKVParallelLinear).
-    const int64_t tp = p.tp, kv = m.kv_heads.value_or(m.heads);
+    const int64_t tp = p.tp, kv = m.kv_heads;
     if (m.arch == Arch::Decoder && (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)))
         problems.add("/parallel/tp", "must divide model.heads (" + std::to_string(m.heads) + ") and divide or be a multiple of "
                                      "model.kv_heads (" + std::to_string(kv) + "), got " + std::to_string(tp));
@@ -71,10 +71,10 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         // (GPT-2's c_attn) has no such plan, and the experts' plans are not modelled.
         if (p.tp > 1) {
             const std::string t = std::to_string(p.tp);
-            if (m.fused_qkv.value_or(false)) problems.add("/parallel/tp", "transformers' tensor parallelism (tp_plan) splits separate q, k and v "
+            if (m.fused_qkv) problems.add("/parallel/tp", "transformers' tensor parallelism (tp_plan) splits separate q, k and v "
                                                            "projections; this model fuses them: tp 1");
             if (m.experts > 0) problems.add("/parallel/tp", "transformers' tensor parallelism of the experts is not modelled: tp 1");
-            if (const int64_t kv = m.kv_heads.value_or(m.heads); kv % p.tp != 0)
+            if (const int64_t kv = m.kv_heads; kv % p.tp != 0)
                 problems.add("/parallel/tp", "transformers' tp_plan splits the key/value heads (" + std::to_string(kv) +
                                              ") over the ranks without replicating them: tp must divide them, got " + t);
         }

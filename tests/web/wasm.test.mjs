@@ -199,6 +199,14 @@ test('the core module answers as the whole engine (its presets without their pro
   const misspelled = JSON.stringify({ model: { preset: 'llama-2-7bb' } });
   assert.equal(JSON.parse(core.evaluate(misspelled)).whole_engine, true);
   assert.match(JSON.parse(engine.evaluate(misspelled)).error.message, /unknown model preset "llama-2-7bb"; did you mean .*"llama-2-7b"/);
+  // So are the pipeline layouts Megatron is given explicitly (scenario/pipeline_layouts.cpp): every stage's layers, and
+  // the embedding and loss counted as layers.
+  for (const parallel of [{ pp: 4, stage_layers: [6, 10, 10, 6] }, { pp: 2, embedding_as_layer: true, loss_as_layer: true }]) {
+    const layout = { model: { preset: 'llama-3.1-8b' }, training: { seq_len: 2048 }, parallel };
+    assert.equal(JSON.parse(core.evaluate(JSON.stringify(layout))).whole_engine, true);
+    assert.equal(JSON.parse(engine.evaluate(JSON.stringify(layout))).ok, true);
+    assert.deepEqual(JSON.parse(engine.evaluate(JSON.stringify(layout))).report, native(layout));
+  }
   const frameworks = JSON.stringify({ scenario: { ...tpu, framework: 'megatron' }, options: { '/framework': ['megatron', 'xla'] } });
   assert.equal(JSON.parse(core.choices(frameworks)).whole_engine, true);
   assert.deepEqual(JSON.parse(engine.choices(frameworks)).options['/framework'].map((o) => o.valid), [false, true]);

@@ -4,6 +4,7 @@
 #include "io/presets.h"
 #include "io/contract/scenario_json.h"
 #include "io/contract/scenario_schema.h"
+#include "scenario/resolve.h"
 
 namespace shardcalc {
 
@@ -31,5 +32,7 @@ json scenario_to_json(const Scenario& s) {
     if (s.adapter.method != AdapterMethod::None) out["adapter"] = object("/adapter");
     return out;
 }
+
+json scenario_to_json(const ResolvedScenario& s) { return scenario_to_json(given_form(s)); }
 
 }  // namespace shardcalc

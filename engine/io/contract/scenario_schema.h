@@ -84,6 +84,7 @@ const Schema& scenario_schema();
 FieldList schema_fields(const char* path);  // one object's, by path; throws std::out_of_range
 
 bool applies(Applies where, const Scenario& s);
+bool applies(Applies where, const ResolvedScenario& s);
 
 // Reads every field of one object, in order, into `s`; a missing required field (where it applies) is a problem
 // worded by `required_message`.

@@ -10,8 +10,14 @@ namespace shardcalc {
 
 using nlohmann::json;
 
-bool applies(Applies where, const Scenario& s) {
-    const ModelSpec& m = s.model;
+namespace {
+
+int64_t or_zero(const std::optional<int64_t>& given) { return given.value_or(0); }
+int64_t or_zero(int64_t filled) { return filled; }
+
+template <template <class> class D>
+bool applies_to(Applies where, const ScenarioOf<D>& s) {
+    const ModelFields& m = s.model;
     const bool transformer = m.arch != Arch::Lstm;
     switch (where) {
         case Applies::Always: return true;
@@ -22,13 +28,18 @@ bool applies(Applies where, const Scenario& s) {
         case Applies::Mla: return transformer && m.kv_lora_rank > 0;
         case Applies::Window: return transformer && m.sliding_window > 0;
         case Applies::MlmPositions:
-            return s.training.mlm_predictions.value_or(0) > 0 || (m.arch == Arch::Encoder && m.head == Head::Lm);
+            return or_zero(s.training.mlm_predictions) > 0 || (m.arch == Arch::Encoder && m.head == Head::Lm);
         case Applies::MatrixUnit: return s.hardware.kind == DeviceKind::Tpu || s.hardware.matrix_unit > 0;
         case Applies::Qlora: return s.adapter.method == AdapterMethod::Qlora;
         case Applies::Gptq: return s.adapter.method == AdapterMethod::Qlora && s.adapter.quantization == AdapterQuant::Gptq;
     }
     return true;
 }
+
+}  // namespace
+
+bool applies(Applies where, const Scenario& s) { return applies_to(where, s); }
+bool applies(Applies where, const ResolvedScenario& s) { return applies_to(where, s); }
 
 void read_fields(ObjectReader& r, Scenario& s, FieldList fields,
                  std::string (*required_message)(const Field& f)) {

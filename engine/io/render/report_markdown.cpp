@@ -71,8 +71,8 @@ std::string sentence(std::string text) {
 // The plan in one line, as the page's headline names it: model, framework, the parallel degrees, ZeRO, the batch,
 // the precision, recompute and the device.
 std::string plan_line(const Report& r) {
-    const Scenario& s = r.config.s;
-    const ParallelSpec& p = s.parallel;
+    const ResolvedScenario& s = r.config.s;
+    const ResolvedParallel& p = s.parallel;
     std::string model = "Custom model";
     if (!s.model.preset.empty()) {
         const nlohmann::json* preset = model_preset(s.model.preset);

@@ -99,10 +99,10 @@ std::string performance_line(const Report& r) {
 }
 
 std::string headline(const Report& r) {
-    const Scenario& sc = r.config.s;
+    const ResolvedScenario& sc = r.config.s;
     const Derived& d = r.config.d;
-    const ParallelSpec& p = sc.parallel;
-    const TrainingSpec& t = sc.training;
+    const ResolvedParallel& p = sc.parallel;
+    const ResolvedTraining& t = sc.training;
     const StageMemory& peak = r.peak();
     const std::string model = sc.model.preset.empty() ? "custom model" : sc.model.preset;
     std::string out = model + " on " + std::to_string(d.world_size) + " x " + sc.hardware.preset + " (" +
@@ -111,7 +111,7 @@ std::string headline(const Report& r) {
            std::to_string(p.pp) + (p.vpp > 1 ? " (vpp " + std::to_string(p.vpp) + ")" : "") + ", cp " +
            std::to_string(p.cp) + ", ulysses " + std::to_string(p.ulysses) + ", zero " + std::to_string(p.zero) +
            (p.distributed_optimizer ? ", distributed optimizer" : "") +
-           (applies(Applies::MoeOrEp, sc) ? ", ep " + std::to_string(p.ep) + " (etp " + std::to_string(*p.etp) + ")" : "") +
+           (applies(Applies::MoeOrEp, sc) ? ", ep " + std::to_string(p.ep) + " (etp " + std::to_string(p.etp) + ")" : "") +
            "\n";
     out += "training: seq " + std::to_string(d.seq_len) + ", micro-batch " + std::to_string(t.micro_batch) +
            ", global batch " + std::to_string(d.samples_per_step) + " (" + std::to_string(d.microbatches) +
