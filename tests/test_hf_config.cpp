@@ -2,10 +2,12 @@
 // parameter count, and every config it cannot represent exactly is refused at the key that says why.
 // The configs are the published config.json files (values as on the Hugging Face Hub, keys in the files'
 // order); counts are evaluated as test_parameters.cpp counts presets (pytorch, tp = 1: no vocabulary padding).
+#include <stdexcept>
 #include <string>
 
 #include "helpers.h"
 #include "io/import/hf_config.h"
+#include "io/import/hf_import.h"
 
 namespace {
 
@@ -1442,4 +1444,31 @@ TEST_CASE("config.json: hostile text is an error value, never an exception or an
     const json r = json::parse(shardcalc::import_config_text(many));
     CHECK(r["errors"].size() == 1);
     CHECK(r["error"]["path"] == "/k16");
+}
+
+// The families are data (engine/io/import/hf_families.json): the model types name families, a family's keys come
+// from key sets and earlier families, and `fixed_from` starts from another family's fixed fields.
+TEST_CASE("the importer's families are read from its data file, every key with a field or a reader") {
+    namespace hf = shardcalc::hf;
+    for (const hf::ModelType& t : hf::model_types()) CHECK(std::string(hf::family(t.family).id) == t.family);
+    CHECK(hf::model_types().front().type == std::string("llama"));
+    for (const hf::Family& f : hf::families())
+        for (const hf::Rule& r : f.rules) {
+            CAPTURE(std::string(f.id) + ": " + r.key);
+            CHECK((r.field != nullptr) != (r.read != nullptr));
+        }
+    const hf::Family &bert = hf::family("bert"), &roberta = hf::family("roberta");
+    CHECK(roberta.fixed["pooler"] == false);
+    CHECK(roberta.fixed["arch"] == "encoder");
+    CHECK(roberta.rules.size() == bert.rules.size());
+    // The common key set sends intermediate_size where the family says: Llama 4's is the experts' width.
+    auto field_of = [](const hf::Family& f, const std::string& key) {
+        for (const hf::Rule& r : f.rules)
+            if (key == r.key && r.field) return std::string(r.field);
+        return std::string();
+    };
+    CHECK(field_of(hf::family("llama"), "intermediate_size") == "ffn_hidden");
+    CHECK(field_of(hf::family("llama4"), "intermediate_size") == "expert_ffn_hidden");
+    CHECK(field_of(hf::family("qwen3_moe"), "moe_intermediate_size") == "expert_ffn_hidden");  // Qwen3's keys + qwen_moe's
+    CHECK_THROWS_AS(hf::family("t5"), std::logic_error);
 }

@@ -6,42 +6,6 @@
 
 namespace shardcalc::hf {
 
-// model_type -> the family that reads it, and the name a message gives the model. `nested`: the config key
-// that holds the family's keys, for a config that wraps a language model with other parts (Llama4Config,
-// Gemma3Config: text_config beside vision_config).
-struct ModelType {
-    const char* type;
-    const char* label;
-    const char* family;
-    const char* nested = nullptr;
-};
-const ModelType kModelTypes[] = {
-    {"llama", "Llama", "llama"},
-    {"mistral", "Mistral", "llama"},
-    {"qwen2", "Qwen2", "qwen2"},
-    {"qwen3", "Qwen3", "qwen3"},
-    {"gemma", "Gemma", "gemma"},
-    {"gemma2", "Gemma 2", "gemma2"},
-    {"gemma3", "Gemma 3", "gemma3", "text_config"},
-    {"gemma3_text", "Gemma 3", "gemma3"},
-    {"gpt2", "GPT-2", "gpt2"},
-    {"bert", "BERT", "bert"},
-    {"roberta", "RoBERTa", "roberta"},
-    {"albert", "ALBERT", "albert"},
-    {"mixtral", "Mixtral", "mixtral"},
-    {"qwen3_moe", "Qwen3-MoE", "qwen3_moe"},
-    {"qwen2_moe", "Qwen2-MoE", "qwen2_moe"},
-    {"llama4", "Llama 4", "llama4", "text_config"},
-    {"llama4_text", "Llama 4", "llama4"},
-    {"gpt_oss", "gpt-oss", "gpt_oss"},
-    {"deepseek_v2", "DeepSeek-V2", "deepseek_v2"},
-    {"deepseek_v3", "DeepSeek-V3", "deepseek_v3"},
-    {"falcon", "Falcon", "falcon"},
-    {"phi3", "Phi-3", "phi3"},
-    {"gpt_neox", "GPT-NeoX", "gpt_neox"},
-    {"gptj", "GPT-J", "gptj"},
-};
-
 // The part of a Llama 4 or Gemma 3 config the import leaves out: the plan trains the language model.
 constexpr const char* kVisionConfig = "vision_config";
 
@@ -69,9 +33,10 @@ const std::pair<const char*, const char*> kRefusedTypes[] = {
 
 std::string supported_types() {
     std::string out;
-    const size_t n = std::size(kModelTypes);
+    const std::vector<ModelType>& types = model_types();
+    const size_t n = types.size();
     for (size_t i = 0; i < n; ++i)
-        out += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::string(kModelTypes[i].type);
+        out += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::string(types[i].type);
     return out;
 }
 
@@ -111,7 +76,7 @@ TypeMatch model_type(const json& config, Import& in) {
     if (match.name.empty())
         throw InputError(pointer("model_type"), "missing: a config names its family (model_type, or architectures), "
                                                 "which decides how every other key reads");
-    for (const ModelType& t : kModelTypes)
+    for (const ModelType& t : model_types())
         if (normalized(match.name) == normalized(t.type)) match.known = &t;
     for (const auto& [refused, why] : kRefusedTypes)
         if (normalized(match.name) == normalized(refused)) match.refused = why;

@@ -69,13 +69,24 @@ struct Rule {
     Read read;
 };
 
-// ---- Families: one table each -------------------------------------------------------------------------
+// ---- Families: one entry each in io/import/hf_families.json -------------------------------------------------
 
+using Finish = void (*)(const json& config, Import& in);
 struct Family {
     const char* id;
     json fixed;                // what every model of the family is, whatever the config says
     std::vector<Rule> rules;   // the keys it reads
-    void (*finish)(const json& config, Import& in);  // decisions over several keys; may be null
+    Finish finish;             // decisions over several keys; may be null
+};
+
+// model_type -> the family that reads it, and the name a message gives the model. `nested`: the config key that holds
+// the family's keys, for a config that wraps a language model with other parts (Llama4Config, Gemma3Config:
+// text_config beside vision_config).
+struct ModelType {
+    const char* type;
+    const char* label;
+    const char* family;
+    const char* nested = nullptr;
 };
 
 // ---- Sliding windows: model.sliding_window and model.global_every ------------------------------------------
@@ -128,7 +139,11 @@ void finish_falcon(const json& config, Import& in);
 void finish_falcon_ffn(const json& config, Import& in);
 void finish_phi3(const json& config, Import& in);
 void finish_gpt_neox(const json& config, Import& in);
+// The table, from io/import/hf_families.json (io/import/hf_families.cpp): families in order, a family by id (among
+// a list, or the table's), the model types in order.
 const std::vector<Family>& families();
 const Family& family(const char* id);
+const Family& family(const std::vector<Family>& among, const char* id);
+const std::vector<ModelType>& model_types();
 
 }  // namespace shardcalc::hf
