@@ -23,7 +23,7 @@ const char* kLlama160m =
 double layer_saved(const std::string& json) {
     const Config c = test::config(json);
     const ModelGraph g = build_graph(c);
-    const double th = static_cast<double>(c.d.seq_len * c.s.training.micro_batch * c.s.model.hidden);
+    const double th = static_cast<double>(c.s.training.seq_len * c.s.training.micro_batch * c.s.model.hidden);
     return layer_activation_bytes(g.groups[0].layer, c) / th;
 }
 

@@ -21,7 +21,7 @@ const char* kLlama160m =
 // Bytes one transformer layer saves per microbatch, in units of tokens x hidden.
 double layer_saved_per_token_hidden(const Config& c) {
     const ModelGraph g = build_graph(c);
-    const double th = static_cast<double>(c.d.seq_len * c.s.training.micro_batch * c.s.model.hidden);
+    const double th = static_cast<double>(c.s.training.seq_len * c.s.training.micro_batch * c.s.model.hidden);
     return layer_activation_bytes(g.groups[0].layer, c) / th;
 }
 

@@ -20,7 +20,7 @@ const Op& find_op(const Module& m, const std::string& name) {
     return m.ops[0];
 }
 
-double s_b(const Config& c) { return static_cast<double>(c.d.seq_len * c.s.training.micro_batch); }
+double s_b(const Config& c) { return static_cast<double>(c.s.training.seq_len * c.s.training.micro_batch); }
 
 }  // namespace
 
@@ -67,7 +67,7 @@ TEST_CASE("core attention: eager saves repeated k/v, softmax, dropout mask and o
     const Config c = test::config(std::string(kBase).replace(std::string(kBase).find("\"seq_len\""), 0,
                                                              "\"attention\":\"eager\",\"dropout\":0.1,"));
     const Op& core = find_op(self_attention(build_context(c)), "core_attention");
-    const double sb = s_b(c), s = static_cast<double>(c.d.seq_len), b = c.s.training.micro_batch;
+    const double sb = s_b(c), s = static_cast<double>(c.s.training.seq_len), b = c.s.training.micro_batch;
     const double expected = sb * 1024 * 3 * 2 / 2 + 5.0 * 16 * s * s * b / 2;
     CHECK(op_activation_bytes(core, c, true) == doctest::Approx(expected));
     // selective recompute drops exactly the s^2 terms

@@ -51,8 +51,8 @@ RlEstimate example(const std::string& path) {
 TEST_CASE("rl: the actor's update is the scenario with the RL sequence and one mini-batch of sequences") {
     const RlEstimate e = rl_estimate(actor(), grpo());
     CHECK(e.samples == 256);
-    CHECK(e.training.config.d.seq_len == 768);
-    CHECK(e.training.config.d.samples_per_step == 128);  // 256 sequences over 2 updates
+    CHECK(e.training.config.s.training.seq_len == 768);
+    CHECK(e.training.config.s.training.global_batch == 128);  // 256 sequences over 2 updates
     CHECK(e.training.config.d.microbatches == 8);         // 128 / (2 x 8 ranks)
 }
 
@@ -188,7 +188,7 @@ TEST_CASE("rl: responses of a mean length shorter than the longest take less tim
     rl.mean_response_tokens = 128;
     const RlEstimate mean = rl_estimate(actor(), rl);
     CHECK(mean.phases[mean.peak_phase].total() == full.phases[full.peak_phase].total());
-    CHECK(mean.timed.config.d.seq_len == 256 + 128);
+    CHECK(mean.timed.config.s.training.seq_len == 256 + 128);
     CHECK(mean.training_seconds == doctest::Approx(2 * mean.timed.perf.step_seconds));
     // Half the tokens: about half the work (this small model's update is bound by the host's launches, so its time
     // barely moves; a larger one's would).
@@ -220,7 +220,7 @@ TEST_CASE("rl: prompts of a mean length shorter than the longest: less time in p
     rl.mean_prompt_tokens = 64;
     const RlEstimate mean = rl_estimate(actor(), rl);
     CHECK(mean.phases[mean.peak_phase].total() == full.phases[full.peak_phase].total());
-    CHECK(mean.timed.config.d.seq_len == 64 + 512);
+    CHECK(mean.timed.config.s.training.seq_len == 64 + 512);
     CHECK(mean.timed.perf.model_flops < full.training.perf.model_flops);
     CHECK(mean.rollout_seconds < full.rollout_seconds);  // each prompt's prefill at 64 tokens, not 256
     CHECK(mean.prefill_seconds < mean.rollout.prefill_seconds);
@@ -372,7 +372,7 @@ TEST_CASE("rl: verl's dynamic batch size: micro-batches balanced by tokens, the 
     const RlEstimate e = rl_estimate(actor(), rl);
     CHECK(e.training.config.s.training.micro_batch == 6);
     CHECK(e.training.config.d.microbatches == 3);
-    CHECK(e.training.config.d.samples_per_step == 6 * 8 * 3);
+    CHECK(e.training.config.s.training.global_batch == 6 * 8 * 3);
     // The responses' mean (300 of 512 tokens: 556 a sequence, 8,896 a GPU) packs into 2 micro-batches of 8 for the time.
     rl.mean_response_tokens = 300;
     const RlEstimate mean = rl_estimate(actor(), rl);

@@ -24,7 +24,7 @@ double token_fraction(const Work& w, const Config& c) { return (w.gathered ? c.d
 // Elements of one run of an elementwise Work: its split's local part (plan/local_shape.h), of the tokens one run sees.
 double elements(const Work& w, const Config& c) {
     if (w.per_weight) return static_cast<double>(w.width) / (w.sharded ? tp(c) : 1);
-    return local_elements(w.split, w.width, static_cast<double>(c.d.seq_len), c) * token_fraction(w, c);
+    return local_elements(w.split, w.width, static_cast<double>(c.s.training.seq_len), c) * token_fraction(w, c);
 }
 
 // Transformer Engine's quantization of one GEMM operand of `elements` 16-bit values into fp8, both usages at once:
@@ -139,7 +139,7 @@ void matmul(const Work& w, const Config& c, WorkKernels& out) {
 }
 
 void attention(const Work& w, const Config& c, WorkKernels& out) {
-    const double s = static_cast<double>(c.d.seq_len);
+    const double s = static_cast<double>(c.s.training.seq_len);
     // Score pairs per device, [b, heads, queries, keys] split as the scores are (plan/local_shape.h); QK^T and AV
     // each 2*d FLOPs per pair (Narayanan sec. 5.1).
     const LocalDims scores = local_dims(SavedSplit::Scores, w.heads, s, c);

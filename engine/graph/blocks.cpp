@@ -37,7 +37,7 @@ BuildContext build_context(const Config& c) {
 bool sdpa_window_mask(const Config& c) {
     const ResolvedModel& m = c.s.model;
     return c.traits.hf_code && build_context(c).attention == Attention::Flash && m.sliding_window > 0 &&
-           m.sliding_window < c.d.seq_len;
+           m.sliding_window < c.s.training.seq_len;
 }
 
 bool on_path(KernelPath path, const Config& c) {
@@ -47,7 +47,7 @@ bool on_path(KernelPath path, const Config& c) {
     if (path == KernelPath::LocalExpertSort) return p.moe_dispatcher == MoeDispatcher::AllToAll && c.s.model.experts / p.ep > 1;
     if (path == KernelPath::AllToAllDispatch) return p.moe_dispatcher == MoeDispatcher::AllToAll;
     const bool fused = megatron_fused_softmax(c.s.framework, c.s.training.micro_batch, c.s.model.heads / (p.tp * p.ulysses),
-                                              c.d.seq_len, c.s.model.arch == Arch::Decoder, bytes_of(c.s.training.dtype) < 4);
+                                              c.s.training.seq_len, c.s.model.arch == Arch::Decoder, bytes_of(c.s.training.dtype) < 4);
     return fused == (path == KernelPath::FusedSoftmax);
 }
 

@@ -36,7 +36,7 @@ void add_dropout(const BuildContext& b, int64_t width, Module& layer) {
 // state with its tanh.
 Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
     const ResolvedModel& m = c.s.model;
-    const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
+    const int64_t d = m.hidden, r = output_width(m), steps = c.s.training.seq_len;
     Module layer{"lstm", {}, {}};
     // The gates i, f, g, o from the step's input and the previous output: [x_t, h_{t-1}] x W [in + r, 4d] (+ b),
     // one GEMM for all four gates (cuDNN, DeepFlow's fused gates) or one per gate.
@@ -99,7 +99,7 @@ Module lstm_layer(const BuildContext& b, const Config& c, int64_t in) {
 // PyTorch keeps for its backward): the layer's input and output, the activated gates and the cell state per step.
 Module cudnn_layer(const BuildContext& b, const Config& c, int64_t in) {
     const ResolvedModel& m = c.s.model;
-    const int64_t d = m.hidden, r = output_width(m), steps = c.d.seq_len;
+    const int64_t d = m.hidden, r = output_width(m), steps = c.s.training.seq_len;
     Module layer{"lstm", {}, {}};
     Op input = linear("input_gates", 4 * d, in, m.bias, Parallel::None, SavedSplit::Sequence, in);
     Op recurrent = linear("recurrent_gates", 4 * d, r, false, Parallel::None, SavedSplit::Sequence, r);

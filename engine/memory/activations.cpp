@@ -30,11 +30,11 @@ double saved_tensor_bytes(const SavedTensor& t, const Config& c) {
     // An MLM head over gathered positions keeps its tensors for those positions only (training.mlm_predictions).
     const double elem = saved_element_bytes(t.kind, c) * (t.gathered ? c.d.mlm_share : 1);
     // The scores' split has no cp term in practice: cp > 1 requires flash attention, which saves none.
-    return local_elements(t.split, t.width, static_cast<double>(c.d.seq_len), c) * elem;
+    return local_elements(t.split, t.width, static_cast<double>(c.s.training.seq_len), c) * elem;
 }
 
 std::vector<int64_t> saved_tensor_shape(const SavedTensor& t, const Config& c) {
-    const double s = static_cast<double>(t.gathered ? c.s.training.mlm_predictions : c.d.seq_len);
+    const double s = static_cast<double>(t.gathered ? c.s.training.mlm_predictions : c.s.training.seq_len);
     std::vector<int64_t> shape;
     for (const double d : local_dims(t.split, t.width, s, c)) shape.push_back(static_cast<int64_t>(d + 0.5));
     return shape;

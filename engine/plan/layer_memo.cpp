@@ -26,7 +26,7 @@ LayerKey layer_key(const Module& m, const Config& c, bool in_layer, int64_t micr
             static_cast<int>(c.s.training.recompute),
             c.s.training.recompute_modules,
             microbatches,
-            c.d.seq_len};
+            c.s.training.seq_len};
 }
 
 }  // namespace shardcalc

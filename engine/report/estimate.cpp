@@ -12,7 +12,7 @@
 namespace shardcalc {
 
 GraphKey graph_key(const Config& c) {
-    return {static_cast<int>(c.s.framework), c.d.vocab_padded, c.s.model.arch == Arch::Lstm ? c.d.seq_len : 0};
+    return {static_cast<int>(c.s.framework), c.d.vocab_padded, c.s.model.arch == Arch::Lstm ? c.s.training.seq_len : 0};
 }
 
 int64_t Estimate::headroom_bytes() const {

@@ -23,7 +23,7 @@ void add_plan_notes(const Config& c, std::vector<std::string>& notes) {
     const ResolvedParallel& p = c.s.parallel;
     if (p.sp && p.tp == 1) notes.push_back("parallel.sp has no effect with tp = 1");
     if (c.s.model.position_embedding == PositionEmbedding::Rope && c.s.model.max_positions > 0 &&
-        c.d.seq_len > c.s.model.max_positions)
+        c.s.training.seq_len > c.s.model.max_positions)
         notes.push_back("training.seq_len exceeds model.max_positions: RoPE needs scaling to extrapolate");
     if (c.d.microbatches < p.pp && p.pp > 1)
         notes.push_back("fewer microbatches (" + std::to_string(c.d.microbatches) + ") than pipeline stages (" +

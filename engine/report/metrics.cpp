@@ -16,7 +16,7 @@ Metrics metrics_of(const Config& c, const Performance& p) {
     m.ridge_intensity = m.peak_flops_per_device / m.hbm_bytes_per_second;
     if (!(step > 0)) return m;  // a plan with no work: every rate stays 0
     m.tokens_per_second = static_cast<double>(c.d.tokens_per_step) / step;
-    m.samples_per_second = static_cast<double>(c.d.samples_per_step) / step;
+    m.samples_per_second = static_cast<double>(c.s.training.global_batch) / step;
     // PaLM (Chowdhery et al. 2022, appendix B): model FLOPs per second over the aggregate peak.
     if (m.peak_flops_per_device > 0) {
         m.mfu = p.model_flops / (step * world * m.peak_flops_per_device);

@@ -135,7 +135,7 @@ Reconciliation reconcile(const Report& report, const MeasuredRun& run) {
     // Iteration times as the log gives them, or DeepSpeed's samples per second turned into them with the plan's batch.
     std::vector<double> steps = run.step_seconds;
     if (steps.empty())
-        for (const double sps : run.samples_per_second) steps.push_back(static_cast<double>(c.d.samples_per_step) / sps);
+        for (const double sps : run.samples_per_second) steps.push_back(static_cast<double>(c.s.training.global_batch) / sps);
     // torchtitan's reports come with each rank's first already left out.
     const bool from_tps = steps.empty() && !run.tokens_per_device_second.empty();
     if (from_tps)

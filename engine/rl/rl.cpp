@@ -214,7 +214,7 @@ RlEstimate rl_estimate(const Scenario& actor, const RlSpec& rl) {
         ph.critic = critic_resident;
         ph.rollout_weights = kept_rollout_weights;
         ph.kv_cache = kept_kv;
-        ph.logits = layers_in_dtype * static_cast<double>(lp) * static_cast<double>(c.d.seq_len) *
+        ph.logits = layers_in_dtype * static_cast<double>(lp) * static_cast<double>(c.s.training.seq_len) *
                     static_cast<double>(c.d.vocab_padded) / static_cast<double>(c.s.parallel.tp);
         ph.overhead = overhead;
         // The forward needs the actor's weights back.

@@ -99,7 +99,7 @@ double routed_tokens_factor(const Config& c, bool busiest) {
 
 double tokens_per_device(const Config& c, bool tensor_region) {
     const ResolvedParallel& p = c.s.parallel;
-    const double tokens = static_cast<double>(c.d.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses);
+    const double tokens = static_cast<double>(c.s.training.seq_len * c.s.training.micro_batch) / (p.cp * p.ulysses);
     return tensor_region || !p.sp ? tokens : tokens / p.tp;
 }
 
@@ -204,14 +204,12 @@ std::vector<Problem> resolve_in_place(Scenario& given, Rules rules, Config& c, b
     if (devices > static_cast<double>(int64_t{1} << 30))
         return {{"/parallel", "dp*tp*pp*cp*ulysses makes more than 1073741824 devices, the most supported"}};
     Derived& d = c.d;
-    d.seq_len = c.s.training.seq_len;
     const int64_t predictions = c.s.training.mlm_predictions;
-    if (predictions > 0) d.mlm_share = static_cast<double>(predictions) / static_cast<double>(d.seq_len);
+    if (predictions > 0) d.mlm_share = static_cast<double>(predictions) / static_cast<double>(c.s.training.seq_len);
     d.world_size = world_size(p);
-    d.samples_per_step = c.s.training.global_batch;
     const int64_t per_pass = c.s.training.micro_batch * p.dp;
-    d.microbatches = per_pass > 0 ? d.samples_per_step / per_pass : 0;
-    d.tokens_per_step = d.samples_per_step * d.seq_len;
+    d.microbatches = per_pass > 0 ? c.s.training.global_batch / per_pass : 0;
+    d.tokens_per_step = c.s.training.global_batch * c.s.training.seq_len;
     d.replica_degree = replica_degree(p);
     d.expert_replica_degree = dimension(Dim::ExpertDp).degree(p);
     if (c.s.model.experts > 0) {

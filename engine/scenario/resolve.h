@@ -12,10 +12,8 @@
 namespace shardcalc {
 
 struct Derived {
-    int64_t seq_len = 0;
     int64_t world_size = 0;
     int64_t microbatches = 0;      // gradient-accumulation steps per iteration and DP rank
-    int64_t samples_per_step = 0;  // global batch
     int64_t tokens_per_step = 0;
     int64_t replica_degree = 0;    // dp * cp * ulysses: ranks holding identical weights (ZeRO shards over these)
     int64_t expert_replica_degree = 0;  // ranks holding the same experts: dp * cp * ulysses * tp / (ep * etp)

@@ -127,8 +127,8 @@ void validate_model(const Config& c, Checks& check) {
 void validate_training(const Config& c, Checks& check) {
     const ResolvedTraining& t = c.s.training;
     const ResolvedModel& m = c.s.model;
-    check.require(c.d.seq_len > 0, "/training/seq_len", "must be a positive integer");
-    if (m.position_embedding == PositionEmbedding::Learned && c.d.seq_len > m.max_positions)
+    check.require(c.s.training.seq_len > 0, "/training/seq_len", "must be a positive integer");
+    if (m.position_embedding == PositionEmbedding::Learned && c.s.training.seq_len > m.max_positions)
         check.fail("/training/seq_len",
                    "exceeds the learned position table (model.max_positions = " + str(m.max_positions) + ")");
     check.require(t.dropout >= 0 && t.dropout < 1, "/training/dropout", "must be in [0, 1)");
@@ -152,9 +152,9 @@ void validate_training(const Config& c, Checks& check) {
     if (t.mlm_predictions > 0) {
         check.require(m.arch == Arch::Encoder && m.head == Head::Lm, "/training/mlm_predictions",
                       "gathers the positions an encoder's MLM head predicts; the model has no MLM head (arch encoder, head lm)");
-        if (t.mlm_predictions > c.d.seq_len)
+        if (t.mlm_predictions > c.s.training.seq_len)
             check.fail("/training/mlm_predictions",
-                       "at most training.seq_len (" + str(c.d.seq_len) + ") positions per sequence, got " + str(t.mlm_predictions));
+                       "at most training.seq_len (" + str(c.s.training.seq_len) + ") positions per sequence, got " + str(t.mlm_predictions));
     }
     check.require(!(t.master_weights && t.param_dtype == Dtype::Fp32), "/training/master_weights",
             "parameters are already fp32 (param_dtype fp32): a separate fp32 master copy does not exist");
@@ -241,7 +241,7 @@ void validate_experts(const Config& c, Checks& check) {
 void validate_sharding(const Config& c, Checks& check) {
     const ResolvedModel& m = c.s.model;
     const ResolvedParallel& p = c.s.parallel;
-    const int64_t seq = c.d.seq_len;
+    const int64_t seq = c.s.training.seq_len;
     // Megatron attention/MLP sharding (megatron/core/transformer/attention.py, mlp.py). An LSTM has no heads
     // or FFN to split: its tensor parallelism is refused by lstm_rules.cpp, in words of its own.
     if (m.arch != Arch::Lstm)

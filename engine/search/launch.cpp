@@ -66,8 +66,8 @@ LaunchCommand megatron_lm(const Config& c) {
         if (c.s.implementation.moe_router_fusion) l.push_back("--moe-router-fusion");
     }
     l.push_back("--micro-batch-size " + n(t.micro_batch));
-    l.push_back("--global-batch-size " + n(c.d.samples_per_step));
-    l.push_back("--seq-length " + n(c.d.seq_len));
+    l.push_back("--global-batch-size " + n(c.s.training.global_batch));
+    l.push_back("--seq-length " + n(c.s.training.seq_len));
     if (t.recompute == Recompute::Selective) {
         std::string line = "--recompute-granularity selective";
         if (t.recompute_modules != 0) {
@@ -116,7 +116,7 @@ LaunchCommand deepspeed_config(const Config& c) {
     LaunchCommand config{"DeepSpeed config (ds_config.json)", {}};
     auto& j = config.lines;
     j.push_back("{");
-    j.push_back("  \"train_batch_size\": " + n(c.d.samples_per_step) + ",");
+    j.push_back("  \"train_batch_size\": " + n(c.s.training.global_batch) + ",");
     j.push_back("  \"train_micro_batch_size_per_gpu\": " + n(t.micro_batch) + ",");
     j.push_back("  \"gradient_accumulation_steps\": " + n(c.d.microbatches) + ",");
     if (t.dtype == Dtype::Bf16) j.push_back("  \"bf16\": {\"enabled\": true},");
@@ -142,8 +142,8 @@ std::vector<LaunchCommand> deepspeed(const Config& c) {
     else a.push_back("--no-pipeline-parallel");
     if (p.ulysses > 1) a.push_back("--ds-sequence-parallel-size " + n(p.ulysses));
     a.push_back("--micro-batch-size " + n(t.micro_batch));
-    a.push_back("--global-batch-size " + n(c.d.samples_per_step));
-    a.push_back("--seq-length " + n(c.d.seq_len));
+    a.push_back("--global-batch-size " + n(c.s.training.global_batch));
+    a.push_back("--seq-length " + n(c.s.training.seq_len));
     if (t.recompute == Recompute::Selective) a.push_back("--recompute-granularity selective");
     if (t.recompute == Recompute::Full) a.push_back("--checkpoint-activations");
     if (p.zero > 0) a.push_back("--zero-stage " + n(p.zero));

@@ -26,7 +26,7 @@ Searcher::Searcher(Scenario base, SearchSpec spec, SearchPart part) : st_(std::m
         throw InputError("/search/global_batch_tokens", "give the global batch once: global_batch (samples) or global_batch_tokens");
     if (spec.global_batch) base.training.global_batch = *spec.global_batch;
     if (spec.global_batch_tokens) {
-        const int64_t seq = s.shape.d.seq_len;
+        const int64_t seq = s.shape.s.training.seq_len;
         if (*spec.global_batch_tokens % seq != 0)
             throw InputError("/search/global_batch_tokens", "must be a multiple of the sequence length (" +
                                                                 std::to_string(seq) + "), got " +

@@ -164,8 +164,8 @@ struct Searcher::State {
                 f.reason = broken.front().message;
                 return Outcome::Invalid;
             }
-            f.seq_len = c.d.seq_len;
-            f.global_batch = c.d.samples_per_step;
+            f.seq_len = c.s.training.seq_len;
+            f.global_batch = c.s.training.global_batch;
             const ModelGraph& g = graph_for(c);
             const Memos shared = spec.share_layer_costs ? Memos{&memos, &memos} : Memos{};
             Estimate e = estimate(std::move(c), g, Detail::Memory, shared);

@@ -108,7 +108,7 @@ std::vector<Structure> structures(const Scenario& base, const Config& shape, con
                                   size_t limit) {
     std::vector<Structure> out;
     const ResolvedModel& m = shape.s.model;
-    const int64_t heads = m.heads, kv = m.kv_heads, ffn = m.ffn_hidden, layers = m.layers, seq = shape.d.seq_len;
+    const int64_t heads = m.heads, kv = m.kv_heads, ffn = m.ffn_hidden, layers = m.layers, seq = shape.s.training.seq_len;
     const int64_t per_domain = nvlink_domain_of(shape.s.hardware);  // tensor parallelism needs NVLink
     const ParallelSpec& given = base.parallel;
     std::vector<Framework> frameworks = spec.frameworks;

@@ -92,7 +92,7 @@ nlohmann::json rl_to_json(const RlSpec& rl, const RlEstimate& e, const RlLimits&
         {"algorithm", name_of(rl.algorithm)},
         {"request", request},
         {"samples", e.samples},
-        {"sequence_tokens", c.d.seq_len},
+        {"sequence_tokens", c.s.training.seq_len},
         {"gpus", c.d.world_size},
         {"device", c.s.hardware.name},
         {"rollout",

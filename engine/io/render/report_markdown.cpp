@@ -87,9 +87,9 @@ std::string plan_line(const Report& r) {
                                : !s.hardware.preset.empty() ? s.hardware.preset : "custom device";
     const std::string dot = " \u00b7 ";
     return model + dot + name_of(s.framework) + dot + degrees + (p.zero ? dot + "ZeRO-" + std::to_string(p.zero) : "") +
-           dot + "seq " + grouped(static_cast<double>(r.config.d.seq_len), 0) + dot + "micro-batch " +
+           dot + "seq " + grouped(static_cast<double>(r.config.s.training.seq_len), 0) + dot + "micro-batch " +
            grouped(static_cast<double>(s.training.micro_batch), 0) + dot + "global batch " +
-           grouped(static_cast<double>(r.config.d.samples_per_step), 0) + dot + name_of(s.training.dtype) + dot +
+           grouped(static_cast<double>(r.config.s.training.global_batch), 0) + dot + name_of(s.training.dtype) + dot +
            "recompute " + name_of(s.training.recompute) + dot + device;
 }
 

@@ -113,8 +113,8 @@ std::string headline(const Report& r) {
            (p.distributed_optimizer ? ", distributed optimizer" : "") +
            (applies(Applies::MoeOrEp, sc) ? ", ep " + std::to_string(p.ep) + " (etp " + std::to_string(p.etp) + ")" : "") +
            "\n";
-    out += "training: seq " + std::to_string(d.seq_len) + ", micro-batch " + std::to_string(t.micro_batch) +
-           ", global batch " + std::to_string(d.samples_per_step) + " (" + std::to_string(d.microbatches) +
+    out += "training: seq " + std::to_string(t.seq_len) + ", micro-batch " + std::to_string(t.micro_batch) +
+           ", global batch " + std::to_string(t.global_batch) + " (" + std::to_string(d.microbatches) +
            " microbatches per step), " + name_of(t.dtype) + ", " + name_of(t.optimizer) + ", recompute " +
            name_of(t.recompute) + ", " + name_of(t.attention) + " attention\n";
     const int64_t total = whole(r.parameters.total), active = whole(r.parameters.active);

@@ -14,7 +14,7 @@ std::string format_rl(const RlSpec& rl, const RlEstimate& e, const RlLimits& lim
     const auto sec = [](double s) { return fixed(s, 2); };
     const bool dpo = rl.algorithm == RlAlgorithm::Dpo;
     std::string out = std::string(name_of(rl.algorithm)) + " on " + thousands(c.d.world_size) + " x " + c.s.hardware.name +
-                      ": " + thousands(e.samples) + " sequences of " + thousands(c.d.seq_len) + " tokens per step\n";
+                      ": " + thousands(e.samples) + " sequences of " + thousands(c.s.training.seq_len) + " tokens per step\n";
     out += std::string("memory: ") + (e.fits ? "FITS" : "DOES NOT FIT") + " (peak in the " + e.phases[e.peak_phase].name +
            " phase; the actor's update alone: " + verdict_name(e.training.verdict.verdict) + ")\n";
     if (rl.rollout_tp > 0 && e.replicas > 0)
