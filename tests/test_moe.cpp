@@ -407,7 +407,7 @@ TEST_CASE("flex dispatcher: one copy per GPU and per NVLink domain; with top-1 i
     const CommEntry* d_a2a = entry(ds_a2a, Dim::Ep, "tokens to their experts (forward dispatch)");
     REQUIRE(d != nullptr);
     REQUIRE(d_a2a != nullptr);
-    CHECK(d->algorithm == "hierarchical");
+    CHECK(d->algorithm == CollectiveAlgorithm::Hierarchical);
     double gpu_none = 1;
     for (int i = 0; i < 8; ++i) gpu_none *= (248.0 - i) / (256.0 - i);
     // Sent: the other nodes' copies over RDMA, and over NVLink one per other GPU of a node holding one of its experts,

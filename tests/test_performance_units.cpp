@@ -88,7 +88,7 @@ TEST_CASE("alpha-beta: ring all-reduce moves 2(n-1)/n of the buffer; groups insi
     const double bytes = 1e9;
     const CollectiveTime ar = collective_time(CollectiveKind::AllReduce, bytes, tp, c);
     const double bw = 300e9 * 0.6;
-    CHECK(ar.algorithm == "ring");
+    CHECK(ar.algorithm == CollectiveAlgorithm::Ring);
     // NCCL's base latency once (kNcclBase), then each step's; relative comparisons (scale 0): the base is 0.1% of these.
     CHECK(ar.seconds == doctest::Approx(kNcclBase + 2 * 7 * 3.4e-6 + 2.0 * 7 / 8 * bytes / bw).scale(0));
     const CollectiveTime ag = collective_time(CollectiveKind::AllGather, bytes, tp, c);
@@ -97,7 +97,7 @@ TEST_CASE("alpha-beta: ring all-reduce moves 2(n-1)/n of the buffer; groups insi
     CHECK(collective_time(CollectiveKind::AllReduce, 8, make_group(2, 1, c), c).seconds ==
           doctest::Approx(kNcclBase + 2 * 3.4e-6 + 8 / bw).scale(0));
     // small messages take the tree
-    CHECK(collective_time(CollectiveKind::AllReduce, 1e3, make_group(64, 8, c), c).algorithm == "tree");
+    CHECK(collective_time(CollectiveKind::AllReduce, 1e3, make_group(64, 8, c), c).algorithm == CollectiveAlgorithm::Tree);
 }
 
 TEST_CASE("alpha-beta: a data-parallel group strided by tp crosses nodes over one NIC per GPU") {

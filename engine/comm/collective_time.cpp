@@ -18,6 +18,18 @@ const char* collective_name(CollectiveKind k) {
     return "?";
 }
 
+const char* algorithm_name(CollectiveAlgorithm a) {
+    switch (a) {
+        case CollectiveAlgorithm::None: return "none";
+        case CollectiveAlgorithm::Ring: return "ring";
+        case CollectiveAlgorithm::Tree: return "tree";
+        case CollectiveAlgorithm::Pairwise: return "pairwise";
+        case CollectiveAlgorithm::P2p: return "p2p";
+        case CollectiveAlgorithm::Hierarchical: return "hierarchical";
+    }
+    return "?";
+}
+
 Group make_group(int64_t size, int64_t stride, const Config& c) {
     const int64_t gpn = c.s.hardware.gpus_per_node;
     const int64_t domain = nvlink_domain_of(c.s.hardware);
@@ -45,7 +57,7 @@ std::vector<std::string> first_members(const Group& g) {
 
 CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g, const Config& c) {
     const double n = static_cast<double>(g.size);
-    if (g.size <= 1 || bytes <= 0) return {0, "none"};
+    if (g.size <= 1 || bytes <= 0) return {0, CollectiveAlgorithm::None};
     const Device& device = device_of(c.s.hardware);
     const Link link = device.link(c.s.hardware, g.scale_out, g.members_per_domain);
     const double bw = link.bytes_per_s, alpha = link.latency_s;
@@ -68,11 +80,11 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
             // inside a node it uses rings (NCCL src/graph/tuning.cc).
             const double ring = ring_latency(2 * (n - 1), 2 * (nodes - 1)) + 2 * (n - 1) / n * bytes / bw;
             const double tree = link.call_latency_s + 2 * std::ceil(std::log2(n)) * alpha + 2 * (n - 1) / n * bytes / bw;
-            return !link.tree || ring <= tree ? CollectiveTime{ring, "ring"} : CollectiveTime{tree, "tree"};
+            return !link.tree || ring <= tree ? CollectiveTime{ring, CollectiveAlgorithm::Ring} : CollectiveTime{tree, CollectiveAlgorithm::Tree};
         }
         case CollectiveKind::AllGather:
         case CollectiveKind::ReduceScatter:
-            return {ring_latency(n - 1, nodes - 1) + (n - 1) / n * bytes / bw, "ring"};
+            return {ring_latency(n - 1, nodes - 1) + (n - 1) / n * bytes / bw, CollectiveAlgorithm::Ring};
         case CollectiveKind::AllToAll: {
             // Each rank sends 1/n of its buffer to every other rank at once. Inside an NVLink domain that is NVLink;
             // between domains each GPU's share for other domains leaves through its own NIC (one per GPU on the
@@ -82,12 +94,12 @@ CollectiveTime collective_time(CollectiveKind kind, double bytes, const Group& g
             const double local = g.scale_out ? static_cast<double>(std::max<int64_t>(1, g.members_per_domain)) : n;
             const double remote = g.scale_out ? (n - local) / n * bytes / device.link(c.s.hardware, true, 1).bytes_per_s : 0;
             return {(local - 1) * intra_alpha + (n - local) * alpha + std::max((local - 1) / n * bytes / intra.bytes_per_s, remote),
-                    "pairwise"};
+                    CollectiveAlgorithm::Pairwise};
         }
         case CollectiveKind::SendRecv:
-            return {alpha + bytes / bw, "p2p"};
+            return {alpha + bytes / bw, CollectiveAlgorithm::P2p};
     }
-    return {0, "none"};
+    return {0, CollectiveAlgorithm::None};
 }
 
 namespace {
@@ -119,7 +131,7 @@ HierarchicalTraffic hierarchical_traffic(double tokens, double token_bytes, int6
 }
 
 CollectiveTime hierarchical_all_to_all(const HierarchicalTraffic& t, const Group& g, const Config& c) {
-    if (g.size <= 1 || t.sent() <= 0) return {0, "none"};
+    if (g.size <= 1 || t.sent() <= 0) return {0, CollectiveAlgorithm::None};
     const Device& device = device_of(c.s.hardware);
     const Link intra = device.link(c.s.hardware, false, g.members_per_domain);
     const double n = static_cast<double>(g.size);
@@ -130,7 +142,7 @@ CollectiveTime hierarchical_all_to_all(const HierarchicalTraffic& t, const Group
         // The RDMA and the NVLink forwarding proceed side by side; the slower sets the time.
         seconds = std::max(seconds, (n / local - 1) * nic.latency_s + t.nic_bytes / nic.bytes_per_s);
     }
-    return {seconds, "hierarchical"};
+    return {seconds, CollectiveAlgorithm::Hierarchical};
 }
 
 }  // namespace shardcalc

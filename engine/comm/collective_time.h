@@ -11,6 +11,10 @@ namespace shardcalc {
 
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 const char* collective_name(CollectiveKind k);
+// How a collective is timed: none (a group of one, or nothing sent), NCCL's ring or double binary tree, one exchange
+// per peer (all-to-all), one send (pipeline), DeepEP's two-level all-to-all (hierarchical_all_to_all).
+enum class CollectiveAlgorithm { None, Ring, Tree, Pairwise, P2p, Hierarchical };
+const char* algorithm_name(CollectiveAlgorithm a);  // "none", "ring", ...: the report's words
 
 struct Group {
     int64_t size = 1;
@@ -28,7 +32,7 @@ std::vector<std::string> first_members(const Group& g);
 
 struct CollectiveTime {
     double seconds = 0;
-    const char* algorithm = "none";  // ring | tree | pairwise | p2p | hierarchical | none
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::None;
 };
 
 // `bytes`: the full buffer of one rank (all-reduce input, all-gather output, all-to-all send total).

@@ -21,7 +21,7 @@ struct CommEntry {
     double bytes = 0;         // message per call, per device
     double count = 0;         // calls per iteration
     Group group;
-    const char* algorithm = "none";  // a literal (CollectiveTime)
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::None;
     double seconds_each = 0;
     bool overlapped = false;
     double exposed_seconds = 0;  // per iteration, not hidden behind compute

@@ -94,7 +94,7 @@ void communication(JsonWriter& w, const Report& r) {
             .field("group_size", e.group.size)
             .field("scale_out", e.group.scale_out)
             .field("first_group", first_members(e.group))
-            .field("algorithm", e.algorithm)
+            .field("algorithm", algorithm_name(e.algorithm))
             .field("seconds", finite(e.seconds()))
             .field("overlapped", e.overlapped)
             .field("exposed_seconds", finite(e.exposed_seconds))
