@@ -148,15 +148,14 @@ TEST_CASE("resolve() fills every defaulted field once; the given form it echoes 
         CAPTURE(s);
         const Config c = test::config(s);
         Scenario given = given_form(c.s);
-        ResolvedScenario filled_again = c.s;
         auto same = [](auto& g, const auto& f) {
             REQUIRE(g.has_value());
             CHECK(*g == f);
         };
-        pair_defaults(given.model, filled_again.model, same);
-        pair_defaults(given.training, filled_again.training, same);
-        pair_defaults(given.parallel, filled_again.parallel, same);
-        pair_defaults(given.implementation, filled_again.implementation, same);
+        pair_defaults(given.model, c.s.model, same);
+        pair_defaults(given.training, c.s.training, same);
+        pair_defaults(given.parallel, c.s.parallel, same);
+        pair_defaults(given.implementation, c.s.implementation, same);
         CHECK(scenario_to_json(resolve(given).s) == scenario_to_json(c.s));
     }
     // A defaulted field left unset reaches the resolved form only through the engine's own mistake: refused, not read.

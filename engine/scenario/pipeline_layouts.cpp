@@ -10,8 +10,6 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-PipelineSplit fail(const char* path, std::string why) { return split_problem(path, std::move(why)); }
-
 }  // namespace
 
 // Every stage's count given (Megatron's --pipeline-model-parallel-layout): one per stage, or with vpp > 1 one per model
@@ -20,24 +18,20 @@ PipelineSplit fail(const char* path, std::string why) { return split_problem(pat
 PipelineSplit explicit_split(const ParallelFields& p, int64_t layers) {
     const char* path = "/parallel/stage_layers";
     if (p.first_stage_layers || p.last_stage_layers || p.embedding_as_layer || p.loss_as_layer)
-        return fail(path, "gives every stage's layers: leave first_stage_layers, last_stage_layers, embedding_as_layer "
+        return split_problem(path, "gives every stage's layers: leave first_stage_layers, last_stage_layers, embedding_as_layer "
                           "and loss_as_layer unset");
     const int64_t given = static_cast<int64_t>(p.stage_layers.size()), chunks = p.pp * p.vpp;
     const bool per_chunk = p.vpp > 1 && given == chunks;
     if (given != p.pp && !per_chunk)
-        return fail(path, "needs one count per pipeline stage (pp = " + str(p.pp) + ")" +
+        return split_problem(path, "needs one count per pipeline stage (pp = " + str(p.pp) + ")" +
                               (p.vpp > 1 ? " or per model chunk (pp * vpp = " + str(chunks) + ")" : "") + ", got " + str(given));
     int64_t sum = 0;
     for (int64_t n : p.stage_layers) sum += n;
-    if (sum != layers) return fail(path, "must add up to model.layers (" + str(layers) + "), got " + str(sum));
-    if (per_chunk) {
-        std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
-        for (size_t i = 0; i < p.stage_layers.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += p.stage_layers[i];
-        return {std::move(stages), p.stage_layers, "", ""};
-    }
+    if (sum != layers) return split_problem(path, "must add up to model.layers (" + str(layers) + "), got " + str(sum));
+    if (per_chunk) return chunk_split(p.stage_layers, p.pp);
     for (size_t r = 0; r < p.stage_layers.size(); ++r)
         if (p.stage_layers[r] % p.vpp != 0)
-            return fail(path, "vpp (" + str(p.vpp) + ") must divide every stage's layers (stage " + str(static_cast<int64_t>(r)) +
+            return split_problem(path, "vpp (" + str(p.vpp) + ") must divide every stage's layers (stage " + str(static_cast<int64_t>(r)) +
                                   " holds " + str(p.stage_layers[r]) + ") so its model chunks are equal");
     return equal_chunks(p.stage_layers, p.vpp);
 }
@@ -49,22 +43,20 @@ PipelineSplit explicit_split(const ParallelFields& p, int64_t layers) {
 PipelineSplit accounted_split(const ParallelFields& p, int64_t layers) {
     const char* path = p.embedding_as_layer ? "/parallel/embedding_as_layer" : "/parallel/loss_as_layer";
     if (p.first_stage_layers || p.last_stage_layers)
-        return fail(path, "an even split with the embedding or loss counted as a layer; leave first_stage_layers and "
+        return split_problem(path, "an even split with the embedding or loss counted as a layer; leave first_stage_layers and "
                           "last_stage_layers unset");
-    if (p.pp < 2) return fail(path, "needs pipeline parallelism (pp > 1)");
+    if (p.pp < 2) return split_problem(path, "needs pipeline parallelism (pp > 1)");
     const int64_t e = p.embedding_as_layer ? 1 : 0, l = p.loss_as_layer ? 1 : 0;
     const int64_t places = layers + e + l, chunks = p.pp * p.vpp;
     if (places % chunks != 0)
-        return fail("/parallel/pp", "pp * vpp (" + str(chunks) + ") must divide model.layers plus the embedding and loss "
+        return split_problem("/parallel/pp", "pp * vpp (" + str(chunks) + ") must divide model.layers plus the embedding and loss "
                                         "counted as layers (" + str(places) + "); pp * vpp that work: " + divisors_text(places));
     std::vector<int64_t> chunk(static_cast<size_t>(chunks), places / chunks);
     chunk.front() -= e;
     chunk.back() -= l;
     // A chunk may hold the embedding or the loss alone (Megatron-Core builds an empty transformer block for it:
     // Megatron-Bridge's Llama 3.1 405B recipes on GB200, 126 layers over pp 16 x vpp 8).
-    std::vector<int64_t> stages(static_cast<size_t>(p.pp), 0);
-    for (size_t i = 0; i < chunk.size(); ++i) stages[i % static_cast<size_t>(p.pp)] += chunk[i];
-    return {std::move(stages), std::move(chunk), "", ""};
+    return chunk_split(std::move(chunk), p.pp);
 }
 
 }  // namespace shardcalc

@@ -26,6 +26,8 @@ PipelineSplit pipeline_split(const ParallelFields& p, int64_t layers);
 
 // The parts pipeline_split is made of (scenario/pipeline_layouts.cpp holds the explicit layouts, whole engine only).
 PipelineSplit split_problem(const char* path, std::string why);
+// Model chunks in model order (chunk k * pp + r is rank r's k-th) and each stage's sum of its chunks.
+PipelineSplit chunk_split(std::vector<int64_t> chunks, int64_t pp);
 // Each stage's layers cut into vpp equal chunks (the caller has checked that vpp divides them), in model order.
 PipelineSplit equal_chunks(std::vector<int64_t> stages, int64_t vpp);
 // Every stage's count given (parallel.stage_layers).

@@ -8,7 +8,7 @@
 namespace shardcalc {
 
 Scenario scenario_from_json(const nlohmann::json& j);  // throws InputError
-nlohmann::json scenario_to_json(const Scenario& s);
-nlohmann::json scenario_to_json(const ResolvedScenario& s);  // the same, every defaulted field written    // every field, resolved values where engaged
+nlohmann::json scenario_to_json(const Scenario& s);          // every field, its value where engaged
+nlohmann::json scenario_to_json(const ResolvedScenario& s);  // the same, written back in the scenario's form
 
 }  // namespace shardcalc

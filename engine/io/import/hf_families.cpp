@@ -68,11 +68,8 @@ void add_keys(const json& keys, const char* intermediate, const std::vector<Fami
                 add_keys(sets.at(name).at("keys"), intermediate, earlier, out);
                 continue;
             }
-            const Family* from = nullptr;
-            for (const Family& f : earlier)
-                if (name == f.id) from = &f;
-            if (!from) bad_table("no key set or earlier family " + name);
-            out.insert(out.end(), from->rules.begin(), from->rules.end());
+            const Family& from = family(earlier, name.c_str());
+            out.insert(out.end(), from.rules.begin(), from.rules.end());
             continue;
         }
         const json& key = entry.at(0);

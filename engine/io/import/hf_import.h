@@ -109,8 +109,6 @@ bool must_be_boolean(const std::string& key, const json& value, Import& in);
 void read_absolute(const std::string& key, const json& value, Import& in);
 void read_not_decoder(const std::string& key, const json& value, Import& in);
 void read_one_group(const std::string& key, const json& value, Import& in);
-std::vector<Rule> common(std::vector<Rule> more, const char* intermediate = "ffn_hidden");
-std::vector<Rule> gpt2_keys(std::vector<Rule> more);
 bool flag(const json& config, const char* key, bool fallback, Import& in);
 void read_biases(const json& config, bool mlp, Import& in);
 void read_periodic_window(const json& config, const json& default_window, int64_t period,

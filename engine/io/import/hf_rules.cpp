@@ -166,38 +166,6 @@ void read_one_group(const std::string& key, const json& value, Import& in) {
                        "set across all layers (model.shared_layers), so only 1 is read");
 }
 
-// Keys spelled the same by Llama, Mistral, Gemma, BERT and ALBERT configs. `intermediate`: the model field
-// intermediate_size gives (Llama 4's is its experts' width).
-std::vector<Rule> common(std::vector<Rule> more, const char* intermediate) {
-    std::vector<Rule> rules = {
-        {"num_hidden_layers", "layers", nullptr},
-        {"hidden_size", "hidden", nullptr},
-        {"num_attention_heads", "heads", nullptr},
-        {"intermediate_size", intermediate, nullptr},
-        {"vocab_size", "vocab", nullptr},
-        {"max_position_embeddings", "max_positions", nullptr},
-        {"tie_word_embeddings", "tied_embeddings", nullptr},
-    };
-    rules.insert(rules.end(), more.begin(), more.end());
-    return rules;
-}
-
-// Keys spelled the GPT-2 way (GPT2Config, GPTJConfig); activation_function is the hidden activation.
-std::vector<Rule> gpt2_keys(std::vector<Rule> more) {
-    std::vector<Rule> rules = {
-        {"n_layer", "layers", nullptr},
-        {"n_embd", "hidden", nullptr},
-        {"n_head", "heads", nullptr},
-        {"n_inner", "ffn_hidden", nullptr},
-        {"vocab_size", "vocab", nullptr},
-        {"n_positions", "max_positions", nullptr},
-        {"tie_word_embeddings", "tied_embeddings", nullptr},
-        {"activation_function", nullptr, read_plain_act},
-    };
-    rules.insert(rules.end(), more.begin(), more.end());
-    return rules;
-}
-
 // A boolean key as transformers reads it: the file's value, else the config class's default; a value that is
 // not true or false is refused at its key (and the default read).
 bool flag(const json& config, const char* key, bool fallback, Import& in) {
