@@ -4,6 +4,7 @@
 
 #include "comm/collective_time.h"
 #include "comm/communication.h"
+#include "comm/dimension_rules.h"
 #include "compute/op_cost.h"
 #include "compute/roofline.h"
 #include "compute/stage_cost.h"
@@ -233,6 +234,40 @@ TEST_CASE("the step breakdown sums to the step time and every dimension appears 
     CHECK(rep["training_run"]["cost"].get<double>() == doctest::Approx(2.5 * rep["training_run"]["gpu_hours"].get<double>()));
     CHECK(rep["time"]["mfu"].get<double>() > 0.2);
     CHECK(rep["time"]["mfu"].get<double>() < 0.8);
+}
+
+// comm/dimension_rules.h: each dimension's row names the breakdown parts its exposed time shows as.
+TEST_CASE("each dimension's exposed collectives show as its row's parts of the step: per microbatch or once a step") {
+    const auto part = [](const Report& r, const char* key) {
+        for (const auto& [name, seconds] : r.perf.breakdown)
+            if (name == key) return seconds;
+        FAIL("no part " << key);
+        return 0.0;
+    };
+    // One stage (the critical one is the tail too): tensor, expert, expert-data and data parallelism; a pipeline of
+    // four: its send/recv per microbatch and the tied embeddings' sync once a step.
+    for (const char* s : {R"({"framework":"megatron","model":{"preset":"mixtral-8x7b"},"training":{"seq_len":4096,"global_batch":64},
+                           "parallel":{"dp":8,"tp":2,"sp":true,"ep":4,"distributed_optimizer":true}})",
+                          R"({"framework":"deepspeed","model":{"preset":"gpt2-xl"},"training":{"seq_len":1024,"global_batch":64},
+                           "parallel":{"dp":2,"pp":4,"zero":1}})"}) {
+        CAPTURE(s);
+        const Report r = test::report(s);
+        const StageComm& cm = r.perf.comm[r.perf.comm_stage];
+        size_t shown = 0;
+        for (const CommRule& rule : kCommRules) {
+            double pass = 0, step = 0;
+            for (const CommEntry& e : cm.entries)
+                if (e.dimension == rule.dim) (per_step(e) ? step : pass) += e.exposed_seconds;
+            if (rule.pass_part.key) CHECK(part(r, rule.pass_part.key) == doctest::Approx(pass));
+            else CHECK(pass == 0);
+            if (r.perf.comm.size() == 1) {
+                if (rule.step_part.key) CHECK(part(r, rule.step_part.key) == doctest::Approx(step));
+                else CHECK(step == 0);
+            }
+            shown += pass + step > 0 ? 1 : 0;
+        }
+        CHECK(shown >= 2);  // the test compares something
+    }
 }
 
 TEST_CASE("Ulysses adds four all-to-alls per layer each way; context parallelism hides its ring behind attention") {

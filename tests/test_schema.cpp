@@ -120,8 +120,16 @@ TEST_CASE("the echo's derived defaults read back, at the widest model the schema
 
 TEST_CASE("the report's terms: every part of the step's time and every moment of its memory, in the listed order") {
     const Report r = test::report(R"({"model":{"preset":"llama-3.1-8b"},"training":{"seq_len":4096},"parallel":{"tp":2,"pp":2}})");
-    REQUIRE(r.perf.breakdown.size() == std::size(kStepParts));
-    for (size_t i = 0; i < r.perf.breakdown.size(); ++i) CHECK(r.perf.breakdown[i].first == kStepParts[i].key);
+    REQUIRE(r.perf.breakdown.size() == kStepOrder.size());
+    for (size_t i = 0; i < r.perf.breakdown.size(); ++i) CHECK(r.perf.breakdown[i].first == kStepOrder[i].term.key);
+    // The order the reports have always shown: the passes, each dimension's per-microbatch part (kCommRules' rows), the
+    // bubble, each dimension's per-step part, the optimizer.
+    const char* shown[] = {"forward_compute", "forward_host_wait", "backward_compute", "recompute", "backward_host_wait",
+                           "activation_offload", "tp_exposed", "cp_exposed", "ulysses_exposed", "ep_exposed", "pp_p2p",
+                           "pipeline_bubble", "dp_exposed", "zero3_exposed", "expert_dp_exposed", "embedding_sync",
+                           "optimizer_step"};
+    REQUIRE(kStepOrder.size() == std::size(shown));
+    for (size_t i = 0; i < kStepOrder.size(); ++i) CHECK(std::string(kStepOrder[i].term.key) == shown[i]);
     // A stage's moments are listed terms, in the list's order (a stage without the loss has no loss_backward).
     for (const StageMemory& s : r.stages) {
         size_t next = 0;
@@ -132,7 +140,8 @@ TEST_CASE("the report's terms: every part of the step's time and every moment of
     }
     // `shardcalc schema` carries them for the page (web/schema-module.mjs).
     const json terms = schema_to_json()["report_terms"];
-    CHECK(terms["step_parts"].size() == std::size(kStepParts));
+    REQUIRE(terms["step_parts"].size() == kStepOrder.size());
+    CHECK(terms["step_parts"][6] == json({{"key", "tp_exposed"}, {"label", "Tensor-parallel comm (exposed)"}}));
     CHECK(terms["memory_lines"][5] == json({{"key", "comm_buffers"}, {"label", "Comm buffers"}}));
     CHECK(terms["verdicts"][2] == json({{"key", "does_not_fit"}, {"label", "Does not fit"}}));
     CHECK(std::string(verdict_name(r.verdict.verdict)) == kVerdicts[static_cast<size_t>(r.verdict.verdict)].key);

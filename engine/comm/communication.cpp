@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "comm/stage_rules.h"
+#include "comm/dimension_rules.h"
 #include "graph/blocks.h"
 #include "scenario/adapter_rules.h"
 
@@ -62,10 +62,10 @@ StageComm stage_communication(const Config& c, const StagePlan& st, const StageC
     f.tp_again = f.full ? 2 * f.layers
                         : (modules & bit(RecomputeModule::Mlp)) ? f.layers - static_cast<double>(sc.moe_layers) : 0;
     f.ep_passes = f.full || (modules & bit(RecomputeModule::Moe)) ? 2 : 1;
-    for (void (StageRules::*rule)() const : {&StageRules::tensor_parallel, &StageRules::ulysses_parallel,
-                                             &StageRules::context_parallel, &StageRules::expert_parallel,
-                                             &StageRules::pipeline_parallel, &StageRules::data_parallel})
-        (f.*rule)();
+    // The rules in their rows' order, those that hide behind the passes once the others have lengthened them.
+    for (const bool after_passes : {false, true})
+        for (const CommRule& r : kCommRules)
+            if (r.after_passes == after_passes) (f.*r.add)();
     return std::move(b.out);
 }
 

@@ -36,88 +36,93 @@ void gradient_sync(Builder& b, Dim dim, const Group& g, double params, double pa
     }
 }
 
+// What a stage's gradient sync and parameter gathers may hide behind, once the other rules have lengthened the passes:
+// a microbatch's forward and backward pass, each as long as it holds the device, its kernels' time or the host's
+// issuing them where that is longer (a collective on its own stream runs while the host issues kernels); `forward` and
+// `backward` add the passes' exposed collectives.
+struct Passes {
+    double forward_pass, backward_pass, forward, backward;
+};
+Passes passes(const StageRules& r) {
+    const double forward_pass = forward_pass_seconds(r.sc.cost.fwd, r.b.out.fwd_calls, r.c);
+    const double backward_pass = backward_pass_seconds(backward_kernels(r.sc), r.b.out.bwd_calls, r.c);
+    return {forward_pass, backward_pass, forward_pass + r.b.out.fwd_exposed, backward_pass + r.b.out.bwd_exposed};
+}
+
 }  // namespace
 
-// Data parallelism: gradient reduction and the parameter gather, ZeRO-3's per-layer gathers, the experts'
-// own data-parallel group.
+// Data parallelism: the gradient reduction and, where the optimizer is sharded, the parameter gather after the step.
+// Gradient reduction overlaps the backward pass that produces the gradients when parallel.overlap_grad_reduce is on
+// (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm, DDP buckets); otherwise it runs after backward. ZeRO-2 /
+// SHARD_GRAD_OP reduce every microbatch because they keep only their partition. ZeRO-3 syncs by its own rule.
 void StageRules::data_parallel() const {
     const int64_t n = c.d.replica_degree;
-    const int64_t n_experts = c.d.expert_replica_degree;
-    const bool experts_sync = expert_params > 0 && n_experts > 1;
-    if (n <= 1 && p.zero != 3 && !experts_sync) return;  // no gradient to sync: no pass to weigh either
-    // A microbatch's backward pass, which gradient reductions may hide behind, and its forward pass, which the
-    // overlapped parameter all-gather may hide behind: each as long as it holds the device, its kernels' time or the
-    // host's issuing them where that is longer (a collective on its own stream runs while the host issues kernels).
-    const double forward_pass = forward_pass_seconds(sc.cost.fwd, b.out.fwd_calls, c);
-    const double backward_pass = backward_pass_seconds(backward_kernels(sc), b.out.bwd_calls, c);
-    const double backward = backward_pass + b.out.bwd_exposed;
-    const double forward = forward_pass + b.out.fwd_exposed;
-    if (n > 1 || p.zero == 3) {
-        const Group g = group_of(Dim::Dp, n, c);
-        if (p.zero == 3) {
-            // ZeRO-3 / FSDP FULL_SHARD gather each layer's parameters before its forward and again before
-            // its backward, and reduce-scatter its gradients, every microbatch; prefetching overlaps them with
-            // compute (Rajbhandari et al. 2020, sec. 5.3). FSDP gathers one flat parameter per unit (a layer).
-            // DeepSpeed's stage-3 coordinator gathers each parameter tensor whole (each call its own ring: its
-            // latency once per tensor), releases a module's parameters after its forward, so that full recompute
-            // gathers them again inside backward before the backward's own gather, and reduce-scatters the
-            // gradients in buckets of reduce_bucket_size elements (deepspeed/runtime/zero/partition_parameters.py,
-            // stage3.py).
-            const bool deepspeed = c.traits.buffers == BufferPolicy::DeepSpeedZero;
-            const double units = std::max(1.0, layers);
-            const double gathers = deepspeed ? std::max(units, sc.param_tensors) : units;
-            const double backward_gathers = deepspeed && full ? 2 : 1;
-            const double buckets = deepspeed ? std::max(1.0, std::ceil(trained / static_cast<double>(*c.s.parallel.reduce_bucket_size))) : units;
-            const double gather = params / gathers * gathered_bytes_per_param(c);
-            CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather,
-                                 deepspeed ? "parameters before forward (per tensor)" : "parameters before forward (per layer)",
-                                 gather, gathers * mb, g);
-            CommEntry& bw = b.add(Dim::Zero3, CollectiveKind::AllGather,
-                                  deepspeed ? (full ? "parameters before recompute and before backward (per tensor)"
-                                                    : "parameters before backward (per tensor)")
-                                            : "parameters before backward (per layer)",
-                                  gather, backward_gathers * gathers * mb, g);
-            CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter,
-                                  deepspeed ? "gradients (per reduce bucket)" : "gradients (per layer)",
-                                  trained / buckets * bytes_of(t.grad_dtype), buckets * mb, g);
-            f.overlapped = bw.overlapped = rs.overlapped = true;
-            // Layer by layer, a gather can hide only behind the compute that runs while it is in flight: the part
-            // fetched ahead of the layer that needs it. FSDP prefetches the next unit whole; DeepSpeed fetches up to
-            // stage3_prefetch_bucket_size elements ahead (kDeepSpeedPrefetchBucket), a small share of a large
-            // model's layer, so the rest of each gather waits in line. The gradients' reduce-scatter runs beside
-            // the backward (overlap_comm, on for ZeRO-3).
-            const double ahead = deepspeed ? std::min(1.0, kDeepSpeedPrefetchBucket / std::max(1.0, params / units)) : 1.0;
-            const double fwd_gather = gathers / units * f.seconds_each;
-            const double bwd_gather = gathers / units * backward_gathers * bw.seconds_each;
-            const double reduce = buckets / units * rs.seconds_each;
-            const double fwd_compute = forward_pass / units;
-            const double bwd_compute = backward_pass / units;
-            const double fwd_exposed = fwd_gather - std::min(ahead * fwd_gather, fwd_compute);
-            const double bwd_exposed = bwd_gather + reduce - std::min(ahead * bwd_gather + reduce, bwd_compute);
-            const double exposed_mb = units * (fwd_exposed + bwd_exposed);
-            const double per_mb = units * (fwd_gather + bwd_gather + reduce);
-            const double exposed = exposed_mb * mb;
-            // Attribute the exposed part proportionally.
-            for (CommEntry* e : {&f, &bw, &rs})
-                e->exposed_seconds = per_mb > 0 ? exposed * e->seconds() / mb / per_mb : 0;
-            b.out.step_exposed += exposed;
-        } else {
-            // Gradient reduction overlaps the backward pass that produces the gradients when
-            // parallel.overlap_grad_reduce is on (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
-            // DDP buckets); otherwise it runs after backward. ZeRO-2 / SHARD_GRAD_OP reduce every
-            // microbatch because they keep only their partition.
-            gradient_sync(b, Dim::Dp, g, trained, trained_bytes, backward, forward, "gradients",
-                          "updated parameters after the optimizer step");
-        }
-    }
-    if (experts_sync) {
-        // The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert
-        // data-parallel group), reduce-scattered where the optimizer is sharded, then the updated experts gathered.
-        // Under ZeRO-3 the same per step (its per-layer gathers of expert weights are not modelled).
-        gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n_experts, c), expert_params, param_bytes, backward,
-                      forward, "expert gradients",
-                      "updated expert parameters after the optimizer step");
-    }
+    if (n <= 1 || p.zero == 3) return;
+    const Passes w = passes(*this);
+    gradient_sync(b, Dim::Dp, group_of(Dim::Dp, n, c), trained, trained_bytes, w.backward, w.forward, "gradients",
+                  "updated parameters after the optimizer step");
+}
+
+// ZeRO-3 / FSDP FULL_SHARD gather each layer's parameters before its forward and again before its backward, and
+// reduce-scatter its gradients, every microbatch; prefetching overlaps them with compute (Rajbhandari et al. 2020,
+// sec. 5.3). FSDP gathers one flat parameter per unit (a layer). DeepSpeed's stage-3 coordinator gathers each
+// parameter tensor whole (each call its own ring: its latency once per tensor), releases a module's parameters after
+// its forward, so that full recompute gathers them again inside backward before the backward's own gather, and
+// reduce-scatters the gradients in buckets of reduce_bucket_size elements (deepspeed/runtime/zero/
+// partition_parameters.py, stage3.py).
+void StageRules::zero3_parallel() const {
+    if (p.zero != 3) return;
+    const Passes w = passes(*this);
+    const Group g = group_of(Dim::Dp, c.d.replica_degree, c);
+    const bool deepspeed = c.traits.buffers == BufferPolicy::DeepSpeedZero;
+    const double units = std::max(1.0, layers);
+    const double gathers = deepspeed ? std::max(units, sc.param_tensors) : units;
+    const double backward_gathers = deepspeed && full ? 2 : 1;
+    const double buckets = deepspeed ? std::max(1.0, std::ceil(trained / static_cast<double>(*c.s.parallel.reduce_bucket_size))) : units;
+    const double gather = params / gathers * gathered_bytes_per_param(c);
+    CommEntry& f = b.add(Dim::Zero3, CollectiveKind::AllGather,
+                         deepspeed ? "parameters before forward (per tensor)" : "parameters before forward (per layer)",
+                         gather, gathers * mb, g);
+    CommEntry& bw = b.add(Dim::Zero3, CollectiveKind::AllGather,
+                          deepspeed ? (full ? "parameters before recompute and before backward (per tensor)"
+                                            : "parameters before backward (per tensor)")
+                                    : "parameters before backward (per layer)",
+                          gather, backward_gathers * gathers * mb, g);
+    CommEntry& rs = b.add(Dim::Zero3, CollectiveKind::ReduceScatter,
+                          deepspeed ? "gradients (per reduce bucket)" : "gradients (per layer)",
+                          trained / buckets * bytes_of(t.grad_dtype), buckets * mb, g);
+    f.overlapped = bw.overlapped = rs.overlapped = true;
+    // Layer by layer, a gather can hide only behind the compute that runs while it is in flight: the part fetched ahead
+    // of the layer that needs it. FSDP prefetches the next unit whole; DeepSpeed fetches up to
+    // stage3_prefetch_bucket_size elements ahead (kDeepSpeedPrefetchBucket), a small share of a large model's layer, so
+    // the rest of each gather waits in line. The gradients' reduce-scatter runs beside the backward (overlap_comm, on
+    // for ZeRO-3).
+    const double ahead = deepspeed ? std::min(1.0, kDeepSpeedPrefetchBucket / std::max(1.0, params / units)) : 1.0;
+    const double fwd_gather = gathers / units * f.seconds_each;
+    const double bwd_gather = gathers / units * backward_gathers * bw.seconds_each;
+    const double reduce = buckets / units * rs.seconds_each;
+    const double fwd_compute = w.forward_pass / units;
+    const double bwd_compute = w.backward_pass / units;
+    const double fwd_exposed = fwd_gather - std::min(ahead * fwd_gather, fwd_compute);
+    const double bwd_exposed = bwd_gather + reduce - std::min(ahead * bwd_gather + reduce, bwd_compute);
+    const double exposed_mb = units * (fwd_exposed + bwd_exposed);
+    const double per_mb = units * (fwd_gather + bwd_gather + reduce);
+    const double exposed = exposed_mb * mb;
+    // Attribute the exposed part proportionally.
+    for (CommEntry* e : {&f, &bw, &rs})
+        e->exposed_seconds = per_mb > 0 ? exposed * e->seconds() / mb / per_mb : 0;
+    b.out.step_exposed += exposed;
+}
+
+// The routed experts' gradients: reduced over the ranks holding the same experts (Megatron's expert data-parallel
+// group), reduce-scattered where the optimizer is sharded, then the updated experts gathered. Under ZeRO-3 the same
+// per step (its per-layer gathers of expert weights are not modelled).
+void StageRules::expert_data_parallel() const {
+    const int64_t n = c.d.expert_replica_degree;
+    if (expert_params <= 0 || n <= 1) return;
+    const Passes w = passes(*this);
+    gradient_sync(b, Dim::ExpertDp, group_of(Dim::ExpertDp, n, c), expert_params, param_bytes, w.backward, w.forward,
+                  "expert gradients", "updated expert parameters after the optimizer step");
 }
 
 }  // namespace shardcalc

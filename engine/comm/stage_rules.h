@@ -1,7 +1,8 @@
 #pragma once
-// One pipeline stage's collectives, one rule per parallel dimension, each in its own file (tensor_comm.cpp,
+// One pipeline stage's collectives, one rule per parallel dimension, each in its dimension's file (tensor_comm.cpp,
 // sequence_comm.cpp, expert_comm.cpp, pipeline_comm.cpp, data_comm.cpp), and what they share: the stage's figures
-// and the builder that times each collective and sums what is exposed. comm/communication.cpp runs them in order.
+// and the builder that times each collective and sums what is exposed. comm/dimension_rules.h lists the rules;
+// comm/communication.cpp runs them.
 #include <string_view>
 
 #include "comm/communication.h"
@@ -39,7 +40,7 @@ struct Builder {
 // A group of `size` ranks of dimension `d`, spaced as the rank order places them.
 Group group_of(Dim d, int64_t size, const Config& c, int64_t stride_factor = 1);
 
-// The stage as every rule sees it, and the rules, in the order communication.cpp runs them.
+// The stage as every rule sees it, and the rules (their rows: comm/dimension_rules.h).
 struct StageRules {
     const Config& c;
     const StagePlan& st;
@@ -68,7 +69,9 @@ struct StageRules {
     void expert_parallel() const;    // expert_comm.cpp
     void pipeline_parallel() const;  // pipeline_comm.cpp
     // After the passes' own exposed time is known: the gradient reductions hide behind the backward it lengthens.
-    void data_parallel() const;      // data_comm.cpp
+    void data_parallel() const;         // data_comm.cpp
+    void zero3_parallel() const;        // data_comm.cpp
+    void expert_data_parallel() const;  // data_comm.cpp
 };
 
 }  // namespace shardcalc

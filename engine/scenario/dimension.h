@@ -2,7 +2,8 @@
 // The parallel dimensions as one type each: its degree in a plan, whether it multiplies the world,
 // whether its ranks hold identical weights (what ZeRO shards over), where its group members sit in the
 // rank order, the frameworks that run it, and its name in reports. Communication, resolution, the
-// report and the plan search read these rules here; a new dimension is one entry.
+// report and the plan search read these rules here; a new dimension is one entry here and its communication rule's
+// row (comm/dimension_rules.h), which also names its parts of the step's time.
 #include <cstdint>
 #include <vector>
 

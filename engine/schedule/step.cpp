@@ -16,11 +16,7 @@ namespace {
 struct Exposed {
     double pass[std::size(kDimensions)] = {}, step[std::size(kDimensions)] = {};
     explicit Exposed(const StageComm& sc) {
-        for (const auto& e : sc.entries) {
-            const bool is_step = dimension(e.dimension).syncs_gradients ||
-                                 (e.kind == CollectiveKind::AllReduce && e.dimension == Dim::Pp);
-            (is_step ? step : pass)[static_cast<size_t>(e.dimension)] += e.exposed_seconds;
-        }
+        for (const auto& e : sc.entries) (per_step(e) ? step : pass)[static_cast<size_t>(e.dimension)] += e.exposed_seconds;
     }
     double of(Dim d, bool step_level) const { return (step_level ? step : pass)[static_cast<size_t>(d)]; }
 };
@@ -117,28 +113,20 @@ Performance performance(const Config& c, const ModelGraph& g, const Plan& plan, 
     const StageComm& cm = perf.comm[k];
     const OffloadExposed& offload = offloads[k];
     const Exposed critical(cm), tail_comm(perf.comm[tail_stage]);
-    double pp_p2p = 0;
-    for (const auto& e : cm.entries)
-        if (e.dimension == Dim::Pp && e.kind == CollectiveKind::SendRecv) pp_p2p += e.exposed_seconds;
-    perf.breakdown = {
-        {part_key<StepPart::ForwardCompute>, mb * sc.cost.fwd.seconds},
-        {part_key<StepPart::ForwardHostWait>, mb * (forward_pass_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds)},
-        {part_key<StepPart::BackwardCompute>, mb * sc.cost.bwd.seconds},
-        {part_key<StepPart::Recompute>, mb * sc.cost.recompute.seconds},
-        {part_key<StepPart::BackwardHostWait>, mb * (backward_pass_seconds(bwd, cm.bwd_calls, c) - bwd.seconds)},
-        {part_key<StepPart::ActivationOffload>, mb * (offload.forward + offload.backward)},
-        {part_key<StepPart::TpExposed>, critical.of(Dim::Tp, false)},
-        {part_key<StepPart::CpExposed>, critical.of(Dim::Cp, false)},
-        {part_key<StepPart::UlyssesExposed>, critical.of(Dim::Ulysses, false)},
-        {part_key<StepPart::EpExposed>, critical.of(Dim::Ep, false)},
-        {part_key<StepPart::PpP2p>, pp_p2p},
-        {part_key<StepPart::PipelineBubble>, perf.pipeline.bubble},
-        {part_key<StepPart::DpExposed>, tail_comm.of(Dim::Dp, true)},
-        {part_key<StepPart::Zero3Exposed>, tail_comm.of(Dim::Zero3, true)},
-        {part_key<StepPart::ExpertDpExposed>, tail_comm.of(Dim::ExpertDp, true)},
-        {part_key<StepPart::EmbeddingSync>, tail_comm.of(Dim::Pp, true)},
-        {part_key<StepPart::OptimizerStep>, tail_optimizer},
-    };
+    double own[std::size(kStepParts)];
+    own[static_cast<size_t>(StepPart::ForwardCompute)] = mb * sc.cost.fwd.seconds;
+    own[static_cast<size_t>(StepPart::ForwardHostWait)] = mb * (forward_pass_seconds(sc.cost.fwd, cm.fwd_calls, c) - sc.cost.fwd.seconds);
+    own[static_cast<size_t>(StepPart::BackwardCompute)] = mb * sc.cost.bwd.seconds;
+    own[static_cast<size_t>(StepPart::Recompute)] = mb * sc.cost.recompute.seconds;
+    own[static_cast<size_t>(StepPart::BackwardHostWait)] = mb * (backward_pass_seconds(bwd, cm.bwd_calls, c) - bwd.seconds);
+    own[static_cast<size_t>(StepPart::ActivationOffload)] = mb * (offload.forward + offload.backward);
+    own[static_cast<size_t>(StepPart::PipelineBubble)] = perf.pipeline.bubble;
+    own[static_cast<size_t>(StepPart::OptimizerStep)] = tail_optimizer;
+    perf.breakdown.reserve(kStepOrder.size());
+    for (const StepSlot& slot : kStepOrder)
+        perf.breakdown.emplace_back(slot.term.key, slot.kind == StepSlot::Own             ? own[static_cast<size_t>(slot.own)]
+                                                   : slot.kind == StepSlot::PerMicrobatch ? critical.of(slot.dim, false)
+                                                                                          : tail_comm.of(slot.dim, true));
     if (with_timeline)
         perf.timeline = simulate_schedule(perf.stage_times, c.d.microbatches, c.s.parallel.vpp, c.s.parallel.schedule, p2p,
                                           kMaxTimelineEvents);

@@ -132,12 +132,15 @@ json schema_to_json() {
         objects.push_back({{"path", o.path}, {"fields", fields}});
     }
     // The report's vocabulary: the keys its parts carry and their words, in the order a reader sees them.
-    auto terms = [](const auto& list) {
+    auto term = [](const Term& t) { return json{{"key", t.key}, {"label", t.label}}; };
+    auto terms = [&](const auto& list) {
         json out = json::array();
-        for (const Term& t : list) out.push_back({{"key", t.key}, {"label", t.label}});
+        for (const Term& t : list) out.push_back(term(t));
         return out;
     };
-    const json report_terms = {{"step_parts", terms(kStepParts)},
+    json step_parts = json::array();
+    for (const StepSlot& slot : kStepOrder) step_parts.push_back(term(slot.term));
+    const json report_terms = {{"step_parts", step_parts},
                                {"memory_phases", terms(kMemoryPhases)},
                                {"memory_lines", terms(kMemoryLines)},
                                {"verdicts", terms(kVerdicts)}};
