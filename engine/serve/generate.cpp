@@ -123,7 +123,7 @@ ServingEstimate generate_estimate(const Config& c, const ModelGraph& g, const Se
     const Group group = make_group(c.s.parallel.tp, 1, c);
     const auto collectives = [&](double tokens) {
         if (tp == 1) return 0.0;
-        return tensor_parallel_seconds(c, tokens, layers) +
+        return tensor_parallel_seconds(c, tokens, layers, TpAllReduce::Nccl) +
                collective_time(CollectiveKind::AllGather, batch * vocab * a, group, c).seconds;
     };
     e.decode_host_seconds = host;

@@ -159,7 +159,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // The tensor-parallel all-reduces of a rank's tokens: after attention in every layer and after the MLP in every layer
     // (in the dense layers only under data-parallel attention, whose MoE layers combine by all-to-all instead).
     auto rank_tp_seconds = [&](double tokens, double layers) {
-        const double both = tensor_parallel_seconds(c, tokens, layers);
+        const double both = tensor_parallel_seconds(c, tokens, layers, TpAllReduce::Vllm);
         return s.dp_attention ? both / 2 * (2 - moe_layers / all_layers) : both;
     };
 
@@ -174,6 +174,13 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double group_queries = batch * (1 + lookahead) / pp;  // the tokens the experts of one GPU may see
     const double context = prompt + static_cast<double>(s.output_tokens) / 2;
     const LayerKinds model_layers = layer_kinds(m), stage_layers = scaled(model_layers, share);
+    // vLLM's kernels (serve/vllm_step.cpp), each the device's gap between kernels beyond the roofline: a forward's over
+    // every layer, and a stage's over its layers and the step's own (the ends and the sampler: the most loaded stage's).
+    const double gap = h.kernel_launch_us * 1e-6;
+    double layer_kernels = 0;
+    for (int64_t i = 0; i < m.layers; ++i) layer_kernels += vllm_layer_kernels(m, i);
+    const double forward_gaps = (layer_kernels + vllm_step_kernels()) * gap;
+    const double stage_gaps = (layer_kernels * share + vllm_step_kernels()) * gap;
     e.decode_bytes = weights_read(model.layers, group_queries, 1 / ranks) * share + ends +
                      micro * request_kv(c, s, stage_layers, context, false);
     e.decode_flops = 2 * queries * (dense_active * share + model.post.active) + 2 * group_queries * expert_active * share / ranks +
@@ -193,10 +200,14 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
         const LayerKinds one{local ? 0.0 : 1.0, local ? 1.0 : 0.0};
         const double bytes = weights_read(draft, batch) + batch * drafting * request_kv(c, s, one, context, false);
         const double flops = 2 * batch * draft.active + drafting * attention_flops(c, one, batch, context, false);
+        const double draft_gaps = vllm_draft_kernels(m, s.speculative.method == SpeculativeMethod::Mtp) * gap;
         e.draft_seconds = static_cast<double>(s.speculative.tokens) *
-                          (std::max(flops / flop_rate, bytes / hbm) + tensor_parallel_seconds(c, batch, drafting));
+                          (std::max(flops / flop_rate, bytes / hbm) + draft_gaps +
+                           tensor_parallel_seconds(c, batch, drafting, TpAllReduce::Vllm));
     }
-    e.decode_step_seconds = pp * (std::max(compute, memory) + hop(queries)) + e.tp_seconds + e.all_to_all_seconds + e.draft_seconds;
+    e.decode_launch_seconds = pp * stage_gaps;
+    e.decode_step_seconds = pp * (std::max(compute, memory) + stage_gaps + hop(queries)) + e.tp_seconds + e.all_to_all_seconds +
+                            e.draft_seconds;
     e.tokens_per_step = tokens_per_step(s.speculative);
 
     // Prefill of one prompt's uncached tokens, in chunks of max_num_batched_tokens (vLLM's chunked prefill): each chunk
@@ -209,7 +220,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
                                  attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
     const double chunk = std::min(fresh, t);
     e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, chunk, 1 / ranks) / hbm) +
-                        chunks * (rank_tp_seconds(chunk, all_layers) + all_to_all_seconds(chunk) + (pp - 1) * hop(chunk));
+                        chunks * (forward_gaps + rank_tp_seconds(chunk, all_layers) + all_to_all_seconds(chunk) + (pp - 1) * hop(chunk));
 
     const double output = static_cast<double>(s.output_tokens);
     // Continuous batching in its steady state: while the running requests decode their output_tokens (in

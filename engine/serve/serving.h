@@ -98,6 +98,7 @@ struct ServingEstimate {
     double decode_bytes = 0;       // HBM bytes one decode step reads (weights touched and KV)
     double decode_flops = 0;
     double tp_seconds = 0;         // of which the tensor-parallel all-reduces, per decode step
+    double decode_launch_seconds = 0;  // and the gaps between vLLM's kernels (serve/vllm_step.cpp), per decode step
     double all_to_all_seconds = 0;  // and the MoE layers' dispatch and combine under data-parallel attention
     double request_seconds = 0;    // prefill + output_tokens x decode step
     double tokens_per_second = 0;  // output tokens per second of the replica at `concurrency`, new requests' prefills included

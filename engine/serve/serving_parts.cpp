@@ -67,9 +67,11 @@ double forward_peak(const Config& c, double tokens) {
     return (2 * t * hid + std::max({attn, dense, moe})) * bytes_of(c.s.training.dtype);
 }
 
-double tensor_parallel_seconds(const Config& c, double tokens, double layers) {
+double tensor_parallel_seconds(const Config& c, double tokens, double layers, TpAllReduce by) {
     const double bytes = tokens * static_cast<double>(c.s.model.hidden) * bytes_of(c.s.training.dtype);
-    return 2 * layers * collective_time(CollectiveKind::AllReduce, bytes, make_group(c.s.parallel.tp, 1, c), c).seconds;
+    const double each = by == TpAllReduce::Vllm ? vllm_all_reduce_seconds(c, bytes)
+                                                : collective_time(CollectiveKind::AllReduce, bytes, make_group(c.s.parallel.tp, 1, c), c).seconds;
+    return 2 * layers * each;
 }
 
 double served_flop_rate(const Config& c, const ServingSpec& s) {

@@ -36,8 +36,23 @@ double attention_flops(const Config& c, const LayerKinds& k, double queries, dou
 double forward_peak(const Config& c, double tokens);
 
 // Megatron-style tensor parallelism as vLLM and transformers' tp_plan run it: an all-reduce of `tokens` hidden states
-// after attention and after the MLP of each of `layers` layers, over the tp GPUs.
-double tensor_parallel_seconds(const Config& c, double tokens, double layers);
+// after attention and after the MLP of each of `layers` layers, over the tp GPUs: vLLM's (vllm_all_reduce_seconds), or
+// NCCL's through torch.distributed (transformers).
+enum class TpAllReduce { Vllm, Nccl };
+double tensor_parallel_seconds(const Config& c, double tokens, double layers, TpAllReduce by);
+
+// vLLM's own code (serve/vllm_step.cpp). Its all-reduce of `bytes` over the tp GPUs: its custom all-reduce where it
+// runs (2 to 8 GPUs, an even number, on one NVLink domain, messages within its 8 MiB buffer), else NCCL's.
+double vllm_all_reduce_seconds(const Config& c, double bytes);
+// The kernels its compiled model launches for layer `i` in one forward (collectives aside), and once a step beside the
+// layers (the ends and the sampler): each costs the device's gap between kernels beyond the roofline
+// (hardware.kernel_launch_us), as a training kernel does.
+double vllm_attention_kernels(const ModelFields& m);
+double vllm_mlp_kernels(const ModelFields& m, bool moe);
+double vllm_layer_kernels(const ModelFields& m, int64_t i);
+double vllm_step_kernels();
+// One draft forward of a multi-token prediction module (`mtp`) or of an EAGLE head.
+double vllm_draft_kernels(const ModelFields& m, bool mtp);
 
 // The served GEMMs' FLOP rate: fp8 weights run fp8 GEMMs, NVFP4 fp4 ones where the device has them (the activations
 // quantized as they come: vLLM's CUTLASS W4A4 path on Blackwell), weight-only formats 16-bit ones on dequantized tiles.

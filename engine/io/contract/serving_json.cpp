@@ -130,6 +130,7 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"decode_bytes", whole(e.decode_bytes)},
           {"decode_flops", e.decode_flops},
           {"decode_tp_seconds", e.tp_seconds},
+          {"decode_launch_seconds", e.decode_launch_seconds},
           {"decode_all_to_all_seconds", e.all_to_all_seconds},
           {"request_seconds", e.request_seconds},
           {"tokens_per_second", e.tokens_per_second},

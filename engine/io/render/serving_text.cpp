@@ -115,9 +115,11 @@ std::string format_serving(const ServingAnswer& a) {
     if (generate)
         rows.push_back({"the host's launches per step (the longer of the two is the step)",
                         fixed(e.decode_host_seconds * ms, 2) + " ms"});
-    else
+    else {
         rows.push_back({per_step > 1 ? "of the step, tensor-parallel all-reduces" : "of which tensor-parallel all-reduces",
                         fixed(e.tp_seconds * ms, 2) + " ms"});
+        rows.push_back({"and the gaps between vLLM's kernels", fixed(e.decode_launch_seconds * ms, 2) + " ms"});
+    }
     if (e.all_to_all_seconds > 0)
         rows.push_back({"and the experts' dispatch and combine", fixed(e.all_to_all_seconds * ms, 2) + " ms"});
     rows.push_back({"one request, end to end", fixed(e.request_seconds, 3) + " s"});
