@@ -6,6 +6,7 @@
 #include "comm/collective_time.h"
 #include "compute/roofline.h"
 #include "graph/build.h"
+#include "serve/served_forward.h"
 #include "serve/served_weights.h"
 #include "serve/serving_parts.h"
 
@@ -64,14 +65,14 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double tp = static_cast<double>(c.s.parallel.tp), a = bytes_of(c.s.training.dtype);
     ServingEstimate e;
     const SpeculativeMethod method = s.speculative.method;
-    const ServedModel model = served_params(c, g);
+    const ServedForward forward_model(c, g, s);
+    const ServedModel& model = forward_model.model();
     const ServedParams p = model.whole();
     const ServedParams draft = method == SpeculativeMethod::Mtp     ? mtp_params(c, g)
                                : method == SpeculativeMethod::Eagle ? eagle_params(c, g)
                                                                     : ServedParams{};
     const double wq = weight_bytes(c, s);
-    // The layers' GEMM weights at the served format's bytes, the rest in the model's dtype.
-    const auto held = [&](const ServedParams& q) { return q.quantized * wq + (q.all - q.quantized) * a; };
+    const auto held = [&](const ServedParams& q) { return forward_model.held(q); };
     // Pipeline parallelism (vLLM --pipeline-parallel-size): each stage holds its share of the layers, the first the
     // embedding, the last the output layer (vllm/distributed/utils.py get_pp_indices splits the layers evenly, the
     // remainder one each to some stages). The most loaded GPU, whose memory sets the KV cache: ceil(layers / pp) of
@@ -133,15 +134,9 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
 
     const double flop_rate = served_flop_rate(c, s);
     const double hbm = hbm_bytes_per_s(c);
-    // The weights a forward reads: all but the routed experts, and of those the ones its tokens chose (each token picks
-    // k of E uniformly: 1 - (1 - k/E)^tokens of them), of the experts this GPU holds (`expert_share` of q's: 1/dp under
-    // data-parallel attention, where `tokens` are the whole expert-parallel group's).
     const double k_of_e = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
     auto weights_read = [&](const ServedParams& q, double tokens, double expert_share = 1) {
-        const double all = held(q) + q.borrowed * a;
-        if (m.experts == 0) return all;
-        const double chosen = 1 - std::pow(1 - k_of_e, tokens);
-        return all - q.experts * wq * (1 - expert_share * chosen);
+        return forward_model.weights_read(q, tokens, expert_share);
     };
     // One token's multiplied weights of the layers on this GPU: the dense part, and the routed experts' (k of E).
     const double expert_active = model.layers.experts * k_of_e;
@@ -177,10 +172,8 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // vLLM's kernels (serve/vllm_step.cpp), each the device's gap between kernels beyond the roofline: a forward's over
     // every layer, and a stage's over its layers and the step's own (the ends and the sampler: the most loaded stage's).
     const double gap = h.kernel_launch_us * 1e-6;
-    double layer_kernels = 0;
-    for (int64_t i = 0; i < m.layers; ++i) layer_kernels += vllm_layer_kernels(m, i);
-    const double forward_gaps = (layer_kernels + vllm_step_kernels()) * gap;
-    const double stage_gaps = (layer_kernels * share + vllm_step_kernels()) * gap;
+    const double forward_gaps = forward_model.launch_gaps();
+    const double stage_gaps = (forward_gaps - vllm_step_kernels() * gap) * share + vllm_step_kernels() * gap;
     e.decode_bytes = weights_read(model.layers, group_queries, 1 / ranks) * share + ends +
                      micro * request_kv(c, s, stage_layers, context, false);
     e.decode_flops = 2 * queries * (dense_active * share + model.post.active) + 2 * group_queries * expert_active * share / ranks +
@@ -215,8 +208,10 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // pipeline the chunk visits the stages one after another: the whole model's work and a hop between stages.
     const double fresh = prompt - e.prefix_cached_tokens;
     const double chunks = std::ceil(fresh / t);
-    // Under data-parallel attention one rank prefills it, the experts of every GPU taking their share.
-    const double prefill_flops = 2 * fresh * (p.active - expert_active * (1 - 1 / ranks)) +
+    // Under data-parallel attention one rank prefills it, the experts of every GPU taking their share. The output layer
+    // multiplies one row a chunk: its last token's (vLLM's logits_indices).
+    const double prefill_flops = 2 * (fresh * (p.active - model.post.active - expert_active * (1 - 1 / ranks)) +
+                                      chunks * model.post.active) +
                                  attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
     const double chunk = std::min(fresh, t);
     e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, chunk, 1 / ranks) / hbm) +
