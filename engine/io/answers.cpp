@@ -72,6 +72,8 @@ ServingAnswer serving_answer(const std::string& scenario_text) {
     if (in.search && a.spec.request_rate > 0)
         throw InputError("/serving/request_rate", "the plan search finds each replica's largest concurrency itself; give "
                                                   "request_rate without a search object");
+    if (in.search && a.spec.benchmark_requests > 0)
+        throw InputError("/serving/benchmark_requests", "a benchmark run steps one served plan; give it without a search object");
     if (in.search && a.spec.engine == ServingEngine::Transformers)
         throw InputError("/serving/engine", "the serving plan search ranks vLLM plans; give transformers' generate without a "
                                             "search object");
@@ -90,6 +92,9 @@ ServingAnswer serving_answer(const std::string& scenario_text) {
     // Under a request rate the answer is at the concurrency the rate settles at (its flags too).
     if (a.spec.request_rate > 0) a.spec.concurrency = a.estimate.settled_concurrency;
     a.curve = latency_throughput(a.config, g, a.spec, a.estimate.max_concurrency);
+    const ServingEstimate& e = a.estimate;
+    if (a.spec.benchmark_requests > 0 && e.max_model_len >= a.spec.longest_request())
+        a.benchmark = closed_loop(a.config, a.spec, ServedForward(a.config, g, a.spec), e.kv_available);
     return a;
 }
 

@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "rl/rl.h"
 #include "rl/rl_reconcile.h"
+#include "serve/closed_loop.h"
 #include "search/search.h"
 #include "serve/serving_reconcile.h"
 #include "serve/serving_search.h"
@@ -46,6 +47,8 @@ struct ServingAnswer {
     ServingSpec spec;
     ServingEstimate estimate;
     std::vector<CurvePoint> curve;
+    // The closed-loop run, when serving.benchmark_requests asks for one and vLLM would start (the longest request fits).
+    std::optional<ClosedLoopRun> benchmark;
     std::optional<ServingSearchSpec> search;
     ServingSearchResult found;  // when `search`
 };

@@ -175,7 +175,7 @@ std::string serve_scenario_text(const std::string& scenario_json) {
     return guarded_text([&] {
         const ServingAnswer a = serving_answer(scenario_json);
         if (a.search) return to_text({{"ok", true}, {"serving", serving_search_to_json(*a.search, a.found)}});
-        return to_text({{"ok", true}, {"serving", serving_to_json(a.config, a.spec, a.estimate, a.curve)}});
+        return to_text({{"ok", true}, {"serving", serving_to_json(a.config, a.spec, a.estimate, a.curve, a.benchmark ? &*a.benchmark : nullptr)}});
     });
 }
 

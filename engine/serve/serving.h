@@ -62,6 +62,8 @@ struct ServingSpec {
     int64_t max_num_seqs = 256;             // vLLM's sampler profile
     int64_t shared_prefix_tokens = 0;       // tokens every prompt starts with, held once by vLLM's prefix cache
     bool dp_attention = false;              // parallel.dp ranks run attention on their own requests, the experts spread over all
+    // Requests a closed-loop benchmark run serves at `concurrency` (serve/closed_loop.h); 0: none simulated.
+    int64_t benchmark_requests = 0;
     Speculation speculative;
     ServingEngine engine = ServingEngine::Vllm;
     KvCacheImpl cache = KvCacheImpl::Dynamic;  // engine transformers only

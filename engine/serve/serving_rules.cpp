@@ -1,9 +1,11 @@
 // The rules of a served plan beyond the model's and the device's (serve/serving.h validate_serving).
+#include <algorithm>
 #include <string>
 #include <tuple>
 
 #include "core/error.h"
 #include "scenario/names.h"
+#include "serve/closed_loop.h"
 #include "serve/serving.h"
 
 namespace shardcalc {
@@ -60,6 +62,20 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         if (p.pp > 1) problems.add("/parallel/pp", "data-parallel attention is modelled without pipeline stages: pp must be 1");
         if (s.speculative.method != SpeculativeMethod::None)
             problems.add("/serving/speculative/method", "speculative decoding is modelled without data-parallel attention: none");
+    }
+    if (s.benchmark_requests > 0) {
+        // The closed-loop run (serve/closed_loop.h) steps one vLLM replica of tensor parallelism alone.
+        const char* at = "/serving/benchmark_requests";
+        if (s.engine != ServingEngine::Vllm) problems.add(at, "a run of vLLM's scheduler: serving.engine vllm");
+        if (p.pp != 1) problems.add(at, "simulated without pipeline stages: pp must be 1");
+        if (s.dp_attention) problems.add(at, "simulated without data-parallel attention: leave dp_attention out");
+        if (s.speculative.method != SpeculativeMethod::None) problems.add(at, "simulated without speculative decoding: method none");
+        if (s.shared_prefix_tokens > 0) problems.add(at, "simulated without prefix caching: shared_prefix_tokens 0");
+        if (s.request_rate > 0) problems.add(at, "a closed loop at `concurrency`: leave request_rate out");
+        const double work = static_cast<double>(s.benchmark_requests) * static_cast<double>(std::max(s.output_tokens, s.max_output_tokens));
+        if (work > kMaxClosedLoopTokens)
+            problems.add(at, "requests x the longest output (" + std::to_string(static_cast<int64_t>(work)) + ") at most " +
+                                 std::to_string(static_cast<int64_t>(kMaxClosedLoopTokens)) + ", the work of a run bounded to about 0.1 s");
     }
     if (s.engine == ServingEngine::Transformers) {
         // transformers' generate runs the model's own modules in one PyTorch process per replica (data parallelism

@@ -74,6 +74,7 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     assign(s.max_num_seqs, r.integer("max_num_seqs", 1, int64_t{1} << 20));
     assign(s.shared_prefix_tokens, r.integer("shared_prefix_tokens", 0, kTokens));
     assign(s.dp_attention, r.boolean("dp_attention"));
+    assign(s.benchmark_requests, r.integer("benchmark_requests", 0, int64_t{1} << 20));
     if (const nlohmann::json* v = r.object("speculative")) r.collect([&] { s.speculative = speculation_from_json(*v); });
     assign(s.engine, r.choice<ServingEngine>("engine"));
     assign(s.cache, r.choice<KvCacheImpl>("cache"));
@@ -81,7 +82,8 @@ ServingInput serving_input_from_json(const nlohmann::json* j) {
     return in;
 }
 
-nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e, const std::vector<CurvePoint>& curve) {
+nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e, const std::vector<CurvePoint>& curve,
+                               const ClosedLoopRun* benchmark) {
     using nlohmann::json;
     json points = json::array();
     for (const CurvePoint& p : curve)
@@ -151,11 +153,31 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
           {"request_rate", s.request_rate},
           {"shared_prefix_tokens", s.shared_prefix_tokens},
           {"dp_attention", s.dp_attention},
+          {"benchmark_requests", s.benchmark_requests},
           {"speculative",
            {{"method", name_of(s.speculative.method)},
             {"tokens", s.speculative.tokens},
             {"acceptance", s.speculative.acceptance}}}}}};
     if (!curve.empty()) out["curve"] = std::move(points);
+    if (benchmark) {
+        const ClosedLoopRun& b = *benchmark;
+        out["benchmark"] = {{"requests", b.requests},
+                            {"concurrency", s.concurrency},
+                            {"steps", b.steps},
+                            {"preemptions", b.preemptions},
+                            {"duration_seconds", b.duration_seconds},
+                            {"mean_ttft_seconds", b.mean_ttft_seconds},
+                            {"median_ttft_seconds", b.median_ttft_seconds},
+                            {"p99_ttft_seconds", b.p99_ttft_seconds},
+                            {"median_tpot_seconds", b.median_tpot_seconds},
+                            {"mean_tpot_seconds", b.mean_tpot_seconds},
+                            {"mean_e2e_seconds", b.mean_e2e_seconds},
+                            {"output_tokens_per_second", b.output_tokens_per_second},
+                            {"output_tokens_per_second_per_gpu", b.output_tokens_per_second_per_gpu}};
+    } else if (s.benchmark_requests > 0) {
+        out["benchmark"] = {{"skipped", "vLLM would not start: one longest request (max_model_len " +
+                                            std::to_string(s.longest_request()) + " tokens) does not fit its KV cache"}};
+    }
     if (s.engine == ServingEngine::Transformers) {
         out["serving"]["cache"] = name_of(s.cache);
         out["time"]["decode_host_seconds"] = e.decode_host_seconds;

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "serve/closed_loop.h"
 #include "serve/serving.h"
 #include "serve/serving_reconcile.h"
 #include "serve/serving_search.h"
@@ -17,8 +18,10 @@ struct ServingInput {
 };
 ServingInput serving_input_from_json(const nlohmann::json* j);  // j: the "serving" object or nullptr; throws InputError
 // `curve`: the replica's latency-throughput points (serve/serving.h), written as "curve" when given.
+// `benchmark`: the closed-loop run (serve/closed_loop.h), written as "benchmark" when given, and as its reason when
+// serving.benchmark_requests asked for one that vLLM would not start.
 nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const ServingEstimate& e,
-                               const std::vector<CurvePoint>& curve = {});
+                               const std::vector<CurvePoint>& curve = {}, const ClosedLoopRun* benchmark = nullptr);
 nlohmann::json serving_search_to_json(const ServingSearchSpec& q, const ServingSearchResult& r);
 // A vLLM log set against the estimate (serve/serving_reconcile.h): {"source", "terms": [{"key", "label", "log", "estimate",
 // "gap", "unit"}], "kv_bytes_per_token"?: {"log", "estimate"}, "calibration": {...}, "findings", "unknowns"}.
