@@ -22,27 +22,29 @@ json run(const std::string& serving) {
     return r["serving"];
 }
 
+// Llama 3.1 8B on one H100, requests of `prompt` + `output` tokens from `concurrency` clients, `requests` of them.
 struct Replica {
     Config c;
     ModelGraph g;
     ServingSpec s;
-    explicit Replica(const ServingSpec& spec)
+    Replica(int64_t prompt, int64_t output, int64_t concurrency, int64_t requests)
         : c(resolve(test::scenario(R"({"model":{"preset":"llama-3.1-8b"},"hardware":{"preset":"h100-sxm-80gb"}})"),
                     Rules::ModelAndDevice)),
-          g(build_graph(c)), s(spec) {}
+          g(build_graph(c)) {
+        s.prompt_tokens = prompt;
+        s.output_tokens = output;
+        s.concurrency = concurrency;
+        s.benchmark_requests = requests;
+    }
+    ClosedLoopRun run(const ServedForward& f, double kv_room) const { return closed_loop(c, s, f, kv_room); }
 };
 
 }  // namespace
 
 TEST_CASE("closed loop: one client's requests take a prefill step then a step per token, each the forward model's time") {
-    ServingSpec s;
-    s.prompt_tokens = 1000;
-    s.output_tokens = 20;
-    s.concurrency = 1;
-    s.benchmark_requests = 3;
-    const Replica r(s);
+    const Replica r(1000, 20, 1, 3);
     const ServedForward f(r.c, r.g, r.s);
-    const ClosedLoopRun b = closed_loop(r.c, r.s, f, 1e12);
+    const ClosedLoopRun b = r.run(f, 1e12);
     const LayerKinds kinds = layer_kinds(r.c.s.model);
     // The prompt in one step (1,000 tokens within the 8,192 budget), its last token through the output layer.
     const double prefill = f.seconds({1000, 1, attention_flops(r.c, kinds, 1000, 0, true), 0});
@@ -74,16 +76,11 @@ TEST_CASE("closed loop: clients that start together wait for each other's prefil
 }
 
 TEST_CASE("closed loop: a KV cache too small for every running request preempts the newest, which recomputes later") {
-    ServingSpec s;
-    s.prompt_tokens = 512;
-    s.output_tokens = 512;
-    s.concurrency = 8;
-    s.benchmark_requests = 16;
-    const Replica r(s);
+    const Replica r(512, 512, 8, 16);
     const ServedForward f(r.c, r.g, r.s);
     const double one = request_kv(r.c, r.s, layer_kinds(r.c.s.model), 1024, true);
     // Room for about three whole requests: eight admitted on their prompts, then their growth evicts the newest.
-    const ClosedLoopRun small = closed_loop(r.c, r.s, f, 3.2 * one), room = closed_loop(r.c, r.s, f, 100 * one);
+    const ClosedLoopRun small = r.run(f, 3.2 * one), room = r.run(f, 100 * one);
     CHECK(room.preemptions == 0);
     CHECK(small.preemptions > 0);
     CHECK(small.duration_seconds > room.duration_seconds);
