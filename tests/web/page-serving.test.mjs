@@ -60,6 +60,24 @@ test('the plan\'s model served: memory, requests at once, TTFT and TPOT and the 
   await close(page);
 });
 
+test('a benchmark run: the page asks the engine to simulate one and shows the CLI\'s run', async () => {
+  const page = await openServing();
+  await page.fill('#sv-concurrency', '8');
+  await page.fill('#sv-benchmark_requests', '24');
+  const expected = cliServe(DEFAULTS, { ...REQUEST, concurrency: 8, benchmark_requests: 24 }).benchmark;
+  await page.waitForFunction((v) => Number(document.querySelector('#serving-table td[data-serving="benchmark.mean_ttft_seconds"]')?.dataset.value) === v,
+    expected.mean_ttft_seconds);
+  const shown = await cells(page);
+  assert.equal(shown['benchmark.requests'], 24);
+  for (const key of ['p99_ttft_seconds', 'median_tpot_seconds', 'output_tokens_per_second_per_gpu'])
+    assert.equal(shown[`benchmark.${key}`], expected[key], key);
+  // What it does not simulate: the engine's reason with its field.
+  await page.fill('#sv-shared_prefix_tokens', '64');
+  await page.waitForSelector('#serving[data-state="error"]');
+  assert.match(await page.textContent('#serving-status'), /\/serving\/benchmark_requests: /);
+  await close(page);
+});
+
 test('a shared prefix and speculative decoding: the page sends them and shows what the CLI gives', async () => {
   const page = await openServing();
   await page.fill('#sv-shared_prefix_tokens', '512');

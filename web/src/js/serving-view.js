@@ -19,6 +19,7 @@ const NUMBERS = [
   ['gpu_memory_utilization', 'GPU memory utilization', { min: 0.01, max: 1, step: 0.01, value: 0.9 }],
   ['cuda_graph_gib', 'CUDA graphs reserved in the budget, GiB (vLLM 0.21+)', { min: 0, step: 'any', value: 0 }],
   ['shared_prefix_tokens', 'Shared prefix tokens', { min: 0, value: 0 }],
+  ['benchmark_requests', 'Benchmark run: requests to simulate (0: none)', { min: 0, value: 0 }],
 ];
 // Speculative decoding (the "speculative" object): its drafter, and the draft tokens and their acceptance it needs.
 const DRAFTERS = [['none', 'none'], ['ngram', 'n-gram (prompt lookup)'], ['mtp', 'the model\'s MTP modules'], ['eagle', 'an EAGLE head']];
@@ -244,7 +245,8 @@ function draw(page, s, status, table, launch) {
       row('time.tokens_per_step', 'Output tokens per step and request', t.tokens_per_step, fixed(t.tokens_per_step, 2))] : []),
     row('time.tokens_per_second_per_gpu', 'Output tokens/s per GPU', t.tokens_per_second_per_gpu, fixed(t.tokens_per_second_per_gpu, 1)),
     ...(t.cost_per_million_tokens > 0 ? [row('time.cost_per_million_tokens', 'Cost per million output tokens (hardware.price_per_gpu_hour)',
-      t.cost_per_million_tokens, fixed(t.cost_per_million_tokens, 3))] : [])));
+      t.cost_per_million_tokens, fixed(t.cost_per_million_tokens, 3))] : []),
+    ...benchmarkRows(s.benchmark, row, page)));
   // Serving mode's answer bar (app.js showMode): the verdict and the figures a serving plan is judged by.
   const bar = [`${count(m.max_concurrency)} requests at once`, `time to first token ${duration(t.ttft_seconds)}`,
     `per output token ${duration(t.tpot_seconds)}`, `${fixed(t.tokens_per_second_per_gpu, 0)} output tokens/s per GPU`];
@@ -252,6 +254,23 @@ function draw(page, s, status, table, launch) {
   document.querySelector('#serving-summary').replaceChildren(h('strong', null, m.fits ? 'Fits' : 'Does not fit'), ` · ${bar.join(' · ')}`);
   launch.replaceChildren(...s.launch.map((l) => h('div', { class: 'launch-tool', 'data-tool': l.tool },
     h('h4', null, l.tool), h('pre', null, `${l.lines.join('\n')}\n`))));
+}
+
+// The closed-loop benchmark run the engine simulated (serving.benchmark_requests; docs/serving.md "A benchmark run, step
+// by step"), or why it did not run.
+function benchmarkRows(b, row, { duration, count, fixed }) {
+  if (!b) return [];
+  if (b.skipped) return [row('benchmark.skipped', 'Benchmark run', 0, `not run: ${b.skipped}`)];
+  const seconds = (key, label) => row(`benchmark.${key}`, label, b[key], duration(b[key]));
+  return [
+    row('benchmark.requests', `Benchmark run: ${count(b.requests)} requests, ${count(b.concurrency)} at once (steps, preemptions)`,
+      b.requests, `${count(b.steps)} steps, ${count(b.preemptions)} preemptions`),
+    seconds('mean_ttft_seconds', 'Benchmark: mean time to first token'),
+    seconds('p99_ttft_seconds', 'Benchmark: p99 time to first token'),
+    seconds('median_tpot_seconds', 'Benchmark: median time per output token'),
+    row('benchmark.output_tokens_per_second_per_gpu', 'Benchmark: output tokens/s per GPU', b.output_tokens_per_second_per_gpu,
+      fixed(b.output_tokens_per_second_per_gpu, 1)),
+  ];
 }
 
 // The serving plan search for the plan's model and device and the request above (the engine's "search" object inside
