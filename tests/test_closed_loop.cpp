@@ -5,6 +5,7 @@
 #include "graph/build.h"
 #include "helpers.h"
 #include "io/api.h"
+#include "io/contract/serving_json.h"
 #include "scenario/resolve.h"
 #include "serve/closed_loop.h"
 #include "serve/serving_parts.h"
@@ -36,7 +37,9 @@ struct Replica {
         s.concurrency = concurrency;
         s.benchmark_requests = requests;
     }
-    ClosedLoopRun run(const ServedForward& f, double kv_room) const { return closed_loop(c, s, f, kv_room); }
+    ClosedLoopRun run(const ServedForward& f, double kv_room, double max_work = kMaxClosedLoopWork) const {
+        return closed_loop(c, s, f, kv_room, max_work);
+    }
 };
 
 }  // namespace
@@ -105,4 +108,17 @@ TEST_CASE("closed loop: what it does not simulate is refused with the field's pa
     CHECK_FALSE(run(R"({"concurrency":4})").contains("benchmark"));
     const json skipped = run(R"({"prompt_tokens":100000,"output_tokens":100,"benchmark_requests":2,"gpu_memory_utilization":0.3})");
     CHECK(skipped["benchmark"].contains("skipped"));
+}
+
+TEST_CASE("closed loop: a run whose steps would not end in about a second stops unfinished, and the answer says so") {
+    const Replica r(1000, 100, 4, 8);
+    const ServedForward f(r.c, r.g, r.s);
+    // 8 requests of 1 + 100 steps, 4 at a time: about 200 steps of 4 running requests.
+    CHECK(r.run(f, 1e12, 1e6).finished);
+    const ClosedLoopRun cut = r.run(f, 1e12, 100);
+    CHECK_FALSE(cut.finished);
+    CHECK(cut.steps < 100);
+    const ServingEstimate e = serving_estimate(r.c, r.g, r.s);
+    const json out = serving_to_json(r.c, r.s, e, {}, &cut);
+    CHECK(out["benchmark"]["skipped"].get<std::string>().find("steps x running requests") != std::string::npos);
 }

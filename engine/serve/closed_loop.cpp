@@ -55,7 +55,7 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
-ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedForward& f, double kv_room) {
+ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedForward& f, double kv_room, double max_work) {
     if (s.benchmark_requests <= 0 || c.s.parallel.pp != 1 || s.dp_attention || s.speculative.method != SpeculativeMethod::None)
         throw std::logic_error("closed_loop: a plan validate_serving refuses");
     const LayerKinds kinds = layer_kinds(c.s.model);
@@ -83,7 +83,10 @@ ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedFor
     std::vector<int64_t> scheduled;  // tokens each running request computes this step, by its place in `running`
     // The KV bytes `n` more computed tokens of `r` take, whole blocks.
     const auto more = [&](const Request& r, int64_t n) { return held(r.computed + n) - held(r.computed); };
+    double work = 0;  // steps times running requests, against max_work
     while (done < all.size()) {
+        work += static_cast<double>(std::max<size_t>(1, running.size()));
+        if (work > max_work) return run;
         // The running requests first, in order, each the rest of its tokens or the budget's worth; one whose tokens find
         // no room in the KV cache preempts the newest running request until they do.
         int64_t budget = s.max_num_batched_tokens;
@@ -152,6 +155,7 @@ ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedFor
         running.resize(kept);
     }
 
+    run.finished = true;
     std::vector<double> ttft, tpot;
     double tokens = 0, e2e = 0;
     for (const Request& r : all) {

@@ -17,6 +17,7 @@
 namespace shardcalc {
 
 struct ClosedLoopRun {
+    bool finished = false;  // false: cut short at kMaxClosedLoopWork, and no figure below is the run's
     int64_t requests = 0, steps = 0, preemptions = 0;
     double duration_seconds = 0;   // the first request sent to the last token
     double mean_ttft_seconds = 0, median_ttft_seconds = 0, p99_ttft_seconds = 0;
@@ -25,11 +26,16 @@ struct ClosedLoopRun {
     double output_tokens_per_second = 0, output_tokens_per_second_per_gpu = 0;
 };
 
-// The most requests times the longest output a run may simulate (its steps' work is about their product).
+// The most requests times the longest output a run may be asked for (its steps' work is about their product), and the
+// most steps times running requests it computes before it stops unfinished (whatever the prompts' chunks and the
+// concurrency make of it): about half a second natively at one request a step.
 constexpr double kMaxClosedLoopTokens = 8e6;
+constexpr double kMaxClosedLoopWork = 6e6;
 
 // `kv_room`: the KV cache one GPU holds for the requests (bytes). Throws std::logic_error on a plan it does not run
 // (validate_serving refuses those with the field's path).
-ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedForward& f, double kv_room);
+// `max_work`: where it stops unfinished (kMaxClosedLoopWork; a test gives less).
+ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedForward& f, double kv_room,
+                          double max_work = kMaxClosedLoopWork);
 
 }  // namespace shardcalc

@@ -159,7 +159,11 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
             {"tokens", s.speculative.tokens},
             {"acceptance", s.speculative.acceptance}}}}}};
     if (!curve.empty()) out["curve"] = std::move(points);
-    if (benchmark) {
+    if (benchmark && !benchmark->finished) {
+        out["benchmark"] = {{"skipped", "the run needs more than " + std::to_string(static_cast<int64_t>(kMaxClosedLoopWork)) +
+                                            " steps x running requests (about a second): fewer benchmark_requests, or a "
+                                            "larger max_num_batched_tokens"}};
+    } else if (benchmark) {
         const ClosedLoopRun& b = *benchmark;
         out["benchmark"] = {{"requests", b.requests},
                             {"concurrency", s.concurrency},
