@@ -90,11 +90,16 @@ ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedFor
         // The running requests first, in order, each the rest of its tokens or the budget's worth; one whose tokens find
         // no room in the KV cache preempts the newest running request until they do.
         int64_t budget = s.max_num_batched_tokens;
+        const int64_t preempted = run.preemptions;
         scheduled.assign(running.size(), 0);
         for (size_t i = 0; i < running.size() && budget > 0; ++i) {
-            Request& r = all[running[i]];
+            const Request& r = all[running[i]];
             const int64_t n = std::min(r.tokens() - r.computed, budget);
-            while (in_use + more(r, n) > kv_room && running.size() > i + 1) {
+            const double need = more(r, n);
+            bool room = true;
+            while (room && in_use + need > kv_room) {
+                // The newest running request is preempted, this one itself when it is the newest (scheduler.py).
+                room = running.size() > i + 1;
                 Request& last = all[running.back()];
                 in_use -= held(last.computed);
                 last.computed = 0;
@@ -103,17 +108,20 @@ ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedFor
                 scheduled.pop_back();
                 ++run.preemptions;
             }
-            if (in_use + more(r, n) > kv_room) break;
-            in_use += more(r, n);
+            if (!room) break;
+            in_use += need;
             scheduled[i] = n;
             budget -= n;
         }
-        // Then waiting requests in arrival order while the budget, max_num_seqs and the KV cache allow.
-        while (!waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < s.max_num_seqs) {
-            Request& r = all[waiting.front()];
+        // Then, in a step that preempted none, waiting requests in arrival order while the budget, max_num_seqs and the KV
+        // cache allow (scheduler.py schedules no waiting request in a step that preempted one).
+        while (run.preemptions == preempted && !waiting.empty() && budget > 0 &&
+               static_cast<int64_t>(running.size()) < s.max_num_seqs) {
+            const Request& r = all[waiting.front()];
             const int64_t n = std::min(r.tokens() - r.computed, budget);
-            if (in_use + more(r, n) > kv_room) break;
-            in_use += more(r, n);
+            const double need = more(r, n);
+            if (in_use + need > kv_room) break;
+            in_use += need;
             running.push_back(waiting.front());
             waiting.pop_front();
             scheduled.push_back(n);

@@ -6,8 +6,9 @@
 // and `max_*_tokens` of the serving object), by a fixed generator, so that a run is reproducible. vLLM V1's scheduler
 // fills each step (vllm/v1/core/sched/scheduler.py): the running requests first, a token each or their prompt's next
 // chunk, then waiting requests in arrival order while the step's token budget (max_num_batched_tokens), max_num_seqs
-// and the KV cache allow; a running request that finds no room for its next block preempts the newest one, which
-// recomputes its prompt and output so far when it runs again. Each step takes ServedForward's time for what it holds.
+// and the KV cache allow; a running request that finds no room for its next block preempts the newest one (itself when
+// it is the newest), which recomputes its prompt and output so far when it runs again, and a step that preempted
+// admits no waiting request. Each step takes ServedForward's time for what it holds.
 // Not priced: the server's own path (HTTP, tokenization, detokenization), prefix caching, speculative decoding.
 #include <cstdint>
 
