@@ -119,7 +119,7 @@ SERVING = {
                     {"method": "none"}],
     "dp_attention": [True, False], "request_rate": [0, 0.001, 5, 1e6],
     "max_prompt_tokens": [1, 4096, 1 << 26], "max_output_tokens": [1, 4096, 1 << 26],
-    "engine": ["vllm", "transformers"], "cache": ["dynamic", "static"],
+    "engine": ["vllm", "transformers"], "cache": ["dynamic", "static"], "benchmark_requests": [0, 1, 24, 1 << 20],
 }
 
 
