@@ -255,7 +255,7 @@ TEST_CASE("serving: a shared prefix is prefilled once and its full blocks are he
 
 // DeepSeek-V3 technical report (arXiv 2412.19437) sec. 5.4.3: its MTP module's second token is accepted 85-90% of the
 // time, "delivering 1.8 times TPS". Here, drafting one token with the model's MTP module at 64 requests, the time per
-// output token falls 1.63-1.68x (about 8% under the report's 1.8x: verification reads the experts of twice the
+// output token falls 1.65-1.69x (about 7% under the report's 1.8x: verification reads the experts of twice the
 // tokens, and the report's deployment is not described).
 TEST_CASE("serving: speculative decoding with the model's MTP module against DeepSeek-V3's report") {
     const json plain = deepseek("");
