@@ -1,10 +1,13 @@
 // The closed-loop benchmark run of a vLLM replica (serve/closed_loop.h, docs/serving.md "A benchmark run, step by
 // step"): its steps against the forward model they are made of, the scheduler's order, preemption, and its errors.
+#include <cstdio>
 #include <string>
 
 #include "graph/build.h"
 #include "helpers.h"
 #include "io/api.h"
+#include "io/answers.h"
+#include "io/render/answer_text.h"
 #include "io/contract/serving_json.h"
 #include "scenario/resolve.h"
 #include "serve/closed_loop.h"
@@ -121,4 +124,17 @@ TEST_CASE("closed loop: a run whose steps would not end in about a second stops 
     const ServingEstimate e = serving_estimate(r.c, r.g, r.s);
     const json out = serving_to_json(r.c, r.s, e, {}, &cut);
     CHECK(out["benchmark"]["skipped"].get<std::string>().find("steps x running requests") != std::string::npos);
+}
+
+TEST_CASE("closed loop: the text answer shows the run's figures, or why it did not run") {
+    const std::string scenario = k8b + R"({"prompt_tokens":900,"max_prompt_tokens":1024,"output_tokens":100,"concurrency":8,"benchmark_requests":24}})";
+    const std::string text = format_serving(serving_answer(scenario));
+    const json b = json::parse(serve_scenario_text(scenario))["serving"]["benchmark"];
+    CHECK(text.find("Benchmark run (24 requests, 8 at once, simulated step by step)") != std::string::npos);
+    char mean[64];
+    std::snprintf(mean, sizeof mean, "%.2f ms", 1e3 * b["mean_ttft_seconds"].get<double>());
+    CHECK(text.find(mean) != std::string::npos);
+    const std::string skipped =
+        format_serving(serving_answer(k8b + R"({"prompt_tokens":100000,"output_tokens":100,"benchmark_requests":2,"gpu_memory_utilization":0.3}})"));
+    CHECK(skipped.find("Benchmark run: not run: vLLM would not start") != std::string::npos);
 }

@@ -187,4 +187,13 @@ ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedFor
     return run;
 }
 
+std::string closed_loop_skipped(const ServingSpec& s, const ClosedLoopRun* run) {
+    if (s.benchmark_requests <= 0 || (run && run->finished)) return "";
+    if (!run)
+        return "vLLM would not start: one longest request (max_model_len " + std::to_string(s.longest_request()) +
+               " tokens) does not fit its KV cache";
+    return "the run needs more than " + std::to_string(static_cast<int64_t>(kMaxClosedLoopWork)) +
+           " steps x running requests (about a second): fewer benchmark_requests, or a larger max_num_batched_tokens";
+}
+
 }  // namespace shardcalc

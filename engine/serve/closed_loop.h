@@ -11,6 +11,7 @@
 // admits no waiting request. Each step takes ServedForward's time for what it holds.
 // Not priced: the server's own path (HTTP, tokenization, detokenization), prefix caching, speculative decoding.
 #include <cstdint>
+#include <string>
 
 #include "serve/served_forward.h"
 #include "serve/serving.h"
@@ -35,6 +36,10 @@ constexpr double kMaxClosedLoopWork = 6e6;
 
 // `kv_room`: the KV cache one GPU holds for the requests (bytes). Throws std::logic_error on a plan it does not run
 // (validate_serving refuses those with the field's path).
+// Why a run asked for (serving.benchmark_requests) gave no figures: vLLM would not start (`run` absent: the longest
+// request does not fit the KV cache) or the run stopped unfinished; empty when it ran.
+std::string closed_loop_skipped(const ServingSpec& s, const ClosedLoopRun* run);
+
 // `max_work`: where it stops unfinished (kMaxClosedLoopWork; a test gives less).
 ClosedLoopRun closed_loop(const Config& c, const ServingSpec& s, const ServedForward& f, double kv_room,
                           double max_work = kMaxClosedLoopWork);

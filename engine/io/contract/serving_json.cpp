@@ -159,10 +159,8 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
             {"tokens", s.speculative.tokens},
             {"acceptance", s.speculative.acceptance}}}}}};
     if (!curve.empty()) out["curve"] = std::move(points);
-    if (benchmark && !benchmark->finished) {
-        out["benchmark"] = {{"skipped", "the run needs more than " + std::to_string(static_cast<int64_t>(kMaxClosedLoopWork)) +
-                                            " steps x running requests (about a second): fewer benchmark_requests, or a "
-                                            "larger max_num_batched_tokens"}};
+    if (const std::string why = closed_loop_skipped(s, benchmark); !why.empty()) {
+        out["benchmark"] = {{"skipped", why}};
     } else if (benchmark) {
         const ClosedLoopRun& b = *benchmark;
         out["benchmark"] = {{"requests", b.requests},
@@ -178,9 +176,6 @@ nlohmann::json serving_to_json(const Config& c, const ServingSpec& s, const Serv
                             {"mean_e2e_seconds", b.mean_e2e_seconds},
                             {"output_tokens_per_second", b.output_tokens_per_second},
                             {"output_tokens_per_second_per_gpu", b.output_tokens_per_second_per_gpu}};
-    } else if (s.benchmark_requests > 0) {
-        out["benchmark"] = {{"skipped", "vLLM would not start: one longest request (max_model_len " +
-                                            std::to_string(s.longest_request()) + " tokens) does not fit its KV cache"}};
     }
     if (s.engine == ServingEngine::Transformers) {
         out["serving"]["cache"] = name_of(s.cache);

@@ -134,6 +134,23 @@ std::string format_serving(const ServingAnswer& a) {
             points.push_back({thousands(p.concurrency), fixed(p.tpot_seconds * ms, 2), fixed(p.tokens_per_second_per_gpu, 1)});
         out += aligned(points);
     }
+    const ClosedLoopRun* run = a.benchmark ? &*a.benchmark : nullptr;
+    if (const std::string why = closed_loop_skipped(s, run); !why.empty()) {
+        out += "\nBenchmark run: not run: " + why + "\n";
+    } else if (run) {
+        out += "\nBenchmark run (" + thousands(run->requests) + " requests, " + thousands(s.concurrency) +
+               " at once, simulated step by step)\n";
+        out += aligned({{"", "value"},
+                        {"time to first token, mean", fixed(run->mean_ttft_seconds * ms, 2) + " ms"},
+                        {"time to first token, median", fixed(run->median_ttft_seconds * ms, 2) + " ms"},
+                        {"time to first token, p99", fixed(run->p99_ttft_seconds * ms, 2) + " ms"},
+                        {"time per output token, median", fixed(run->median_tpot_seconds * ms, 2) + " ms"},
+                        {"time per output token, mean", fixed(run->mean_tpot_seconds * ms, 2) + " ms"},
+                        {"one request, end to end, mean", fixed(run->mean_e2e_seconds, 3) + " s"},
+                        {"output tokens/s (replica)", fixed(run->output_tokens_per_second, 1)},
+                        {"output tokens/s per GPU", fixed(run->output_tokens_per_second_per_gpu, 1)},
+                        {"steps, preemptions", thousands(run->steps) + ", " + thousands(run->preemptions)}});
+    }
     out += "\nLaunch\n" + launch_text(serving_launch(c, s, e));
     return out;
 }
