@@ -14,9 +14,11 @@ ServedForward::ServedForward(const Config& c, const ModelGraph& g, const Serving
     k_of_e_ = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
     flop_rate_ = served_flop_rate(c, s);
     hbm_ = hbm_bytes_per_s(c);
-    double kernels = vllm_step_kernels();
+    const double gap = c.s.hardware.kernel_launch_us * 1e-6;
+    double kernels = 0;
     for (int64_t i = 0; i < m.layers; ++i) kernels += vllm_layer_kernels(m, i);
-    gaps_ = kernels * c.s.hardware.kernel_launch_us * 1e-6;
+    layer_gaps_ = kernels * gap;
+    step_gaps_ = vllm_step_kernels() * gap;
 }
 
 double ServedForward::held(const ServedParams& q) const {
@@ -36,7 +38,7 @@ double ServedForward::seconds(const ForwardBatch& b) const {
     const double head = model_.post.active;
     const double flops = 2 * (b.tokens * (whole_.active - head) + b.logits * head) + b.attention_flops;
     const double bytes = weights_read(whole_, b.tokens) + b.kv_bytes;
-    return std::max(flops / flop_rate_, bytes / hbm_) + gaps_ +
+    return std::max(flops / flop_rate_, bytes / hbm_) + layer_gaps_ + step_gaps_ +
            tensor_parallel_seconds(c_, b.tokens, static_cast<double>(c_.s.model.layers), TpAllReduce::Vllm);
 }
 

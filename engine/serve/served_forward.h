@@ -27,8 +27,11 @@ class ServedForward {
     // chose (each token picks k of E uniformly: 1 - (1 - k/E)^tokens of them), of the experts this GPU holds
     // (`expert_share` of q's: 1/dp under data-parallel attention, where `tokens` are the whole expert-parallel group's).
     double weights_read(const ServedParams& q, double tokens, double expert_share = 1) const;
-    // The kernels' gaps of one forward over every layer and the step's own (serve/vllm_step.cpp).
-    double launch_gaps() const { return gaps_; }
+    // Of a routed expert layer's experts, the share one token runs through (k of E; 0 for a dense model).
+    double expert_fraction() const { return k_of_e_; }
+    // The kernels' gaps of one forward (serve/vllm_step.cpp): over every layer, and the step's own beside them.
+    double layer_gaps() const { return layer_gaps_; }
+    double step_gaps() const { return step_gaps_; }
     // One forward of the whole model on a replica without pipeline stages or attention ranks: the slower of its
     // FLOPs and its bytes, its kernels' gaps and its tensor-parallel all-reduces.
     double seconds(const ForwardBatch& b) const;
@@ -37,7 +40,7 @@ class ServedForward {
     const Config& c_;
     ServedModel model_;
     ServedParams whole_;
-    double weight_bytes_ = 0, k_of_e_ = 0, flop_rate_ = 0, hbm_ = 0, gaps_ = 0;
+    double weight_bytes_ = 0, k_of_e_ = 0, flop_rate_ = 0, hbm_ = 0, layer_gaps_ = 0, step_gaps_ = 0;
 };
 
 }  // namespace shardcalc

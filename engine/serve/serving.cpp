@@ -72,7 +72,6 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
                                : method == SpeculativeMethod::Eagle ? eagle_params(c, g)
                                                                     : ServedParams{};
     const double wq = weight_bytes(c, s);
-    const auto held = [&](const ServedParams& q) { return forward_model.held(q); };
     // Pipeline parallelism (vLLM --pipeline-parallel-size): each stage holds its share of the layers, the first the
     // embedding, the last the output layer (vllm/distributed/utils.py get_pp_indices splits the layers evenly, the
     // remainder one each to some stages). The most loaded GPU, whose memory sets the KV cache: ceil(layers / pp) of
@@ -80,14 +79,15 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     const double pp = static_cast<double>(c.s.parallel.pp), all_layers = static_cast<double>(m.layers);
     const double share = std::ceil(all_layers / pp) / all_layers;
     // The ends the most loaded GPU holds (and reads each step): both without pipeline stages, else the larger.
-    const double ends = pp > 1 ? std::max(held(model.pre), held(model.post)) : held(model.pre) + held(model.post);
+    const double ends = pp > 1 ? std::max(forward_model.held(model.pre), forward_model.held(model.post))
+                                 : forward_model.held(model.pre) + forward_model.held(model.post);
     // Data-parallel attention (serving.dp_attention: SGLang --enable-dp-attention, vLLM's data parallelism of an MoE
     // model with --enable-expert-parallel): dp ranks of tp GPUs each run the attention and dense layers on their own
     // requests, and the routed experts are spread over all dp x tp GPUs (expert parallelism): a GPU holds 1/dp of the
     // experts it would hold at tp alone, and its rank's requests' cache only.
     const double ranks = s.dp_attention ? static_cast<double>(c.s.parallel.dp) : 1;
     const double wq_experts = model.layers.experts * wq;
-    e.weights = held(model.layers) * share - wq_experts * (1 - 1 / ranks) + ends + held(draft);
+    e.weights = forward_model.held(model.layers) * share - wq_experts * (1 - 1 / ranks) + ends + forward_model.held(draft);
 
     // vLLM sizes the KV cache after a profile run (vllm/v1/worker/gpu_worker.py determine_available_memory):
     // gpu_memory_utilization x the device, less the weights, the profile's activation peak and the memory outside
@@ -134,12 +134,8 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
 
     const double flop_rate = served_flop_rate(c, s);
     const double hbm = hbm_bytes_per_s(c);
-    const double k_of_e = m.experts > 0 ? static_cast<double>(*m.experts_per_token) / static_cast<double>(m.experts) : 0;
-    auto weights_read = [&](const ServedParams& q, double tokens, double expert_share = 1) {
-        return forward_model.weights_read(q, tokens, expert_share);
-    };
     // One token's multiplied weights of the layers on this GPU: the dense part, and the routed experts' (k of E).
-    const double expert_active = model.layers.experts * k_of_e;
+    const double expert_active = model.layers.experts * forward_model.expert_fraction();
     const double dense_active = model.layers.active - expert_active;
     // Under data-parallel attention each MoE layer dispatches its tokens to their experts' GPUs and combines them back:
     // two all-to-alls over the dp x tp GPUs, each GPU sending its share of its rank's tokens, k copies each.
@@ -172,9 +168,9 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     // vLLM's kernels (serve/vllm_step.cpp), each the device's gap between kernels beyond the roofline: a forward's over
     // every layer, and a stage's over its layers and the step's own (the ends and the sampler: the most loaded stage's).
     const double gap = h.kernel_launch_us * 1e-6;
-    const double forward_gaps = forward_model.launch_gaps();
-    const double stage_gaps = (forward_gaps - vllm_step_kernels() * gap) * share + vllm_step_kernels() * gap;
-    e.decode_bytes = weights_read(model.layers, group_queries, 1 / ranks) * share + ends +
+    const double forward_gaps = forward_model.layer_gaps() + forward_model.step_gaps();
+    const double stage_gaps = forward_model.layer_gaps() * share + forward_model.step_gaps();
+    e.decode_bytes = forward_model.weights_read(model.layers, group_queries, 1 / ranks) * share + ends +
                      micro * request_kv(c, s, stage_layers, context, false);
     e.decode_flops = 2 * queries * (dense_active * share + model.post.active) + 2 * group_queries * expert_active * share / ranks +
                      attention_flops(c, stage_layers, queries, context, false);
@@ -191,7 +187,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
     if (const double drafting = draft_layers(m, s.speculative); drafting > 0) {
         const bool local = draft_local(m, s.speculative);
         const LayerKinds one{local ? 0.0 : 1.0, local ? 1.0 : 0.0};
-        const double bytes = weights_read(draft, batch) + batch * drafting * request_kv(c, s, one, context, false);
+        const double bytes = forward_model.weights_read(draft, batch) + batch * drafting * request_kv(c, s, one, context, false);
         const double flops = 2 * batch * draft.active + drafting * attention_flops(c, one, batch, context, false);
         const double draft_gaps = vllm_draft_kernels(m, s.speculative.method == SpeculativeMethod::Mtp) * gap;
         e.draft_seconds = static_cast<double>(s.speculative.tokens) *
@@ -214,7 +210,7 @@ ServingEstimate estimate_at(const Config& c, const ModelGraph& g, const ServingS
                                       chunks * model.post.active) +
                                  attention_flops(c, model_layers, fresh, e.prefix_cached_tokens, true);
     const double chunk = std::min(fresh, t);
-    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * weights_read(p, chunk, 1 / ranks) / hbm) +
+    e.prefill_seconds = std::max(prefill_flops / flop_rate, chunks * forward_model.weights_read(p, chunk, 1 / ranks) / hbm) +
                         chunks * (forward_gaps + rank_tp_seconds(chunk, all_layers) + all_to_all_seconds(chunk) + (pp - 1) * hop(chunk));
 
     const double output = static_cast<double>(s.output_tokens);
