@@ -75,7 +75,7 @@ void validate_serving(const Config& c, const ServingSpec& s) {
         const double work = static_cast<double>(s.benchmark_requests) * static_cast<double>(std::max(s.output_tokens, s.max_output_tokens));
         if (work > kMaxClosedLoopTokens)
             problems.add(at, "requests x the longest output (" + std::to_string(static_cast<int64_t>(work)) + ") at most " +
-                                 std::to_string(static_cast<int64_t>(kMaxClosedLoopTokens)) + ", the work of a run bounded to about 0.1 s");
+                                 std::to_string(static_cast<int64_t>(kMaxClosedLoopTokens)) + ", the work of a run bounded to about half a second");
     }
     if (s.engine == ServingEngine::Transformers) {
         // transformers' generate runs the model's own modules in one PyTorch process per replica (data parallelism
